@@ -1,0 +1,3 @@
+module github.com/xlaoom/xlaoomprocessor
+
+go 1.25.0
