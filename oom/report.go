@@ -59,9 +59,10 @@ type Report struct {
 	Reservable Size // program load: "N reservable"
 
 	Program    string // e.g. jit_train_step
-	Replica    int64
-	Partition  int64
-	HasReplica bool // Replica and Partition were printed
+	Replica      int64
+	Partition    int64
+	HasReplica   bool // Replica was printed
+	HasPartition bool // Partition was printed
 
 	Device string // device or memory id, e.g. 0x0x1_HBM0, or a GPU ordinal
 
