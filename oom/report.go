@@ -58,7 +58,7 @@ type Report struct {
 	Reserved   Size // program load: "N reserved"
 	Reservable Size // program load: "N reservable"
 
-	Program    string // e.g. jit_train_step
+	Program      string // e.g. jit_train_step
 	Replica      int64
 	Partition    int64
 	HasReplica   bool // Replica was printed
