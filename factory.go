@@ -1,0 +1,36 @@
+//go:generate make generate
+
+package xlaoomprocessor // import "github.com/xlaoom/xlaoomprocessor"
+
+import (
+	"context"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/processor"
+	"go.opentelemetry.io/collector/processor/processorhelper"
+
+	"github.com/xlaoom/xlaoomprocessor/internal/metadata"
+)
+
+// NewFactory returns the factory of the xla_oom logs processor.
+func NewFactory() processor.Factory {
+	return processor.NewFactory(
+		metadata.Type,
+		func() component.Config { return createDefaultConfig() },
+		processor.WithLogs(createLogs, metadata.LogsStability))
+}
+
+func createLogs(ctx context.Context, set processor.Settings, cfg component.Config, next consumer.Logs) (processor.Logs, error) {
+	telemetry, err := metadata.NewTelemetryBuilder(set.TelemetrySettings)
+	if err != nil {
+		return nil, err
+	}
+	p := newLogsProcessor(cfg.(*Config), telemetry)
+	return processorhelper.NewLogs(ctx, set, cfg, next, p.processLogs,
+		processorhelper.WithCapabilities(consumer.Capabilities{MutatesData: true}),
+		processorhelper.WithShutdown(func(context.Context) error {
+			telemetry.Shutdown()
+			return nil
+		}))
+}

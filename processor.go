@@ -1,0 +1,151 @@
+package xlaoomprocessor // import "github.com/xlaoom/xlaoomprocessor"
+
+import (
+	"context"
+	"unicode/utf8"
+	"unsafe"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+
+	"github.com/xlaoom/xlaoomprocessor/internal/metadata"
+	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
+	"github.com/xlaoom/xlaoomprocessor/oom"
+)
+
+type logsProcessor struct {
+	cfg       *Config
+	telemetry *metadata.TelemetryBuilder
+}
+
+func newLogsProcessor(cfg *Config, telemetry *metadata.TelemetryBuilder) *logsProcessor {
+	return &logsProcessor{cfg: cfg, telemetry: telemetry}
+}
+
+// processLogs tags every XLA OOM record in place. Records are never dropped,
+// and a record that is not an OOM is not touched at all.
+func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, error) {
+	var scanned int64
+	var tagged codeCounts
+	rls := ld.ResourceLogs()
+	for i := 0; i < rls.Len(); i++ {
+		sls := rls.At(i).ScopeLogs()
+		for j := 0; j < sls.Len(); j++ {
+			lrs := sls.At(j).LogRecords()
+			scanned += int64(lrs.Len())
+			for k := 0; k < lrs.Len(); k++ {
+				if code, ok := p.tag(lrs.At(k)); ok {
+					tagged.add(code)
+				}
+			}
+		}
+	}
+	p.telemetry.ProcessorXlaOomRecordsScanned.Add(ctx, scanned)
+	for _, c := range tagged.counts {
+		p.telemetry.ProcessorXlaOomRecordsTagged.Add(ctx, c.n,
+			metric.WithAttributes(attribute.String(oomattr.ErrorCode, c.code)))
+	}
+	return ld, nil
+}
+
+// tag recognises and tags one record, returning the code it was tagged with.
+// A record that already carries xla.error.code (tagged by an upstream
+// collector) is left as it is, so processing twice equals processing once.
+func (p *logsProcessor) tag(lr plog.LogRecord) (string, bool) {
+	report, ok := p.find(lr)
+	if !ok || oomattr.Tagged(lr.Attributes()) {
+		return "", false
+	}
+	oomattr.Put(report, lr.Attributes())
+	if p.cfg.SetSeverity && lr.SeverityNumber() == plog.SeverityNumberUnspecified {
+		lr.SetSeverityNumber(plog.SeverityNumberError)
+		if lr.SeverityText() == "" {
+			lr.SetSeverityText("ERROR")
+		}
+	}
+	return report.Code, true
+}
+
+// find reads the record's configured sources in order and returns the first
+// XLA OOM found.
+func (p *logsProcessor) find(lr plog.LogRecord) (oom.Report, bool) {
+	if p.cfg.SearchBody {
+		if r, ok := p.readBody(lr.Body()); ok {
+			return r, true
+		}
+	}
+	if len(p.cfg.Attributes) == 0 {
+		return oom.Report{}, false
+	}
+	attrs := lr.Attributes()
+	for _, key := range p.cfg.Attributes {
+		if v, ok := attrs.Get(key); ok && v.Type() == pcommon.ValueTypeStr {
+			if r, ok := p.read(v.Str()); ok {
+				return r, true
+			}
+		}
+	}
+	return oom.Report{}, false
+}
+
+func (p *logsProcessor) readBody(body pcommon.Value) (oom.Report, bool) {
+	switch body.Type() {
+	case pcommon.ValueTypeStr:
+		return p.read(body.Str())
+	case pcommon.ValueTypeBytes:
+		if body.Bytes().Len() > p.cfg.MaxScanSize {
+			return oom.Report{}, false
+		}
+		raw := body.Bytes().AsRaw() // a private copy, so the string view below stays valid
+		if !utf8.Valid(raw) {
+			return oom.Report{}, false
+		}
+		return p.read(unsafe.String(unsafe.SliceData(raw), len(raw)))
+	case pcommon.ValueTypeMap:
+		m := body.Map()
+		for _, key := range p.cfg.BodyKeys {
+			if v, ok := m.Get(key); ok && v.Type() == pcommon.ValueTypeStr {
+				if r, ok := p.read(v.Str()); ok {
+					return r, true
+				}
+			}
+		}
+	default:
+	}
+	return oom.Report{}, false
+}
+
+// read runs the cheap prefilter and, only when it matches, the full recogniser.
+func (p *logsProcessor) read(text string) (oom.Report, bool) {
+	if len(text) > p.cfg.MaxScanSize || !oom.MayContain(text) {
+		return oom.Report{}, false
+	}
+	return oom.Recognize(text)
+}
+
+// codeCounts counts tagged records per code without allocating: a batch holds
+// only a handful of distinct codes.
+type codeCounts struct {
+	counts []codeCount
+	inline [8]codeCount
+}
+
+type codeCount struct {
+	code string
+	n    int64
+}
+
+func (c *codeCounts) add(code string) {
+	for i := range c.counts {
+		if c.counts[i].code == code {
+			c.counts[i].n++
+			return
+		}
+	}
+	if c.counts == nil {
+		c.counts = c.inline[:0]
+	}
+	c.counts = append(c.counts, codeCount{code: code, n: 1})
+}
