@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"go.opentelemetry.io/collector/confmap"
+
+	"github.com/xlaoom/xlaoomprocessor/internal/oomrecord"
 )
 
 const (
@@ -35,6 +37,11 @@ type Config struct {
 }
 
 var _ confmap.Validator = (*Config)(nil)
+
+// finder turns the source settings into the shared record reader.
+func (c *Config) finder() oomrecord.Finder {
+	return oomrecord.Finder{SearchBody: c.SearchBody, BodyKeys: c.BodyKeys, Attributes: c.Attributes, MaxScanSize: c.MaxScanSize}
+}
 
 func createDefaultConfig() *Config {
 	return &Config{

@@ -2,26 +2,23 @@ package xlaoomprocessor // import "github.com/xlaoom/xlaoomprocessor"
 
 import (
 	"context"
-	"unicode/utf8"
-	"unsafe"
-
-	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/xlaoom/xlaoomprocessor/internal/metadata"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
-	"github.com/xlaoom/xlaoomprocessor/oom"
+	"github.com/xlaoom/xlaoomprocessor/internal/oomrecord"
 )
 
 type logsProcessor struct {
 	cfg       *Config
+	finder    oomrecord.Finder
 	telemetry *metadata.TelemetryBuilder
 }
 
 func newLogsProcessor(cfg *Config, telemetry *metadata.TelemetryBuilder) *logsProcessor {
-	return &logsProcessor{cfg: cfg, telemetry: telemetry}
+	return &logsProcessor{cfg: cfg, finder: cfg.finder(), telemetry: telemetry}
 }
 
 // processLogs tags every XLA OOM record in place. Records are never dropped,
@@ -54,7 +51,7 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 // A record that already carries xla.error.code (tagged by an upstream
 // collector) is left as it is, so processing twice equals processing once.
 func (p *logsProcessor) tag(lr plog.LogRecord) (string, bool) {
-	report, ok := p.find(lr)
+	report, ok := p.finder.Find(lr)
 	if !ok || oomattr.Tagged(lr.Attributes()) {
 		return "", false
 	}
@@ -66,63 +63,6 @@ func (p *logsProcessor) tag(lr plog.LogRecord) (string, bool) {
 		}
 	}
 	return report.Code, true
-}
-
-// find reads the record's configured sources in order and returns the first
-// XLA OOM found.
-func (p *logsProcessor) find(lr plog.LogRecord) (oom.Report, bool) {
-	if p.cfg.SearchBody {
-		if r, ok := p.readBody(lr.Body()); ok {
-			return r, true
-		}
-	}
-	if len(p.cfg.Attributes) == 0 {
-		return oom.Report{}, false
-	}
-	attrs := lr.Attributes()
-	for _, key := range p.cfg.Attributes {
-		if v, ok := attrs.Get(key); ok && v.Type() == pcommon.ValueTypeStr {
-			if r, ok := p.read(v.Str()); ok {
-				return r, true
-			}
-		}
-	}
-	return oom.Report{}, false
-}
-
-func (p *logsProcessor) readBody(body pcommon.Value) (oom.Report, bool) {
-	switch body.Type() {
-	case pcommon.ValueTypeStr:
-		return p.read(body.Str())
-	case pcommon.ValueTypeBytes:
-		if body.Bytes().Len() > p.cfg.MaxScanSize {
-			return oom.Report{}, false
-		}
-		raw := body.Bytes().AsRaw() // a private copy, so the string view below stays valid
-		if !utf8.Valid(raw) {
-			return oom.Report{}, false
-		}
-		return p.read(unsafe.String(unsafe.SliceData(raw), len(raw)))
-	case pcommon.ValueTypeMap:
-		m := body.Map()
-		for _, key := range p.cfg.BodyKeys {
-			if v, ok := m.Get(key); ok && v.Type() == pcommon.ValueTypeStr {
-				if r, ok := p.read(v.Str()); ok {
-					return r, true
-				}
-			}
-		}
-	default:
-	}
-	return oom.Report{}, false
-}
-
-// read runs the cheap prefilter and, only when it matches, the full recogniser.
-func (p *logsProcessor) read(text string) (oom.Report, bool) {
-	if len(text) > p.cfg.MaxScanSize || !oom.MayContain(text) {
-		return oom.Report{}, false
-	}
-	return oom.Recognize(text)
 }
 
 // codeCounts counts tagged records per code without allocating: a batch holds
