@@ -8,17 +8,15 @@ import (
 
 	"github.com/xlaoom/xlaoomprocessor/internal/metadata"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
-	"github.com/xlaoom/xlaoomprocessor/internal/oomrecord"
 )
 
 type logsProcessor struct {
 	cfg       *Config
-	finder    oomrecord.Finder
 	telemetry *metadata.TelemetryBuilder
 }
 
 func newLogsProcessor(cfg *Config, telemetry *metadata.TelemetryBuilder) *logsProcessor {
-	return &logsProcessor{cfg: cfg, finder: cfg.finder(), telemetry: telemetry}
+	return &logsProcessor{cfg: cfg, telemetry: telemetry}
 }
 
 // processLogs tags every XLA OOM record in place. Records are never dropped,
@@ -51,7 +49,7 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 // A record that already carries xla.error.code (tagged by an upstream
 // collector) is left as it is, so processing twice equals processing once.
 func (p *logsProcessor) tag(lr plog.LogRecord) (string, bool) {
-	report, ok := p.finder.Find(lr)
+	report, ok := p.cfg.Find(lr)
 	if !ok || oomattr.Tagged(lr.Attributes()) {
 		return "", false
 	}

@@ -4,6 +4,9 @@
 package oomrecord
 
 import (
+	"errors"
+	"fmt"
+	"strings"
 	"unicode/utf8"
 	"unsafe"
 
@@ -13,16 +16,67 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
-// Finder says where to look. The zero value reads nothing.
+// Finder says where to look. It is also the "where to look" part of the
+// processor's and the connector's configuration, squashed into each.
 type Finder struct {
 	// SearchBody reads a string body, a bytes body that is valid UTF-8, and the
 	// BodyKeys of a map body.
-	SearchBody bool
-	BodyKeys   []string
-	// Attributes are record attributes whose string values are read after the body.
-	Attributes []string
-	// MaxScanSize bounds the work: a longer text is not read.
-	MaxScanSize int
+	SearchBody bool `mapstructure:"search_body"`
+	// BodyKeys are the keys of a map body whose string values are read, in order.
+	BodyKeys []string `mapstructure:"body_keys"`
+	// Attributes are record attributes whose string values are read after the
+	// body. The OpenTelemetry Python logging handler puts the exception text in
+	// exception.message and exception.stacktrace and only a short message in the body.
+	Attributes []string `mapstructure:"attributes"`
+	// MaxScanSize bounds the work per text: a longer text is not read, and its
+	// record passes through unchanged.
+	MaxScanSize int `mapstructure:"max_scan_size"`
+}
+
+const (
+	defaultMaxScanSize = 1 << 20  // 1 MiB: the longest real OOM record (a full breakdown and traceback) is far smaller
+	maxMaxScanSize     = 64 << 20 // the largest scan limit accepted
+)
+
+// DefaultFinder reads the body, the usual message keys of a map body and the
+// exception attributes.
+func DefaultFinder() Finder {
+	return Finder{
+		SearchBody:  true,
+		BodyKeys:    []string{"message", "msg", "log", "body"},
+		Attributes:  []string{"exception.message", "exception.stacktrace"},
+		MaxScanSize: defaultMaxScanSize,
+	}
+}
+
+// Validate rejects settings that would read nothing or do unbounded work.
+// Every error names the field.
+func (f *Finder) Validate() error {
+	var errs []error
+	if f.MaxScanSize <= 0 || f.MaxScanSize > maxMaxScanSize {
+		errs = append(errs, fmt.Errorf("max_scan_size: must be between 1 and %d bytes, got %d", maxMaxScanSize, f.MaxScanSize))
+	}
+	if !f.SearchBody && len(f.Attributes) == 0 {
+		errs = append(errs, errors.New("search_body: is false and attributes is empty, so no record would ever be read"))
+	}
+	errs = append(errs, validateKeys("body_keys", f.BodyKeys)...)
+	errs = append(errs, validateKeys("attributes", f.Attributes)...)
+	return errors.Join(errs...)
+}
+
+func validateKeys(field string, keys []string) []error {
+	var errs []error
+	seen := make(map[string]bool, len(keys))
+	for i, k := range keys {
+		switch {
+		case strings.TrimSpace(k) == "":
+			errs = append(errs, fmt.Errorf("%s[%d]: must not be empty", field, i))
+		case seen[k]:
+			errs = append(errs, fmt.Errorf("%s[%d]: %q is listed twice", field, i, k))
+		}
+		seen[k] = true
+	}
+	return errs
 }
 
 // Find reads the record's sources in order and returns the first XLA OOM found.
