@@ -2,6 +2,7 @@ package xlaoomprocessor // import "github.com/xlaoom/xlaoomprocessor"
 
 import (
 	"context"
+
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
