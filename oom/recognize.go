@@ -1,14 +1,251 @@
 package oom
 
-// MayContain reports whether text could hold an XLA OOM message. It is the
-// cheap first pass run on every record: false means certainly not an OOM.
-func MayContain(text string) bool {
-	_ = text
+import "strings"
+
+// Recognize finds the XLA OOM failure in text, if any, and reads it.
+//
+// text may be one line or a whole multi-line record (a traceback, a log line
+// followed by a BufferAssignment dump or a TPU breakdown). When a record holds
+// several messages (an allocator warning, the "Execution of replica N failed"
+// line, the exception), the first returned status is the failure; log-only
+// allocator and driver lines are reported only when no status is present.
+// Compatible details of the other messages (device, backend, sizes of the
+// same code) fill what the failure leaves empty.
+func Recognize(text string) (Report, bool) {
+	flat := flatten(text)
+
+	var buf [8]candidate
+	cands := buf[:0]
+	for i := range families {
+		f := &families[i]
+		f.each(flat, func(m match) {
+			if guarded(flat, m.start()) {
+				return
+			}
+			r := Report{Family: f.id, Code: f.code, Phase: f.phase, Backend: f.backend}
+			if f.read(&r, m) {
+				cands = append(cands, candidate{f: f, at: m.start(), r: r})
+			}
+		})
+	}
+
+	var codeBuf [4]codeAt
+	codes := findCodes(flat, codeBuf[:0])
+
+	var r Report
+	if p := primary(cands); p >= 0 {
+		r = cands[p].r
+		for i := range cands {
+			if i != p {
+				mergeFrom(&r, &cands[i].r)
+			}
+		}
+		if c, ok := codeFor(codes, cands[p].at); ok {
+			r.Code = c
+		}
+	} else {
+		// A catalog OOM code with no readable message (e.g. a truncated
+		// "RESOURCE_EXHAUSTED: E1000: CompileTimeHbmOom:").
+		c, ok := standaloneCode(codes)
+		if !ok {
+			return Report{}, false
+		}
+		r = Report{Family: "Q", Code: c}
+	}
+
+	for i := range details {
+		d := &details[i]
+		d.each(flat, func(m match) { d.read(&r, m) })
+	}
+	finish(&r, flat)
+	return r, true
+}
+
+// candidate is one family match.
+type candidate struct {
+	f  *family
+	at int
+	r  Report
+}
+
+// primary picks the failure: the earliest returned status, else the earliest
+// log-only line. It returns -1 when there is none.
+func primary(c []candidate) int {
+	best := -1
+	for i := range c {
+		if best < 0 || c[i].f.fatal && !c[best].f.fatal ||
+			c[i].f.fatal == c[best].f.fatal && c[i].at < c[best].at {
+			best = i
+		}
+	}
+	return best
+}
+
+// mergeFrom fills fields r left empty from another message of the same
+// record. Sizes and memory details move only between messages of one code.
+func mergeFrom(r, o *Report) {
+	setString(&r.Device, o.Device)
+	if r.Backend == "" {
+		r.Backend = o.Backend
+	}
+	if o.Code != r.Code {
+		return
+	}
+	setString(&r.MemorySpace, o.MemorySpace)
+	setString(&r.Instruction, o.Instruction)
+	for _, f := range [...]struct{ dst, src *Size }{
+		{&r.Requested, &o.Requested}, {&r.Free, &o.Free}, {&r.Used, &o.Used}, {&r.Capacity, &o.Capacity},
+		{&r.Exceeded, &o.Exceeded}, {&r.Reserved, &o.Reserved}, {&r.Reservable, &o.Reservable},
+	} {
+		if !f.dst.Known {
+			*f.dst = *f.src
+		}
+	}
+	if r.Words == (SparseCoreWords{}) {
+		r.Words = o.Words
+	}
+}
+
+// guarded reports whether a guard phrase stands just before at, in the same
+// sentence: the match is then a fallback or a start-up warning.
+func guarded(s string, at int) bool {
+	w := s[max(0, at-200):at]
+	for _, g := range guards {
+		if k := strings.LastIndex(w, g); k >= 0 && !strings.Contains(w[k+len(g):], ". ") {
+			return true
+		}
+	}
 	return false
 }
 
-// Recognize finds the XLA OOM failure in text, if any, and reads it.
-func Recognize(text string) (Report, bool) {
-	_ = text
-	return Report{}, false
+// codeAt is an error code printed at a position of the text.
+type codeAt struct {
+	at   int
+	code string
+}
+
+// findCodes lists the catalog codes printed in s: "E1000: CompileTimeHbmOom:",
+// a bare "CompileTimeScopedVmemOom:", and the doc URLs.
+func findCodes(s string, out []codeAt) []codeAt {
+	for _, name := range codeNames {
+		for from := 0; ; {
+			i := strings.Index(s[from:], name)
+			if i < 0 {
+				break
+			}
+			i += from
+			from = i + len(name)
+			if i > 0 && isWordByte(s[i-1]) {
+				continue
+			}
+			e, _ := lookupName(name[:len(name)-1])
+			code := e.Code
+			if p := printedCode(s[:i]); p != "" {
+				if _, ok := lookupCode(p); ok {
+					code = p
+				}
+			} else if code == codeGeneric {
+				continue // a bare "ResourceExhausted:" is not XLA's code token
+			}
+			out = append(out, codeAt{i, code})
+		}
+	}
+	for i := range codeURLs {
+		codeURLs[i].each(s, func(m match) {
+			if _, ok := lookupCode("E" + m.g(1)); ok {
+				out = append(out, codeAt{m.start(), "E" + m.g(1)})
+			}
+		})
+	}
+	return out
+}
+
+// printedCode returns the "E1234" that ends before (followed by ": " or ":").
+func printedCode(before string) string {
+	b := strings.TrimSuffix(strings.TrimSuffix(before, " "), ":")
+	if len(b) < 5 || b[len(b)-5] != 'E' || digitsEnd(b, len(b)-4) != len(b) {
+		return ""
+	}
+	if len(b) > 5 && isWordByte(b[len(b)-6]) {
+		return ""
+	}
+	return b[len(b)-5:]
+}
+
+// codeFor returns the code printed for the failure starting at at: the
+// nearest one before it in the same message, else the first one after it
+// (the "See ... for more details." trailer follows the message).
+func codeFor(codes []codeAt, at int) (string, bool) {
+	best, after := -1, -1
+	for i, c := range codes {
+		if c.at <= at && at-c.at <= 400 && (best < 0 || c.at > codes[best].at) {
+			best = i
+		}
+		if c.at > at && (after < 0 || c.at < codes[after].at) {
+			after = i
+		}
+	}
+	if best < 0 {
+		best = after
+	}
+	if best < 0 {
+		return "", false
+	}
+	e, _ := lookupCode(codes[best].code)
+	return e.Code, true
+}
+
+// standaloneCode returns an OOM catalog code printed without a readable
+// message. The generic E0007 alone is not enough: it says nothing about memory.
+func standaloneCode(codes []codeAt) (string, bool) {
+	for _, c := range codes {
+		if e, ok := lookupCode(c.code); ok && e.Code != codeGeneric {
+			return e.Code, true
+		}
+	}
+	return "", false
+}
+
+// finish derives what the matched fields imply: catalog names, backend,
+// cause and remediation.
+func finish(r *Report, flat string) {
+	e, _ := lookupCode(r.Code)
+	r.Code, r.Name, r.Category, r.DocURL = e.Code, e.Name, e.Category, e.DocURL
+	if e.Phase != "" {
+		r.Phase = e.Phase
+	}
+	if r.Phase == "" {
+		r.Phase = PhaseRuntime
+	}
+	if r.MemorySpace == "" && strings.Contains(r.Device, "_HBM") {
+		r.MemorySpace = "hbm"
+	}
+	if r.Backend == "" {
+		r.Backend = evidenceBackend(flat)
+	}
+	if r.Requested.Known && r.Free.Known {
+		if r.Free.Bytes >= r.Requested.Bytes {
+			r.Cause = CauseFragmentation
+		} else {
+			r.Cause = CauseExhaustion
+		}
+	}
+	r.Remediation = remediate(r, flat)
+}
+
+// evidenceBackend returns the one backend whose evidence the text shows, or "".
+func evidenceBackend(s string) string {
+	found := ""
+	for _, ev := range backendEvidence {
+		for _, t := range ev.tokens {
+			if strings.Contains(s, t) {
+				if found != "" {
+					return "" // evidence for two backends: do not guess
+				}
+				found = ev.backend
+				break
+			}
+		}
+	}
+	return found
 }

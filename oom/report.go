@@ -34,6 +34,14 @@ type Size struct {
 // KnownSize returns a Size that is present.
 func KnownSize(n int64) Size { return Size{Bytes: n, Known: true} }
 
+// SparseCoreWords are the figures of a SparseCore memref.alloca failure, in
+// words. Zero means not printed.
+type SparseCoreWords struct {
+	Offset    int64 // current allocation offset upper bound
+	Limit     int64 // legitimate user allocatable offset upper bound
+	Requested int64 // the allocation that did not fit
+}
+
 // Report is everything read from one XLA OOM failure.
 type Report struct {
 	// Catalog classification: always set on a recognised failure.
@@ -65,6 +73,13 @@ type Report struct {
 	HasPartition bool // Partition was printed
 
 	Device string // device or memory id, e.g. 0x0x1_HBM0, or a GPU ordinal
+
+	// Instruction is the HLO instruction or kernel the message names, e.g.
+	// %my-custom-kernel for a scoped VMEM OOM ("" when none is printed).
+	Instruction string
+	// Words holds the SparseCore (E3000) figures, printed in words of an
+	// unprinted size, so they have no byte equivalent.
+	Words SparseCoreWords
 
 	Cause       string   // CauseFragmentation or CauseExhaustion when both sizes are known
 	Remediation []string // ordered, concrete actions; never empty on a recognised failure

@@ -1,0 +1,102 @@
+package oom
+
+import (
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Helpers the grammar uses to turn matched text into Report fields.
+
+func atoi(s string) int64 {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+// exact prefers the exact byte count a message prints next to a rounded human
+// size ("1.97GiB (rounded to 2110783744)", "32.00MiB (33554432B)").
+func exact(human, bytes string) Size {
+	if bytes != "" {
+		return size(bytes)
+	}
+	return size(human)
+}
+
+// addSizes adds two known sizes; the sum is unknown if either is, or if it overflows.
+func addSizes(a, b Size) Size {
+	if !a.Known || !b.Known || (b.Bytes > 0 && a.Bytes > math.MaxInt64-b.Bytes) || (b.Bytes < 0 && a.Bytes < math.MinInt64-b.Bytes) {
+		return Size{}
+	}
+	return KnownSize(a.Bytes + b.Bytes)
+}
+
+// allocatorBackend reads the backend from an allocator name (GPU_0_bfc,
+// gpu_async_1, cuda_host_bfc, ...).
+func allocatorBackend(name string) string {
+	l := strings.ToLower(name)
+	switch {
+	case strings.Contains(l, "gpu"), strings.Contains(l, "cuda"), strings.Contains(l, "rocm"), strings.Contains(l, "hip"):
+		return BackendGPU
+	case strings.Contains(l, "tpu"):
+		return BackendTPU
+	case strings.Contains(l, "cpu"):
+		return BackendCPU
+	}
+	return ""
+}
+
+// allocatorDevice reads the device ordinal from an allocator name: the first
+// all-digit part between underscores (GPU_0_bfc -> 0, gpu_async_1 -> 1).
+func allocatorDevice(name string) string {
+	for part := range strings.SplitSeq(name, "_") {
+		if part != "" && digitsEnd(part, 0) == len(part) {
+			return part
+		}
+	}
+	return ""
+}
+
+// sparseCoreSpace names a SparseCore memory space id (E3000 doc); an unknown
+// id is kept as printed.
+func sparseCoreSpace(id string) string {
+	switch id {
+	case "0":
+		return "smem"
+	case "201":
+		return "tilespmem"
+	case "202":
+		return "spmem"
+	case "203":
+		return "hbm"
+	case "204":
+		return "sync_flags"
+	}
+	return id
+}
+
+func setString(dst *string, v string) {
+	if *dst == "" {
+		*dst = v
+	}
+}
+
+func setSize(dst *Size, v string) {
+	if !dst.Known {
+		*dst = size(v)
+	}
+}
+
+func setReplica(r *Report, v string) {
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil && !r.HasReplica {
+		r.Replica, r.HasReplica = n, true
+	}
+}
+
+func setPartition(r *Report, v string) {
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil && !r.HasPartition {
+		r.Partition, r.HasPartition = n, true
+	}
+}

@@ -1,0 +1,334 @@
+package oom
+
+import "strings"
+
+// flatten turns a log record (one line or many) into the single-line form the
+// grammar reads: every line loses its log-line prefixes (see stripHeaders),
+// and every run of whitespace, newlines included, becomes one space. A
+// hard-wrapped headline ("Used 21.95G of 15.48G hbm.\n Exceeded ...") and a
+// headline whose continuation was re-logged with its own header therefore
+// read as one sentence.
+func flatten(text string) string {
+	b := make([]byte, 0, len(text))
+	space := false
+	for len(text) > 0 {
+		line := text
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			text = ""
+		}
+		line = stripHeaders(line)
+		for i := 0; i < len(line); i++ {
+			c := line[i]
+			if isSpace(c) {
+				space = true
+				continue
+			}
+			if space && len(b) > 0 {
+				b = append(b, ' ')
+			}
+			space = false
+			b = append(b, c)
+		}
+		space = true
+	}
+	return string(b)
+}
+
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f'
+}
+
+// stripHeaders removes the prefixes that loggers and launchers put in front
+// of a line, repeatedly, so nested headers ("I0922 ... run_docker.py:193]
+// 2021-09-22 16:49:00.853879: E external/...] ") go too. It is hand-written
+// (no regexp): it runs on every line of every record that reaches Recognize.
+func stripHeaders(line string) string {
+	for range 8 {
+		l := strings.TrimLeft(line, " \t\r")
+		n := headerLen(l)
+		if n == 0 {
+			return line
+		}
+		line = l[n:]
+	}
+	return line
+}
+
+// headerLen returns the length of the log-line header at the start of l, or 0.
+func headerLen(l string) int {
+	if l == "" {
+		return 0
+	}
+	switch c := l[0]; {
+	case c >= '0' && c <= '9':
+		return timestampHeader(l)
+	case c == 'I' || c == 'W' || c == 'E' || c == 'F':
+		if n := glogHeader(l); n > 0 {
+			return n
+		}
+		return levelHeader(l)
+	case c == '[':
+		return bracketHeader(l)
+	case c == '(':
+		return rayHeader(l)
+	case c == 'D' || c == 'C':
+		return levelHeader(l)
+	}
+	return 0
+}
+
+// glogHeader matches absl/glog headers:
+//
+//	E0528 07:02:44.350251   27487 pjrt_stream_executor_client.cc:2826]
+//	I0000 00:00:1758277414.566053 1017489 gpu_helpers.cc:136]   (pre-init)
+//	W0905 17:27:21 hlo_rematerialization.cc:3231]               (no thread)
+//	E0914 cuda_executor.cc:1182]                                (no time)
+//	E tensorflow/compiler/xla/xla_client/xla_util.cc:88]        (old TF)
+func glogHeader(l string) int {
+	i := 1
+	if j := digitsEnd(l, i); j-i == 4 {
+		i = j
+		if k := clockEnd(l, i); k > 0 {
+			i = k
+		}
+	} else if j != i {
+		return 0
+	}
+	return fileLineEnd(l, i)
+}
+
+// timestampHeader matches the TSL header
+// "2024-05-28 07:02:44.349554: W external/tsl/tsl/framework/bfc_allocator.cc:482] ",
+// ISO/Kubernetes stamps "2025-06-03T17:44:12.301945812Z stdout F ", and
+// Python's "2024-03-02 11:45:09,412 - root - ERROR - ".
+func timestampHeader(l string) int {
+	i := dateEnd(l, 0)
+	if i < 0 || i >= len(l) {
+		return 0
+	}
+	iso := l[i] == 'T'
+	if l[i] != ' ' && !iso {
+		return 0
+	}
+	i = timeEnd(l, i+1)
+	if i < 0 {
+		return 0
+	}
+	if iso {
+		if i < len(l) && l[i] == 'Z' {
+			i++
+		} else if i < len(l) && (l[i] == '+' || l[i] == '-') {
+			if j := digitsEnd(l, i+1); j > i+1 {
+				i = j
+				if i < len(l) && l[i] == ':' {
+					i = digitsEnd(l, i+1)
+				}
+			}
+		}
+		if !hasAt(l, i, " ") {
+			return 0
+		}
+		i++
+		for _, s := range []string{"stdout F ", "stderr F ", "stdout P ", "stderr P "} {
+			if hasAt(l, i, s) {
+				return i + len(s)
+			}
+		}
+		return i
+	}
+	// TSL: ": L[ tid] file:line] "
+	if hasAt(l, i, ": ") && i+3 < len(l) && isLevel(l[i+2]) && (l[i+3] == ' ') {
+		if n := fileLineEnd(l, i+3); n > 0 {
+			return n
+		}
+	}
+	// Python logging: " - name - LEVEL - "
+	if hasAt(l, i, " - ") {
+		j := strings.Index(l[i+3:], " - ")
+		if j >= 0 {
+			k := i + 3 + j + 3
+			e := strings.Index(l[k:], " - ")
+			if e > 0 && isLevelWord(l[k:k+e]) {
+				return k + e + 3
+			}
+		}
+	}
+	return 0
+}
+
+// levelHeader matches "ERROR:absl:", "WARNING:tensorflow:" (Python logging)
+// and vLLM's "ERROR 09-19 10:23:41 [core.py:214] ".
+func levelHeader(l string) int {
+	w := 0
+	for w < len(l) && l[w] >= 'A' && l[w] <= 'Z' {
+		w++
+	}
+	if !isLevelWord(l[:w]) || w >= len(l) {
+		return 0
+	}
+	if l[w] == ':' {
+		j := w + 1
+		for j < len(l) && (isWordByte(l[j]) || l[j] == '.') {
+			j++
+		}
+		if j > w+1 && hasAt(l, j, ":") {
+			return j + 1
+		}
+		return 0
+	}
+	if l[w] != ' ' {
+		return 0
+	}
+	i := w + 1
+	// MM-DD HH:MM:SS[.frac] [file:line]
+	if j := digitsEnd(l, i); j-i == 2 && hasAt(l, j, "-") {
+		if k := digitsEnd(l, j+1); k-j-1 == 2 && hasAt(l, k, " ") {
+			if t := timeEnd(l, k+1); t > 0 && hasAt(l, t, " [") {
+				if e := strings.IndexByte(l[t+2:], ']'); e >= 0 && hasAt(l, t+2+e+1, " ") {
+					return t + 2 + e + 2
+				}
+			}
+		}
+	}
+	return 0
+}
+
+// bracketHeader matches MPI "[1,2]<stderr>:" and torchrun "[rank3]:" prefixes.
+func bracketHeader(l string) int {
+	e := strings.IndexByte(l, ']')
+	if e < 2 {
+		return 0
+	}
+	in := l[1:e]
+	if strings.HasPrefix(in, "rank") && digitsEnd(in, 4) == len(in) && len(in) > 4 && hasAt(l, e+1, ":") {
+		return e + 2
+	}
+	if c := strings.IndexByte(in, ','); c > 0 && digitsEnd(in, 0) == c && digitsEnd(in, c+1) == len(in) && c+1 < len(in) {
+		for _, s := range []string{"<stderr>:", "<stdout>:"} {
+			if hasAt(l, e+1, s) {
+				return e + 1 + len(s)
+			}
+		}
+	}
+	return 0
+}
+
+// rayHeader matches Ray/vLLM process tags: "(EngineCore_DP0 pid=896988) ",
+// "(pid=1234) ", "(RayWorkerWrapper pid=77, ip=10.0.0.2) ".
+func rayHeader(l string) int {
+	e := strings.IndexByte(l, ')')
+	if e < 0 || e > 160 || !hasAt(l, e+1, " ") && e+1 != len(l) {
+		return 0
+	}
+	p := strings.Index(l[:e], "pid=")
+	if p < 0 || (p > 1 && l[p-1] != ' ') || digitsEnd(l, p+4) == p+4 {
+		return 0
+	}
+	if e+1 == len(l) {
+		return e + 1
+	}
+	return e + 2
+}
+
+// fileLineEnd matches "[ +tid] file:line] " starting at i (at a space) and
+// returns the index after it, or 0.
+func fileLineEnd(l string, i int) int {
+	// optional thread id
+	j := i
+	for j < len(l) && l[j] == ' ' {
+		j++
+	}
+	if j == i {
+		return 0
+	}
+	if k := digitsEnd(l, j); k > j && hasAt(l, k, " ") {
+		j = k
+		for j < len(l) && l[j] == ' ' {
+			j++
+		}
+	}
+	// file:line]
+	k := j
+	for k < len(l) && l[k] != ' ' && l[k] != ']' {
+		k++
+	}
+	if k >= len(l) || l[k] != ']' || k == j {
+		return 0
+	}
+	c := strings.LastIndexByte(l[j:k], ':')
+	if c < 1 || digitsEnd(l, j+c+1) != k || j+c+1 == k {
+		return 0
+	}
+	if k+1 == len(l) {
+		return k + 1
+	}
+	if l[k+1] != ' ' {
+		return 0
+	}
+	return k + 2
+}
+
+// clockEnd matches " HH:MM:SS[.frac]" at i (SS may be epoch seconds in absl's
+// pre-init lines) and returns the index after it, or 0.
+func clockEnd(l string, i int) int {
+	if !hasAt(l, i, " ") {
+		return 0
+	}
+	t := timeEnd(l, i+1)
+	if t < 0 {
+		return 0
+	}
+	return t
+}
+
+// dateEnd matches YYYY-MM-DD at i.
+func dateEnd(l string, i int) int {
+	if digitsEnd(l, i) != i+4 || !hasAt(l, i+4, "-") || digitsEnd(l, i+5) != i+7 || !hasAt(l, i+7, "-") || digitsEnd(l, i+8) != i+10 {
+		return -1
+	}
+	return i + 10
+}
+
+// timeEnd matches HH:MM:SS[.,frac] at i (SS may be longer) and returns its end or -1.
+func timeEnd(l string, i int) int {
+	if digitsEnd(l, i) != i+2 || !hasAt(l, i+2, ":") || digitsEnd(l, i+3) != i+5 || !hasAt(l, i+5, ":") {
+		return -1
+	}
+	j := digitsEnd(l, i+6)
+	if j < i+8 {
+		return -1
+	}
+	if j < len(l) && (l[j] == '.' || l[j] == ',') {
+		if k := digitsEnd(l, j+1); k > j+1 {
+			j = k
+		}
+	}
+	return j
+}
+
+func digitsEnd(s string, i int) int {
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+func hasAt(s string, i int, p string) bool {
+	return i >= 0 && i <= len(s) && strings.HasPrefix(s[i:], p)
+}
+
+func isLevel(c byte) bool { return c == 'I' || c == 'W' || c == 'E' || c == 'F' }
+
+func isLevelWord(w string) bool {
+	switch w {
+	case "INFO", "WARNING", "WARN", "ERROR", "DEBUG", "CRITICAL", "FATAL":
+		return true
+	}
+	return false
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}

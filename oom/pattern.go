@@ -1,0 +1,71 @@
+package oom
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// pattern is a regexp that runs only where its literal anchor occurs.
+type pattern struct {
+	anchor string
+	back   int // how far before the anchor a match may start
+	re     *regexp.Regexp
+}
+
+// window bounds how far past its anchor a match may reach. It keeps every
+// regexp run short (the backtracking engine, no allocation of big state) and
+// the total work linear in the record's length.
+const window = 768
+
+// pat compiles expr so that it matches at most back bytes after the start of
+// the window it is given; group 1 is the match proper, so expr's own groups
+// start at 2 (match.g hides the shift).
+func pat(anchor string, back int, expr string) pattern {
+	if !strings.Contains(strings.ReplaceAll(expr, `\`, ""), anchor) {
+		panic("oom: pattern " + expr + " does not contain its anchor " + anchor)
+	}
+	return pattern{anchor, back, regexp.MustCompile(`^(?s:.{0,` + strconv.Itoa(back) + `}?)(` + expr + `)`)}
+}
+
+// each calls fn for every match of p in s, in order.
+func (p *pattern) each(s string, fn func(m match)) {
+	for from := 0; from < len(s); {
+		i := strings.Index(s[from:], p.anchor)
+		if i < 0 {
+			return
+		}
+		i += from
+		lo := max(i-p.back, from)
+		hi := min(i+len(p.anchor)+window, len(s))
+		loc := p.re.FindStringSubmatchIndex(s[lo:hi])
+		if loc == nil {
+			from = i + 1
+			continue
+		}
+		for k := range loc {
+			if loc[k] >= 0 {
+				loc[k] += lo
+			}
+		}
+		fn(match{s, loc})
+		from = max(loc[3], i+1)
+	}
+}
+
+// match is one match of a pattern in the flattened text.
+type match struct {
+	s   string
+	loc []int
+}
+
+// g returns the text of expr's group i (1-based), or "".
+func (m match) g(i int) string {
+	k := 2 * (i + 1)
+	if k+1 >= len(m.loc) || m.loc[k] < 0 {
+		return ""
+	}
+	return m.s[m.loc[k]:m.loc[k+1]]
+}
+
+func (m match) start() int { return m.loc[2] }

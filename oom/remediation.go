@@ -1,0 +1,210 @@
+package oom
+
+import (
+	"math"
+	"strconv"
+	"strings"
+)
+
+// remediate returns the ordered actions for r: the ones its own numbers call
+// for first, the general ones after. The wording is ours; the facts (flags,
+// APIs) come from the OpenXLA error pages E0100, E0101, E1000, E1001, E3000,
+// the OOM debugging guide and JAX's GPU memory allocation notes.
+func remediate(r *Report, flat string) []string {
+	var a advice
+	switch r.Code {
+	case codeBuffer:
+		a.runtimeBuffer(r)
+	case codeProgram:
+		a.programLoad(r)
+	case codeHbm:
+		a.compileHbm(r, flat)
+	case codeVmem:
+		a.scopedVmem(r)
+	case codeSparseCore:
+		a.sparseCore(r)
+	default:
+		a.generic(r, flat)
+	}
+	return a
+}
+
+type advice []string
+
+func (a *advice) add(parts ...string) { *a = append(*a, strings.Join(parts, "")) }
+
+func hb(s Size) string { return humanBytes(s.Bytes) }
+
+// ratio returns need/have, or 0 when either is unknown or have is not positive.
+func ratio(need, have Size) float64 {
+	if !need.Known || !have.Known || have.Bytes <= 0 {
+		return 0
+	}
+	return float64(need.Bytes) / float64(have.Bytes)
+}
+
+func fmtRatio(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) + "×" }
+
+// E0100: a runtime buffer allocation on the TPU failed.
+func (a *advice) runtimeBuffer(r *Report) {
+	switch r.Cause {
+	case CauseFragmentation:
+		a.add("HBM is fragmented: ", hb(r.Free), " is free in total but no single block holds ", hb(r.Requested),
+			". Free buffers you no longer need (jax.Array.delete(), drop references) and re-create the large ones together so they pack; the runtime defragments only when it can.")
+		a.add("Allocate the largest long-lived buffers (parameters, optimizer state, caches) first, before many small or short-lived arrays break memory up.")
+	case CauseExhaustion:
+		a.add("The buffer needs ", hb(r.Requested), " but only ", hb(r.Free), " is free (short by ", humanBytes(r.Requested.Bytes-r.Free.Bytes),
+			"): shrink what lives on the device: a smaller batch or sequence length, parameters sharded over more cores (e.g. FSDP).")
+	default:
+		a.add("Shrink what lives on the device: a smaller batch or sequence length, parameters sharded over more cores (e.g. FSDP).")
+	}
+	a.add("Donate inputs that are not needed after the call (jax.jit(..., donate_argnums=...)) so outputs reuse their memory.")
+	a.add("Look for stale references keeping jax.Array buffers alive (lists of past outputs, globals); save and restore checkpoints sharded instead of gathering the whole state on one device.")
+	a.add("Rerun with the libtpu flag tpu_log_allocations_on_oom to get a dump of every live allocation at the moment of failure.")
+}
+
+// E0101: loading a compiled program into HBM failed.
+func (a *advice) programLoad(r *Report) {
+	switch r.Cause {
+	case CauseFragmentation:
+		a.add("Loading the program needs ", hb(r.Requested), " of contiguous HBM; ", hb(r.Free),
+			" is free but not in one piece: free or re-create data buffers so a large block opens up before the program loads.")
+	case CauseExhaustion:
+		s := "Loading the program needs " + hb(r.Requested) + " but only " + hb(r.Free) + " is free"
+		if r.Reservable.Known {
+			s += " (" + hb(r.Reservable) + " reservable)"
+		}
+		a.add(s, ": data buffers take priority over programs, so shrink them (smaller batch, sharded parameters, donate_argnums).")
+	default:
+		a.add("Data buffers take priority over loaded programs: shrink them (smaller batch, sharded parameters, donate_argnums) to leave room for the program.")
+	}
+	a.add("Cap the HBM programs use for temporaries with the libtpu flag tpu_shared_memory_percent (it can cost speed).")
+	a.add("Keep fewer programs loaded at once: every jitted function and every new input shape is its own program.")
+	a.add("Release jax.Array references you no longer need, and rerun with tpu_log_allocations_on_oom or a memory profile to see what holds HBM.")
+}
+
+// E1000: the compiled program does not fit in HBM.
+func (a *advice) compileHbm(r *Report, flat string) {
+	need := r.Used
+	if !need.Known {
+		need = r.Requested
+	}
+	x := ratio(need, r.Capacity)
+	if r.Family == "D" && x > 0 {
+		a.add("One allocation of ", hb(r.Requested), " alone exceeds the ", hb(r.Capacity),
+			" memory: check that this array is sharded as intended (mesh axes, sharding constraints) rather than replicated or gathered, and that no jax.debug.print materializes it.")
+	}
+	switch {
+	case x >= 2:
+		n := int64(math.Ceil(x))
+		a.add("The program needs ", hb(need), " and the device has ", hb(r.Capacity), ": shrink the footprint by ", fmtRatio(x),
+			" or shard it over at least ", strconv.FormatInt(n, 10), " devices; flags alone will not close a gap this large.")
+		a.add("Cut the per-device batch size (by about ", fmtRatio(x), "), or use microbatching / gradient accumulation.")
+	case x > 1.10:
+		a.add("The program needs ", hb(need), " and the device has ", hb(r.Capacity), " (", fmtRatio(x),
+			"): reduce the batch size, keep large tensors in bfloat16 (or quantize them), and shard parameters and optimizer state over more chips.")
+	case x > 0:
+		over := need.Bytes - r.Capacity.Bytes
+		pct := strconv.FormatFloat((x-1)*100, 'f', 1, 64)
+		a.add("The program is only ", humanBytes(over), " (", pct, "%) over the ", hb(r.Capacity),
+			" available: let rematerialization work harder, e.g. --xla_tpu_rematerialization_algo=PEAK_PRIORITY and --xla_tpu_max_hbm_size_mib=",
+			strconv.FormatInt(r.Capacity.Bytes*9/10>>20, 10), " (a target below the real capacity), or jax.checkpoint on the largest layers.")
+		a.add("Keep the largest tensors in bfloat16 to win back the last few percent.")
+	}
+	if r.Family == "B" {
+		a.add("Compilation stopped early; to see which buffers make up the peak, rerun with --xla_tpu_impure_oom_fast_exit_threshold=-1 so it fails later with the full breakdown.")
+	}
+	if r.Family == "C" {
+		a.add("TensorCore and SparseCore programs share HBM: balance them (e.g. --xla_sc_num_serialized_tables_to_optimize_hbm), and check embedding table padding, sharding and maximum_parallel_iterations.")
+	}
+	if x == 0 {
+		a.add("Reduce the batch size, keep large tensors in bfloat16, and shard parameters and optimizer state over more chips.")
+	}
+	a.add("Donate parameters and optimizer state to the step (jax.jit(..., donate_argnums=...)) so outputs reuse their HBM.")
+	a.add("Trade compute for memory: jax.checkpoint (remat) on large blocks, or offload activations or optimizer state to host memory.")
+	if strings.Contains(flat, "Largest program allocations") {
+		a.add("The breakdown printed with the error lists the largest allocations: start with those (shape, padding, operator).")
+	}
+	a.add("Capture a profile and open XProf's Memory Viewer to see which buffers are live at the peak.")
+}
+
+// E1001: a kernel's scoped VMEM (or SMEM) does not fit.
+func (a *advice) scopedVmem(r *Report) {
+	need := r.Requested
+	if !need.Known {
+		need = r.Used
+	}
+	space := r.MemorySpace
+	if space == "" {
+		space = "vmem"
+	}
+	if space == "smem" {
+		a.add("SMEM holds scalars (scalar-prefetch arguments, semaphores, small index tables): pass fewer or smaller scalar arrays, or move large index tables to VMEM or HBM.")
+	}
+	if need.Known && r.Capacity.Known {
+		kib := (need.Bytes + (1<<20 - 1)) >> 20 << 10 // rounded up to a whole MiB, in KiB
+		a.add("The kernel needs ", hb(need), " of scoped ", space, " but the limit is ", hb(r.Capacity),
+			": use smaller block sizes (BlockSpec tiles) so each step fits, or raise the limit for this kernel with vmem_limit_bytes=",
+			strconv.FormatInt(kib<<10, 10), " in the Pallas compiler params.")
+		a.add("To raise the limit for every kernel instead: --xla_tpu_scoped_vmem_limit_kib=", strconv.FormatInt(kib, 10), " (it must stay below the chip's VMEM).")
+	} else {
+		a.add("Use smaller block sizes (BlockSpec tiles) in the kernel, or raise its limit with vmem_limit_bytes in the Pallas compiler params (globally: --xla_tpu_scoped_vmem_limit_kib).")
+	}
+	a.add("Place large operands in other memory explicitly (pltpu.with_memory_space_constraint) instead of letting them land in ", space, ".")
+	if r.Instruction != "" {
+		a.add("The failing instruction is ", r.Instruction, ": if it is not a custom (Pallas/Mosaic) kernel, running out of scoped memory points to a compiler bug worth reporting to OpenXLA.")
+	} else {
+		a.add("If the failing op is not a custom (Pallas/Mosaic) kernel, running out of scoped memory points to a compiler bug worth reporting to OpenXLA.")
+	}
+}
+
+// E3000: a SparseCore allocation does not fit.
+func (a *advice) sparseCore(r *Report) {
+	w := r.Words
+	if w.Offset > 0 && w.Limit > 0 {
+		s := "The SparseCore allocation reaches offset " + strconv.FormatInt(w.Offset, 10) + " words against a limit of " +
+			strconv.FormatInt(w.Limit, 10) + " (over by " + strconv.FormatInt(w.Offset-w.Limit, 10) + " words"
+		if w.Requested > 0 {
+			s += "; the failing request is " + strconv.FormatInt(w.Requested, 10) + " words"
+		}
+		a.add(s, ").")
+	}
+	if r.MemorySpace == "hbm" {
+		a.add("SparseCore HBM (space 203): check the embedding sharding and lower max_ids_per_partition / max_unique_ids_per_partition.")
+	} else {
+		a.add("Find what allocates there: dump the SparseCore MLIR with --xla_sc_dump_mlir_to=<dir> (Mosaic kernels: --xla_mosaic_dump_to=<dir>), and shrink the kernel's scratch_shapes.")
+		a.add("Turn off SparseCore collective offload to free its memory: --xla_tpu_enable_sparse_core_collective_offload_all_gather=false and --xla_tpu_enable_sparse_core_collective_offload_all_reduce=false.")
+	}
+	a.add("If none of this applies, report it to OpenXLA with the dumps.")
+}
+
+// E0007: GPU and CPU allocator failures.
+func (a *advice) generic(r *Report, flat string) {
+	if r.Backend == BackendCPU && r.MemorySpace != "host" || r.Family == "O" {
+		a.add("The host ran out of RAM allocating ", hb(r.Requested), ": reduce the batch size or the data kept in host memory, and check the process's memory limit (container or cgroup).")
+		a.add("Donate inputs (donate_argnums) and avoid holding several copies of large arrays at once.")
+		return
+	}
+	if r.Capacity.Known && r.Requested.Known && r.Requested.Bytes > r.Capacity.Bytes {
+		a.add("A single allocation of ", hb(r.Requested), " is larger than the whole device (", hb(r.Capacity),
+			"): shard or shrink that array; no allocator setting can fit it.")
+	}
+	switch r.Cause {
+	case CauseFragmentation:
+		a.add(hb(r.Free), " is free but no block holds ", hb(r.Requested),
+			": memory is fragmented. Use the CUDA async allocator (XLA_PYTHON_CLIENT_ALLOCATOR=cuda_async in JAX, TF_GPU_ALLOCATOR=cuda_malloc_async in TensorFlow) or, to allocate exactly on demand, XLA_PYTHON_CLIENT_ALLOCATOR=platform.")
+	case CauseExhaustion:
+		a.add("The allocation needs ", hb(r.Requested), " but only ", hb(r.Free), " is free: reduce what the program keeps on the device.")
+	}
+	if r.MemorySpace == "host" {
+		a.add("This is pinned host memory used for transfers and host offload: transfer or offload less at once, or raise the host memory available to the process.")
+	}
+	a.add("Reduce the per-device footprint: a smaller batch, jax.checkpoint (remat) on large blocks, bfloat16 for large tensors, donate_argnums for inputs not needed after the step, or shard over more GPUs.")
+	a.add("Give XLA more of the GPU with XLA_PYTHON_CLIENT_MEM_FRACTION (default .75, e.g. .90); if other processes or libraries need GPU memory, set XLA_PYTHON_CLIENT_PREALLOCATE=false instead.")
+	if r.Family == "L" && r.Cause == "" {
+		a.add("If the failure comes from fragmentation rather than a full device, TF_GPU_ALLOCATOR=cuda_malloc_async (XLA_PYTHON_CLIENT_ALLOCATOR=cuda_async in JAX) may help.")
+	}
+	if strings.Contains(flat, "BufferAssignment OOM Debugging") {
+		a.add("Read the \"Peak buffers\" list printed below the error: it names the operators and shapes that hold the memory at the peak.")
+	}
+}

@@ -1,0 +1,150 @@
+package oom
+
+import (
+	"math"
+	"math/bits"
+	"strconv"
+	"strings"
+)
+
+// sizePattern matches every size spelling XLA prints in a headline: google3
+// (147.64M, 1.7K, 0B, 3.47E, -2.55G, -8E), TSL (6.00MiB, 384.0KiB), raw
+// integers (6291456), and integers with thousands separators (554,696,704).
+// A trailing " bytes" is matched by the grammar entries that print it.
+const sizePattern = `-?\d+(?:,\d{3})*(?:\.\d+)?(?:[KMGTPE](?:iB)?|B)?`
+
+// parseSize converts one size token to bytes. Every unit is a power of 1024
+// (XLA's HumanReadableNumBytes and google3's formatter both use base 1024).
+// The mantissa is multiplied exactly and rounded to the nearest byte. It
+// returns false for a token it cannot read or a value that does not fit an
+// int64; it never wraps or guesses. Hex tokens (0x...) are read as unsigned;
+// the all-ones sentinel 0xffffffffffffffff means "unknown".
+func parseSize(tok string) (int64, bool) {
+	s := strings.TrimSpace(tok)
+	if strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X") {
+		u, err := strconv.ParseUint(s[2:], 16, 64)
+		if err != nil || u > math.MaxInt64 {
+			return 0, false // includes the all-ones "size not set" sentinel
+		}
+		return int64(u), true
+	}
+	neg := false
+	if strings.HasPrefix(s, "-") {
+		neg, s = true, s[1:]
+	}
+	// Integer part, with optional thousands separators.
+	var ip uint64
+	i, digits := 0, 0
+	for ; i < len(s); i++ {
+		c := s[i]
+		if c == ',' {
+			continue
+		}
+		if c < '0' || c > '9' {
+			break
+		}
+		hi, lo := bits.Mul64(ip, 10)
+		if hi != 0 || lo+uint64(c-'0') < lo {
+			return 0, false
+		}
+		ip = lo + uint64(c-'0')
+		digits++
+	}
+	if digits == 0 {
+		return 0, false
+	}
+	// Fraction: num = ip*10^d + frac, exactly.
+	num, den := ip, uint64(1)
+	if i < len(s) && s[i] == '.' {
+		i++
+		for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+			if den >= 1e18 {
+				continue // more precision than any formatter prints: ignore
+			}
+			hi, lo := bits.Mul64(num, 10)
+			if hi != 0 || lo+uint64(s[i]-'0') < lo {
+				return 0, false
+			}
+			num, den = lo+uint64(s[i]-'0'), den*10
+		}
+	}
+	shift, ok := unitShift(strings.TrimSpace(s[i:]))
+	if !ok {
+		return 0, false
+	}
+	// value = round(num * 2^shift / den), computed in 128 bits.
+	hi, lo := bits.Mul64(num, 1<<shift)
+	if hi >= den {
+		return 0, false
+	}
+	q, r := bits.Div64(hi, lo, den)
+	if r >= den-r { // r >= den/2, without overflow
+		q++
+	}
+	if neg {
+		if q > 1<<63 {
+			return 0, false
+		}
+		return int64(-q), true // -2^63 (printed "-8E") is representable
+	}
+	if q > math.MaxInt64 {
+		return 0, false
+	}
+	return int64(q), true
+}
+
+// unitShift returns log2 of a unit's multiplier.
+func unitShift(u string) (uint, bool) {
+	switch u {
+	case "", "B", "bytes", "byte":
+		return 0, true
+	}
+	var k uint
+	switch u[0] {
+	case 'K', 'k':
+		k = 10
+	case 'M':
+		k = 20
+	case 'G':
+		k = 30
+	case 'T':
+		k = 40
+	case 'P':
+		k = 50
+	case 'E':
+		k = 60
+	default:
+		return 0, false
+	}
+	switch u[1:] {
+	case "", "B", "iB":
+		return k, true
+	}
+	return 0, false
+}
+
+// size reads tok into a Size; an unreadable token gives an unknown Size.
+func size(tok string) Size {
+	if tok == "" {
+		return Size{}
+	}
+	n, ok := parseSize(tok)
+	return Size{Bytes: n, Known: ok}
+}
+
+// humanBytes formats n in binary units for remediation text, e.g. "49.34 GiB".
+func humanBytes(n int64) string {
+	if n < 0 {
+		return "-" + humanBytes(-n)
+	}
+	const units = "KMGTPE"
+	if n < 1024 {
+		return strconv.FormatInt(n, 10) + " B"
+	}
+	v, u := float64(n)/1024, 0
+	for v >= 1024 && u < len(units)-1 {
+		v /= 1024
+		u++
+	}
+	return strconv.FormatFloat(v, 'f', 2, 64) + " " + units[u:u+1] + "iB"
+}
