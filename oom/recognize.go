@@ -109,7 +109,7 @@ func mergeFrom(r, o *Report) {
 // guarded reports whether a guard phrase stands just before at, in the same
 // sentence: the match is then a fallback or a start-up warning.
 func guarded(s string, at int) bool {
-	w := s[max(0, at-200):at]
+	w := s[max(0, at-1000):at]
 	for _, g := range guards {
 		if k := strings.LastIndex(w, g); k >= 0 && !strings.Contains(w[k+len(g):], ". ") {
 			return true

@@ -100,9 +100,10 @@ func (a *advice) compileHbm(r *Report, flat string) {
 		a.add("The program needs ", hb(need), " and the device has ", hb(r.Capacity), ": shrink the footprint by ", fmtRatio(x),
 			" or shard it over at least ", strconv.FormatInt(n, 10), " devices; flags alone will not close a gap this large.")
 		a.add("Cut the per-device batch size (by about ", fmtRatio(x), "), or use microbatching / gradient accumulation.")
-	case x > 1.10:
+	case x > 1.15:
 		a.add("The program needs ", hb(need), " and the device has ", hb(r.Capacity), " (", fmtRatio(x),
-			"): reduce the batch size, keep large tensors in bfloat16 (or quantize them), and shard parameters and optimizer state over more chips.")
+			"): reduce the batch size by at least ", fmtRatio(x), ", keep large tensors in bfloat16 (or quantize them), or shard parameters and optimizer state over at least ",
+			strconv.FormatInt(int64(math.Ceil(x)), 10), " devices.")
 	case x > 0:
 		over := need.Bytes - r.Capacity.Bytes
 		pct := strconv.FormatFloat((x-1)*100, 'f', 1, 64)
