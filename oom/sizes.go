@@ -134,17 +134,18 @@ func size(tok string) Size {
 
 // humanBytes formats n in binary units for remediation text, e.g. "49.34 GiB".
 func humanBytes(n int64) string {
+	sign, m := "", uint64(n)
 	if n < 0 {
-		return "-" + humanBytes(-n)
+		sign, m = "-", uint64(-n) // -MinInt64 wraps to 2^63, which uint64 holds
+	}
+	if m < 1024 {
+		return sign + strconv.FormatUint(m, 10) + " B"
 	}
 	const units = "KMGTPE"
-	if n < 1024 {
-		return strconv.FormatInt(n, 10) + " B"
-	}
-	v, u := float64(n)/1024, 0
+	v, u := float64(m)/1024, 0
 	for v >= 1024 && u < len(units)-1 {
 		v /= 1024
 		u++
 	}
-	return strconv.FormatFloat(v, 'f', 2, 64) + " " + units[u:u+1] + "iB"
+	return sign + strconv.FormatFloat(v, 'f', 2, 64) + " " + units[u:u+1] + "iB"
 }

@@ -1,0 +1,92 @@
+package oom
+
+import (
+	"math"
+	"testing"
+)
+
+func TestParseSize(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		// google3 (TPU) style, base 1024, rounded to the nearest byte
+		{"147.64M", 154811761, true},
+		{"29.49G", 31664646390, true},
+		{"1.7K", 1741, true},
+		{"4.0K", 4096, true},
+		{"1024.0K", 1048576, true}, // the mantissa can reach 1024
+		{"0B", 0, true},
+		{"512B", 512, true},
+		{"3.84T", 4222124650660, true},
+		{"3.47E", 4000637620985759007, true},
+		{"-2.55G", -2738041651, true},
+		{"-1B", -1, true},
+		{"-8E", math.MinInt64, true}, // INT64_MIN as both formatters print it
+		{"8E", 0, false},             // 2^63 does not fit
+		// TSL (GPU/CPU) style
+		{"6.00MiB", 6291456, true},
+		{"384.0KiB", 393216, true},
+		{"1.97GiB", 2115271393, true},
+		{"154.06GiB", 165420665405, true},
+		{"12.50GiB", 13421772800, true},
+		// raw bytes and exact companions
+		{"6291456", 6291456, true},
+		{"6291456 bytes", 6291456, true},
+		{"33554432B", 33554432, true},
+		{"554,696,704", 554696704, true},
+		{"-2,735,391,744", -2735391744, true},
+		{"9223372036854775807", math.MaxInt64, true},
+		{"9223372036854775808", 0, false},
+		{"1.5", 2, true}, // half rounds up
+		// hex descriptors; the all-ones sentinel means unknown
+		{"0x8000000", 134217728, true},
+		{"0xffffffffffffffff", 0, false},
+		// overflow and garbage are left out, never wrapped
+		{"99999999999999T", 0, false},
+		{"99999999999999999999", 0, false},
+		{"16E", 0, false},
+		{"", 0, false},
+		{"G", 0, false},
+		{"12X", 0, false},
+		{"1.2.3M", 0, false},
+		{"5Mi", 0, false},
+	} {
+		got, ok := parseSize(c.in)
+		if ok != c.ok || got != c.want {
+			t.Errorf("parseSize(%q) = %d, %v; want %d, %v", c.in, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+func TestSizeUnknownToken(t *testing.T) {
+	if s := size(""); s.Known {
+		t.Errorf("size(\"\") = %+v", s)
+	}
+	if s := size("99999999999999T"); s.Known {
+		t.Errorf("overflow gave %+v", s)
+	}
+}
+
+// A size in a headline that cannot be represented is left out, not guessed.
+func TestOverflowInHeadline(t *testing.T) {
+	r, ok := Recognize("RESOURCE_EXHAUSTED: Attempting to allocate 99999999999999T. That was not possible. There are 1.00G free.; (0x0x0_HBM0)")
+	if !ok {
+		t.Fatal("not recognised")
+	}
+	if r.Requested.Known || !r.Free.Known || r.Cause != "" {
+		t.Errorf("Requested %+v Free %+v Cause %q", r.Requested, r.Free, r.Cause)
+	}
+	if len(r.Remediation) == 0 {
+		t.Error("no remediation")
+	}
+}
+
+func TestHumanBytes(t *testing.T) {
+	for in, want := range map[int64]string{0: "0 B", 1023: "1023 B", 1024: "1.00 KiB", 6742344: "6.43 MiB", 34359738368: "32.00 GiB", -2738041651: "-2.55 GiB", math.MinInt64: "-8.00 EiB"} {
+		if got := humanBytes(in); got != want {
+			t.Errorf("humanBytes(%d) = %q, want %q", in, got, want)
+		}
+	}
+}
