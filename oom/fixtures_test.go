@@ -13,7 +13,7 @@ import (
 // written independently of catalog.go.
 type want struct {
 	code, family, backend, space, program, device, cause, instr string
-	req, free, used, capacity, exceeded, reserved, reservable Size
+	req, free, used, capacity, exceeded, reserved, reservable   Size
 	// rp is "" (none), "r0" (replica only) or "r0p34" (replica and partition).
 	rp     string
 	words  SparseCoreWords
