@@ -1,0 +1,156 @@
+package xlaoomprocessor
+
+import (
+	"context"
+	"flag"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/golden"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/pdatatest/plogtest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/processor"
+	"go.opentelemetry.io/collector/processor/processortest"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
+
+	"github.com/xlaoom/xlaoomprocessor/internal/metadata"
+	"github.com/xlaoom/xlaoomprocessor/internal/metadatatest"
+)
+
+// -update rewrites the expected golden files from the current output. Review
+// the diff before committing it.
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// run passes ld through a processor built from cfg and returns what came out.
+func run(t *testing.T, cfg *Config, set processor.Settings, ld plog.Logs) plog.Logs {
+	t.Helper()
+	sink := new(consumertest.LogsSink)
+	p, err := NewFactory().CreateLogs(context.Background(), set, cfg, sink)
+	require.NoError(t, err)
+	require.NoError(t, p.Start(context.Background(), componenttest.NewNopHost()))
+	require.NoError(t, p.ConsumeLogs(context.Background(), ld))
+	require.NoError(t, p.Shutdown(context.Background()))
+	require.Len(t, sink.AllLogs(), 1)
+	return sink.AllLogs()[0]
+}
+
+func TestProcessorGolden(t *testing.T) {
+	cases := []struct {
+		dir string
+		cfg func() *Config
+	}{
+		{dir: "mixed", cfg: createDefaultConfig},
+		{dir: "mixed_no_severity", cfg: func() *Config {
+			c := createDefaultConfig()
+			c.SetSeverity = false
+			return c
+		}},
+		{dir: "mixed_body_only", cfg: func() *Config {
+			c := createDefaultConfig()
+			c.Attributes = nil
+			return c
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.dir, func(t *testing.T) {
+			input, err := golden.ReadLogs(filepath.Join("testdata", "logs", "mixed", "input.yaml"))
+			require.NoError(t, err)
+			got := run(t, tc.cfg(), processortest.NewNopSettings(metadata.Type), input)
+			expectedFile := filepath.Join("testdata", "logs", tc.dir, "expected.yaml")
+			if *update {
+				require.NoError(t, golden.WriteLogsToFile(expectedFile, got))
+			}
+			expected, err := golden.ReadLogs(expectedFile)
+			require.NoError(t, err)
+			require.NoError(t, plogtest.CompareLogs(expected, got))
+		})
+	}
+}
+
+// TestOrdinaryRecordsUnchanged checks the promise that matters most on a busy
+// pipeline: whatever is not an XLA OOM comes out exactly as it went in.
+func TestOrdinaryRecordsUnchanged(t *testing.T) {
+	input, err := golden.ReadLogs(filepath.Join("testdata", "logs", "mixed", "input.yaml"))
+	require.NoError(t, err)
+	want := plog.NewLogs()
+	input.CopyTo(want)
+	got := run(t, createDefaultConfig(), processortest.NewNopSettings(metadata.Type), input)
+
+	require.Equal(t, want.LogRecordCount(), got.LogRecordCount(), "no record may be dropped")
+	tagged := 0
+	forEachRecordPair(want, got, func(before, after plog.LogRecord) {
+		if _, ok := after.Attributes().Get("xla.error.code"); ok {
+			if _, wasTagged := before.Attributes().Get("xla.error.code"); !wasTagged {
+				tagged++
+				return
+			}
+		}
+		assert.Equal(t, before.Body().AsRaw(), after.Body().AsRaw())
+		assert.Equal(t, before.Attributes().AsRaw(), after.Attributes().AsRaw())
+		assert.Equal(t, before.SeverityNumber(), after.SeverityNumber())
+		assert.Equal(t, before.SeverityText(), after.SeverityText())
+	})
+	assert.Equal(t, 5, tagged, "the mixed input holds five untagged XLA OOM records")
+}
+
+func TestProcessingTwiceEqualsOnce(t *testing.T) {
+	input, err := golden.ReadLogs(filepath.Join("testdata", "logs", "mixed", "input.yaml"))
+	require.NoError(t, err)
+	once := run(t, createDefaultConfig(), processortest.NewNopSettings(metadata.Type), input)
+	again := plog.NewLogs()
+	once.CopyTo(again)
+	twice := run(t, createDefaultConfig(), processortest.NewNopSettings(metadata.Type), again)
+	require.NoError(t, plogtest.CompareLogs(once, twice))
+}
+
+func TestScanLimitPassesLongRecordsUnchanged(t *testing.T) {
+	cfg := createDefaultConfig()
+	cfg.MaxScanSize = 4096
+	oomLine := "RESOURCE_EXHAUSTED: Out of memory while trying to allocate 6291456 bytes."
+	ld := plog.NewLogs()
+	lrs := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords()
+	lrs.AppendEmpty().Body().SetStr(oomLine + strings.Repeat(" padding", 1000))
+	lrs.AppendEmpty().Body().SetStr(oomLine)
+
+	got := run(t, cfg, processortest.NewNopSettings(metadata.Type), ld)
+	records := got.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords()
+	assert.Equal(t, 0, records.At(0).Attributes().Len(), "a text over max_scan_size is not read")
+	_, tagged := records.At(1).Attributes().Get("xla.error.code")
+	assert.True(t, tagged)
+}
+
+func TestTelemetryCountsScannedAndTaggedByCode(t *testing.T) {
+	tel := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
+	input, err := golden.ReadLogs(filepath.Join("testdata", "logs", "mixed", "input.yaml"))
+	require.NoError(t, err)
+	run(t, createDefaultConfig(), metadatatest.NewSettings(tel), input)
+
+	metadatatest.AssertEqualProcessorXlaOomRecordsScanned(t, tel,
+		[]metricdata.DataPoint[int64]{{Value: int64(input.LogRecordCount())}}, metricdatatest.IgnoreTimestamp())
+	metadatatest.AssertEqualProcessorXlaOomRecordsTagged(t, tel, []metricdata.DataPoint[int64]{
+		{Value: 1, Attributes: attribute.NewSet(attribute.String("xla.error.code", "E1000"))},
+		{Value: 1, Attributes: attribute.NewSet(attribute.String("xla.error.code", "E0101"))},
+		{Value: 1, Attributes: attribute.NewSet(attribute.String("xla.error.code", "E0100"))},
+		{Value: 2, Attributes: attribute.NewSet(attribute.String("xla.error.code", "E0007"))},
+	}, metricdatatest.IgnoreTimestamp())
+}
+
+func forEachRecordPair(a, b plog.Logs, fn func(before, after plog.LogRecord)) {
+	for i := 0; i < a.ResourceLogs().Len(); i++ {
+		sa, sb := a.ResourceLogs().At(i).ScopeLogs(), b.ResourceLogs().At(i).ScopeLogs()
+		for j := 0; j < sa.Len(); j++ {
+			la, lb := sa.At(j).LogRecords(), sb.At(j).LogRecords()
+			for k := 0; k < la.Len(); k++ {
+				fn(la.At(k), lb.At(k))
+			}
+		}
+	}
+}
