@@ -102,8 +102,14 @@ func confirmB(s string, i int) bool {
 	for j > 0 && (s[j-1] >= '0' && s[j-1] <= '9' || s[j-1] == '.' || s[j-1] == ',') {
 		j--
 	}
-	before := trimSpaceRight(s[:j])
-	if len(before) == len(s[:j]) { // the size must follow a space
+	before := s[:j]
+	// A wrapped line may continue with a re-logged header: skip it.
+	if k := strings.LastIndexByte(before, '\n'); k >= 0 && j-k < 256 && stripHeaders(before[k+1:]) == "" {
+		before = before[:k+1]
+	}
+	if t := trimSpaceRight(before); len(t) < len(before) { // the size must follow a space
+		before = t
+	} else {
 		return false
 	}
 	return strings.HasSuffix(before, "allocate") || strings.HasSuffix(before, "request for") ||
