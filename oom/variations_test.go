@@ -128,7 +128,9 @@ var codeForms = []struct {
 	{"trailer only", func(b base, m string) string {
 		return m + "\nSee https://openxla.org/xla/errors/error_" + b.code[1:] + " for more details."
 	}},
-	{"old url", func(b base, m string) string { return b.code + ": " + b.name + ":\n" + m + "\nhttps://openxla.org/xla/errors#e" + b.code[1:] }},
+	{"old url", func(b base, m string) string {
+		return b.code + ": " + b.name + ":\n" + m + "\nhttps://openxla.org/xla/errors#e" + b.code[1:]
+	}},
 }
 
 // check runs one variation: MayContain must pass it and Recognize must read
