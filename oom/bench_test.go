@@ -1,0 +1,139 @@
+package oom
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// benchLines are the ordinary corpus lines of realistic length (80-300 bytes).
+func benchLines(b *testing.B) []string {
+	var out []string
+	for _, l := range ordinaryLines(b) {
+		if len(l) >= 80 && len(l) <= 300 {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+var sinkBool bool
+
+// BenchmarkContainsBaseline is the yardstick: one strings.Contains per record.
+func BenchmarkContainsBaseline(b *testing.B) {
+	lines := benchLines(b)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		sinkBool = strings.Contains(lines[i%len(lines)], "RESOURCE_EXHAUSTED")
+	}
+}
+
+func BenchmarkMayContain(b *testing.B) {
+	run := func(b *testing.B, lines []string) {
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			sinkBool = MayContain(lines[i%len(lines)])
+		}
+	}
+	b.Run("ordinary", func(b *testing.B) { run(b, benchLines(b)) })
+	b.Run("lookalike", func(b *testing.B) {
+		var l []string
+		for _, c := range lookalikes {
+			l = append(l, c.text)
+		}
+		run(b, l)
+	})
+	b.Run("oom", func(b *testing.B) {
+		var l []string
+		for _, f := range fixtures {
+			if f.file == "" {
+				l = append(l, f.text)
+			}
+		}
+		run(b, l)
+	})
+}
+
+// scanAnchor calls confirm at every occurrence of c until one confirms.
+func scanAnchor(s string, c byte, confirm func(s string, i int) bool) bool {
+	for off := 0; ; {
+		j := strings.IndexByte(s[off:], c)
+		if j < 0 {
+			return false
+		}
+		if confirm(s, off+j) {
+			return true
+		}
+		off += j + 1
+	}
+}
+
+// Alternatives measured while choosing MayContain's design (see prefilter.go).
+func BenchmarkPrefilterAlternatives(b *testing.B) {
+	lines := benchLines(b)
+	needles := []string{"RESOURCE_EXHAUSTED", "Resource exhausted", "ResourceExhausted", "out of memory", "Out of memory",
+		"Attempting to allocate", "Attempting to reserve", "Aborting compilation early", "Hbm usage", "would exceed memory",
+		"Scoped allocation", "memref.alloca", "to allocate", "MallocAsync", "OUT_OF_MEMORY", "OutOfMemory"}
+	for _, alt := range []struct {
+		name string
+		f    func(string) bool
+	}{
+		{"contains-each-needle", func(s string) bool {
+			for _, n := range needles {
+				if strings.Contains(s, n) {
+					return true
+				}
+			}
+			return false
+		}},
+		{"anchors-R-B-via-func-values", func(s string) bool {
+			return scanAnchor(s, 'R', confirmR) || scanAnchor(s, 'B', confirmB)
+		}},
+		{"anchors-R-B-O", func(s string) bool {
+			return scanAnchor(s, 'R', confirmR) || scanAnchor(s, 'B', confirmB) ||
+				scanAnchor(s, 'O', func(s string, i int) bool { return hasAt(s, i, "Out") && words(s, i+3, "of", "memory") })
+		}},
+		{"anchor-y-memory", func(s string) bool {
+			return scanAnchor(s, 'y', func(s string, i int) bool { return i >= 5 && s[i-5:i] == "memor" })
+		}},
+	} {
+		b.Run(alt.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				sinkBool = alt.f(lines[i%len(lines)])
+			}
+		})
+	}
+}
+
+var sinkReport Report
+
+func BenchmarkRecognize(b *testing.B) {
+	file := func(name string) string {
+		data, err := os.ReadFile(filepath.Join("testdata", "messages", name))
+		if err != nil {
+			b.Fatal(err)
+		}
+		return string(data)
+	}
+	for _, c := range []struct{ name, text string }{
+		{"one-line/E0100", `ValueError: RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate 8.00M. That was not possible. There are 6.43M free.; (0x0x1_HBM0)`},
+		{"one-line/E0101", `XlaRuntimeError: RESOURCE_EXHAUSTED: Error loading program 'jit_embedding_pipeline_step_fn': Attempting to reserve 29.49G at the bottom of memory. That was not possible. There are 147.64M free, 0B reserved, and 147.64M reservable. Scope: unknown..: while running replica 0 and partition 34 of a replicated computation (other replicas may have failed as well).`},
+		{"one-line/E1000", `jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: E1000: CompileTimeHbmOom: XLA:TPU compile permanent error. Ran out of memory in memory space hbm. Used 31.91G of 31.25G hbm. Exceeded hbm capacity by 681.08M.`},
+		{"one-line/GPU", `E0314 21:29:02.854727  957629 pjrt_stream_executor_client.cc:3045] Execution of replica 0 failed: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 4831838208 bytes. [tf-allocator-allocation-error='']`},
+		{"multi-line/tpu-breakdown", file("A_easydel166_breakdown.txt")},
+		{"multi-line/vllm-prefixed", file("A_vllm_prefixed.txt")},
+		{"multi-line/gpu-bfc-dump", file("I_alphafold_bfc_then_status.txt")},
+		{"multi-line/traceback", file("A_jax_traceback.txt")},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				sinkReport, sinkBool = Recognize(c.text)
+			}
+		})
+	}
+}
