@@ -100,3 +100,56 @@ func setPartition(r *Report, v string) {
 		r.Partition, r.HasPartition = n, true
 	}
 }
+
+// leadingDigits splits s into its leading decimal digits and the rest.
+func leadingDigits(s string) (digits, rest string) {
+	k := digitsEnd(s, 0)
+	return s[:k], s[k:]
+}
+
+// quoted returns the text between a leading ' and the next ', or "".
+func quoted(s string) string {
+	if !strings.HasPrefix(s, "'") {
+		return ""
+	}
+	if e := strings.IndexByte(s[1:], '\''); e > 0 {
+		return s[1 : 1+e]
+	}
+	return ""
+}
+
+// chipID returns the TPU chip coordinates ("0x0x1") that end before, or "".
+func chipID(before string) string {
+	k := len(before)
+	for k > 0 && (before[k-1] >= '0' && before[k-1] <= '9' || before[k-1] == 'x') {
+		k--
+	}
+	id := before[k:]
+	parts := strings.Split(id, "x")
+	if len(parts) != 3 {
+		return ""
+	}
+	for _, p := range parts {
+		if p == "" || digitsEnd(p, 0) != len(p) {
+			return ""
+		}
+	}
+	return id
+}
+
+// codeInURL reads the code from the text after "openxla.org/xla/errors":
+// "/error_1000" or "#e1000".
+func codeInURL(after string) string {
+	var rest string
+	if r, ok := strings.CutPrefix(after, "/error_"); ok {
+		rest = r
+	} else if len(after) > 2 && after[0] == '#' && (after[1] == 'e' || after[1] == 'E') {
+		rest = after[2:]
+	} else {
+		return ""
+	}
+	if digitsEnd(rest, 0) != 4 {
+		return ""
+	}
+	return "E" + rest[:4]
+}

@@ -71,7 +71,8 @@ var families = []family{
 	{ // D: TPU compile/MSA: "Allocation (size=107374182400) would exceed memory (size=17179869184) :: #allocation7 [shape = '...', space=hbm, size = 0x..., tag = '...'] :: <hlo>"
 		id: "D", fatal: true, phase: PhaseCompile, code: codeHbm, backend: BackendTPU,
 		pattern: pat("Allocation (size=", 0,
-			`Allocation \(size=(\d+)\) would exceed memory \(size=(\d+)\)(?: :: #allocation\d+ \[shape = '[^']*', space=(\w+))?`),
+			`Allocation \(size=(\d+)\) would exceed memory \(size=(\d+)\)(?: :: #allocation\d+ \[shape = '[^']*', space=(\w+))?`).
+			withSpan(2048), // the shape before space= can be a long tuple
 		read: func(r *Report, m match) bool {
 			r.Requested, r.Capacity = size(m.g(1)), size(m.g(2))
 			if sp := strings.ToLower(m.g(3)); sp != "" {
@@ -223,45 +224,88 @@ var families = []family{
 }
 
 // detail is a phrase that adds facts to whichever failure the record holds.
-// Details only fill fields the failure itself left empty.
+// Details only fill fields the failure itself left empty. They are short and
+// fixed, so they are read with string operations, not regexps: after is the
+// text that follows the anchor (at most detailSpan bytes), before the text
+// that precedes it (at most detailSpan bytes).
 type detail struct {
-	pattern
-	read func(r *Report, m match)
+	anchor string
+	read   func(r *Report, before, after string)
 }
+
+const detailSpan = 256
 
 var details = []detail{
 	{ // P: pjrt log line: "Execution of replica 0 failed: RESOURCE_EXHAUSTED: ..."
-		pat("Execution of replica", 0, `Execution of replica (\d+) failed`),
-		func(r *Report, m match) { setReplica(r, m.g(1)) },
+		"Execution of replica ", func(r *Report, _, a string) {
+			if n, rest := leadingDigits(a); n != "" && strings.HasPrefix(rest, " failed") {
+				setReplica(r, n)
+			}
+		},
 	},
 	{ // P: "...: while running replica 0 and partition 34 of a replicated computation (other replicas may have failed as well)."
 		// Old PyLocalClient text lacks a space: "of areplicated computation".
-		pat("while running replica", 0, `while running replica (\d+) and partition (\d+) of a ?replicated computation`),
-		func(r *Report, m match) { setReplica(r, m.g(1)); setPartition(r, m.g(2)) },
+		"while running replica ", func(r *Report, _, a string) {
+			rep, rest := leadingDigits(a)
+			rest, ok := strings.CutPrefix(rest, " and partition ")
+			part, rest := leadingDigits(rest)
+			if rep != "" && ok && part != "" &&
+				(strings.HasPrefix(rest, " of a replicated computation") || strings.HasPrefix(rest, " of areplicated computation")) {
+				setReplica(r, rep)
+				setPartition(r, part)
+			}
+		},
 	},
 	{ // Program being loaded: "Error loading program 'jit_embedding_pipeline_step_fn': ..."
-		pat("Error loading program", 0, `Error loading program ?\[?'([^']+)'`),
-		func(r *Report, m match) { setString(&r.Program, m.g(1)) },
+		"Error loading program", func(r *Report, _, a string) {
+			a = strings.TrimPrefix(strings.TrimPrefix(a, " "), "[")
+			setString(&r.Program, quoted(a))
+		},
 	},
 	{ // Status payload: "[executable_name='jit_train_step']"
-		pat("[executable_name='", 0, `\[executable_name='([^']+)'\]`),
-		func(r *Report, m match) { setString(&r.Program, m.g(1)) },
+		"[executable_name=", func(r *Report, _, a string) {
+			if name := quoted(a); name != "" && strings.HasPrefix(a[len(name)+2:], "]") {
+				setString(&r.Program, name)
+			}
+		},
 	},
 	{ // PyTorch/XLA: "Exception in device=TPU:6: RESOURCE_EXHAUSTED: ..."
-		pat("Exception in device=", 0, `Exception in device=([A-Za-z]+:\d+)`),
-		func(r *Report, m match) { setString(&r.Device, m.g(1)) },
+		"Exception in device=", func(r *Report, _, a string) {
+			k := 0
+			for k < len(a) && (a[k] >= 'A' && a[k] <= 'Z' || a[k] >= 'a' && a[k] <= 'z') {
+				k++
+			}
+			if n, _ := leadingDigits(a[min(k+1, len(a)):]); k > 0 && hasAt(a, k, ":") && n != "" {
+				setString(&r.Device, a[:k+1+len(n)])
+			}
+		},
 	},
 	{ // TPU memory id anywhere in the record: "(0x0x1_HBM0)", "(1x0x0_HBM0)", "0x3x0_HBM1"
-		pat("_HBM", 24, `(\d+x\d+x\d+_HBM\d+)`),
-		func(r *Report, m match) { setString(&r.Device, m.g(1)) },
+		"_HBM", func(r *Report, b, a string) {
+			n, _ := leadingDigits(a)
+			chip := chipID(b)
+			if n != "" && chip != "" {
+				setString(&r.Device, chip+"_HBM"+n)
+			}
+		},
 	},
 	{ // cudaMallocAsync: " Reported by CUDA: Free memory/Total memory: 22635544576/85095874560"
-		pat("Free memory/Total memory: ", 0, `Free memory/Total memory: (\d+)/(\d+)`),
-		func(r *Report, m match) { setSize(&r.Free, m.g(1)); setSize(&r.Capacity, m.g(2)) },
+		"Free memory/Total memory: ", func(r *Report, _, a string) {
+			free, rest := leadingDigits(a)
+			total, _ := leadingDigits(strings.TrimPrefix(rest, "/"))
+			if free != "" && total != "" && strings.HasPrefix(rest, "/") {
+				setSize(&r.Free, free)
+				setSize(&r.Capacity, total)
+			}
+		},
 	},
 	{ // XRT-era program-load breakdown: "HBM capacity 8.00G:"
-		pat("HBM capacity ", 0, `HBM capacity `+sz+`:`),
-		func(r *Report, m match) { setSize(&r.Capacity, m.g(1)); setString(&r.MemorySpace, "hbm") },
+		"HBM capacity ", func(r *Report, _, a string) {
+			if tok, _, ok := strings.Cut(a, ":"); ok && len(tok) <= 24 && size(tok).Known {
+				setSize(&r.Capacity, tok)
+				setString(&r.MemorySpace, "hbm")
+			}
+		},
 	},
 }
 
@@ -270,17 +314,8 @@ var details = []detail{
 // AnnotateWithCode uses ": " after the name; older builds appended
 // "https://openxla.org/xla/errors#e1000"; some builds print the bare name.
 var (
-	codeNames = func() []string { // the catalog names, with their trailing colon
-		var n []string
-		for _, e := range catalog {
-			n = append(n, e.Name+":")
-		}
-		return n
-	}()
-	codeURLs = []pattern{
-		pat("openxla.org/xla/errors/error_", 0, `openxla\.org/xla/errors/error_(\d{4})`),
-		pat("openxla.org/xla/errors#", 0, `openxla\.org/xla/errors#[eE](\d{4})`),
-	}
+	codeNameEnds = []string{"Oom:", "Failure:", "Exhausted:"} // how every catalog name ends
+	codeURL      = "openxla.org/xla/errors"                   // then "/error_1000" or "#e1000"
 )
 
 // guards are phrases that, right before a match in the same sentence, show

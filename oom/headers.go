@@ -9,6 +9,9 @@ import "strings"
 // headline whose continuation was re-logged with its own header therefore
 // read as one sentence.
 func flatten(text string) string {
+	if isFlat(text) {
+		return text // the common one-line case: no copy
+	}
 	b := make([]byte, 0, len(text))
 	space := false
 	for len(text) > 0 {
@@ -19,26 +22,44 @@ func flatten(text string) string {
 			text = ""
 		}
 		line = stripHeaders(line)
-		for i := 0; i < len(line); i++ {
-			c := line[i]
-			if isSpace(c) {
+		for i := 0; i < len(line); {
+			if isSpace(line[i]) {
 				space = true
+				i++
 				continue
+			}
+			j := i + 1
+			for j < len(line) && !isSpace(line[j]) {
+				j++
 			}
 			if space && len(b) > 0 {
 				b = append(b, ' ')
 			}
 			space = false
-			b = append(b, c)
+			b = append(b, line[i:j]...)
+			i = j
 		}
 		space = true
 	}
 	return string(b)
 }
 
-func isSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f'
+// isFlat reports whether flatten would return text unchanged: one line, no
+// header, no whitespace but single spaces between words.
+func isFlat(s string) bool {
+	if s == "" {
+		return true
+	}
+	if isSpace(s[0]) || isSpace(s[len(s)-1]) || headerLen(s) > 0 {
+		return false
+	}
+	return strings.IndexByte(s, '\n') < 0 && strings.IndexByte(s, '\t') < 0 && strings.IndexByte(s, '\r') < 0 &&
+		strings.IndexByte(s, '\v') < 0 && strings.IndexByte(s, '\f') < 0 && !strings.Contains(s, "  ")
 }
+
+var spaceTab = [256]bool{' ': true, '\t': true, '\r': true, '\n': true, '\v': true, '\f': true}
+
+func isSpace(c byte) bool { return spaceTab[c] }
 
 // stripHeaders removes the prefixes that loggers and launchers put in front
 // of a line, repeatedly, so nested headers ("I0922 ... run_docker.py:193]

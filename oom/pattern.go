@@ -10,13 +10,15 @@ import (
 type pattern struct {
 	anchor string
 	back   int // how far before the anchor a match may start
+	span   int // how far past the anchor a match may reach
 	re     *regexp.Regexp
 }
 
-// window bounds how far past its anchor a match may reach. It keeps every
-// regexp run short (the backtracking engine, no allocation of big state) and
-// the total work linear in the record's length.
-const window = 768
+// defaultSpan bounds how far past its anchor a match may reach. Short
+// windows keep every regexp run cheap (Go's backtracker clears state
+// proportional to the input) and the total work linear in the record's
+// length. The longest headline (program load) is under 250 bytes.
+const defaultSpan = 320
 
 // pat compiles expr so that it matches at most back bytes after the start of
 // the window it is given; group 1 is the match proper, so expr's own groups
@@ -25,7 +27,13 @@ func pat(anchor string, back int, expr string) pattern {
 	if !strings.Contains(strings.ReplaceAll(expr, `\`, ""), anchor) {
 		panic("oom: pattern " + expr + " does not contain its anchor " + anchor)
 	}
-	return pattern{anchor, back, regexp.MustCompile(`^(?s:.{0,` + strconv.Itoa(back) + `}?)(` + expr + `)`)}
+	return pattern{anchor, back, defaultSpan, regexp.MustCompile(`^(?s:.{0,` + strconv.Itoa(back) + `}?)(` + expr + `)`)}
+}
+
+// withSpan returns p reaching n bytes past its anchor.
+func (p pattern) withSpan(n int) pattern {
+	p.span = n
+	return p
 }
 
 // each calls fn for every match of p in s, in order.
@@ -37,7 +45,7 @@ func (p *pattern) each(s string, fn func(m match)) {
 		}
 		i += from
 		lo := max(i-p.back, from)
-		hi := min(i+len(p.anchor)+window, len(s))
+		hi := min(i+len(p.anchor)+p.span, len(s))
 		loc := p.re.FindStringSubmatchIndex(s[lo:hi])
 		if loc == nil {
 			from = i + 1
@@ -69,3 +77,15 @@ func (m match) g(i int) string {
 }
 
 func (m match) start() int { return m.loc[2] }
+
+// eachAnchor calls fn with the index of every occurrence of anchor in s.
+func eachAnchor(s, anchor string, fn func(i int)) {
+	for from := 0; ; {
+		i := strings.Index(s[from:], anchor)
+		if i < 0 {
+			return
+		}
+		fn(from + i)
+		from += i + len(anchor)
+	}
+}

@@ -53,9 +53,10 @@ func Recognize(text string) (Report, bool) {
 		r = Report{Family: "Q", Code: c}
 	}
 
-	for i := range details {
-		d := &details[i]
-		d.each(flat, func(m match) { d.read(&r, m) })
+	for _, d := range details {
+		eachAnchor(flat, d.anchor, func(i int) {
+			d.read(&r, flat[max(0, i-detailSpan):i], flat[i+len(d.anchor):min(len(flat), i+len(d.anchor)+detailSpan)])
+		})
 	}
 	finish(&r, flat)
 	return r, true
@@ -125,38 +126,43 @@ type codeAt struct {
 }
 
 // findCodes lists the catalog codes printed in s: "E1000: CompileTimeHbmOom:",
-// a bare "CompileTimeScopedVmemOom:", and the doc URLs.
+// a bare "CompileTimeScopedVmemOom:", and the doc URLs. Every catalog name
+// ends in one of codeNameEnds, so three searches find them all.
 func findCodes(s string, out []codeAt) []codeAt {
-	for _, name := range codeNames {
+	for _, end := range codeNameEnds {
 		for from := 0; ; {
-			i := strings.Index(s[from:], name)
+			i := strings.Index(s[from:], end)
 			if i < 0 {
 				break
 			}
 			i += from
-			from = i + len(name)
-			if i > 0 && isWordByte(s[i-1]) {
+			from = i + len(end)
+			w := i
+			for w > 0 && isWordByte(s[w-1]) {
+				w--
+			}
+			e, ok := lookupName(s[w : i+len(end)-1])
+			if !ok {
 				continue
 			}
-			e, _ := lookupName(name[:len(name)-1])
 			code := e.Code
-			if p := printedCode(s[:i]); p != "" {
+			if p := printedCode(s[:w]); p != "" {
 				if _, ok := lookupCode(p); ok {
 					code = p
 				}
 			} else if code == codeGeneric {
 				continue // a bare "ResourceExhausted:" is not XLA's code token
 			}
-			out = append(out, codeAt{i, code})
+			out = append(out, codeAt{w, code})
 		}
 	}
-	for i := range codeURLs {
-		codeURLs[i].each(s, func(m match) {
-			if _, ok := lookupCode("E" + m.g(1)); ok {
-				out = append(out, codeAt{m.start(), "E" + m.g(1)})
+	eachAnchor(s, codeURL, func(i int) {
+		if c := codeInURL(s[i+len(codeURL) : min(len(s), i+len(codeURL)+8)]); c != "" {
+			if _, ok := lookupCode(c); ok {
+				out = append(out, codeAt{i, c})
 			}
-		})
-	}
+		}
+	})
 	return out
 }
 
