@@ -37,7 +37,7 @@ type family struct {
 var families = []family{
 	{ // A: TPU compile: "Ran out of memory in memory space hbm. Used 49.34G of 32.00G hbm. Exceeded hbm capacity by 17.34G."
 		id: "A", fatal: true, phase: PhaseCompile, code: codeHbm, backend: BackendTPU,
-		pattern: pat("an out of memory in memory space", 1,
+		pattern: pat("y in memory space", len("Ran out of memor"),
 			`[Rr]an out of memory in memory space (\w+)\.? Used `+sz+` of `+sz+`(?: \w+)?\.?(?: Exceeded \w+ capacity by `+sz+`)?`),
 		read: func(r *Report, m match) bool {
 			r.MemorySpace = strings.ToLower(m.g(1))
@@ -86,7 +86,7 @@ var families = []family{
 	},
 	{ // E1: TPU compile, scoped VMEM: "Ran out of memory in memory space vmem while allocating on stack for %my-custom-kernel = bf16[...] custom-call(...)"
 		id: "E1", fatal: true, phase: PhaseCompile, code: codeVmem, backend: BackendTPU,
-		pattern: pat("an out of memory in memory space", 1,
+		pattern: pat("y in memory space", len("Ran out of memor"),
 			`[Rr]an out of memory in memory space (\w+) while allocating on stack for (%?[^\s=,]+)`),
 		read: func(r *Report, m match) bool {
 			r.MemorySpace = strings.ToLower(m.g(1))
@@ -127,7 +127,7 @@ var families = []family{
 	},
 	{ // H: SparseCore compile: "'memref.alloca' op current allocation offset upper bound (140704 words) exceeds the legitimate user allocatable offset upper bound (131071 words) in memory space 201 when allocating 23440 words."
 		id: "H", fatal: true, phase: PhaseCompile, code: codeSparseCore, backend: BackendTPU,
-		pattern: pat("current allocation offset upper bound", 0,
+		pattern: patUpTo("words) exceeds the legitimate", len("current allocation offset upper bound (")+20,
 			`current allocation offset upper bound \((\d+) words\) exceeds the legitimate user allocatable offset upper bound \((\d+) words\)`+
 				`(?: in memory space (\d+))?(?: when allocating (\d+) words)?`),
 		read: func(r *Report, m match) bool {
@@ -139,7 +139,7 @@ var families = []family{
 	},
 	{ // I: GPU runtime (BFC via the TF allocator adapter): "Out of memory while trying to allocate 6291456 bytes." / "... allocate 1.95GiB with allocator GPU_0_bfc on device 0."
 		id: "I", fatal: true, phase: PhaseRuntime, code: codeGeneric,
-		pattern: pat("memory while trying to allocate", len("Out of host "),
+		pattern: pat("Out of ", 0,
 			`Out of (host )?memory while trying to allocate `+sz+`(?: bytes)?\.?(?: with allocator ([\w.\-]+) on device (\d+))?`),
 		read: func(r *Report, m match) bool {
 			if m.g(1) != "" {
@@ -156,7 +156,7 @@ var families = []family{
 	},
 	{ // J: GPU runtime (platform allocator): "Failed to allocate request for 32.00MiB (33554432B) on device ordinal 0"
 		id: "J", fatal: true, phase: PhaseRuntime, code: codeGeneric, backend: BackendGPU,
-		pattern: pat("ailed to allocate request for", 1,
+		pattern: pat("quest for ", len("Failed to allocate re"),
 			`[Ff]ailed to allocate request for `+sz+`(?: \((\d+)B\))?(?: on device ordinal (\d+))?`),
 		read: func(r *Report, m match) bool {
 			r.Requested = exact(m.g(1), m.g(2))
@@ -184,7 +184,7 @@ var families = []family{
 	},
 	{ // M1: CUDA/ROCm driver (log line): "failed to allocate 528.00M (553648128 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY: out of memory"
 		id: "M1", phase: PhaseRuntime, code: codeGeneric, backend: BackendGPU,
-		pattern: pat("ailed to allocate ", 1,
+		pattern: patUpTo("bytes) from device: ", len("failed to allocate  (")+2*20,
 			`[Ff]ailed to allocate `+sz+` \((\d+) bytes\) from device: (?:RESOURCE_EXHAUSTED: :? ?)?`+
 				`(?:CUDA_ERROR_OUT_OF_MEMORY|HIP_ERROR_OutOfMemory|hipErrorOutOfMemory|cudaErrorMemoryAllocation|out of memory)`),
 		read: func(r *Report, m match) bool {
@@ -194,7 +194,7 @@ var families = []family{
 	},
 	{ // M2: GPU preallocation (log line): "[0] Failed to allocate device memory of 28.85GiB (30979129344 bytes): RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY"
 		id: "M2", phase: PhaseRuntime, code: codeGeneric, backend: BackendGPU,
-		pattern: pat("Failed to allocate device memory of", len("[1234] "),
+		pattern: patUpTo("Failed to allocate device memory of", len("[1234] "),
 			`(?:\[(\d+)\] )?Failed to allocate device memory of `+sz+`(?: \((\d+) bytes\))?: `+
 				`(?:RESOURCE_EXHAUSTED|Resource exhausted|CUDA_ERROR_OUT_OF_MEMORY|HIP_ERROR_OutOfMemory)`),
 		read: func(r *Report, m match) bool {
@@ -205,7 +205,7 @@ var families = []family{
 	},
 	{ // N: cudaMallocAsync allocator (log line): "gpu_async_1 cuMemAllocAsync failed to allocate 1225195446464 bytes: RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY"
 		id: "N", phase: PhaseRuntime, code: codeGeneric, backend: BackendGPU,
-		pattern: pat("Async failed to allocate", 64,
+		pattern: patUpTo("Async failed to allocate", 64,
 			`(?:([\w.\-]+) )?cu(?:MemAlloc|daMalloc)Async failed to allocate (\d+)(?: bytes)?`),
 		read: func(r *Report, m match) bool {
 			r.Device = allocatorDevice(m.g(1))

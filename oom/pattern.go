@@ -9,8 +9,9 @@ import (
 // pattern is a regexp that runs only where its literal anchor occurs.
 type pattern struct {
 	anchor string
-	back   int // how far before the anchor a match may start
-	span   int // how far past the anchor a match may reach
+	back   int  // how far before the anchor a match starts (exact) or may start
+	exact  bool // the match starts exactly back bytes before the anchor
+	span   int  // how far past the anchor a match may reach
 	re     *regexp.Regexp
 }
 
@@ -20,14 +21,26 @@ type pattern struct {
 // length. The longest headline (program load) is under 250 bytes.
 const defaultSpan = 320
 
-// pat compiles expr so that it matches at most back bytes after the start of
-// the window it is given; group 1 is the match proper, so expr's own groups
-// start at 2 (match.g hides the shift).
+// pat compiles expr, whose match starts exactly back bytes before anchor
+// (expr's text before the anchor has that fixed length). The regexp is
+// anchored, so it runs once, from that start.
 func pat(anchor string, back int, expr string) pattern {
+	checkAnchor(anchor, expr)
+	return pattern{anchor, back, true, defaultSpan, regexp.MustCompile(`^(` + expr + `)`)}
+}
+
+// patUpTo compiles expr, whose match starts at most back bytes before anchor
+// (a number or a name of varying length comes first). The regexp tries each
+// start in that range, from the farthest, and keeps the first that matches.
+func patUpTo(anchor string, back int, expr string) pattern {
+	checkAnchor(anchor, expr)
+	return pattern{anchor, back, false, defaultSpan, regexp.MustCompile(`^(?s:.{0,` + strconv.Itoa(back) + `}?)(` + expr + `)`)}
+}
+
+func checkAnchor(anchor, expr string) {
 	if !strings.Contains(strings.ReplaceAll(expr, `\`, ""), anchor) {
 		panic("oom: pattern " + expr + " does not contain its anchor " + anchor)
 	}
-	return pattern{anchor, back, defaultSpan, regexp.MustCompile(`^(?s:.{0,` + strconv.Itoa(back) + `}?)(` + expr + `)`)}
 }
 
 // withSpan returns p reaching n bytes past its anchor.
@@ -45,6 +58,10 @@ func (p *pattern) each(s string, fn func(m match)) {
 		}
 		i += from
 		lo := max(i-p.back, from)
+		if p.exact && lo != i-p.back {
+			from = i + 1 // the fixed text before the anchor is not there
+			continue
+		}
 		hi := min(i+len(p.anchor)+p.span, len(s))
 		loc := p.re.FindStringSubmatchIndex(s[lo:hi])
 		if loc == nil {

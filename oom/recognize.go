@@ -112,7 +112,10 @@ func mergeFrom(r, o *Report) {
 func guarded(s string, at int) bool {
 	w := s[max(0, at-1000):at]
 	for _, g := range guards {
-		if k := strings.LastIndex(w, g); k >= 0 && !strings.Contains(w[k+len(g):], ". ") {
+		if !strings.Contains(w, g) {
+			continue
+		}
+		if k := strings.LastIndex(w, g); !strings.Contains(w[k+len(g):], ". ") {
 			return true
 		}
 	}
