@@ -1,0 +1,174 @@
+package xlaoomconnector // import "github.com/xlaoom/xlaoomprocessor/xlaoomconnector"
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"go.opentelemetry.io/collector/confmap"
+
+	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
+	"github.com/xlaoom/xlaoomprocessor/internal/oomrecord"
+	"github.com/xlaoom/xlaoomprocessor/xlaoomconnector/internal/metadata"
+)
+
+// Aggregation temporalities accepted by aggregation_temporality.
+const (
+	TemporalityCumulative = "cumulative"
+	TemporalityDelta      = "delta"
+)
+
+// Config of the xla_oom connector.
+type Config struct {
+	// Finder holds search_body, body_keys, attributes and max_scan_size: where
+	// an untagged record is searched for XLA OOM text. A record tagged by the
+	// xla_oom processor is read from its attributes and never parsed again.
+	oomrecord.Finder `mapstructure:",squash"`
+
+	// AggregationTemporality is cumulative (the default: what Prometheus-style
+	// backends need) or delta.
+	AggregationTemporality string `mapstructure:"aggregation_temporality"`
+
+	// EmitInterval is how often the metrics are sent on. They are also sent
+	// once more on shutdown.
+	EmitInterval time.Duration `mapstructure:"emit_interval"`
+
+	// SeriesExpiry drops a series that no record updated for this long. It
+	// must be at least EmitInterval.
+	SeriesExpiry time.Duration `mapstructure:"series_expiry"`
+
+	// SeriesLimit is the most series each metric keeps (resource + attributes).
+	// Data for a new series beyond it goes to one overflow series per metric,
+	// marked otel.metric.overflow=true.
+	SeriesLimit int `mapstructure:"series_limit"`
+
+	// Buckets are the explicit bounds, in bytes, of the size histograms.
+	Buckets []float64 `mapstructure:"buckets"`
+
+	// Dimensions are opt-in attributes added to every metric. They are off by
+	// default because program names have a high cardinality.
+	Dimensions []string `mapstructure:"dimensions"`
+
+	// Metrics turns each metric on or off.
+	Metrics MetricsConfig `mapstructure:"metrics"`
+
+	_ struct{} // prevent unkeyed literals
+}
+
+// MetricsConfig turns each metric on or off. The sum and the gauge come from
+// metadata.yaml through mdatagen; the two histograms, which the generated
+// builder cannot express, are added here with the same shape.
+type MetricsConfig struct {
+	metadata.MetricsConfig `mapstructure:",squash"`
+	XlaOomRequestedSize    MetricConfig `mapstructure:"xla.oom.requested.size"`
+	XlaOomShortfallSize    MetricConfig `mapstructure:"xla.oom.shortfall.size"`
+}
+
+// MetricConfig turns one metric on or off.
+type MetricConfig struct {
+	Enabled bool `mapstructure:"enabled"`
+}
+
+// optionalDimensions are the attributes dimensions may name.
+var optionalDimensions = []string{oomattr.Program, oomattr.Backend, oomattr.MemorySpace}
+
+const (
+	defaultEmitInterval = 30 * time.Second
+	defaultSeriesExpiry = 15 * time.Minute
+	defaultSeriesLimit  = 2000
+)
+
+// defaultBuckets are powers of 4 from 1 MiB to 16 TiB: a small host buffer
+// up to the HBM of a whole TPU pod slice, 13 bounds.
+func defaultBuckets() []float64 {
+	b := make([]float64, 0, 13)
+	for v := float64(1 << 20); v <= float64(1<<44); v *= 4 {
+		b = append(b, v)
+	}
+	return b
+}
+
+var _ confmap.Validator = (*Config)(nil)
+
+func createDefaultConfig() *Config {
+	return &Config{
+		Finder:                 oomrecord.DefaultFinder(),
+		AggregationTemporality: TemporalityCumulative,
+		EmitInterval:           defaultEmitInterval,
+		SeriesExpiry:           defaultSeriesExpiry,
+		SeriesLimit:            defaultSeriesLimit,
+		Buckets:                defaultBuckets(),
+		Metrics: MetricsConfig{
+			MetricsConfig:       metadata.DefaultMetricsConfig(),
+			XlaOomRequestedSize: MetricConfig{Enabled: true},
+			XlaOomShortfallSize: MetricConfig{Enabled: true},
+		},
+	}
+}
+
+// Validate checks every setting; each error names its field.
+func (c *Config) Validate() error {
+	errs := []error{c.Finder.Validate()}
+	switch c.AggregationTemporality {
+	case TemporalityCumulative, TemporalityDelta:
+	default:
+		errs = append(errs, fmt.Errorf("aggregation_temporality: must be %q or %q, got %q",
+			TemporalityCumulative, TemporalityDelta, c.AggregationTemporality))
+	}
+	if c.EmitInterval <= 0 {
+		errs = append(errs, fmt.Errorf("emit_interval: must be positive, got %s", c.EmitInterval))
+	}
+	if c.SeriesExpiry < c.EmitInterval {
+		errs = append(errs, fmt.Errorf("series_expiry: must be at least emit_interval (%s), got %s", c.EmitInterval, c.SeriesExpiry))
+	}
+	if c.SeriesLimit < 1 {
+		errs = append(errs, fmt.Errorf("series_limit: must be at least 1, got %d", c.SeriesLimit))
+	}
+	errs = append(errs, validateBuckets(c.Buckets)...)
+	errs = append(errs, validateDimensions(c.Dimensions)...)
+	if !c.Metrics.anyEnabled() {
+		errs = append(errs, errors.New("metrics: every metric is disabled, so the connector would emit nothing"))
+	}
+	return errors.Join(errs...)
+}
+
+func validateBuckets(b []float64) []error {
+	if len(b) == 0 {
+		return []error{errors.New("buckets: must list at least one bound")}
+	}
+	var errs []error
+	for i, v := range b {
+		switch {
+		case math.IsNaN(v) || math.IsInf(v, 0) || v <= 0:
+			errs = append(errs, fmt.Errorf("buckets[%d]: must be a positive finite number of bytes, got %v", i, v))
+		case i > 0 && v <= b[i-1]:
+			errs = append(errs, fmt.Errorf("buckets[%d]: must be greater than buckets[%d] (%v), got %v", i, i-1, b[i-1], v))
+		}
+	}
+	return errs
+}
+
+func validateDimensions(dims []string) []error {
+	var errs []error
+	seen := make(map[string]bool, len(dims))
+	for i, d := range dims {
+		known := false
+		for _, o := range optionalDimensions {
+			known = known || d == o
+		}
+		switch {
+		case !known:
+			errs = append(errs, fmt.Errorf("dimensions[%d]: unknown dimension %q, must be one of %q", i, d, optionalDimensions))
+		case seen[d]:
+			errs = append(errs, fmt.Errorf("dimensions[%d]: %q is listed twice", i, d))
+		}
+		seen[d] = true
+	}
+	return errs
+}
+
+func (m *MetricsConfig) anyEnabled() bool {
+	return m.XlaOomErrors.Enabled || m.XlaOomPressure.Enabled ||
+		m.XlaOomRequestedSize.Enabled || m.XlaOomShortfallSize.Enabled
+}

@@ -1,0 +1,202 @@
+package xlaoomconnector // import "github.com/xlaoom/xlaoomprocessor/xlaoomconnector"
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/pdatautil"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/connector"
+	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+	"go.uber.org/zap"
+
+	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
+	"github.com/xlaoom/xlaoomprocessor/oom"
+	"github.com/xlaoom/xlaoomprocessor/xlaoomconnector/internal/metadata"
+)
+
+// Values of the source attribute of connector_xla_oom_records.
+var (
+	sourceAttributes = metric.WithAttributeSet(attribute.NewSet(attribute.String("source", "attributes")))
+	sourceText       = metric.WithAttributeSet(attribute.NewSet(attribute.String("source", "text")))
+)
+
+type xlaOOMConnector struct {
+	cfg       *Config
+	dims      dimensions
+	desc      [numMetrics]descriptor
+	version   string
+	logger    *zap.Logger
+	telemetry *metadata.TelemetryBuilder
+	next      consumer.Metrics
+	now       func() time.Time // the wall clock; replaced in tests
+
+	mu    sync.Mutex // guards state
+	state *state
+
+	emitMu sync.Mutex // one emission at a time, so delta points leave in order
+
+	stopOnce sync.Once
+	done     chan struct{}
+	wg       sync.WaitGroup
+}
+
+var _ connector.Logs = (*xlaOOMConnector)(nil)
+
+func newConnector(cfg *Config, set connector.Settings, telemetry *metadata.TelemetryBuilder, next consumer.Metrics) *xlaOOMConnector {
+	return &xlaOOMConnector{
+		cfg:       cfg,
+		dims:      newDimensions(cfg.Dimensions),
+		desc:      descriptors(set),
+		version:   set.BuildInfo.Version,
+		logger:    set.Logger,
+		telemetry: telemetry,
+		next:      next,
+		now:       time.Now,
+		state:     newState(cfg),
+		done:      make(chan struct{}),
+	}
+}
+
+// Capabilities: the input is only read.
+func (*xlaOOMConnector) Capabilities() consumer.Capabilities {
+	return consumer.Capabilities{MutatesData: false}
+}
+
+// Start begins emitting every emit_interval.
+func (c *xlaOOMConnector) Start(context.Context, component.Host) error {
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		ticker := time.NewTicker(c.cfg.EmitInterval)
+		defer ticker.Stop()
+		for {
+			select {
+			case <-c.done:
+				return
+			case <-ticker.C:
+				if err := c.emit(context.Background()); err != nil {
+					c.logger.Warn("xla_oom connector: sending metrics failed", zap.Error(err))
+				}
+			}
+		}
+	}()
+	return nil
+}
+
+// Shutdown stops the ticker and sends what is held one last time, so nothing
+// counted is lost.
+func (c *xlaOOMConnector) Shutdown(ctx context.Context) error {
+	c.stopOnce.Do(func() { close(c.done) })
+	c.wg.Wait()
+	err := c.emit(ctx)
+	c.telemetry.Shutdown()
+	return err
+}
+
+// ConsumeLogs adds every XLA OOM record to the series of its resource. The
+// records are read (and, when untagged, recognised) before the lock is taken.
+func (c *xlaOOMConnector) ConsumeLogs(ctx context.Context, ld plog.Logs) error {
+	now := c.now()
+	var fromAttrs, fromText, overflowed int64
+	var obs []observation
+	rls := ld.ResourceLogs()
+	for i := 0; i < rls.Len(); i++ {
+		rl := rls.At(i)
+		obs = obs[:0]
+		sls := rl.ScopeLogs()
+		for j := 0; j < sls.Len(); j++ {
+			lrs := sls.At(j).LogRecords()
+			for k := 0; k < lrs.Len(); k++ {
+				lr := lrs.At(k)
+				r, tagged, ok := c.read(lr)
+				if !ok {
+					continue
+				}
+				if tagged {
+					fromAttrs++
+				} else {
+					fromText++
+				}
+				obs = append(obs, observation{m: measure(r, c.dims), t: recordTime(lr, now)})
+			}
+		}
+		if len(obs) == 0 {
+			continue
+		}
+		key := resourceKey(pdatautil.Hash(pdatautil.WithMap(rl.Resource().Attributes()), pdatautil.WithString(rl.SchemaUrl())))
+		c.mu.Lock()
+		overflowed += c.state.add(key, rl.Resource(), rl.SchemaUrl(), obs, now)
+		c.mu.Unlock()
+	}
+	if fromAttrs+fromText == 0 {
+		return nil
+	}
+	c.mu.Lock()
+	size := c.state.size()
+	c.mu.Unlock()
+	c.telemetry.ConnectorXlaOomSeries.Record(ctx, size)
+	if fromAttrs > 0 {
+		c.telemetry.ConnectorXlaOomRecords.Add(ctx, fromAttrs, sourceAttributes)
+	}
+	if fromText > 0 {
+		c.telemetry.ConnectorXlaOomRecords.Add(ctx, fromText, sourceText)
+	}
+	if overflowed > 0 {
+		c.telemetry.ConnectorXlaOomOverflowDataPoints.Add(ctx, overflowed)
+	}
+	return nil
+}
+
+// read returns the report of an XLA OOM record: from its attributes when the
+// xla_oom processor tagged it (no second parse), else recognised from its text.
+func (c *xlaOOMConnector) read(lr plog.LogRecord) (r oom.Report, tagged, ok bool) {
+	if r, ok := oomattr.Get(lr.Attributes()); ok {
+		return r, true, true
+	}
+	r, ok = c.cfg.Find(lr)
+	return r, false, ok
+}
+
+// recordTime is when the record happened: its timestamp, else when it was
+// observed, else now.
+func recordTime(lr plog.LogRecord, now time.Time) pcommon.Timestamp {
+	if t := lr.Timestamp(); t != 0 {
+		return t
+	}
+	if t := lr.ObservedTimestamp(); t != 0 {
+		return t
+	}
+	return pcommon.NewTimestampFromTime(now)
+}
+
+// emit sends the points due, if any.
+func (c *xlaOOMConnector) emit(ctx context.Context) error {
+	c.emitMu.Lock()
+	defer c.emitMu.Unlock()
+	md := pmetric.NewMetrics()
+	c.mu.Lock()
+	expired := c.state.collect(c.now(), md, c.scope, &c.desc)
+	size := c.state.size()
+	c.mu.Unlock()
+
+	c.telemetry.ConnectorXlaOomSeries.Record(ctx, size)
+	if expired > 0 {
+		c.telemetry.ConnectorXlaOomSeriesExpired.Add(ctx, expired)
+	}
+	if md.DataPointCount() == 0 {
+		return nil
+	}
+	return c.next.ConsumeMetrics(ctx, md)
+}
+
+func (c *xlaOOMConnector) scope(sm pmetric.ScopeMetrics) {
+	sm.Scope().SetName(metadata.ScopeName)
+	sm.Scope().SetVersion(c.version)
+}

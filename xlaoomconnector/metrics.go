@@ -1,0 +1,231 @@
+package xlaoomconnector // import "github.com/xlaoom/xlaoomprocessor/xlaoomconnector"
+
+import (
+	"go.opentelemetry.io/collector/connector"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+
+	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
+	"github.com/xlaoom/xlaoomprocessor/oom"
+	"github.com/xlaoom/xlaoomprocessor/xlaoomconnector/internal/metadata"
+)
+
+// metricID names one of the four metrics; it is also their order in the output.
+type metricID uint8
+
+const (
+	metricErrors metricID = iota
+	metricRequested
+	metricShortfall
+	metricPressure
+	numMetrics
+)
+
+// overflowAttribute marks the one series per metric that takes the data of
+// series beyond series_limit (the name the OpenTelemetry SDKs use).
+const overflowAttribute = "otel.metric.overflow"
+
+// descriptor is the name, description and unit of a metric.
+type descriptor struct {
+	name, description, unit string
+}
+
+// Histograms: mdatagen v0.158.0 cannot generate a MetricsBuilder for them, so
+// their descriptors live here. They are documented in README.md.
+var (
+	requestedDescriptor = descriptor{
+		name:        "xla.oom.requested.size",
+		description: "Size of the allocation, reservation or program that did not fit, per XLA out-of-memory failure.",
+		unit:        "By",
+	}
+	shortfallDescriptor = descriptor{
+		name: "xla.oom.shortfall.size",
+		description: "How much memory was missing, per XLA out-of-memory failure: requested - free at run time, " +
+			"the excess over capacity at compile time. Fragmentation failures (requested <= free) have none.",
+		unit: "By",
+	}
+)
+
+// descriptors returns the descriptor of every metric. The sum and the gauge are
+// read from the mdatagen MetricsBuilder, so metadata.yaml stays their single
+// source: one data point of each is recorded into a throw-away builder and the
+// name, description and unit of what it emits are kept.
+//
+// The builder itself does not produce the output: it gives every data point
+// the same start time and a fixed temporality and cannot build histograms,
+// whereas this connector needs a start time per series (the series' first
+// record), a configurable temporality and configurable buckets.
+func descriptors(set connector.Settings) [numMetrics]descriptor {
+	mbc := metadata.NewDefaultMetricsBuilderConfig()
+	mbc.Metrics.XlaOomErrors.Enabled = true
+	mbc.Metrics.XlaOomPressure.Enabled = true
+	mb := metadata.NewMetricsBuilder(mbc, set)
+	mb.RecordXlaOomErrorsDataPoint(0, 0, "", metadata.AttributeXlaErrorPhaseRuntime)
+	mb.RecordXlaOomPressureDataPoint(0, 0, "")
+	md := mb.Emit()
+
+	var d [numMetrics]descriptor
+	d[metricRequested] = requestedDescriptor
+	d[metricShortfall] = shortfallDescriptor
+	ms := md.ResourceMetrics().At(0).ScopeMetrics().At(0).Metrics()
+	for i := 0; i < ms.Len(); i++ {
+		m := ms.At(i)
+		desc := descriptor{name: m.Name(), description: m.Description(), unit: m.Unit()}
+		switch m.Name() {
+		case metadata.MetricsInfo.XlaOomErrors.Name:
+			d[metricErrors] = desc
+		case metadata.MetricsInfo.XlaOomPressure.Name:
+			d[metricPressure] = desc
+		}
+	}
+	return d
+}
+
+// metricType is the instrument of each metric.
+func (id metricID) metricType() pmetric.MetricType {
+	switch id {
+	case metricErrors:
+		return pmetric.MetricTypeSum
+	case metricPressure:
+		return pmetric.MetricTypeGauge
+	default:
+		return pmetric.MetricTypeHistogram
+	}
+}
+
+func (m *MetricsConfig) enabled() [numMetrics]bool {
+	return [numMetrics]bool{
+		metricErrors:    m.XlaOomErrors.Enabled,
+		metricRequested: m.XlaOomRequestedSize.Enabled,
+		metricShortfall: m.XlaOomShortfallSize.Enabled,
+		metricPressure:  m.XlaOomPressure.Enabled,
+	}
+}
+
+// attrKey is the attribute set of a series. It is comparable, so it keys maps
+// directly. Empty fields are not written.
+type attrKey struct {
+	code, phase, cause            string // phase and cause: xla.oom.errors only
+	program, backend, memorySpace string // opt-in dimensions
+}
+
+// putAttributes writes the set in a fixed order.
+func (k attrKey) putAttributes(dst pcommon.Map) {
+	for _, kv := range [...]struct{ key, value string }{
+		{oomattr.ErrorCode, k.code}, {oomattr.ErrorPhase, k.phase}, {oomattr.Cause, k.cause},
+		{oomattr.Program, k.program}, {oomattr.Backend, k.backend}, {oomattr.MemorySpace, k.memorySpace},
+	} {
+		if kv.value != "" {
+			dst.PutStr(kv.key, kv.value)
+		}
+	}
+}
+
+func (k attrKey) less(o attrKey) bool {
+	a := [...]string{k.code, k.phase, k.cause, k.program, k.backend, k.memorySpace}
+	b := [...]string{o.code, o.phase, o.cause, o.program, o.backend, o.memorySpace}
+	for i := range a {
+		if a[i] != b[i] {
+			return a[i] < b[i]
+		}
+	}
+	return false
+}
+
+// dimensions says which opt-in attributes are on.
+type dimensions struct {
+	program, backend, memorySpace bool
+}
+
+func newDimensions(names []string) dimensions {
+	var d dimensions
+	for _, n := range names {
+		switch n {
+		case oomattr.Program:
+			d.program = true
+		case oomattr.Backend:
+			d.backend = true
+		case oomattr.MemorySpace:
+			d.memorySpace = true
+		}
+	}
+	return d
+}
+
+// measurement is what one XLA OOM record contributes.
+type measurement struct {
+	attrs attrKey // the xla.oom.errors set; the others drop phase and cause
+
+	requested    int64
+	hasRequested bool
+	shortfall    int64
+	hasShortfall bool
+	pressure     float64
+	hasPressure  bool
+}
+
+// measure turns a report into its measurement. Phase and cause outside their
+// enums (possible only on a hand-made tag) are left out rather than let an
+// arbitrary string become a dimension.
+func measure(r oom.Report, dims dimensions) measurement {
+	m := measurement{attrs: attrKey{code: r.Code}}
+	if _, ok := metadata.MapAttributeXlaErrorPhase[r.Phase]; ok {
+		m.attrs.phase = r.Phase
+	}
+	if _, ok := metadata.MapAttributeXlaOomCause[r.Cause]; ok {
+		m.attrs.cause = r.Cause
+	}
+	if dims.program {
+		m.attrs.program = r.Program
+	}
+	if dims.backend {
+		m.attrs.backend = r.Backend
+	}
+	if dims.memorySpace {
+		m.attrs.memorySpace = r.MemorySpace
+	}
+	if r.Requested.Known && r.Requested.Bytes >= 0 {
+		m.requested, m.hasRequested = r.Requested.Bytes, true
+	}
+	m.shortfall, m.hasShortfall = shortfall(r)
+	m.pressure, m.hasPressure = pressure(r)
+	return m
+}
+
+// attrsFor returns the attribute set of metric id.
+func (m *measurement) attrsFor(id metricID) attrKey {
+	k := m.attrs
+	if id != metricErrors {
+		k.phase, k.cause = "", ""
+	}
+	return k
+}
+
+// shortfall is how much memory was missing: the compile-time excess over
+// capacity (printed, or used - capacity), else requested - free. A failure
+// with nothing missing in total (fragmentation) has none.
+func shortfall(r oom.Report) (int64, bool) {
+	switch {
+	case r.Exceeded.Known && r.Exceeded.Bytes > 0:
+		return r.Exceeded.Bytes, true
+	case r.Used.Known && r.Capacity.Known && r.Used.Bytes > r.Capacity.Bytes:
+		return r.Used.Bytes - r.Capacity.Bytes, true
+	case r.Requested.Known && r.Free.Known && r.Requested.Bytes > r.Free.Bytes && r.Free.Bytes >= 0:
+		return r.Requested.Bytes - r.Free.Bytes, true
+	}
+	return 0, false
+}
+
+// pressure is demand divided by what was available: used / capacity, else
+// requested / free, else requested / capacity.
+func pressure(r oom.Report) (float64, bool) {
+	switch {
+	case r.Used.Known && r.Capacity.Known && r.Capacity.Bytes > 0 && r.Used.Bytes >= 0:
+		return float64(r.Used.Bytes) / float64(r.Capacity.Bytes), true
+	case r.Requested.Known && r.Free.Known && r.Free.Bytes > 0 && r.Requested.Bytes >= 0:
+		return float64(r.Requested.Bytes) / float64(r.Free.Bytes), true
+	case r.Requested.Known && r.Capacity.Known && r.Capacity.Bytes > 0 && r.Requested.Bytes >= 0:
+		return float64(r.Requested.Bytes) / float64(r.Capacity.Bytes), true
+	}
+	return 0, false
+}
