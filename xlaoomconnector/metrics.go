@@ -172,7 +172,7 @@ func measure(r oom.Report, dims dimensions) measurement {
 	if _, ok := metadata.MapAttributeXlaErrorPhase[r.Phase]; ok {
 		m.attrs.phase = r.Phase
 	}
-	if _, ok := metadata.MapAttributeXlaOomCause[r.Cause]; ok {
+	if r.Cause == oom.CauseExhaustion || r.Cause == oom.CauseFragmentation {
 		m.attrs.cause = r.Cause
 	}
 	if dims.program {

@@ -100,7 +100,7 @@ type state struct {
 	enabled [numMetrics]bool
 
 	resources map[resourceKey]*resourceState
-	counts    [numMetrics]int      // series per metric
+	counts    [numMetrics]int     // series per metric
 	overflow  [numMetrics]*series // nil until a metric overflows
 }
 

@@ -43,32 +43,6 @@ var MapAttributeXlaErrorPhase = map[string]AttributeXlaErrorPhase{
 	"runtime": AttributeXlaErrorPhaseRuntime,
 }
 
-// AttributeXlaOomCause specifies the value xla.oom.cause attribute.
-type AttributeXlaOomCause int
-
-const (
-	_ AttributeXlaOomCause = iota
-	AttributeXlaOomCauseExhaustion
-	AttributeXlaOomCauseFragmentation
-)
-
-// String returns the string representation of the AttributeXlaOomCause.
-func (av AttributeXlaOomCause) String() string {
-	switch av {
-	case AttributeXlaOomCauseExhaustion:
-		return "exhaustion"
-	case AttributeXlaOomCauseFragmentation:
-		return "fragmentation"
-	}
-	return ""
-}
-
-// MapAttributeXlaOomCause is a helper map of string to AttributeXlaOomCause attribute value.
-var MapAttributeXlaOomCause = map[string]AttributeXlaOomCause{
-	"exhaustion":    AttributeXlaOomCauseExhaustion,
-	"fragmentation": AttributeXlaOomCauseFragmentation,
-}
-
 var MetricsInfo = metricsInfo{
 	XlaOomErrors: metricInfo{
 		Name:       "xla.oom.errors",

@@ -59,7 +59,7 @@ func TestMetricsBuilder(t *testing.T) {
 			allMetricsCount := 0
 			defaultMetricsCount++
 			allMetricsCount++
-			mb.RecordXlaOomErrorsDataPoint(ts, 1, "xla.error.code-val", AttributeXlaErrorPhaseCompile, WithXlaOomCauseMetricAttribute(AttributeXlaOomCauseExhaustion))
+			mb.RecordXlaOomErrorsDataPoint(ts, 1, "xla.error.code-val", AttributeXlaErrorPhaseCompile, WithXlaOomCauseMetricAttribute("xla.oom.cause-val"))
 			defaultMetricsCount++
 			allMetricsCount++
 			mb.RecordXlaOomPressureDataPoint(ts, 1, "xla.error.code-val")
@@ -114,7 +114,7 @@ func TestMetricsBuilder(t *testing.T) {
 					assert.Equal(t, "compile", xlaErrorPhaseAttrVal.Str())
 					xlaOomCauseAttrVal, ok := dp.Attributes().Get("xla.oom.cause")
 					assert.True(t, ok)
-					assert.Equal(t, "exhaustion", xlaOomCauseAttrVal.Str())
+					assert.Equal(t, "xla.oom.cause-val", xlaOomCauseAttrVal.Str())
 				case "xla.oom.pressure":
 					assert.False(t, validatedMetrics["xla.oom.pressure"], "Found a duplicate in the metrics slice: xla.oom.pressure")
 					validatedMetrics["xla.oom.pressure"] = true
