@@ -1,0 +1,49 @@
+// Command otelcol-xlaoom is an OpenTelemetry Collector distribution with the
+// xla_oom processor and connector and the components a node agent or gateway
+// needs around them. It is hand-written so that the repository builds with a
+// plain `go build`; builder-config.yaml is the equivalent ocb manifest.
+package main
+
+import (
+	"log"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/confmap"
+	"go.opentelemetry.io/collector/confmap/provider/envprovider"
+	"go.opentelemetry.io/collector/confmap/provider/fileprovider"
+	"go.opentelemetry.io/collector/confmap/provider/yamlprovider"
+	"go.opentelemetry.io/collector/otelcol"
+
+	"github.com/xlaoom/xlaoomprocessor/distribution/components"
+)
+
+// version is overridden with -ldflags "-X main.version=…".
+var version = "0.1.0-dev"
+
+func main() {
+	if err := otelcol.NewCommand(Settings()).Execute(); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// Settings are the collector settings of otelcol-xlaoom.
+func Settings() otelcol.CollectorSettings {
+	return otelcol.CollectorSettings{
+		BuildInfo: component.BuildInfo{
+			Command:     "otelcol-xlaoom",
+			Description: "OpenTelemetry Collector with the xla_oom processor and connector",
+			Version:     version,
+		},
+		Factories: components.Components,
+		ConfigProviderSettings: otelcol.ConfigProviderSettings{
+			ResolverSettings: confmap.ResolverSettings{
+				ProviderFactories: []confmap.ProviderFactory{
+					envprovider.NewFactory(),
+					fileprovider.NewFactory(),
+					yamlprovider.NewFactory(),
+				},
+				DefaultScheme: "env",
+			},
+		},
+	}
+}
