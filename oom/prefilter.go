@@ -82,7 +82,7 @@ func confirmR(s string, i int) bool {
 			(strings.HasPrefix(r, "RROR_OUT_OF_MEMORY") || strings.HasPrefix(r, "RROR_OutOfMemory"))
 	case 'N': // INTERNAL: ... 'memref.alloca' op ... exceeds the legitimate user allocatable offset
 		return i >= 4 && s[i-4:i] == "INTE" && strings.HasPrefix(r, "RNAL") &&
-			strings.Contains(r, "memref.alloca")
+			strings.Contains(r[:min(len(r), 256)], "memref.alloca")
 	}
 	return false
 }
@@ -109,9 +109,9 @@ func confirmB(s string, i int) bool {
 	for j > 0 && (s[j-1] >= '0' && s[j-1] <= '9' || s[j-1] == '.' || s[j-1] == ',') {
 		j--
 	}
-	before := s[:j]
+	before := s[max(0, j-256):j] // bounded: MayContain stays linear in len(s)
 	// A wrapped line may continue with a re-logged header: skip it.
-	if k := strings.LastIndexByte(before, '\n'); k >= 0 && j-k < 256 && stripHeaders(before[k+1:]) == "" {
+	if k := strings.LastIndexByte(before, '\n'); k >= 0 && stripHeaders(before[k+1:]) == "" {
 		before = before[:k+1]
 	}
 	if t := trimSpaceRight(before); len(t) < len(before) { // the size must follow a space

@@ -22,6 +22,9 @@ func Recognize(text string) (Report, bool) {
 			if guarded(flat, m.start()) {
 				return
 			}
+			if len(cands) >= maxCandidates {
+				return
+			}
 			r := Report{Family: f.id, Code: f.code, Phase: f.phase, Backend: f.backend}
 			if f.read(&r, m) {
 				cands = append(cands, candidate{f: f, at: m.start(), r: r})
@@ -61,6 +64,10 @@ func Recognize(text string) (Report, bool) {
 	finish(&r, flat)
 	return r, true
 }
+
+// maxCandidates bounds the messages read from one record (a pathological
+// record repeating a headline thousands of times costs no more memory).
+const maxCandidates = 32
 
 // candidate is one family match.
 type candidate struct {
@@ -156,12 +163,14 @@ func findCodes(s string, out []codeAt) []codeAt {
 			} else if code == codeGeneric {
 				continue // a bare "ResourceExhausted:" is not XLA's code token
 			}
-			out = append(out, codeAt{w, code})
+			if len(out) < maxCandidates {
+				out = append(out, codeAt{w, code})
+			}
 		}
 	}
 	eachAnchor(s, codeURL, func(i int) {
 		if c := codeInURL(s[i+len(codeURL) : min(len(s), i+len(codeURL)+8)]); c != "" {
-			if _, ok := lookupCode(c); ok {
+			if _, ok := lookupCode(c); ok && len(out) < maxCandidates {
 				out = append(out, codeAt{i, c})
 			}
 		}
