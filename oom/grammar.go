@@ -325,6 +325,12 @@ var guards = []string{
 	"CUDA backend failed to initialize",                    // JAX start-up warning, not an OOM of a program
 }
 
+// foreignFailures are failures of other runtimes. A record that holds one
+// and only allocator or driver warnings (no XLA status) is not an XLA OOM.
+var foreignFailures = []string{
+	"OOM when allocating tensor", // TensorFlow's own (non-XLA) kernels, which share the BFC allocator
+}
+
 // Figures and names that reveal the backend when the failure's own text does
 // not (checked in order; the first backend with a hit wins, ties leave it out).
 var backendEvidence = []struct {

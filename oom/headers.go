@@ -12,6 +12,12 @@ func flatten(text string) string {
 	if isFlat(text) {
 		return text // the common one-line case: no copy
 	}
+	if strings.IndexByte(text, 0x1b) >= 0 {
+		text = stripANSI(text)
+	}
+	if strings.IndexByte(text, '\\') >= 0 {
+		text = unescapeBreaks(text)
+	}
 	b := make([]byte, 0, len(text))
 	space := false
 	for len(text) > 0 {
@@ -54,8 +60,42 @@ func isFlat(s string) bool {
 		return false
 	}
 	return strings.IndexByte(s, '\n') < 0 && strings.IndexByte(s, '\t') < 0 && strings.IndexByte(s, '\r') < 0 &&
-		strings.IndexByte(s, '\v') < 0 && strings.IndexByte(s, '\f') < 0 && !strings.Contains(s, "  ")
+		strings.IndexByte(s, '\v') < 0 && strings.IndexByte(s, '\f') < 0 && strings.IndexByte(s, 0x1b) < 0 &&
+		strings.IndexByte(s, '\\') < 0 && !strings.Contains(s, "  ")
 }
+
+// stripANSI removes terminal colour sequences (ESC [ ... letter), which
+// coloured loggers (vLLM, Ray, Jupyter tracebacks) put around prefixes and
+// exception names.
+func stripANSI(s string) string {
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] == 0x1b && i+1 < len(s) && s[i+1] == '[' {
+			j := i + 2
+			for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == ';') {
+				j++
+			}
+			if j < len(s) && (s[j] >= 'A' && s[j] <= 'Z' || s[j] >= 'a' && s[j] <= 'z') {
+				i = j
+				continue
+			}
+		}
+		b = append(b, s[i])
+	}
+	return string(b)
+}
+
+// unescapeBreaks turns the two-character escapes \n, \r and \t into the
+// characters they stand for, so a record whose body is a JSON- or
+// repr-escaped multi-line message reads like the original.
+func unescapeBreaks(s string) string {
+	if !strings.Contains(s, `\n`) && !strings.Contains(s, `\t`) && !strings.Contains(s, `\r`) {
+		return s
+	}
+	return breakEscapes.Replace(s)
+}
+
+var breakEscapes = strings.NewReplacer(`\n`, "\n", `\r`, "\r", `\t`, "\t")
 
 var spaceTab = [256]bool{' ': true, '\t': true, '\r': true, '\n': true, '\v': true, '\f': true}
 
@@ -89,15 +129,53 @@ func headerLen(l string) int {
 		if n := glogHeader(l); n > 0 {
 			return n
 		}
-		return levelHeader(l)
+		if n := levelHeader(l); n > 0 {
+			return n
+		}
+		return syslogHeader(l)
 	case c == '[':
 		return bracketHeader(l)
 	case c == '(':
 		return rayHeader(l)
 	case c == 'D' || c == 'C':
+		if n := syslogHeader(l); n > 0 {
+			return n
+		}
 		return levelHeader(l)
+	case c >= 'A' && c <= 'Z':
+		return syslogHeader(l)
 	}
 	return 0
+}
+
+// syslogHeader matches a syslog/journald prefix:
+// "Nov 22 10:00:00 host python3[1234]: ".
+func syslogHeader(l string) int {
+	if len(l) < 16 || !strings.Contains("JanFebMarAprMayJunJulAugSepOctNovDec", l[:3]) || l[3] != ' ' {
+		return 0
+	}
+	i := 4
+	if l[i] == ' ' {
+		i++
+	}
+	if j := digitsEnd(l, i); j == i || j > i+2 || !hasAt(l, j, " ") {
+		return 0
+	} else {
+		i = j + 1
+	}
+	if i = timeEnd(l, i); i < 0 || !hasAt(l, i, " ") {
+		return 0
+	}
+	h := strings.IndexByte(l[i+1:], ' ')
+	if h <= 0 {
+		return 0
+	}
+	i += 1 + h + 1 // past the host name
+	e := strings.Index(l[i:], ": ")
+	if e <= 0 || strings.IndexByte(l[i:i+e], ' ') >= 0 {
+		return 0
+	}
+	return i + e + 2
 }
 
 // glogHeader matches absl/glog headers:

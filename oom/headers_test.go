@@ -26,6 +26,9 @@ func TestStripHeaders(t *testing.T) {
 		{"ERROR:absl:" + msg, msg},
 		{"WARNING:tensorflow:" + msg, msg},
 		{"2024-03-02 11:45:09,412 - root - ERROR - " + msg, msg},
+		{"Nov 22 10:00:00 tpu-vm-0 python3[1234]: " + msg, msg},
+		{"Feb  3 07:02:44 gpu-host kernel: " + msg, msg},
+		{"Dec 31 23:59:59 h trainer[7]: E0528 07:02:44.350251 1 a.cc:1] " + msg, msg},
 		// not headers: content that merely starts like one
 		{msg, msg},
 		{"E1000: CompileTimeHbmOom: Ran out", "E1000: CompileTimeHbmOom: Ran out"},
@@ -34,6 +37,8 @@ func TestStripHeaders(t *testing.T) {
 		{"Failed to allocate request for 1B", "Failed to allocate request for 1B"},
 		{"2 root error(s) found.", "2 root error(s) found."},
 		{"I0528 not a header", "I0528 not a header"},
+		{"May the run succeed: yes", "May the run succeed: yes"},
+		{"Out of memory allocating 1 bytes.", "Out of memory allocating 1 bytes."},
 	} {
 		if got := stripHeaders(c.in); got != c.want {
 			t.Errorf("stripHeaders(%q)\n got %q\nwant %q", c.in, got, c.want)

@@ -116,3 +116,33 @@ func TestOrdinaryLines(t *testing.T) {
 		}
 	}
 }
+
+func TestANSIAndEscapedRecords(t *testing.T) {
+	for _, c := range []struct{ name, text string }{
+		{"vllm colours", "\x1b[1;36m(EngineCore_DP0 pid=896988)\x1b[0;0m ERROR 09-19 10:23:41 [core.py:700] jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate 8.00M. That was not possible. There are 6.43M free.; (0x0x1_HBM0)"},
+		{"jupyter colours", "\x1b[0;31mXlaRuntimeError\x1b[0m: RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate 8.00M.\x1b[0m That was not possible. There are 6.43M free.; (0x0x1_HBM0)"},
+		{"json escaped", `{"log":"ValueError: RESOURCE_EXHAUSTED: E0100: RuntimeBufferAllocationFailure:\nError allocating device buffer: Attempting to allocate 8.00M.\nThat was not possible. There are 6.43M free.; (0x0x1_HBM0)\n"}`},
+		{"syslog", "Nov 22 10:00:00 tpu-vm-0 python3[1234]: ValueError: RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate 8.00M. That was not possible.\nNov 22 10:00:00 tpu-vm-0 python3[1234]: There are 6.43M free.; (0x0x1_HBM0)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if !MayContain(c.text) {
+				t.Error("MayContain = false")
+			}
+			r, ok := Recognize(c.text)
+			if !ok {
+				t.Fatal("not recognised")
+			}
+			checkReport(t, r, want{code: "E0100", family: "F", backend: "tpu", space: "hbm", device: "0x0x1_HBM0", req: b(8388608), free: b(6742344), cause: "exhaustion"})
+		})
+	}
+}
+
+// TensorFlow's own OOM shares the BFC allocator's warning: the warning alone
+// in such a record is not an XLA failure.
+func TestTensorFlowNativeWithBFCWarning(t *testing.T) {
+	text := "2023-11-07 19:31:02.771234: W tensorflow/tsl/framework/bfc_allocator.cc:485] Allocator (GPU_0_bfc) ran out of memory trying to allocate 64.00MiB (rounded to 67108864)requested by op model/conv2d_3/Conv2D\n" +
+		"2023-11-07 19:31:02.771300: W tensorflow/core/framework/op_kernel.cc:1828] OP_REQUIRES failed at conv_ops_impl.h:1199 : RESOURCE_EXHAUSTED: OOM when allocating tensor with shape[16,64,64,64] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc"
+	if r, ok := Recognize(text); ok {
+		t.Errorf("recognised %+v", r)
+	}
+}

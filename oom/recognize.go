@@ -37,6 +37,9 @@ func Recognize(text string) (Report, bool) {
 
 	var r Report
 	if p := primary(cands); p >= 0 {
+		if !cands[p].f.fatal && vetoed(flat) {
+			return Report{}, false
+		}
 		r = cands[p].r
 		for i := range cands {
 			if i != p {
@@ -123,6 +126,17 @@ func guarded(s string, at int) bool {
 			continue
 		}
 		if k := strings.LastIndex(w, g); !strings.Contains(w[k+len(g):], ". ") {
+			return true
+		}
+	}
+	return false
+}
+
+// vetoed reports whether the record shows that its allocator warnings belong
+// to a failure outside XLA (TensorFlow's own kernels share the BFC allocator).
+func vetoed(s string) bool {
+	for _, v := range foreignFailures {
+		if strings.Contains(s, v) {
 			return true
 		}
 	}
