@@ -146,3 +146,15 @@ func TestTensorFlowNativeWithBFCWarning(t *testing.T) {
 		t.Errorf("recognised %+v", r)
 	}
 }
+
+// A bare GPU status (no RESOURCE_EXHAUSTED) still passes MayContain when the
+// BufferAssignment dump follows it.
+func TestBareStatusWithDump(t *testing.T) {
+	text := "Out of memory while trying to allocate 6291456 bytes.\nBufferAssignment OOM Debugging.\nBufferAssignment stats:\n             parameter allocation:    6.00MiB\n"
+	if !MayContain(text) {
+		t.Error("MayContain = false")
+	}
+	if r, ok := Recognize(text); !ok || r.Backend != "gpu" || r.Requested.Bytes != 6291456 {
+		t.Errorf("got %+v, %v", r, ok)
+	}
+}

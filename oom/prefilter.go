@@ -20,7 +20,8 @@ import "strings"
 //     "memory of" (GPU allocator lines that print no status code: the BFC
 //     "ran out of memory trying to allocate 1.97GiB", "Failed to allocate
 //     request for 32.00MiB (33554432B)", "failed to allocate 154.06GiB"), and
-//     TPU memory ids such as 0x0x1_HBM0 (bare "Attempting to allocate" lines).
+//     TPU memory ids such as 0x0x1_HBM0 (bare "Attempting to allocate" lines),
+//     and the GPU "BufferAssignment OOM Debugging." dump.
 //
 // Each hit is confirmed in place (whitespace runs allowed between words, so a
 // wrapped headline still passes) before MayContain says yes. It allocates
@@ -91,9 +92,12 @@ func confirmR(s string, i int) bool {
 // verb, or the middle of a TPU memory id ("_HBM0").
 func confirmB(s string, i int) bool {
 	if i < 2 {
-		return false
+		return i == 0 && strings.HasPrefix(s, "BufferAssignment OOM")
 	}
 	if s[i-1] == 'H' && s[i-2] == '_' && hasAt(s, i+1, "M") {
+		return true
+	}
+	if s[i+1:min(len(s), i+20)] == "ufferAssignment OOM" { // the GPU dump under a bare status message
 		return true
 	}
 	j := i
