@@ -2,6 +2,15 @@
 // size in them to bytes, classifies them against the OpenXLA error catalog and
 // advises what to do. It has no OpenTelemetry Collector types, so the processor,
 // the connector and any other tool can share it.
+//
+// Use MayContain on every record (it is about as cheap as one
+// strings.Contains and allocates nothing) and Recognize on those it passes.
+//
+// Layout: grammar.go holds every message format (one entry per family of the
+// reference's quick index), catalog.go the error codes, sizes.go the size
+// parser, headers.go log-prefix stripping and line joining, prefilter.go
+// MayContain, recognize.go the engine that picks the failure in a record,
+// remediation.go the advice, pattern.go and fields.go small helpers.
 package oom
 
 // Phase tells whether the failure happened while compiling or while running.
@@ -51,28 +60,32 @@ type Report struct {
 	Phase    string // PhaseCompile or PhaseRuntime
 	DocURL   string // https://openxla.org/xla/errors/error_XXXX for catalog codes
 
-	// Family names the grammar entry that matched (see grammar.go), for tests
-	// and debugging; it is not part of the attribute contract.
+	// Family names the grammar entry that matched (see grammar.go): the
+	// reference's quick-index letter, with a digit where a letter has several
+	// forms (E1, E2, M1, M2), or "Q" for a code printed without a readable
+	// message. For tests and debugging; not part of the attribute contract.
 	Family string
 
 	Backend     string // BackendTPU/GPU/CPU when the text shows it
 	MemorySpace string // hbm, vmem, smem, ... when the text names it
 
-	Requested  Size // what the failing allocation, reservation or program asked for
-	Free       Size // what the message says was free or available
-	Used       Size // compile-time "Used X of Y"
-	Capacity   Size // compile-time "of Y", or "would exceed memory (size=Y)"
-	Exceeded   Size // compile-time "Exceeded ... capacity by Z"
+	// Sizes, exact bytes (the exact companion of a rounded figure when both
+	// are printed); unknown when not printed or not representable.
+	Requested  Size // the failing allocation, reservation, "Requires X", scoped "size X"
+	Free       Size // "There are X free", CUDA's "Free memory"
+	Used       Size // compile-time "Used X of Y"; TensorCore + SparseCore Hbm usage
+	Capacity   Size // "of Y", "has Y available", "exceeding available bytes", "would exceed memory (size=Y)", scoped "limit Y", CUDA's "Total memory", "HBM capacity"
+	Exceeded   Size // "Exceeded ... capacity by Z", "exceeded scoped ... limit by Z"
 	Reserved   Size // program load: "N reserved"
 	Reservable Size // program load: "N reservable"
 
-	Program      string // e.g. jit_train_step
-	Replica      int64
+	Program      string // "Error loading program 'x'", "[executable_name='x']"
+	Replica      int64  // "Execution of replica R failed", "while running replica R and partition P"
 	Partition    int64
 	HasReplica   bool // Replica was printed
 	HasPartition bool // Partition was printed
 
-	Device string // device or memory id, e.g. 0x0x1_HBM0, or a GPU ordinal
+	Device string // TPU memory id (0x0x1_HBM0), GPU ordinal ("0"), or PyTorch/XLA device (TPU:6)
 
 	// Instruction is the HLO instruction or kernel the message names, e.g.
 	// %my-custom-kernel for a scoped VMEM OOM ("" when none is printed).
