@@ -1,0 +1,481 @@
+package xlaoomconnector
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/golden"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/pdatatest/plogtest"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/pdatatest/pmetrictest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/connector"
+	"go.opentelemetry.io/collector/connector/connectortest"
+	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
+
+	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
+	"github.com/xlaoom/xlaoomprocessor/xlaoomconnector/internal/metadata"
+	"github.com/xlaoom/xlaoomprocessor/xlaoomconnector/internal/metadatatest"
+)
+
+// -update rewrites the expected golden files from the current output. Review
+// the diff before committing it.
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// clock is a settable wall clock.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) Add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// newTestConnector builds a connector through the factory, on a settable clock.
+func newTestConnector(t *testing.T, cfg *Config, set connector.Settings, sink *consumertest.MetricsSink) (*xlaOOMConnector, *clock) {
+	t.Helper()
+	require.NoError(t, cfg.Validate())
+	c, err := NewFactory().CreateLogsToMetrics(context.Background(), set, cfg, sink)
+	require.NoError(t, err)
+	conn := c.(*xlaOOMConnector)
+	clk := &clock{t: time.Date(2025, 11, 22, 10, 5, 0, 0, time.UTC)}
+	conn.now = clk.Now
+	return conn, clk
+}
+
+func readLogs(t *testing.T, parts ...string) plog.Logs {
+	t.Helper()
+	ld, err := golden.ReadLogs(filepath.Join(append([]string{"testdata", "logs"}, parts...)...))
+	require.NoError(t, err)
+	return ld
+}
+
+// compareGolden compares got with a golden file, rewriting it under -update.
+// Order is not compared: resources follow a hash, and the golden writer sorts.
+func compareGolden(t *testing.T, got pmetric.Metrics, parts ...string) {
+	t.Helper()
+	file := filepath.Join(append([]string{"testdata", "metrics"}, parts...)...)
+	if *update {
+		require.NoError(t, golden.WriteMetricsToFile(file, got, golden.SkipMetricTimestampNormalization()))
+	}
+	want, err := golden.ReadMetrics(file)
+	require.NoError(t, err)
+	require.NoError(t, pmetrictest.CompareMetrics(want, got, pmetrictest.IgnoreResourceMetricsOrder(),
+		pmetrictest.IgnoreMetricsOrder(), pmetrictest.IgnoreMetricDataPointsOrder()))
+}
+
+// consumeAndEmit feeds each batch, then emits once and returns what came out.
+func consumeAndEmit(t *testing.T, c *xlaOOMConnector, sink *consumertest.MetricsSink, batches ...plog.Logs) pmetric.Metrics {
+	t.Helper()
+	for _, ld := range batches {
+		ld.MarkReadOnly() // the connector must not write to its input
+		require.NoError(t, c.ConsumeLogs(context.Background(), ld))
+	}
+	before := len(sink.AllMetrics())
+	require.NoError(t, c.emit(context.Background()))
+	require.Len(t, sink.AllMetrics(), before+1)
+	return sink.AllMetrics()[before]
+}
+
+func settings() connector.Settings { return connectortest.NewNopSettings(metadata.Type) }
+
+// TestGoldenTagged reads records tagged by the processor from their
+// attributes. It does not depend on the recogniser: the one tagged body that
+// holds an OOM message prints other figures than its tag, and the tag wins.
+func TestGoldenTagged(t *testing.T) {
+	sink := new(consumertest.MetricsSink)
+	c, _ := newTestConnector(t, createDefaultConfig(), settings(), sink)
+	got := consumeAndEmit(t, c, sink, readLogs(t, "tagged", "input.yaml"))
+	compareGolden(t, got, "tagged", "cumulative.yaml")
+
+	// Two resources (host a arrives in two ResourceLogs and is merged), seven
+	// OOM records; the look-alike and the ordinary line are not counted.
+	assert.Equal(t, 2, got.ResourceMetrics().Len())
+	assert.Equal(t, int64(7), sumErrors(got))
+}
+
+// TestGoldenTemporality feeds two batches with an emission after each, then
+// emits once more with no new data.
+func TestGoldenTemporality(t *testing.T) {
+	for _, temporality := range []string{TemporalityCumulative, TemporalityDelta} {
+		t.Run(temporality, func(t *testing.T) {
+			cfg := createDefaultConfig()
+			cfg.AggregationTemporality = temporality
+			sink := new(consumertest.MetricsSink)
+			c, clk := newTestConnector(t, cfg, settings(), sink)
+
+			first := consumeAndEmit(t, c, sink, readLogs(t, "tagged", "input.yaml"))
+			compareGolden(t, first, "tagged", temporality+"_1.yaml")
+			clk.Add(cfg.EmitInterval)
+			second := consumeAndEmit(t, c, sink, readLogs(t, "tagged", "input2.yaml"))
+			compareGolden(t, second, "tagged", temporality+"_2.yaml")
+			clk.Add(cfg.EmitInterval)
+
+			require.NoError(t, c.emit(context.Background()))
+			if temporality == TemporalityCumulative {
+				// Every live series again, unchanged, so the backend keeps it.
+				require.Len(t, sink.AllMetrics(), 3)
+				require.NoError(t, pmetrictest.CompareMetrics(second, sink.AllMetrics()[2],
+					pmetrictest.IgnoreMetricsOrder(), pmetrictest.IgnoreMetricDataPointsOrder()))
+				assert.Equal(t, int64(9), sumErrors(second))
+			} else {
+				// Nothing new, nothing sent.
+				require.Len(t, sink.AllMetrics(), 2)
+				assert.Equal(t, int64(7), sumErrors(first))
+				assert.Equal(t, int64(2), sumErrors(second))
+			}
+		})
+	}
+}
+
+// TestGoldenUntagged recognises real messages itself. It needs the
+// recogniser of package oom.
+func TestGoldenUntagged(t *testing.T) {
+	sink := new(consumertest.MetricsSink)
+	c, _ := newTestConnector(t, createDefaultConfig(), settings(), sink)
+	got := consumeAndEmit(t, c, sink, readLogs(t, "untagged", "input.yaml"))
+	compareGolden(t, got, "untagged", "cumulative.yaml")
+	// Six OOM records (body, exception.message, map body), the look-alike and
+	// the ordinary lines are not counted.
+	assert.Equal(t, int64(6), sumErrors(got))
+	assert.Equal(t, 3, got.ResourceMetrics().Len())
+}
+
+func TestGoldenDimensions(t *testing.T) {
+	cfg := createDefaultConfig()
+	cfg.Dimensions = []string{"xla.program.name", "xla.backend", "xla.memory.space"}
+	sink := new(consumertest.MetricsSink)
+	c, _ := newTestConnector(t, cfg, settings(), sink)
+	got := consumeAndEmit(t, c, sink, readLogs(t, "tagged", "input.yaml"))
+	compareGolden(t, got, "tagged", "dimensions.yaml")
+	assert.Equal(t, int64(7), sumErrors(got))
+}
+
+func TestGoldenOverflow(t *testing.T) {
+	tt := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tt.Shutdown(context.Background())) })
+	set := connectortest.NewNopSettings(metadata.Type)
+	set.TelemetrySettings = tt.NewTelemetrySettings()
+
+	cfg := createDefaultConfig()
+	cfg.SeriesLimit = 2
+	sink := new(consumertest.MetricsSink)
+	c, _ := newTestConnector(t, cfg, set, sink)
+	got := consumeAndEmit(t, c, sink, readLogs(t, "tagged", "input.yaml"))
+	compareGolden(t, got, "tagged", "overflow.yaml")
+	// Nothing is dropped: the overflow series hold the rest.
+	assert.Equal(t, int64(7), sumErrors(got))
+
+	// With two series per metric, host a fills them first:
+	// errors: host b's E0101, E0100 (fragmentation) and E0007 records -> 3;
+	// requested: host b's E0100 -> 1; shortfall: host b's E0101 -> 1;
+	// pressure: host b's E0101 and E0100 -> 2.
+	overflow := map[string]int{}
+	forEachMetric(got, func(res pcommon.Resource, m pmetric.Metric) {
+		var attrs []pcommon.Map
+		switch m.Type() {
+		case pmetric.MetricTypeSum:
+			for _, dp := range m.Sum().DataPoints().All() {
+				attrs = append(attrs, dp.Attributes())
+			}
+		case pmetric.MetricTypeGauge:
+			for _, dp := range m.Gauge().DataPoints().All() {
+				attrs = append(attrs, dp.Attributes())
+			}
+		case pmetric.MetricTypeHistogram:
+			for _, dp := range m.Histogram().DataPoints().All() {
+				attrs = append(attrs, dp.Attributes())
+			}
+		default:
+		}
+		for _, a := range attrs {
+			if _, ok := a.Get(overflowAttribute); ok {
+				overflow[m.Name()]++
+				assert.Equal(t, map[string]any{overflowAttribute: true}, a.AsRaw())
+				assert.Equal(t, 0, res.Attributes().Len(), "the overflow series has no resource of its own")
+			}
+		}
+	})
+	assert.Equal(t, map[string]int{
+		"xla.oom.errors": 1, "xla.oom.requested.size": 1, "xla.oom.shortfall.size": 1, "xla.oom.pressure": 1,
+	}, overflow, "one overflow series per metric")
+	metadatatest.AssertEqualConnectorXlaOomOverflowDataPoints(t, tt,
+		[]metricdata.DataPoint[int64]{{Value: 3 + 1 + 1 + 2}}, metricdatatest.IgnoreTimestamp())
+	// 2 series per metric and one overflow series each.
+	metadatatest.AssertEqualConnectorXlaOomSeries(t, tt,
+		[]metricdata.DataPoint[int64]{{Value: 4*2 + 4}}, metricdatatest.IgnoreTimestamp())
+}
+
+// sumErrors adds up every xla.oom.errors point.
+func sumErrors(md pmetric.Metrics) int64 {
+	var n int64
+	forEachMetric(md, func(_ pcommon.Resource, m pmetric.Metric) {
+		if m.Name() == "xla.oom.errors" {
+			for _, dp := range m.Sum().DataPoints().All() {
+				n += dp.IntValue()
+			}
+		}
+	})
+	return n
+}
+
+func forEachMetric(md pmetric.Metrics, f func(pcommon.Resource, pmetric.Metric)) {
+	for _, rm := range md.ResourceMetrics().All() {
+		for _, sm := range rm.ScopeMetrics().All() {
+			for _, m := range sm.Metrics().All() {
+				f(rm.Resource(), m)
+			}
+		}
+	}
+}
+
+// TestTaggedEqualsUntagged tags the untagged input the way the processor does
+// and checks that the connector counts the same either way. It needs the
+// recogniser of package oom.
+func TestTaggedEqualsUntagged(t *testing.T) {
+	cfg := createDefaultConfig()
+	tagged := readLogs(t, "untagged", "input.yaml")
+	n := 0
+	for _, rl := range tagged.ResourceLogs().All() {
+		for _, sl := range rl.ScopeLogs().All() {
+			for _, lr := range sl.LogRecords().All() {
+				if r, ok := cfg.Find(lr); ok {
+					oomattr.Put(r, lr.Attributes())
+					lr.Body().SetStr("train step failed") // nothing left to recognise
+					lr.Attributes().Remove("exception.message")
+					n++
+				}
+			}
+		}
+	}
+	require.Equal(t, 6, n)
+
+	sink := new(consumertest.MetricsSink)
+	c, _ := newTestConnector(t, cfg, settings(), sink)
+	got := consumeAndEmit(t, c, sink, tagged)
+	compareGolden(t, got, "untagged", "cumulative.yaml")
+}
+
+// TestIgnoresOrdinaryLogs: no XLA OOM, no series, nothing sent.
+func TestIgnoresOrdinaryLogs(t *testing.T) {
+	sink := new(consumertest.MetricsSink)
+	c, _ := newTestConnector(t, createDefaultConfig(), settings(), sink)
+	ld := plog.NewLogs()
+	lrs := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords()
+	lrs.AppendEmpty().Body().SetStr("step 1200 loss=2.38")
+	lrs.AppendEmpty().Body().SetStr("grpc: received message larger than max (8388621 vs. 4194304): rpc error: code = ResourceExhausted desc = RESOURCE_EXHAUSTED")
+	lrs.AppendEmpty().Attributes().PutStr("xla.error.code", "") // an empty code is no tag
+	ld.MarkReadOnly()
+	require.NoError(t, c.ConsumeLogs(context.Background(), ld))
+	require.NoError(t, c.emit(context.Background()))
+	assert.Empty(t, sink.AllMetrics())
+	assert.Zero(t, c.state.size())
+}
+
+func TestInputUnchanged(t *testing.T) {
+	for _, input := range [][]string{{"tagged", "input.yaml"}, {"untagged", "input.yaml"}} {
+		ld := readLogs(t, input...)
+		want := plog.NewLogs()
+		ld.CopyTo(want)
+		sink := new(consumertest.MetricsSink)
+		c, _ := newTestConnector(t, createDefaultConfig(), settings(), sink)
+		assert.False(t, c.Capabilities().MutatesData)
+		consumeAndEmit(t, c, sink, ld) // marks ld read-only: a write would panic
+		require.NoError(t, plogtest.CompareLogs(want, ld))
+	}
+}
+
+func TestExpiry(t *testing.T) {
+	tt := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tt.Shutdown(context.Background())) })
+	cfg := createDefaultConfig()
+	cfg.EmitInterval = 30 * time.Second
+	cfg.SeriesExpiry = 2 * time.Minute
+	sink := new(consumertest.MetricsSink)
+	c, clk := newTestConnector(t, cfg, metadatatest.NewSettings(tt), sink)
+
+	first := consumeAndEmit(t, c, sink, readLogs(t, "tagged", "input.yaml"))
+	assert.Equal(t, 2, first.ResourceMetrics().Len())
+	// host a: 2 errors, 1 requested, 2 shortfall, 2 pressure series; host b: 3, 2, 1, 2.
+	assert.Equal(t, int64(7+8), c.state.size())
+
+	// One minute later only host a reports again (all of its series).
+	clk.Add(time.Minute)
+	consumeAndEmit(t, c, sink, readLogs(t, "tagged", "input2.yaml"))
+
+	// Host b's series are now 2m30s old, host a's 1m30s: host b goes.
+	clk.Add(90 * time.Second)
+	third := consumeAndEmit(t, c, sink)
+	require.Equal(t, 1, third.ResourceMetrics().Len())
+	host, _ := third.ResourceMetrics().At(0).Resource().Attributes().Get("host.name")
+	assert.Equal(t, "tpu-host-a", host.Str())
+	assert.Equal(t, int64(4+2), sumErrors(third), "cumulative values of the kept series are intact")
+	metadatatest.AssertEqualConnectorXlaOomSeriesExpired(t, tt,
+		[]metricdata.DataPoint[int64]{{Value: 8}}, metricdatatest.IgnoreTimestamp())
+	metadatatest.AssertEqualConnectorXlaOomSeries(t, tt,
+		[]metricdata.DataPoint[int64]{{Value: 7}}, metricdatatest.IgnoreTimestamp())
+
+	// Host b comes back: its series start again from 1.
+	clk.Add(30 * time.Second)
+	fourth := consumeAndEmit(t, c, sink, readLogs(t, "tagged", "input.yaml"))
+	assert.Equal(t, int64(6+4+3), sumErrors(fourth), "host a: 6 + 4 more; host b: 3, started again")
+
+	// Everything expires once nothing is reported.
+	clk.Add(cfg.SeriesExpiry)
+	before := len(sink.AllMetrics())
+	require.NoError(t, c.emit(context.Background()))
+	assert.Len(t, sink.AllMetrics(), before, "nothing left to send")
+	assert.Zero(t, c.state.size())
+	assert.Empty(t, c.state.resources)
+}
+
+// TestExpiryKeepsUnsentData: a series is never expired before its data was
+// sent, whatever its age.
+func TestExpiryKeepsUnsentData(t *testing.T) {
+	for _, temporality := range []string{TemporalityCumulative, TemporalityDelta} {
+		t.Run(temporality, func(t *testing.T) {
+			cfg := createDefaultConfig()
+			cfg.AggregationTemporality = temporality
+			sink := new(consumertest.MetricsSink)
+			c, clk := newTestConnector(t, cfg, settings(), sink)
+			require.NoError(t, c.ConsumeLogs(context.Background(), readLogs(t, "tagged", "input.yaml")))
+			clk.Add(10 * cfg.SeriesExpiry)
+			got := consumeAndEmit(t, c, sink)
+			assert.Equal(t, int64(7), sumErrors(got))
+			clk.Add(cfg.SeriesExpiry)
+			require.NoError(t, c.emit(context.Background()))
+			assert.Len(t, sink.AllMetrics(), 1, "sent once, then expired")
+			assert.Zero(t, c.state.size())
+		})
+	}
+}
+
+// TestShutdownFlushes: what was counted since the last tick is sent on shutdown.
+func TestShutdownFlushes(t *testing.T) {
+	for _, temporality := range []string{TemporalityCumulative, TemporalityDelta} {
+		t.Run(temporality, func(t *testing.T) {
+			cfg := createDefaultConfig()
+			cfg.AggregationTemporality = temporality
+			cfg.EmitInterval = time.Hour
+			cfg.SeriesExpiry = time.Hour
+			sink := new(consumertest.MetricsSink)
+			c, _ := newTestConnector(t, cfg, settings(), sink)
+			require.NoError(t, c.Start(context.Background(), componenttest.NewNopHost()))
+			require.NoError(t, c.ConsumeLogs(context.Background(), readLogs(t, "tagged", "input.yaml")))
+			assert.Empty(t, sink.AllMetrics(), "nothing before the first tick")
+			require.NoError(t, c.Shutdown(context.Background()))
+			require.Len(t, sink.AllMetrics(), 1)
+			compareGolden(t, sink.AllMetrics()[0], "tagged", temporality+"_1.yaml")
+		})
+	}
+}
+
+func TestShutdownReturnsSendError(t *testing.T) {
+	c, _ := newTestConnector(t, createDefaultConfig(), settings(), new(consumertest.MetricsSink))
+	c.next = consumertest.NewErr(errors.New("backend down"))
+	require.NoError(t, c.ConsumeLogs(context.Background(), readLogs(t, "tagged", "input.yaml")))
+	require.EqualError(t, c.Shutdown(context.Background()), "backend down")
+}
+
+func TestEmitsOnInterval(t *testing.T) {
+	cfg := createDefaultConfig()
+	cfg.EmitInterval = 10 * time.Millisecond
+	sink := new(consumertest.MetricsSink)
+	c, _ := newTestConnector(t, cfg, settings(), sink)
+	require.NoError(t, c.Start(context.Background(), componenttest.NewNopHost()))
+	require.NoError(t, c.ConsumeLogs(context.Background(), readLogs(t, "tagged", "input.yaml")))
+	require.Eventually(t, func() bool { return len(sink.AllMetrics()) >= 2 }, 5*time.Second, 5*time.Millisecond,
+		"cumulative series are sent on every tick")
+	require.NoError(t, c.Shutdown(context.Background()))
+	all := sink.AllMetrics()
+	assert.Equal(t, int64(7), sumErrors(all[len(all)-1]))
+}
+
+// TestConcurrent consumes from many goroutines while the ticker and a second
+// goroutine emit. Run with -race. Nothing may be lost or counted twice.
+func TestConcurrent(t *testing.T) {
+	const goroutines, batches = 16, 25
+	for _, temporality := range []string{TemporalityCumulative, TemporalityDelta} {
+		t.Run(temporality, func(t *testing.T) {
+			cfg := createDefaultConfig()
+			cfg.AggregationTemporality = temporality
+			cfg.EmitInterval = time.Millisecond
+			cfg.SeriesExpiry = time.Hour
+			if temporality == TemporalityDelta {
+				// Series expire between ticks: only unsent data keeps one alive.
+				cfg.SeriesExpiry = cfg.EmitInterval
+			}
+			sink := new(consumertest.MetricsSink)
+			c, err := NewFactory().CreateLogsToMetrics(context.Background(), settings(), cfg, sink)
+			require.NoError(t, err)
+			require.NoError(t, c.Start(context.Background(), componenttest.NewNopHost()))
+
+			inputs := []plog.Logs{readLogs(t, "tagged", "input.yaml"), readLogs(t, "untagged", "input.yaml")}
+			for _, in := range inputs {
+				in.MarkReadOnly() // shared by every goroutine
+			}
+			var wg sync.WaitGroup
+			stop := make(chan struct{})
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+						assert.NoError(t, c.(*xlaOOMConnector).emit(context.Background()))
+					}
+				}
+			}()
+			var consumers sync.WaitGroup
+			for g := range goroutines {
+				consumers.Add(1)
+				go func() {
+					defer consumers.Done()
+					for range batches {
+						assert.NoError(t, c.ConsumeLogs(context.Background(), inputs[g%2]))
+					}
+				}()
+			}
+			consumers.Wait()
+			close(stop)
+			wg.Wait()
+			require.NoError(t, c.Shutdown(context.Background()))
+
+			all := sink.AllMetrics()
+			require.NotEmpty(t, all)
+			perInput := int64(goroutines / 2 * batches)
+			want := perInput*7 + perInput*6 // 7 tagged, 6 recognised OOM records per input
+			if temporality == TemporalityDelta {
+				var got int64
+				for _, md := range all {
+					got += sumErrors(md)
+				}
+				assert.Equal(t, want, got, "the deltas add up to every record")
+			} else {
+				assert.Equal(t, want, sumErrors(all[len(all)-1]), "the last cumulative values hold every record")
+			}
+		})
+	}
+}
