@@ -250,6 +250,10 @@ var fixtures = []fixture{
 		text: `Failed to allocate request for 154.06GiB (165425291480B) on device ordinal 0`,
 		want: want{code: "E0007", family: "J", backend: "gpu", device: "0", req: b(165425291480), advice: []string{"XLA_PYTHON_CLIENT_MEM_FRACTION"}}},
 
+	{name: "J/old PyLocalClient 'areplicated'", src: "composed: ref §2.3 (old PyLocalClient context text) around the J headline",
+		text: `RuntimeError: Resource exhausted: Failed to allocate request for 1.00GiB (1073741824B) on device ordinal 0: while running replica 0 and partition 1 of areplicated computation (other replicas may have failed as well).`,
+		want: want{code: "E0007", family: "J", backend: "gpu", device: "0", req: b(1073741824), rp: "r0p1", advice: []string{"donate_argnums"}}},
+
 	// ---- L: BFC warning alone
 	{name: "L/BFC warning alone", src: "ref §2.1 L (public notes)",
 		text: `W external/xla/xla/tsl/framework/bfc_allocator.cc:501] Allocator (GPU_0_bfc) ran out of memory trying to allocate 4.50GiB (rounded to 4831838208)requested by op `,
@@ -275,6 +279,11 @@ var fixtures = []fixture{
 	{name: "N/SkyRL#624 free/total", src: "https://github.com/NovaSky-AI/SkyRL/issues/624", file: "N_skyrl624.txt",
 		want: want{code: "E0007", family: "N", backend: "gpu", device: "1", req: b(1225195446464), free: b(22635544576), capacity: b(85095874560), cause: "exhaustion",
 			advice: []string{"larger than the whole device", "only 21.08 GiB is free"}}},
+
+	{name: "N/fragmentation", src: "composed: ref §2.1 N template, free > requested",
+		text: "E1103 18:23:55.103160 3413767 gpu_cudamallocasync_allocator.cc:361] gpu_async_0 cuMemAllocAsync failed to allocate 1073741824 bytes: RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory\n Reported by CUDA: Free memory/Total memory: 2147483648/85095874560",
+		want: want{code: "E0007", family: "N", backend: "gpu", device: "0", req: b(1073741824), free: b(2147483648), capacity: b(85095874560), cause: "fragmentation",
+			advice: []string{"fragmented", "XLA_PYTHON_CLIENT_ALLOCATOR=platform", "TF_GPU_ALLOCATOR=cuda_malloc_async"}}},
 
 	// ---- O: CPU
 	{name: "O/CPU JaxRuntimeError", src: "ref §2.2 (public notes)",
