@@ -193,7 +193,7 @@ func measure(r oom.Report, dims dimensions) measurement {
 }
 
 // attrsFor returns the attribute set of metric id.
-func (m *measurement) attrsFor(id metricID) attrKey {
+func (m measurement) attrsFor(id metricID) attrKey {
 	k := m.attrs
 	if id != metricErrors {
 		k.phase, k.cause = "", ""

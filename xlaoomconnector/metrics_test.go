@@ -1,0 +1,183 @@
+package xlaoomconnector
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
+
+	"github.com/xlaoom/xlaoomprocessor/oom"
+	"github.com/xlaoom/xlaoomprocessor/xlaoomconnector/internal/metadata"
+	"github.com/xlaoom/xlaoomprocessor/xlaoomconnector/internal/metadatatest"
+)
+
+// The names, instruments and units are a contract with dashboards and alerts.
+func TestDescriptors(t *testing.T) {
+	d := descriptors(settings())
+	assert.Equal(t, descriptor{"xla.oom.errors", "XLA out-of-memory failures seen in log records.", "{error}"}, d[metricErrors])
+	assert.Equal(t, "xla.oom.requested.size", d[metricRequested].name)
+	assert.Equal(t, "By", d[metricRequested].unit)
+	assert.Equal(t, "xla.oom.shortfall.size", d[metricShortfall].name)
+	assert.Equal(t, "By", d[metricShortfall].unit)
+	assert.Equal(t, "xla.oom.pressure", d[metricPressure].name)
+	assert.Equal(t, "1", d[metricPressure].unit)
+	assert.NotEmpty(t, d[metricPressure].description)
+	assert.Equal(t, []string{"xla.error.code", "xla.error.phase", "xla.oom.cause"}, metadata.MetricsInfo.XlaOomErrors.Attributes)
+	assert.Equal(t, []string{"xla.error.code"}, metadata.MetricsInfo.XlaOomPressure.Attributes)
+}
+
+func size(n int64) oom.Size { return oom.KnownSize(n) }
+
+func TestShortfallAndPressure(t *testing.T) {
+	const mi, gi = 1 << 20, 1 << 30
+	cases := []struct {
+		name          string
+		r             oom.Report
+		shortfall     int64
+		hasShortfall  bool
+		pressure      float64
+		hasPressure   bool
+		requested     int64
+		hasRequested  bool
+		wantCauseAttr string
+	}{
+		{
+			name:      "runtime exhaustion: requested - free, requested / free",
+			r:         oom.Report{Code: "E0100", Phase: "runtime", Requested: size(8 * mi), Free: size(2 * mi), Cause: oom.CauseExhaustion},
+			shortfall: 6 * mi, hasShortfall: true, pressure: 4, hasPressure: true,
+			requested: 8 * mi, hasRequested: true, wantCauseAttr: "exhaustion",
+		},
+		{
+			name:     "fragmentation: nothing missing in total",
+			r:        oom.Report{Code: "E0100", Phase: "runtime", Requested: size(mi), Free: size(8 * mi), Cause: oom.CauseFragmentation},
+			pressure: 0.125, hasPressure: true, requested: mi, hasRequested: true, wantCauseAttr: "fragmentation",
+		},
+		{
+			name:      "compile: printed excess, used / capacity",
+			r:         oom.Report{Code: "E1000", Phase: "compile", Used: size(48 * gi), Capacity: size(32 * gi), Exceeded: size(17 * gi)},
+			shortfall: 17 * gi, hasShortfall: true, pressure: 1.5, hasPressure: true,
+		},
+		{
+			name:      "compile: used - capacity when the excess is not printed",
+			r:         oom.Report{Code: "E1000", Phase: "compile", Used: size(40 * gi), Capacity: size(32 * gi)},
+			shortfall: 8 * gi, hasShortfall: true, pressure: 1.25, hasPressure: true,
+		},
+		{
+			name:     "requested / capacity when free is not printed",
+			r:        oom.Report{Code: "E1001", Phase: "compile", Requested: size(24 * mi), Capacity: size(16 * mi)},
+			pressure: 1.5, hasPressure: true, requested: 24 * mi, hasRequested: true,
+		},
+		{
+			name:      "nothing free: no ratio from free, capacity used instead",
+			r:         oom.Report{Code: "E0100", Phase: "runtime", Requested: size(4 * mi), Free: size(0), Capacity: size(16 * mi)},
+			shortfall: 4 * mi, hasShortfall: true, pressure: 0.25, hasPressure: true, requested: 4 * mi, hasRequested: true,
+		},
+		{
+			name: "no sizes: counted only",
+			r:    oom.Report{Code: "E0007", Phase: "runtime"},
+		},
+		{
+			name:      "zero capacity and unknown cause are left out",
+			r:         oom.Report{Code: "E1000", Phase: "compile", Used: size(gi), Capacity: size(0), Cause: "weird"},
+			shortfall: gi, hasShortfall: true,
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			m := measure(tc.r, dimensions{})
+			assert.Equal(t, tc.hasShortfall, m.hasShortfall)
+			assert.Equal(t, tc.shortfall, m.shortfall)
+			assert.Equal(t, tc.hasPressure, m.hasPressure)
+			assert.InDelta(t, tc.pressure, m.pressure, 1e-12)
+			assert.Equal(t, tc.hasRequested, m.hasRequested)
+			assert.Equal(t, tc.requested, m.requested)
+			assert.Equal(t, attrKey{code: tc.r.Code, phase: tc.r.Phase, cause: tc.wantCauseAttr}, m.attrsFor(metricErrors))
+			assert.Equal(t, attrKey{code: tc.r.Code}, m.attrsFor(metricPressure))
+		})
+	}
+}
+
+func TestMeasureDimensions(t *testing.T) {
+	r := oom.Report{Code: "E0100", Phase: "bogus", Program: "jit_step", Backend: "tpu", MemorySpace: "hbm"}
+	assert.Equal(t, attrKey{code: "E0100"}, measure(r, dimensions{}).attrs, "an unknown phase is left out")
+	assert.Equal(t, attrKey{code: "E0100", program: "jit_step", memorySpace: "hbm"},
+		measure(r, newDimensions([]string{"xla.program.name", "xla.memory.space"})).attrsFor(metricRequested))
+}
+
+func TestRecordTime(t *testing.T) {
+	now := time.Date(2025, 11, 22, 10, 0, 0, 0, time.UTC)
+	lr := plog.NewLogRecord()
+	assert.Equal(t, pcommon.NewTimestampFromTime(now), recordTime(lr, now))
+	lr.SetObservedTimestamp(20)
+	assert.Equal(t, pcommon.Timestamp(20), recordTime(lr, now))
+	lr.SetTimestamp(10)
+	assert.Equal(t, pcommon.Timestamp(10), recordTime(lr, now))
+}
+
+func TestHistogramBuckets(t *testing.T) {
+	bounds := []float64{10, 20, 30}
+	var h histogram
+	for _, v := range []float64{1, 10, 11, 20, 30, 31, 1e9} {
+		h.observe(bounds, v)
+	}
+	assert.Equal(t, []uint64{2, 2, 1, 2}, h.buckets, "each bucket is (previous bound, bound]")
+	assert.Equal(t, uint64(7), h.count)
+	assert.InDelta(t, 1.0, h.min, 0)
+	assert.InDelta(t, 1e9, h.max, 0)
+}
+
+func TestCustomBucketsAndDisabledMetrics(t *testing.T) {
+	cfg := createDefaultConfig()
+	cfg.Buckets = []float64{1 << 30}
+	cfg.Metrics.XlaOomErrors.Enabled = false
+	cfg.Metrics.XlaOomShortfallSize.Enabled = false
+	cfg.Metrics.XlaOomPressure.Enabled = false
+	sink := new(consumertest.MetricsSink)
+	c, _ := newTestConnector(t, cfg, settings(), sink)
+	got := consumeAndEmit(t, c, sink, readLogs(t, "tagged", "input.yaml"))
+	var counts []uint64
+	forEachMetric(got, func(_ pcommon.Resource, m pmetric.Metric) {
+		require.Equal(t, "xla.oom.requested.size", m.Name())
+		for _, dp := range m.Histogram().DataPoints().All() {
+			assert.Equal(t, []float64{1 << 30}, dp.ExplicitBounds().AsRaw())
+			counts = append(counts, dp.BucketCounts().AsRaw()...)
+		}
+	})
+	// host a E0100: 8 MiB, 16 MiB; host b E0101: 29.49 GiB; host b E0100: 1 MiB.
+	assert.ElementsMatch(t, []uint64{2, 0, 0, 1, 1, 0}, counts)
+}
+
+func TestTelemetryRecords(t *testing.T) {
+	tt := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tt.Shutdown(context.Background())) })
+	sink := new(consumertest.MetricsSink)
+	c, _ := newTestConnector(t, createDefaultConfig(), metadatatest.NewSettings(tt), sink)
+	consumeAndEmit(t, c, sink, readLogs(t, "tagged", "input.yaml"))
+	metadatatest.AssertEqualConnectorXlaOomRecords(t, tt, []metricdata.DataPoint[int64]{
+		{Value: 7, Attributes: attribute.NewSet(attribute.String("source", "attributes"))},
+	}, metricdatatest.IgnoreTimestamp())
+	metadatatest.AssertEqualConnectorXlaOomSeries(t, tt,
+		[]metricdata.DataPoint[int64]{{Value: 15}}, metricdatatest.IgnoreTimestamp())
+}
+
+// TestTelemetryRecognised needs the recogniser of package oom.
+func TestTelemetryRecognised(t *testing.T) {
+	tt := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tt.Shutdown(context.Background())) })
+	sink := new(consumertest.MetricsSink)
+	c, _ := newTestConnector(t, createDefaultConfig(), metadatatest.NewSettings(tt), sink)
+	consumeAndEmit(t, c, sink, readLogs(t, "untagged", "input.yaml"))
+	metadatatest.AssertEqualConnectorXlaOomRecords(t, tt, []metricdata.DataPoint[int64]{
+		{Value: 6, Attributes: attribute.NewSet(attribute.String("source", "text"))},
+	}, metricdatatest.IgnoreTimestamp())
+}
