@@ -151,7 +151,7 @@ func headerLen(l string) int {
 // syslogHeader matches a syslog/journald prefix:
 // "Nov 22 10:00:00 host python3[1234]: ".
 func syslogHeader(l string) int {
-	if len(l) < 16 || !strings.Contains("JanFebMarAprMayJunJulAugSepOctNovDec", l[:3]) || l[3] != ' ' {
+	if len(l) < 16 || !isMonth(l[:3]) || l[3] != ' ' {
 		return 0
 	}
 	i := 4
@@ -405,6 +405,14 @@ func timeEnd(l string, i int) int {
 		}
 	}
 	return j
+}
+
+func isMonth(m string) bool {
+	switch m {
+	case "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec":
+		return true
+	}
+	return false
 }
 
 func digitsEnd(s string, i int) int {
