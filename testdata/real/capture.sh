@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Capture real JAX/XLA GPU OOM messages (see README.md in this folder).
+# Run from the repository root on the GPU machine, e.g. through the device tool:
+#     bash testdata/real/capture.sh
+# Writes all captures to $WORK (default /tmp/xla_oom_real); when $OUT is set
+# (the device tool's output folder) it also packs them into $OUT/real_capture.tgz
+# and copies manifest.json there.
+set -u
+WORK=${WORK:-/tmp/xla_oom_real}
+PY=${PYTHON:-python3}
+export PYTHONUNBUFFERED=1
+rm -rf "$WORK"
+mkdir -p "$WORK"
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv || true
+"$PY" testdata/real/capture.py --outdir "$WORK" --deadline "${DEADLINE:-450}"
+rc=$?
+for f in "$WORK"/*.exception.txt; do
+  [ -e "$f" ] || continue
+  echo "== $(basename "$f"): $(head -c 300 "$f" | head -n 2)"
+done
+if [ -n "${OUT:-}" ]; then
+  tar -C "$WORK" -czf "$OUT/real_capture.tgz" .
+  cp "$WORK/manifest.json" "$OUT/manifest.json"
+  ls -la "$WORK" > "$OUT/listing.txt"
+fi
+exit $rc
