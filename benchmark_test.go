@@ -9,6 +9,7 @@ package xlaoomprocessor
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -36,7 +37,7 @@ var (
 	sinkInt    int
 )
 
-var batchCache sync.Map // workload.Config -> []plog.Logs
+var batchCache sync.Map // OOM fraction -> []plog.Logs
 
 // batches returns the pool batches of cfg, generated once per process.
 func batches(cfg workload.Config) []plog.Logs {
@@ -72,28 +73,6 @@ func newBenchProcessor(tb testing.TB) processor.Logs {
 	return p
 }
 
-// runPool processes one fresh batch per iteration (see workload.Pool for why
-// and how without timing copies) and reports ns/record besides ns/op (= per
-// batch).
-func runPool(b *testing.B, bs []plog.Logs, process func(plog.Logs)) {
-	pool := workload.NewPool(bs)
-	pool.Track(process)
-	records := bs[0].LogRecordCount()
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		k := i % pool.Len()
-		if k == 0 && i > 0 {
-			b.StopTimer()
-			pool.Restore()
-			b.StartTimer()
-		}
-		process(pool.At(k))
-	}
-	b.StopTimer()
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(records), "ns/record")
-}
-
 // baseline is the bare minimum a tagging processor must do: visit every record
 // of the batch and search its body once.
 func baseline(ld plog.Logs) {
@@ -115,26 +94,39 @@ func baseline(ld plog.Logs) {
 
 // BenchmarkBaselineContains is the yardstick: one strings.Contains per record
 // over the same batches as BenchmarkProcessorBatch.
-func BenchmarkBaselineContains(b *testing.B) { runPool(b, batches(mixedConfig()), baseline) }
+func BenchmarkBaselineContains(b *testing.B) { workload.Bench(b, batches(mixedConfig()), baseline) }
 
 // BenchmarkBaselineContainsOrdinaryOnly is the yardstick for
 // BenchmarkProcessorOrdinaryOnly.
 func BenchmarkBaselineContainsOrdinaryOnly(b *testing.B) {
-	runPool(b, batches(ordinaryConfig()), baseline)
+	workload.Bench(b, batches(ordinaryConfig()), baseline)
 }
 
 // BenchmarkProcessorBatch is the processor as a collector runs it, on the
 // default traffic (1,000 records, 0.1 % OOM).
 func BenchmarkProcessorBatch(b *testing.B) {
 	p := newBenchProcessor(b)
-	runPool(b, batches(mixedConfig()), func(ld plog.Logs) { _ = p.ConsumeLogs(context.Background(), ld) })
+	workload.Bench(b, batches(mixedConfig()), func(ld plog.Logs) { _ = p.ConsumeLogs(context.Background(), ld) })
 }
 
 // BenchmarkProcessorOrdinaryOnly is BenchmarkProcessorBatch with no OOM
 // record: the cost every ordinary record pays.
 func BenchmarkProcessorOrdinaryOnly(b *testing.B) {
 	p := newBenchProcessor(b)
-	runPool(b, batches(ordinaryConfig()), func(ld plog.Logs) { _ = p.ConsumeLogs(context.Background(), ld) })
+	workload.Bench(b, batches(ordinaryConfig()), func(ld plog.Logs) { _ = p.ConsumeLogs(context.Background(), ld) })
+}
+
+// BenchmarkProcessorBatchSize shows that what the processor allocates per
+// batch does not grow with the batch: ordinary records allocate nothing, so
+// B/op and allocs/op are the same for 100 and 10,000 records.
+func BenchmarkProcessorBatchSize(b *testing.B) {
+	for _, n := range []int{100, 1000, 10000} {
+		b.Run(fmt.Sprintf("ordinary/%d", n), func(b *testing.B) {
+			p := newBenchProcessor(b)
+			bs := workload.Batches(ordinaryConfig(), 4, n)
+			workload.Bench(b, bs, func(ld plog.Logs) { _ = p.ConsumeLogs(context.Background(), ld) })
+		})
+	}
 }
 
 // BenchmarkProcessorLoop is the record loop alone (processLogs without
@@ -150,7 +142,7 @@ func BenchmarkProcessorLoop(b *testing.B) {
 				b.Fatal(err)
 			}
 			p := newLogsProcessor(createDefaultConfig(), tb)
-			runPool(b, batches(tc.cfg), func(ld plog.Logs) { _, _ = p.processLogs(context.Background(), ld) })
+			workload.Bench(b, batches(tc.cfg), func(ld plog.Logs) { _, _ = p.processLogs(context.Background(), ld) })
 		})
 	}
 }
@@ -209,7 +201,7 @@ func BenchmarkProcessorOOMRecord(b *testing.B) {
 				b.Fatal(err)
 			}
 			p := newLogsProcessor(createDefaultConfig(), tb)
-			runPool(b, bs, func(ld plog.Logs) { _, _ = p.processLogs(context.Background(), ld) })
+			workload.Bench(b, bs, func(ld plog.Logs) { _, _ = p.processLogs(context.Background(), ld) })
 		})
 	}
 }
