@@ -24,9 +24,13 @@ while read -r mod ver; do
   esac
 done < <(go mod edit -json | python3 -c 'import json,sys; [print(r["Path"], r["Version"]) for r in json.load(sys.stdin)["Require"] if not r.get("Indirect")]')
 
-echo "compat: upgrading ${#upgrades[@]} modules to $beta / $stable (contrib $contrib)"
-timeout 600 go get "${upgrades[@]}"
-timeout 600 go mod tidy
-go list -m go.opentelemetry.io/collector/pdata go.opentelemetry.io/collector/processor/processorhelper
-go vet ./...
-go test -count=1 ./...
+echo >&2 "compat: upgrading ${#upgrades[@]} modules to $beta / $stable (contrib $contrib)"
+timeout 600 go get "${upgrades[@]}" >&2
+timeout 600 go mod tidy >&2
+go list -m go.opentelemetry.io/collector/pdata go.opentelemetry.io/collector/processor/processorhelper >&2
+go vet ./... >&2
+if [ -n "${COMPAT_JSON:-}" ]; then
+  go test -json -count=1 ./...
+else
+  go test -count=1 ./...
+fi
