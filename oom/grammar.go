@@ -108,7 +108,7 @@ var families = []family{
 	{ // F: TPU runtime buffer: "Error allocating device buffer: Attempting to allocate 8.00M. That was not possible. There are 6.43M free.; (0x0x1_HBM0)"
 		id: "F", fatal: true, phase: PhaseRuntime, code: codeBuffer, backend: BackendTPU,
 		pattern: pat("Attempting to allocate", 0,
-			`Attempting to allocate `+sz+`\.? That was not possible\.? There are `+sz+` free\.?(?:;? ?\(([\w:.\-]+)\))?`),
+			`Attempting to allocate `+sz+`\.? That was not possible\.? There (?:are|is) `+sz+` free\.?(?:;? ?\(([\w:.\-]+)\))?`),
 		read: func(r *Report, m match) bool {
 			r.Requested, r.Free = size(m.g(1)), size(m.g(2))
 			r.Device = m.g(3)
@@ -118,7 +118,7 @@ var families = []family{
 	{ // G: TPU runtime program load: "Error loading program 'jit_f': Attempting to reserve 29.49G at the bottom of memory. That was not possible. There are 147.64M free, 0B reserved, and 147.64M reservable."
 		id: "G", fatal: true, phase: PhaseRuntime, code: codeProgram, backend: BackendTPU,
 		pattern: pat("Attempting to reserve", 0,
-			`Attempting to reserve `+sz+` at the bottom of memory\.? That was not possible\.? There are `+sz+
+			`Attempting to reserve `+sz+` at the bottom of memory\.? That was not possible\.? There (?:are|is) `+sz+
 				` free,? `+sz+` reserved,? and `+sz+` reservable`),
 		read: func(r *Report, m match) bool {
 			r.Requested, r.Free, r.Reserved, r.Reservable = size(m.g(1)), size(m.g(2)), size(m.g(3)), size(m.g(4))

@@ -23,17 +23,20 @@ func TestHugeInputsStayLinear(t *testing.T) {
 	for _, p := range pieces {
 		measure := func(n int) time.Duration {
 			text := strings.Repeat(p, n)
-			start := time.Now()
-			MayContain(text)
-			Recognize(text)
-			return time.Since(start)
+			best := time.Hour
+			for range 5 { // best of 5: the machine may be shared and loaded
+				start := time.Now()
+				MayContain(text)
+				Recognize(text)
+				best = min(best, time.Since(start))
+			}
+			return best
 		}
-		measure(1000) // warm up
-		small, large := measure(20000), measure(80000)
-		// 4x the input: allow up to 12x the time (noise on a shared machine),
-		// far below the 16x a quadratic algorithm would take.
-		if large > 12*small && large > 50*time.Millisecond {
-			t.Errorf("%q: 20000 reps took %v, 80000 took %v", p, small, large)
+		small, large := measure(10000), measure(40000)
+		// 4x the input: allow up to 8x the time, half what a quadratic
+		// algorithm would take.
+		if large > 8*small && large > 50*time.Millisecond {
+			t.Errorf("%q: 10000 reps took %v, 40000 took %v", p, small, large)
 		}
 	}
 }
