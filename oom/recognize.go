@@ -64,6 +64,11 @@ func Recognize(text string) (Report, bool) {
 			d.read(&r, flat[max(0, i-detailSpan):i], flat[i+len(d.anchor):min(len(flat), i+len(d.anchor)+detailSpan)])
 		})
 	}
+	// Multi-line breakdowns (TPU "Total hbm usage >= ...", "Largest program
+	// allocations in hbm:", GPU "BufferAssignment stats:", "Peak buffers:")
+	// belong here, read line by line from text (stripHeaders removes each
+	// line's prefix) into fields of their own. No family pattern reaches into
+	// them: every headline ends before its breakdown starts.
 	finish(&r, flat)
 	return r, true
 }
