@@ -1,22 +1,30 @@
 // Package components lists the factories of otelcol-xlaoom. It is the
 // hand-written twin of builder-config.yaml: components_test.go checks that both
-// name the same components, so the manifest users copy never drifts from the
-// binary we test.
+// name the same components from the same module versions, so the manifest
+// users copy never drifts from the binary we build and test.
 package components // import "github.com/xlaoom/xlaoomprocessor/distribution/components"
 
 import (
+	"reflect"
+	"runtime"
+	"strings"
+
 	"github.com/open-telemetry/opentelemetry-collector-contrib/connector/countconnector"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/fileexporter"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/prometheusexporter"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/prometheusremotewriteexporter"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/processor/transformprocessor"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/receiver/filelogreceiver"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/confmap"
+	"go.opentelemetry.io/collector/confmap/provider/envprovider"
+	"go.opentelemetry.io/collector/confmap/provider/fileprovider"
+	"go.opentelemetry.io/collector/confmap/provider/yamlprovider"
 	"go.opentelemetry.io/collector/connector"
 	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/exporter/debugexporter"
 	"go.opentelemetry.io/collector/exporter/otlpexporter"
 	"go.opentelemetry.io/collector/exporter/otlphttpexporter"
-	"go.opentelemetry.io/collector/extension"
 	"go.opentelemetry.io/collector/otelcol"
 	"go.opentelemetry.io/collector/processor"
 	"go.opentelemetry.io/collector/processor/batchprocessor"
@@ -26,47 +34,132 @@ import (
 	"go.opentelemetry.io/collector/service/telemetry/otelconftelemetry"
 
 	"github.com/xlaoom/xlaoomprocessor"
+	"github.com/xlaoom/xlaoomprocessor/xlaoomconnector"
 )
 
-// Components returns the factories of every component in otelcol-xlaoom.
+// The versions of the pinned collector line (see go.mod).
+const (
+	coreBeta   = "v0.158.0"
+	stable     = "v1.64.0"
+	contrib    = "v0.158.0"
+	xlaoom     = "v0.0.0" // replaced by the checkout (../ here, path: in the manifest)
+	contribMod = "github.com/open-telemetry/opentelemetry-collector-contrib/"
+)
+
+// Entry is one component: its factory constructor and the Go module that
+// provides it, written as in a builder manifest's gomod field.
+type Entry[F any] struct {
+	// New is the package's NewFactory, a func() returning F or a type that
+	// implements F (memorylimiterprocessor returns an xprocessor.Factory).
+	New   any
+	GoMod string
+}
+
+// Factory calls New.
+func (e Entry[F]) Factory() F {
+	return reflect.ValueOf(e.New).Call(nil)[0].Interface().(F)
+}
+
+// Import is the package path of the entry's NewFactory, what a builder
+// manifest names in import: (or leaves to gomod when they are equal).
+func (e Entry[F]) Import() string {
+	name := runtime.FuncForPC(reflect.ValueOf(e.New).Pointer()).Name() // "path/to/pkg.NewFactory"
+	return name[:strings.LastIndex(name, ".")]
+}
+
+// Receivers, Processors, Connectors and Exporters are the components of
+// otelcol-xlaoom.
+func Receivers() []Entry[receiver.Factory] {
+	return []Entry[receiver.Factory]{
+		{otlpreceiver.NewFactory, "go.opentelemetry.io/collector/receiver/otlpreceiver " + coreBeta},
+		{filelogreceiver.NewFactory, contribMod + "receiver/filelogreceiver " + contrib},
+	}
+}
+
+func Processors() []Entry[processor.Factory] {
+	return []Entry[processor.Factory]{
+		{xlaoomprocessor.NewFactory, "github.com/xlaoom/xlaoomprocessor " + xlaoom},
+		{batchprocessor.NewFactory, "go.opentelemetry.io/collector/processor/batchprocessor " + coreBeta},
+		{memorylimiterprocessor.NewFactory, "go.opentelemetry.io/collector/processor/memorylimiterprocessor " + coreBeta},
+		{transformprocessor.NewFactory, contribMod + "processor/transformprocessor " + contrib},
+	}
+}
+
+func Connectors() []Entry[connector.Factory] {
+	return []Entry[connector.Factory]{
+		{xlaoomconnector.NewFactory, "github.com/xlaoom/xlaoomprocessor " + xlaoom},
+		{countconnector.NewFactory, contribMod + "connector/countconnector " + contrib},
+	}
+}
+
+func Exporters() []Entry[exporter.Factory] {
+	return []Entry[exporter.Factory]{
+		{debugexporter.NewFactory, "go.opentelemetry.io/collector/exporter/debugexporter " + coreBeta},
+		{fileexporter.NewFactory, contribMod + "exporter/fileexporter " + contrib},
+		{otlpexporter.NewFactory, "go.opentelemetry.io/collector/exporter/otlpexporter " + coreBeta},
+		{otlphttpexporter.NewFactory, "go.opentelemetry.io/collector/exporter/otlphttpexporter " + coreBeta},
+		{prometheusexporter.NewFactory, contribMod + "exporter/prometheusexporter " + contrib},
+		{prometheusremotewriteexporter.NewFactory, contribMod + "exporter/prometheusremotewriteexporter " + contrib},
+	}
+}
+
+// Providers are the configuration providers: env:, file: and yaml: URIs.
+func Providers() []Entry[confmap.ProviderFactory] {
+	return []Entry[confmap.ProviderFactory]{
+		{envprovider.NewFactory, "go.opentelemetry.io/collector/confmap/provider/envprovider " + stable},
+		{fileprovider.NewFactory, "go.opentelemetry.io/collector/confmap/provider/fileprovider " + stable},
+		{yamlprovider.NewFactory, "go.opentelemetry.io/collector/confmap/provider/yamlprovider " + stable},
+	}
+}
+
+// ProviderFactories returns the factories of Providers.
+func ProviderFactories() []confmap.ProviderFactory {
+	out := make([]confmap.ProviderFactory, 0, 3)
+	for _, p := range Providers() {
+		out = append(out, p.Factory())
+	}
+	return out
+}
+
+// Telemetry is the module of the internal-telemetry factory. A hand-written
+// main must set otelcol.Factories.Telemetry; ocb uses this one by default.
+const (
+	Telemetry       = "go.opentelemetry.io/collector/service " + coreBeta
+	TelemetryImport = "go.opentelemetry.io/collector/service/telemetry/otelconftelemetry"
+)
+
+// Components returns the factories of otelcol-xlaoom, with the module of each
+// component for the `components` subcommand.
 func Components() (otelcol.Factories, error) {
-	var err error
 	f := otelcol.Factories{
-		// A hand-written main must set Telemetry; ocb sets the same default.
-		Telemetry: otelconftelemetry.NewFactory(),
+		Telemetry:        otelconftelemetry.NewFactory(),
+		ReceiverModules:  map[component.Type]string{},
+		ProcessorModules: map[component.Type]string{},
+		ConnectorModules: map[component.Type]string{},
+		ExporterModules:  map[component.Type]string{},
 	}
-	if f.Extensions, err = otelcol.MakeFactoryMap[extension.Factory](); err != nil {
+	var err error
+	if f.Receivers, err = makeMap(Receivers(), f.ReceiverModules); err != nil {
 		return otelcol.Factories{}, err
 	}
-	if f.Receivers, err = otelcol.MakeFactoryMap[receiver.Factory](
-		otlpreceiver.NewFactory(),
-		filelogreceiver.NewFactory(),
-	); err != nil {
+	if f.Processors, err = makeMap(Processors(), f.ProcessorModules); err != nil {
 		return otelcol.Factories{}, err
 	}
-	if f.Processors, err = otelcol.MakeFactoryMap[processor.Factory](
-		xlaoomprocessor.NewFactory(),
-		batchprocessor.NewFactory(),
-		memorylimiterprocessor.NewFactory(),
-		transformprocessor.NewFactory(),
-	); err != nil {
+	if f.Connectors, err = makeMap(Connectors(), f.ConnectorModules); err != nil {
 		return otelcol.Factories{}, err
 	}
-	if f.Connectors, err = otelcol.MakeFactoryMap[connector.Factory](
-		// XLAOOMCONNECTOR
-		countconnector.NewFactory(),
-	); err != nil {
-		return otelcol.Factories{}, err
-	}
-	if f.Exporters, err = otelcol.MakeFactoryMap[exporter.Factory](
-		debugexporter.NewFactory(),
-		fileexporter.NewFactory(),
-		otlpexporter.NewFactory(),
-		otlphttpexporter.NewFactory(),
-		prometheusexporter.NewFactory(),
-		prometheusremotewriteexporter.NewFactory(),
-	); err != nil {
+	if f.Exporters, err = makeMap(Exporters(), f.ExporterModules); err != nil {
 		return otelcol.Factories{}, err
 	}
 	return f, nil
+}
+
+func makeMap[F component.Factory](entries []Entry[F], modules map[component.Type]string) (map[component.Type]F, error) {
+	factories := make([]F, 0, len(entries))
+	for _, e := range entries {
+		f := e.Factory()
+		factories = append(factories, f)
+		modules[f.Type()] = e.GoMod
+	}
+	return otelcol.MakeFactoryMap(factories...)
 }

@@ -9,9 +9,6 @@ import (
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/confmap"
-	"go.opentelemetry.io/collector/confmap/provider/envprovider"
-	"go.opentelemetry.io/collector/confmap/provider/fileprovider"
-	"go.opentelemetry.io/collector/confmap/provider/yamlprovider"
 	"go.opentelemetry.io/collector/otelcol"
 
 	"github.com/xlaoom/xlaoomprocessor/distribution/components"
@@ -37,12 +34,8 @@ func Settings() otelcol.CollectorSettings {
 		Factories: components.Components,
 		ConfigProviderSettings: otelcol.ConfigProviderSettings{
 			ResolverSettings: confmap.ResolverSettings{
-				ProviderFactories: []confmap.ProviderFactory{
-					envprovider.NewFactory(),
-					fileprovider.NewFactory(),
-					yamlprovider.NewFactory(),
-				},
-				DefaultScheme: "env",
+				ProviderFactories: components.ProviderFactories(),
+				DefaultScheme:     "env",
 			},
 		},
 	}
