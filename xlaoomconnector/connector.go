@@ -5,7 +5,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/pdatautil"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/connector"
 	"go.opentelemetry.io/collector/consumer"
@@ -130,7 +129,7 @@ func (c *xlaOOMConnector) ConsumeLogs(ctx context.Context, ld plog.Logs) error {
 		if len(obs) == 0 {
 			continue
 		}
-		key := resourceKey(pdatautil.Hash(pdatautil.WithMap(rl.Resource().Attributes()), pdatautil.WithString(rl.SchemaUrl())))
+		key := resourceKeyOf(rl.Resource(), rl.SchemaUrl())
 		c.mu.Lock()
 		overflowed += c.state.add(key, rl.Resource(), rl.SchemaUrl(), obs, now)
 		c.mu.Unlock()

@@ -181,3 +181,38 @@ func TestTelemetryRecognised(t *testing.T) {
 		{Value: 6, Attributes: attribute.NewSet(attribute.String("source", "text"))},
 	}, metricdatatest.IgnoreTimestamp())
 }
+
+func TestResourceKey(t *testing.T) {
+	a := pcommon.NewResource()
+	a.Attributes().PutStr("host.name", "h")
+	a.Attributes().PutInt("rank", 1)
+	b := pcommon.NewResource()
+	b.Attributes().PutInt("rank", 1)
+	b.Attributes().PutStr("host.name", "h")
+	assert.Equal(t, resourceKeyOf(a, ""), resourceKeyOf(b, ""), "attribute order does not matter")
+	assert.NotEqual(t, resourceKeyOf(a, ""), resourceKeyOf(a, "https://opentelemetry.io/schemas/1.40.0"))
+
+	c := pcommon.NewResource()
+	c.Attributes().PutStr("host.name", "h")
+	c.Attributes().PutStr("rank", "1")
+	assert.NotEqual(t, resourceKeyOf(a, ""), resourceKeyOf(c, ""), "types are part of the key")
+
+	d := pcommon.NewResource()
+	d.Attributes().PutStr("host.name", "h}1:")
+	e := pcommon.NewResource()
+	e.Attributes().PutStr("host.name", "h")
+	e.Attributes().PutStr("}1:", "")
+	assert.NotEqual(t, resourceKeyOf(d, ""), resourceKeyOf(e, ""), "values cannot forge keys")
+
+	n1, n2 := pcommon.NewResource(), pcommon.NewResource()
+	m1 := n1.Attributes().PutEmptyMap("k8s")
+	m1.PutStr("pod", "p")
+	m1.PutStr("ns", "n")
+	m2 := n2.Attributes().PutEmptyMap("k8s")
+	m2.PutStr("ns", "n")
+	m2.PutStr("pod", "p")
+	n2.Attributes().PutEmptySlice("s")
+	assert.NotEqual(t, resourceKeyOf(n1, ""), resourceKeyOf(n2, ""))
+	n2.Attributes().Remove("s")
+	assert.Equal(t, resourceKeyOf(n1, ""), resourceKeyOf(n2, ""), "nested maps are sorted too")
+}

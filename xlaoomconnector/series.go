@@ -1,17 +1,14 @@
 package xlaoomconnector // import "github.com/xlaoom/xlaoomprocessor/xlaoomconnector"
 
 import (
-	"bytes"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 )
-
-// resourceKey identifies a resource: a hash of its attributes and schema URL.
-type resourceKey [16]byte
 
 // seriesKey identifies a series within a resource.
 type seriesKey struct {
@@ -239,7 +236,7 @@ func (st *state) collect(now time.Time, md pmetric.Metrics, scope func(pmetric.S
 	for _, rs := range st.resources {
 		resources = append(resources, rs)
 	}
-	slices.SortFunc(resources, func(a, b *resourceState) int { return bytes.Compare(a.key[:], b.key[:]) })
+	slices.SortFunc(resources, func(a, b *resourceState) int { return strings.Compare(string(a.key), string(b.key)) })
 
 	var due [numMetrics][]*series
 	for _, rs := range resources {
