@@ -188,3 +188,33 @@ func BenchmarkCompare(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPaired measures the ratios the targets are stated in, in
+// alternating rounds of a few milliseconds (workload.Paired), which a shared,
+// noisy machine distorts far less than two separate benchmarks. Run it with a
+// fixed round count (-benchtime 200x); its x-base metric is
+// contender time / base time:
+//
+//   - <traffic>/xla_oom_vs_baseline: target <= 1.5 on ordinary records;
+//   - <traffic>/peer_vs_xla_oom: the throughput ratio, target >= 10;
+//   - <traffic>/connector_overhead: xla_oom+connector vs xla_oom, target <= 1.2.
+func BenchmarkPaired(b *testing.B) {
+	mixed, ordinary := traffic()
+	for _, w := range []struct {
+		name    string
+		batches []plog.Logs
+	}{{"mixed", mixed}, {"ordinary", ordinary}} {
+		b.Run(w.name+"/xla_oom_vs_baseline", func(b *testing.B) {
+			workload.Paired(b, w.batches, baseline, consume(newXLAOOM(b, consumertest.NewNop())))
+		})
+		b.Run(w.name+"/peer_vs_xla_oom", func(b *testing.B) {
+			workload.Paired(b, w.batches, consume(newXLAOOM(b, consumertest.NewNop())), consume(newPeer(b, consumertest.NewNop())))
+		})
+		b.Run(w.name+"/peer_vs_baseline", func(b *testing.B) {
+			workload.Paired(b, w.batches, baseline, consume(newPeer(b, consumertest.NewNop())))
+		})
+		b.Run(w.name+"/connector_overhead", func(b *testing.B) {
+			workload.Paired(b, w.batches, consume(newXLAOOM(b, consumertest.NewNop())), consume(newXLAOOM(b, newConnector(b))))
+		})
+	}
+}

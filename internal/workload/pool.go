@@ -1,7 +1,9 @@
 package workload
 
 import (
+	"slices"
 	"testing"
+	"time"
 
 	"go.opentelemetry.io/collector/pdata/plog"
 )
@@ -157,4 +159,69 @@ func Bench(b *testing.B, batches []plog.Logs, process func(plog.Logs)) {
 	perBatch := float64(records) / float64(len(batches))
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/perBatch, "ns/record")
 	pool.Restore()
+}
+
+// Paired measures contender against base in alternating rounds and reports
+// the median of the per-round time ratios as "x-base" (plus both medians as
+// "base-ns/record" and "ns/record"). One round processes every batch of the
+// pool once with each, in alternating order, each with its own pool; the
+// timer is stopped while the pools are restored.
+//
+// On a shared machine the load changes from second to second, so two
+// benchmarks run one after the other can see different machines. A round
+// lasts milliseconds: both sides of one ratio see the same load, and the
+// median over rounds discards the rounds a burst hit. Use it with a fixed
+// round count, e.g. -benchtime 200x.
+func Paired(b *testing.B, batches []plog.Logs, base, contender func(plog.Logs)) {
+	pa, pb := NewPool(batches), NewPool(batches)
+	pa.Track(base)
+	pb.Track(contender)
+	records := 0
+	for _, ld := range batches {
+		records += ld.LogRecordCount()
+	}
+	pass := func(p *Pool, f func(plog.Logs)) time.Duration {
+		t := time.Now()
+		for k := 0; k < p.Len(); k++ {
+			f(p.At(k))
+		}
+		return time.Since(t)
+	}
+	ratios := make([]float64, 0, b.N)
+	ta := make([]float64, 0, b.N)
+	tc := make([]float64, 0, b.N)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		var da, dc time.Duration
+		if i%2 == 0 {
+			da = pass(pa, base)
+			dc = pass(pb, contender)
+		} else {
+			dc = pass(pb, contender)
+			da = pass(pa, base)
+		}
+		b.StopTimer()
+		pa.Restore()
+		pb.Restore()
+		b.StartTimer()
+		ratios = append(ratios, dc.Seconds()/da.Seconds())
+		ta = append(ta, float64(da.Nanoseconds())/float64(records))
+		tc = append(tc, float64(dc.Nanoseconds())/float64(records))
+	}
+	b.StopTimer()
+	b.ReportMetric(median(ratios), "x-base")
+	b.ReportMetric(median(ta), "base-ns/record")
+	b.ReportMetric(median(tc), "ns/record")
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	slices.Sort(v)
+	if len(v)%2 == 1 {
+		return v[len(v)/2]
+	}
+	return (v[len(v)/2-1] + v[len(v)/2]) / 2
 }
