@@ -143,7 +143,7 @@ var fixtures = []fixture{
 			advice: []string{"%my-custom-kernel", "vmem_limit_bytes", "--xla_tpu_scoped_vmem_limit_kib"}}},
 	{name: "E1/measured on silicon, bare name + trailer", src: "ref §1 (test fixture 'measured on silicon')", file: "E1_measured_on_silicon.txt",
 		want: want{code: "E1001", family: "E1", backend: "tpu", space: "vmem", instr: "%_fwd.1", req: b(38010880), capacity: b(33554432), exceeded: b(4456448),
-			advice: []string{"needs 36.25 MiB of scoped vmem but the limit is 32.00 MiB", "vmem_limit_bytes=38797312", "--xla_tpu_scoped_vmem_limit_kib=37888"}}},
+			advice: []string{"It needs 36.25 MiB of scoped vmem but the limit is 32.00 MiB", "vmem_limit_bytes=38797312", "--xla_tpu_scoped_vmem_limit_kib=37888"}}},
 	{name: "E2/scoped allocation sentence", src: "ref §2.4 item 8",
 		text: `RESOURCE_EXHAUSTED: Scoped allocation with size 36.25M and limit 32.00M exceeded scoped vmem limit by 4.25M.`,
 		want: want{code: "E1001", family: "E2", backend: "tpu", space: "vmem", req: b(38010880), capacity: b(33554432), exceeded: b(4456448),

@@ -106,6 +106,9 @@ func (a *advice) compileHbm(r *Report, flat string) {
 			strconv.FormatInt(int64(math.Ceil(x)), 10), " devices.")
 	case x > 0:
 		over := need.Bytes - r.Capacity.Bytes
+		if r.Exceeded.Known {
+			over = r.Exceeded.Bytes // the exact figure, not a difference of rounded ones
+		}
 		pct := strconv.FormatFloat((x-1)*100, 'f', 1, 64)
 		a.add("The program is only ", humanBytes(over), " (", pct, "%) over the ", hb(r.Capacity),
 			" available: let rematerialization work harder, e.g. --xla_tpu_rematerialization_algo=PEAK_PRIORITY and --xla_tpu_max_hbm_size_mib=",
@@ -144,7 +147,7 @@ func (a *advice) scopedVmem(r *Report) {
 	}
 	if need.Known && r.Capacity.Known {
 		kib := (need.Bytes + (1<<20 - 1)) >> 20 << 10 // rounded up to a whole MiB, in KiB
-		a.add("The kernel needs ", hb(need), " of scoped ", space, " but the limit is ", hb(r.Capacity),
+		a.add("It needs ", hb(need), " of scoped ", space, " but the limit is ", hb(r.Capacity),
 			": use smaller block sizes (BlockSpec tiles) so each step fits, or raise the limit for this kernel with vmem_limit_bytes=",
 			strconv.FormatInt(kib<<10, 10), " in the Pallas compiler params.")
 		a.add("To raise the limit for every kernel instead: --xla_tpu_scoped_vmem_limit_kib=", strconv.FormatInt(kib, 10), " (it must stay below the chip's VMEM).")
