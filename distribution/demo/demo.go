@@ -1,0 +1,90 @@
+// Package demo holds the sample logs of `make run` (logs/<host>/<service>.log),
+// the collector configuration that reads them, and what they are expected to
+// produce, shared by the sample test and the end-to-end tests.
+package demo
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// LineStart is the multiline.line_start_pattern of the demo and the example
+// configs: a log header (absl/glog, TSL/ISO/Python timestamps, vLLM level and
+// date), optionally behind a vLLM/Ray process prefix. A line without one
+// continues the previous record.
+const LineStart = `^(?:\([A-Za-z0-9_]+ pid=\d+\) )?(?:[IWEF]\d{4} \d\d:\d\d:\d\d|\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d)`
+
+// Record is one multi-line log record of a sample file.
+type Record struct {
+	Host string
+	Text string
+}
+
+// ReadRecords splits the files matching root/*/*.log into records the way
+// file_log's multiline setting does.
+func ReadRecords(root string) ([]Record, error) {
+	start := regexp.MustCompile(LineStart)
+	files, err := filepath.Glob(filepath.Join(root, "*", "*.log"))
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(files)
+	var out []Record
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		host := filepath.Base(filepath.Dir(f))
+		var cur []string
+		flush := func() {
+			if len(cur) > 0 {
+				// file_log trims trailing whitespace (preserve_trailing_whitespaces: false).
+				out = append(out, Record{Host: host, Text: strings.TrimRight(strings.Join(cur, "\n"), " \t\r\n")})
+			}
+			cur = nil
+		}
+		for _, line := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
+			if start.MatchString(line) {
+				flush()
+			}
+			cur = append(cur, line)
+		}
+		flush()
+	}
+	return out, nil
+}
+
+// Expected is what the sample logs hold: for each host, the XLA error code of
+// every OOM record in file order. Everything else, the look-alikes included,
+// must stay untagged.
+var Expected = map[string][]string{
+	"cpu-eval-0":   {"E0007"},                                     // CPU "Out of memory allocating", old "Resource exhausted:" spelling
+	"gpu-train-0":  {"E0007", "E0007"},                            // BFC + BufferAssignment dump, then the Python exception
+	"gpu-train-1":  {"E0007", "E0007"},                            // platform allocator, cuda_async cuMemAllocAsync
+	"serve-0":      {"E1000", "E1001"},                            // vLLM-prefixed HBM breakdown, PyTorch/XLA vmem
+	"tpu-train-w0": {"E1000", "E1000", "E0100", "E3000"},          // HBM + breakdown, early abort, device buffer, SparseCore
+	"tpu-train-w1": {"E1000", "E1001", "E1000", "E1000", "E0101"}, // E1000: prefix, scoped vmem, TC/SC, allocation would exceed, program load
+}
+
+// LookAlikes are substrings of records that mention RESOURCE_EXHAUSTED or
+// running out of memory but are not XLA OOM failures.
+var LookAlikes = []string{
+	"grpc: received message larger than max",     // gRPC RESOURCE_EXHAUSTED
+	"Quota exceeded for quota metric",            // quota RESOURCE_EXHAUSTED
+	"with freed_by_count=0",                      // BFC warning the caller tolerates
+	"torch.OutOfMemoryError: CUDA out of memory", // PyTorch, not XLA
+	"StatusCode.RESOURCE_EXHAUSTED details",      // gRPC in vLLM's API server
+}
+
+// ExpectedTotal is the number of OOM records in the samples.
+func ExpectedTotal() int {
+	n := 0
+	for _, codes := range Expected {
+		n += len(codes)
+	}
+	return n
+}

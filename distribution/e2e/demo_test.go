@@ -1,0 +1,99 @@
+package e2e
+
+import (
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/xlaoom/xlaoomprocessor/distribution/demo"
+	"github.com/xlaoom/xlaoomprocessor/distribution/internal/demorun"
+	"github.com/xlaoom/xlaoomprocessor/distribution/internal/promtext"
+)
+
+// TestDemo runs what `make run` runs and checks what it reports: every sample
+// record read and exported, exactly the expected OOM records tagged (codes per
+// host, look-alikes untouched), the tables printed, the metrics scraped.
+func TestDemo(t *testing.T) {
+	var out strings.Builder
+	res, err := demorun.Run(&out, demorun.Options{
+		Collector: collectorBin,
+		Config:    filepath.Join(demoDir, "config.yaml"),
+		Logs:      filepath.Join(demoDir, "logs", "*", "*.log"),
+		Out:       t.TempDir(),
+		Timeout:   90 * time.Second,
+	})
+	t.Log("\n" + out.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := demo.ReadRecords(filepath.Join(demoDir, "logs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Records) != len(want) {
+		t.Errorf("exported %d records, the samples hold %d", len(res.Records), len(want))
+	}
+	// Every exported body is exactly one sample record: multiline joined the
+	// continuation lines (tracebacks, breakdowns, dumps) and split at headers.
+	bodies := map[string]int{}
+	for _, r := range want {
+		bodies[r.Host+"\x00"+r.Text]++
+	}
+	for _, r := range res.Records {
+		k := r.ResourceStr("host.name") + "\x00" + r.Body
+		if bodies[k] == 0 {
+			t.Errorf("exported record is not a sample record (host %q):\n%s", r.ResourceStr("host.name"), r.Body)
+			continue
+		}
+		bodies[k]--
+	}
+	got := map[string][]string{}
+	for _, r := range res.Records {
+		host := r.ResourceStr("host.name")
+		code := r.Str("xla.error.code")
+		for _, l := range demo.LookAlikes {
+			if strings.Contains(r.Body, l) && code != "" {
+				t.Errorf("look-alike %q tagged %s", l, code)
+			}
+		}
+		if code == "" {
+			continue
+		}
+		got[host] = append(got[host], code)
+		for _, k := range []string{"xla.error.category", "xla.error.phase", "error.type"} {
+			if r.Str(k) == "" {
+				t.Errorf("%s %s record lacks %s", host, code, k)
+			}
+		}
+		if len(r.Strings("xla.remediation")) == 0 {
+			t.Errorf("%s %s record has no xla.remediation", host, code)
+		}
+	}
+	if !reflect.DeepEqual(got, demo.Expected) {
+		t.Errorf("tagged codes per host:\n got %v\nwant %v", got, demo.Expected)
+	}
+	if total := promtext.Sum(res.Metrics, "xla_oom_errors_total", nil); int(total) != demo.ExpectedTotal() {
+		t.Errorf("xla_oom_errors_total adds up to %v, want %d", total, demo.ExpectedTotal())
+	}
+	for host, codes := range demo.Expected {
+		for _, code := range codes {
+			n := 0
+			for _, c := range codes {
+				if c == code {
+					n++
+				}
+			}
+			if v := promtext.Sum(res.Metrics, "xla_oom_errors_total", map[string]string{"host_name": host, "xla_error_code": code}); int(v) != n {
+				t.Errorf("xla_oom_errors_total{host_name=%q,xla_error_code=%q} = %v, want %d", host, code, v, n)
+			}
+		}
+	}
+	for _, s := range []string{"XLA OOM incidents: 15, from 16 tagged records", "advice: ", "xla_oom_errors_total (counter)",
+		"xla_oom_pressure_ratio", "xla_oom_requested_size_bytes (histogram)", "tpu-train-w1  E0101  Runtime: Program Allocation Failure"} {
+		if !strings.Contains(out.String(), s) {
+			t.Errorf("demo output lacks %q", s)
+		}
+	}
+}

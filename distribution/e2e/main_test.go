@@ -1,0 +1,146 @@
+// Package e2e runs the built otelcol-xlaoom as a real process: the example
+// configs, the demo, an agent forwarding to a gateway, an OpenTelemetry SDK
+// client, and a real Prometheus evaluating the alert rules. Everything listens
+// on 127.0.0.1, every wait is bounded, every process is stopped at the end.
+//
+// The collector binary is $OTELCOL_XLAOOM when set (make e2e builds it first);
+// otherwise TestMain builds it once into a temporary directory.
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/xlaoom/xlaoomprocessor/distribution/internal/collector"
+)
+
+var collectorBin string
+
+// Paths from this package's directory.
+const (
+	distDir     = ".."
+	examplesDir = "../../examples"
+	demoDir     = "../demo"
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	if p := os.Getenv("OTELCOL_XLAOOM"); p != "" {
+		abs, err := filepath.Abs(p)
+		if err == nil {
+			_, err = os.Stat(abs)
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "OTELCOL_XLAOOM=%s: %v\n", p, err)
+			return 1
+		}
+		collectorBin = abs
+		return m.Run()
+	}
+	dir, err := os.MkdirTemp("", "otelcol-xlaoom-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	collectorBin = filepath.Join(dir, "otelcol-xlaoom")
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	start := time.Now()
+	build := exec.CommandContext(ctx, "go", "build", "-trimpath", "-o", collectorBin, "./cmd/otelcol-xlaoom")
+	build.Dir = distDir
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building otelcol-xlaoom: %v\n%s", err, out)
+		return 1
+	}
+	fmt.Fprintf(os.Stderr, "e2e: built otelcol-xlaoom in %.1fs (set OTELCOL_XLAOOM to reuse a build)\n", time.Since(start).Seconds())
+	return m.Run()
+}
+
+// startCollector runs the collector on config with env and stops it when the
+// test ends. ready lists addresses that must accept connections before it returns.
+func startCollector(t *testing.T, name, config string, env []string, ready ...string) *collector.Process {
+	t.Helper()
+	p, err := collector.Start(collectorBin, config, filepath.Join(t.TempDir(), name+".log"), env...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := p.Stop(15 * time.Second); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		if t.Failed() {
+			t.Logf("%s log (tail):\n%s", name, p.Tail(4000))
+		}
+	})
+	for _, addr := range ready {
+		if err := collector.WaitListening(addr, 30*time.Second); err != nil {
+			t.Fatalf("%s: %v\n%s", name, err, p.Tail(4000))
+		}
+	}
+	return p
+}
+
+// freeAddr returns 127.0.0.1:<a free port>.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	port, err := collector.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return collector.Addr(port)
+}
+
+// freePort returns a free port on 127.0.0.1 as a string.
+func freePort(t *testing.T) string {
+	a := freeAddr(t)
+	return a[strings.LastIndexByte(a, ':')+1:]
+}
+
+// eventually polls cond every interval until it returns "" (success) or
+// timeout passes, then fails with cond's last explanation.
+func eventually(t *testing.T, timeout time.Duration, cond func() string) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		why := cond()
+		if why == "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after %s: %s", timeout, why)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// appendFile appends text to path, creating it and its directory.
+func appendFile(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(text); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// telemetryEnv keeps the collector's own metrics endpoint off the shared
+// default port 8888, so that several collectors can run at once.
+func telemetryEnv(t *testing.T) []string {
+	return []string{"XLAOOM_TELEMETRY_PORT=" + freePort(t), "XLAOOM_LOG_LEVEL=warn"}
+}
