@@ -32,6 +32,10 @@ type family struct {
 	backend string // the backend the message itself proves, "" if it does not
 	// read fills r from the match; false rejects the match (a non-fatal form).
 	read func(r *Report, m match) bool
+	// req lists the groups that may hold Requested as printed, exact figure
+	// first: a rounded one can then take the exact figure another message of
+	// the record prints for the same allocation.
+	req []int
 }
 
 var families = []family{
@@ -49,7 +53,7 @@ var families = []family{
 		},
 	},
 	{ // B: TPU compile: "Aborting compilation early because it's unlikely to have enough memory. Requires 3.84T, has 90.96G available."
-		id: "B", fatal: true, phase: PhaseCompile, code: codeHbm, backend: BackendTPU,
+		id: "B", req: []int{1}, fatal: true, phase: PhaseCompile, code: codeHbm, backend: BackendTPU,
 		pattern: pat("Aborting compilation early", 0,
 			`Aborting compilation early because it.?s unlikely to have enough memory\.? Requires `+sz+`,? has `+sz+` available`),
 		read: func(r *Report, m match) bool {
@@ -69,7 +73,7 @@ var families = []family{
 		},
 	},
 	{ // D: TPU compile/MSA: "Allocation (size=107374182400) would exceed memory (size=17179869184) :: #allocation7 [shape = '...', space=hbm, size = 0x..., tag = '...'] :: <hlo>"
-		id: "D", fatal: true, phase: PhaseCompile, code: codeHbm, backend: BackendTPU,
+		id: "D", req: []int{1}, fatal: true, phase: PhaseCompile, code: codeHbm, backend: BackendTPU,
 		pattern: pat("Allocation (size=", 0,
 			`Allocation \(size=(\d+)\) would exceed memory \(size=(\d+)\)(?: :: #allocation\d+ \[shape = '[^']*', space=(\w+))?`).
 			withSpan(2048), // the shape before space= can be a long tuple
@@ -95,7 +99,7 @@ var families = []family{
 		},
 	},
 	{ // E2: TPU compile, scoped VMEM: "Scoped allocation with size 36.25M and limit 32.00M exceeded scoped vmem limit by 4.25M."
-		id: "E2", fatal: true, phase: PhaseCompile, code: codeVmem, backend: BackendTPU,
+		id: "E2", req: []int{1}, fatal: true, phase: PhaseCompile, code: codeVmem, backend: BackendTPU,
 		pattern: pat("Scoped allocation with size", 0,
 			`Scoped allocation with size `+sz+` and limit `+sz+` exceeded scoped (\w+) limit by `+sz),
 		read: func(r *Report, m match) bool {
@@ -106,7 +110,7 @@ var families = []family{
 		},
 	},
 	{ // F: TPU runtime buffer: "Error allocating device buffer: Attempting to allocate 8.00M. That was not possible. There are 6.43M free.; (0x0x1_HBM0)"
-		id: "F", fatal: true, phase: PhaseRuntime, code: codeBuffer, backend: BackendTPU,
+		id: "F", req: []int{1}, fatal: true, phase: PhaseRuntime, code: codeBuffer, backend: BackendTPU,
 		pattern: pat("Attempting to allocate", 0,
 			`Attempting to allocate `+sz+`\.? That was not possible\.? There (?:are|is) `+sz+` free\.?(?:;? ?\(([\w:.\-]+)\))?`),
 		read: func(r *Report, m match) bool {
@@ -116,7 +120,7 @@ var families = []family{
 		},
 	},
 	{ // G: TPU runtime program load: "Error loading program 'jit_f': Attempting to reserve 29.49G at the bottom of memory. That was not possible. There are 147.64M free, 0B reserved, and 147.64M reservable."
-		id: "G", fatal: true, phase: PhaseRuntime, code: codeProgram, backend: BackendTPU,
+		id: "G", req: []int{1}, fatal: true, phase: PhaseRuntime, code: codeProgram, backend: BackendTPU,
 		pattern: pat("Attempting to reserve", 0,
 			`Attempting to reserve `+sz+` at the bottom of memory\.? That was not possible\.? There (?:are|is) `+sz+
 				` free,? `+sz+` reserved,? and `+sz+` reservable`),
@@ -138,7 +142,7 @@ var families = []family{
 		},
 	},
 	{ // I: GPU runtime (BFC via the TF allocator adapter): "Out of memory while trying to allocate 6291456 bytes." / "... allocate 1.95GiB with allocator GPU_0_bfc on device 0."
-		id: "I", fatal: true, phase: PhaseRuntime, code: codeGeneric,
+		id: "I", req: []int{2}, fatal: true, phase: PhaseRuntime, code: codeGeneric,
 		pattern: pat("Out of ", 0,
 			`Out of (host )?memory while trying to allocate `+sz+`(?: bytes)?\.?(?: with allocator ([\w.\-]+) on device (\d+))?`),
 		read: func(r *Report, m match) bool {
@@ -148,14 +152,19 @@ var families = []family{
 			}
 			r.Requested = size(m.g(2))
 			if a := m.g(3); a != "" {
+				// The allocator adapter that prints this clause serves
+				// StreamExecutor (GPU) devices: GPU_0_bfc, gpu_async_0,
+				// SE_0_space_0 (platform allocator).
 				r.Device = m.g(4)
-				r.Backend = allocatorBackend(a)
+				if r.Backend = allocatorBackend(a); r.Backend == "" {
+					r.Backend = BackendGPU
+				}
 			}
 			return true
 		},
 	},
 	{ // J: GPU runtime (platform allocator): "Failed to allocate request for 32.00MiB (33554432B) on device ordinal 0"
-		id: "J", fatal: true, phase: PhaseRuntime, code: codeGeneric, backend: BackendGPU,
+		id: "J", req: []int{2, 1}, fatal: true, phase: PhaseRuntime, code: codeGeneric, backend: BackendGPU,
 		pattern: pat("quest for ", len("Failed to allocate re"),
 			`[Ff]ailed to allocate request for `+sz+`(?: \((\d+)B\))?(?: on device ordinal (\d+))?`),
 		read: func(r *Report, m match) bool {
@@ -165,7 +174,7 @@ var families = []family{
 		},
 	},
 	{ // L: GPU BFC allocator warning (log line): "Allocator (GPU_0_bfc) ran out of memory trying to allocate 1.97GiB (rounded to 2110783744)requested by op"
-		id: "L", phase: PhaseRuntime, code: codeGeneric,
+		id: "L", req: []int{3, 2}, phase: PhaseRuntime, code: codeGeneric,
 		pattern: pat("Allocator (", 0,
 			`Allocator \(([^)\s]+)\) ran out of memory trying to allocate `+sz+
 				`(?: \(rounded to (\d+)\))?(?: ?requested by op \S*)?(?: from the \w+ end)?( with freed_by_count=\d+)?`),
@@ -183,7 +192,7 @@ var families = []family{
 		},
 	},
 	{ // M1: CUDA/ROCm driver (log line): "failed to allocate 528.00M (553648128 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY: out of memory"
-		id: "M1", phase: PhaseRuntime, code: codeGeneric, backend: BackendGPU,
+		id: "M1", req: []int{2, 1}, phase: PhaseRuntime, code: codeGeneric, backend: BackendGPU,
 		pattern: patUpTo("bytes) from device: ", len("failed to allocate  (")+2*20,
 			`[Ff]ailed to allocate `+sz+` \((\d+) bytes\) from device: (?:RESOURCE_EXHAUSTED: :? ?)?`+
 				`(?:CUDA_ERROR_OUT_OF_MEMORY|HIP_ERROR_OutOfMemory|hipErrorOutOfMemory|cudaErrorMemoryAllocation|out of memory)`),
@@ -193,7 +202,7 @@ var families = []family{
 		},
 	},
 	{ // M2: GPU preallocation (log line): "[0] Failed to allocate device memory of 28.85GiB (30979129344 bytes): RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY"
-		id: "M2", phase: PhaseRuntime, code: codeGeneric, backend: BackendGPU,
+		id: "M2", req: []int{3, 2}, phase: PhaseRuntime, code: codeGeneric, backend: BackendGPU,
 		pattern: patUpTo("Failed to allocate device memory of", len("[1234] "),
 			`(?:\[(\d+)\] )?Failed to allocate device memory of `+sz+`(?: \((\d+) bytes\))?: `+
 				`(?:RESOURCE_EXHAUSTED|Resource exhausted|CUDA_ERROR_OUT_OF_MEMORY|HIP_ERROR_OutOfMemory)`),
@@ -204,7 +213,7 @@ var families = []family{
 		},
 	},
 	{ // N: cudaMallocAsync allocator (log line): "gpu_async_1 cuMemAllocAsync failed to allocate 1225195446464 bytes: RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY"
-		id: "N", phase: PhaseRuntime, code: codeGeneric, backend: BackendGPU,
+		id: "N", req: []int{2}, phase: PhaseRuntime, code: codeGeneric, backend: BackendGPU,
 		pattern: patUpTo("Async failed to allocate", 64,
 			`(?:([\w.\-]+) )?cu(?:MemAlloc|daMalloc)Async failed to allocate (\d+)(?: bytes)?`),
 		read: func(r *Report, m match) bool {
@@ -214,7 +223,7 @@ var families = []family{
 		},
 	},
 	{ // O: CPU runtime: "Out of memory allocating 41246000000 bytes."
-		id: "O", fatal: true, phase: PhaseRuntime, code: codeGeneric, backend: BackendCPU,
+		id: "O", req: []int{1}, fatal: true, phase: PhaseRuntime, code: codeGeneric, backend: BackendCPU,
 		pattern: pat("Out of memory allocating", 0, `Out of memory allocating (\d+(?:,\d{3})*) bytes`),
 		read: func(r *Report, m match) bool {
 			r.Requested = size(m.g(1))
@@ -298,6 +307,13 @@ var details = []detail{
 				setSize(&r.Capacity, total)
 			}
 		},
+	},
+	{ // GPU autotuning (compilation) that ran out of memory: "Failed to get configs for: 3 out of 3
+		// instructions. See logs for all failures. Example failure: Out of memory while trying to allocate ..."
+		"Failed to get configs for", func(r *Report, _, _ string) { r.Phase = PhaseCompile },
+	},
+	{ // the per-instruction log line: "Could not get config for HLO: %fusion = ... Status: RESOURCE_EXHAUSTED: Out of memory ..."
+		"Could not get config for HLO", func(r *Report, _, _ string) { r.Phase = PhaseCompile },
 	},
 	{ // XRT-era program-load breakdown: "HBM capacity 8.00G:"
 		"HBM capacity ", func(r *Report, _, a string) {

@@ -27,7 +27,13 @@ func Recognize(text string) (Report, bool) {
 			}
 			r := Report{Family: f.id, Code: f.code, Phase: f.phase, Backend: f.backend}
 			if f.read(&r, m) {
-				cands = append(cands, candidate{f: f, at: m.start(), r: r})
+				c := candidate{f: f, at: m.start(), r: r}
+				for _, g := range f.req {
+					if c.reqTok = m.g(g); c.reqTok != "" {
+						break
+					}
+				}
+				cands = append(cands, c)
 			}
 		})
 	}
@@ -44,6 +50,7 @@ func Recognize(text string) (Report, bool) {
 		for i := range cands {
 			if i != p {
 				mergeFrom(&r, &cands[i].r)
+				preferExact(&r, cands[p].reqTok, &cands[i])
 			}
 		}
 		if c, ok := codeFor(codes, cands[p].at); ok {
@@ -79,9 +86,10 @@ const maxCandidates = 32
 
 // candidate is one family match.
 type candidate struct {
-	f  *family
-	at int
-	r  Report
+	f      *family
+	at     int
+	r      Report
+	reqTok string // Requested as printed
 }
 
 // primary picks the failure: the earliest returned status, else the earliest
@@ -119,6 +127,19 @@ func mergeFrom(r, o *Report) {
 	}
 	if r.Words == (SparseCoreWords{}) {
 		r.Words = o.Words
+	}
+}
+
+// preferExact gives r the exact request another message of the record
+// prints for the same allocation, when r's own is a rounded human size:
+// "Out of memory while trying to allocate 93.13GiB" after the allocator's
+// "93.13GiB (rounded to 100000000000)".
+func preferExact(r *Report, tok string, o *candidate) {
+	if tok == "" || isExactToken(tok) || !isExactToken(o.reqTok) || !o.r.Requested.Known || o.r.Code != r.Code {
+		return
+	}
+	if formatHuman(o.r.Requested.Bytes, strings.HasSuffix(tok, "iB")) == tok {
+		r.Requested = o.r.Requested
 	}
 }
 

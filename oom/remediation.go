@@ -189,6 +189,12 @@ func (a *advice) generic(r *Report, flat string) {
 		a.add("Donate inputs (donate_argnums) and avoid holding several copies of large arrays at once.")
 		return
 	}
+	if r.Family == "M2" {
+		a.add("If this was logged while XLA set up its memory pool (preallocation at start-up), XLA falls back to a smaller pool and the program goes on: lower XLA_PYTHON_CLIENT_MEM_FRACTION (or set XLA_PYTHON_CLIENT_PREALLOCATE=false) to leave room for other users of the GPU.")
+	}
+	if r.Phase == PhaseCompile {
+		a.add("The GPU autotuner ran out of memory while compiling: free device memory before compiling (delete arrays, compile ahead of time), or cut autotuning with XLA_FLAGS=--xla_gpu_autotune_level=0.")
+	}
 	if r.Capacity.Known && r.Requested.Known && r.Requested.Bytes > r.Capacity.Bytes {
 		a.add("A single allocation of ", hb(r.Requested), " is larger than the whole device (", hb(r.Capacity),
 			"): shard or shrink that array; no allocator setting can fit it.")

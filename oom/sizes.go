@@ -132,6 +132,43 @@ func size(tok string) Size {
 	return Size{Bytes: n, Known: ok}
 }
 
+// formatHuman formats n the way XLA's HumanReadableNumBytes does: TSL style
+// ("1.97GiB", "384.0KiB") when tsl is set, google3 style ("147.64M") when
+// not. It lets a rounded size be matched with the exact figure it came from.
+func formatHuman(n int64, tsl bool) string {
+	if n == math.MinInt64 {
+		return "-8E"
+	}
+	if n < 0 {
+		return "-" + formatHuman(-n, tsl)
+	}
+	if n < 1024 {
+		return strconv.FormatInt(n, 10) + "B"
+	}
+	const units = "KMGTPE"
+	u := 0
+	for u < len(units)-1 && n >= 1024*1024 {
+		n /= 1024
+		u++
+	}
+	prec := 2
+	if u == 0 {
+		prec = 1
+	}
+	suffix := units[u : u+1]
+	if tsl {
+		suffix += "iB"
+	}
+	return strconv.FormatFloat(float64(n)/1024, 'f', prec, 64) + suffix
+}
+
+// isExactToken reports whether a size token is an exact byte count (no
+// fraction, no unit above bytes).
+func isExactToken(tok string) bool {
+	_, ok := parseSize(tok)
+	return ok && strings.IndexAny(tok, ".KMGTPE") < 0
+}
+
 // humanBytes formats n in binary units for remediation text, e.g. "49.34 GiB".
 func humanBytes(n int64) string {
 	sign, m := "", uint64(n)

@@ -90,3 +90,31 @@ func TestHumanBytes(t *testing.T) {
 		}
 	}
 }
+
+// The values the reference (§3.3) verified against real logs.
+func TestFormatHuman(t *testing.T) {
+	for _, c := range []struct {
+		n       int64
+		g3, tsl string
+	}{
+		{553648128, "528.00M", "528.00MiB"}, {171573248, "163.62M", "163.62MiB"}, {10830902272, "10.09G", "10.09GiB"},
+		{11996954624, "11.17G", "11.17GiB"}, {2110783744, "1.97G", "1.97GiB"}, {48803099904, "45.45G", "45.45GiB"},
+		{165425291480, "154.06G", "154.06GiB"}, {30979129344, "28.85G", "28.85GiB"}, {33554432, "32.00M", "32.00MiB"},
+		{393216, "384.0K", "384.0KiB"}, {554696704, "529.00M", "529.00MiB"}, {6532939776, "6.08G", "6.08GiB"},
+		{4237689856, "3.95G", "3.95GiB"}, {-2735391744, "-2.55G", "-2.55GiB"}, {1741, "1.7K", "1.7KiB"},
+		{107374182400, "100.00G", "100.00GiB"}, {1048575, "1024.0K", "1024.0KiB"}, {1073741823, "1024.00M", "1024.00MiB"},
+		{0, "0B", "0B"}, {512, "512B", "512B"}, {math.MinInt64, "-8E", "-8E"}, {100000000000, "93.13G", "93.13GiB"},
+	} {
+		if got := formatHuman(c.n, false); got != c.g3 {
+			t.Errorf("formatHuman(%d, g3) = %q, want %q", c.n, got, c.g3)
+		}
+		if got := formatHuman(c.n, true); got != c.tsl {
+			t.Errorf("formatHuman(%d, tsl) = %q, want %q", c.n, got, c.tsl)
+		}
+	}
+	for tok, want := range map[string]bool{"6291456": true, "0B": true, "33554432B": true, "554,696,704": true, "1.97GiB": false, "4.0K": false, "8E": false, "x": false} {
+		if got := isExactToken(tok); got != want {
+			t.Errorf("isExactToken(%q) = %v", tok, got)
+		}
+	}
+}
