@@ -166,7 +166,7 @@ func formatHuman(n int64, tsl bool) string {
 // fraction, no unit above bytes).
 func isExactToken(tok string) bool {
 	_, ok := parseSize(tok)
-	return ok && strings.IndexAny(tok, ".KMGTPE") < 0
+	return ok && !strings.ContainsAny(tok, ".KMGTPE")
 }
 
 // humanBytes formats n in binary units for remediation text, e.g. "49.34 GiB".
