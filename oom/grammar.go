@@ -230,6 +230,14 @@ var families = []family{
 			return true
 		},
 	},
+	{ // R (beyond the reference's index; seen in real jax 0.11 GPU captures, testdata/real): the GPU
+		// autotuner ran out of memory while compiling: "RESOURCE_EXHAUSTED: Failed to get configs for: 3 out
+		// of 3 instructions. See logs for all failures. Example failure: Out of memory while trying to allocate ..."
+		id: "R", fatal: true, phase: PhaseCompile, code: codeGeneric,
+		pattern: pat("Failed to get configs for", len("RESOURCE_EXHAUSTED: "),
+			`(?:RESOURCE_EXHAUSTED|Resource exhausted): Failed to get configs for:? \d+ out of \d+ instructions`),
+		read: func(*Report, match) bool { return true }, // the sizes come from the example failure that follows
+	},
 }
 
 // detail is a phrase that adds facts to whichever failure the record holds.

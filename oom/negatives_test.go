@@ -57,6 +57,10 @@ var lookalikes = []struct {
 	{"E0200", `jax.errors.JaxRuntimeError: INTERNAL: E0200: RuntimeUnexpectedCoreHalt: Program or fatal error occurred; computation may be invalid: ... Please read https://openxla.org/xla/errors/error_0200 carefully`, false},
 	{"E3001", `XLA:TPU compile permanent error. Compilation failure: No viable logical replica count for the embedding table with metadata: max_nz_per_row = 141352, total_spmem_size_bytes = 524288)`, true},
 	{"E0007 alone", `jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: E0007: ResourceExhausted: Shared memory size limit exceeded: requested 110592, available: 101376`, false},
+	// GPU compiler warnings seen in real captures (testdata/real)
+	{"schedule base limit", `E1122 10:53:02.114250     727 gpu_hlo_schedule.cc:1068] The byte size of input/output arguments (100000000000) exceeds the base limit (63753420390). This indicates an error in the calculation!`, true},
+	{"allocator summary", `I1122 10:52:34.461500     537 bfc_allocator.cc:1120] Allocator memory summary: pool size 0B, in use 0B, largest free block 0B`, true},
+	{"empty pool", `W1122 10:52:34.461615     537 bfc_allocator.cc:609] <allocator contains no memory>`, true},
 	// ordinary lines that mention memory or allocation
 	{"peak memory", `I1010 10:10:10.101 3321 profiler.py:61] Peak memory usage on device 0 during step 500: 61.2 GiB of 80.0 GiB`, true},
 	{"java oom", `Exception in thread "main" java.lang.OutOfMemoryError: Java heap space`, true},
