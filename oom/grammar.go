@@ -3,7 +3,8 @@ package oom
 import "strings"
 
 // The grammar of XLA OOM messages, in one place: one entry per message family
-// of the quick index in shared/reference/xla-oom-formats.md (§0), letters A–O;
+// of the quick index in shared/reference/xla-oom-formats.md (§0), letters A–O
+// (and R, a GPU autotuner form seen in the real captures of testdata/real);
 // then the details that can surround any of them (P: replica/partition
 // context, program, device, allocator figures); then the error-code tokens
 // (Q) and the contexts that make a match a false alarm.
