@@ -83,7 +83,7 @@ func startCollector(t *testing.T, name, config string, env []string, ready ...st
 		}
 	})
 	for _, addr := range ready {
-		if err := collector.WaitListening(addr, 30*time.Second); err != nil {
+		if err := p.WaitListening(addr, 30*time.Second); err != nil {
 			t.Fatalf("%s: %v\n%s", name, err, p.Tail(4000))
 		}
 	}

@@ -93,6 +93,23 @@ func (p *Process) Tail(n int) string {
 	return string(b)
 }
 
+// WaitListening waits until the collector accepts connections on addr, and
+// fails at once if it exits first.
+func (p *Process) WaitListening(addr string, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		if done, err := p.Exited(); done {
+			return fmt.Errorf("collector exited before listening on %s (%v)", addr, err)
+		}
+		if err := WaitListening(addr, 200*time.Millisecond); err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("nothing listens on %s after %s", addr, timeout)
+		}
+	}
+}
+
 // FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
 func FreePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
