@@ -99,21 +99,23 @@ func confirmR(s string, i int) bool {
 // confirmB checks a 'B' at s[i]: the end of a size that follows an allocation
 // verb, or the middle of a TPU memory id ("_HBM0").
 func confirmB(s string, i int) bool {
-	if i < 2 {
-		return i == 0 && strings.HasPrefix(s, "BufferAssignment OOM")
-	}
-	if s[i-1] == 'H' && s[i-2] == '_' && hasAt(s, i+1, "M") {
-		return true
-	}
-	if s[i+1:min(len(s), i+20)] == "ufferAssignment OOM" { // the GPU dump under a bare status message
-		return true
+	if i == 0 {
+		return strings.HasPrefix(s, "BufferAssignment OOM")
 	}
 	j := i
-	if s[j-1] == 'i' { // KiB MiB GiB TiB PiB EiB
-		if j < 3 || strings.IndexByte("KMGTPE", s[j-2]) < 0 {
+	switch p := s[i-1]; {
+	case p == 'i': // KiB MiB GiB TiB PiB EiB
+		if i < 3 || strings.IndexByte("KMGTPE", s[i-2]) < 0 {
 			return false
 		}
 		j -= 2
+	case p >= '0' && p <= '9': // 512B, (33554432B)
+	case p == 'H': // 0x0x1_HBM0
+		return i >= 2 && s[i-2] == '_' && hasAt(s, i+1, "M")
+	case isSpace(p): // the GPU dump under a bare status message
+		return hasAt(s, i+1, "ufferAssignment OOM")
+	default: // MB, GB, words that merely contain a B
+		return false
 	}
 	if s[j-1] < '0' || s[j-1] > '9' {
 		return false
