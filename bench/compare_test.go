@@ -50,6 +50,32 @@ func TestContenders(t *testing.T) {
 		})
 	}
 
+	// The peer runs its statements in full on an OOM record: the E0100
+	// sample of §4.2 gets the sizes the document lists.
+	t.Run("peer_statements", func(t *testing.T) {
+		sink := new(consumertest.LogsSink)
+		p := newPeer(t, sink)
+		ld := plog.NewLogs()
+		lr := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
+		for _, m := range workload.OOMMessages {
+			if m.Family == "tpu-buffer-E0100" {
+				lr.Body().SetStr(m.Text)
+			}
+		}
+		if err := p.ConsumeLogs(context.Background(), ld); err != nil {
+			t.Fatal(err)
+		}
+		attrs := sink.AllLogs()[0].ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(0).Attributes()
+		for key, want := range map[string]int64{"xla.oom.requested.size": 8388608, "xla.oom.free.size": 6742343} {
+			if v, ok := attrs.Get(key); !ok || v.Int() != want {
+				t.Errorf("%s = %v, want %d (all: %v)", key, v.AsRaw(), want, attrs.AsRaw())
+			}
+		}
+		if v, _ := attrs.Get("xla.error.code"); v.Str() != "E0100" {
+			t.Errorf("xla.error.code = %q", v.Str())
+		}
+	})
+
 	t.Run("connector", func(t *testing.T) {
 		c := newConnector(t)
 		p := newXLAOOM(t, c)

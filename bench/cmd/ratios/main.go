@@ -142,6 +142,12 @@ func main() {
 		}
 		vs = append(vs, verdict{target, measured, r})
 	}
+	info := func(what, measured string, ok bool) {
+		if !ok {
+			measured = "-"
+		}
+		vs = append(vs, verdict{what, measured, "info"})
+	}
 	ratio := func(num, den, unit string) (float64, bool) {
 		a, ok1 := s.get(num, unit)
 		b, ok2 := s.get(den, unit)
@@ -202,7 +208,7 @@ func main() {
 		r, ok := paired(w + "/peer_vs_xla_oom")
 		add("throughput: paired "+w+"/peer_vs_xla_oom >= 10x", fmt.Sprintf("%.2fx", r), r >= 10, ok)
 		c, ok := paired(w + "/peer_vs_baseline")
-		add("  (ceiling) paired "+w+"/peer_vs_baseline >= 10x", fmt.Sprintf("%.2fx", c), c >= 10, ok)
+		info("  ceiling: paired "+w+"/peer_vs_baseline (what a processor as cheap as the bare minimum would reach)", fmt.Sprintf("%.2fx", c), ok)
 	}
 	for _, w := range []string{"mixed", "ordinary"} {
 		r, ok := ratio("Compare/"+w+"/transform_peer", "Compare/"+w+"/xla_oom", "ns/op")
