@@ -25,7 +25,7 @@ import "strings"
 //
 // Each hit is confirmed in place (whitespace runs allowed between words, so a
 // wrapped headline still passes) before MayContain says yes. It allocates
-// nothing and costs about 1.45x one strings.Contains on ordinary lines
+// nothing and costs about 1.4x one strings.Contains on ordinary lines
 // (BenchmarkMayContainRatio); one strings.Contains per phrase costs ~25x.
 //
 // What it lets through that is not an OOM (gRPC RESOURCE_EXHAUSTED, Python
