@@ -211,7 +211,7 @@ var templates = []template{
 	}},
 	// Innocent memory mentions.
 	{4, func(g *Generator) string {
-		return g.glog('I', "memory_utils.py", 44) + fmt.Sprintf("Device memory: %.2fG total, %.2fG in use, peak %.2fG (host RSS %.1f GB)",
+		return g.glog('W', "memory_utils.py", 44) + fmt.Sprintf("Device memory: %.2fG total, %.2fG in use, peak %.2fG (host RSS %.1f GB)",
 			95.74, g.rng.Float64()*90, g.rng.Float64()*95, 20+g.rng.Float64()*100)
 	}},
 	// TSL sink (XLA C++), GPU start-up and allocator info lines.

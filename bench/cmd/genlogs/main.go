@@ -42,8 +42,9 @@ func main() {
 			if strings.TrimSpace(l) == "" {
 				continue
 			}
-			w.WriteString(l)
-			w.WriteByte('\n')
+			// bufio.Writer keeps the first error; Flush below reports it.
+			_, _ = w.WriteString(l)
+			_ = w.WriteByte('\n')
 			lines++
 		}
 	}

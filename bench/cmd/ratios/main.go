@@ -100,10 +100,11 @@ func main() {
 		if err != nil {
 			fail(err)
 		}
-		if err := parse(f, s); err != nil {
+		err = parse(f, s)
+		_ = f.Close() // read-only
+		if err != nil {
 			fail(err)
 		}
-		f.Close()
 	}
 	if len(s) == 0 {
 		fail(fmt.Errorf("no benchmark result in the input"))
