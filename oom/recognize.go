@@ -72,10 +72,14 @@ func Recognize(text string) (Report, bool) {
 		})
 	}
 	// Multi-line breakdowns (TPU "Total hbm usage >= ...", "Largest program
-	// allocations in hbm:", GPU "BufferAssignment stats:", "Peak buffers:")
-	// belong here, read line by line from text (stripHeaders removes each
-	// line's prefix) into fields of their own. No family pattern reaches into
-	// them: every headline ends before its breakdown starts.
+	// allocations in hbm:", GPU "BufferAssignment stats:", "Peak buffers:",
+	// XRT "Top-of-Memory reserved:") are read from the flattened text, so a
+	// per-line prefixed and a one-line breakdown read alike (breakdown.go).
+	// No family pattern reaches into them: every headline ends before its
+	// breakdown starts. Records without one pay a few substring searches.
+	if hasBreakdown(flat) {
+		readBreakdown(&r.Breakdown, flat, MaxAllocations)
+	}
 	finish(&r, flat)
 	return r, true
 }

@@ -94,6 +94,11 @@ type Report struct {
 	// unprinted size, so they have no byte equivalent.
 	Words SparseCoreWords
 
+	// Breakdown holds the memory breakdown printed with the failure (TPU
+	// compile-time totals and largest allocations, GPU BufferAssignment
+	// stats and peak buffers, XRT program-load figures), when there is one.
+	Breakdown Breakdown
+
 	Cause       string   // CauseFragmentation or CauseExhaustion when both sizes are known
 	Remediation []string // ordered, concrete actions; never empty on a recognised failure
 }
