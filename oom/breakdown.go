@@ -34,7 +34,7 @@ type Allocation struct {
 	OpType     string // op_type="…", when printed
 	OpName     string // op_name="…", escapes decoded
 	SourceFile string
-	SourceLine int64 // 0 when not printed
+	SourceLine int64  // 0 when not printed
 	Shape      string // "Shape:" or GPU "Entry Parameter Subshape:"
 	Unpadded   Size
 	Padding    Size    // "Extra memory due to padding: X"
