@@ -4,6 +4,11 @@
 package oomattr
 
 import (
+	"encoding/binary"
+	"hash/fnv"
+	"strconv"
+	"time"
+
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/xlaoom/xlaoomprocessor/oom"
@@ -33,7 +38,52 @@ const (
 	Device        = "xla.device"
 	Cause         = "xla.oom.cause"
 	Remediation   = "xla.remediation"
+
+	// Memory breakdown totals (TPU compile-time breakdown, GPU
+	// BufferAssignment stats, XRT program-load figures).
+	Total             = "xla.oom.total.size"
+	RuntimeReserved   = "xla.oom.runtime_reserved.size"
+	ProgramSize       = "xla.oom.program.size"
+	Arguments         = "xla.oom.arguments.size"
+	Output            = "xla.oom.output.size"
+	OutputShared      = "xla.oom.output.shared.size"
+	Temp              = "xla.oom.temp.size"
+	TempFragmentation = "xla.oom.temp.fragmentation.size"
+	Fragmentation     = "xla.oom.fragmentation.size"
+	Padding           = "xla.oom.padding.size"
+	Allocated         = "xla.oom.allocated.size"
+	AvailableAfter    = "xla.oom.available_after.size"
+
+	// Allocations lists the largest allocations (a slice of maps with the
+	// AllocationKey* keys); the culprit and the largest input are flattened.
+	Allocations       = "xla.oom.allocations"
+	CulpritOp         = "xla.oom.culprit.op"
+	CulpritSource     = "xla.oom.culprit.source"
+	CulpritSize       = "xla.oom.culprit.size"
+	CulpritShape      = "xla.oom.culprit.shape"
+	LargestInputSize  = "xla.oom.largest_input.size"
+	LargestInputShape = "xla.oom.largest_input.shape"
+
+	// Incident is the same on the copies of one failure logged by every
+	// host of a job, and different otherwise (see IncidentID).
+	Incident = "xla.oom.incident.id"
 )
+
+// Keys of one map in xla.oom.allocations.
+const (
+	AllocationSize         = "size"
+	AllocationOp           = "op"
+	AllocationSource       = "source"
+	AllocationShape        = "shape"
+	AllocationUnpaddedSize = "unpadded_size"
+	AllocationPaddingSize  = "padding_size"
+	AllocationExpansion    = "expansion"
+	AllocationLabel        = "label"
+	AllocationType         = "type"
+)
+
+// DefaultTopAllocations is how many allocations Put writes.
+const DefaultTopAllocations = 5
 
 // sizeFields pairs each size attribute with its Report field, so that Put and
 // Get cannot drift apart.
@@ -47,6 +97,11 @@ func sizeFields(r *oom.Report) []struct {
 	}{
 		{Requested, &r.Requested}, {Free, &r.Free}, {Used, &r.Used}, {Capacity, &r.Capacity},
 		{Exceeded, &r.Exceeded}, {Reserved, &r.Reserved}, {Reservable, &r.Reservable},
+		{Total, &r.Breakdown.Total}, {RuntimeReserved, &r.Breakdown.Reserved}, {ProgramSize, &r.Breakdown.Program},
+		{Arguments, &r.Breakdown.Arguments}, {Output, &r.Breakdown.Output}, {OutputShared, &r.Breakdown.OutputShared},
+		{Temp, &r.Breakdown.Temp}, {TempFragmentation, &r.Breakdown.TempFragmentation},
+		{Fragmentation, &r.Breakdown.Fragmentation}, {Padding, &r.Breakdown.Padding},
+		{Allocated, &r.Breakdown.Allocated}, {AvailableAfter, &r.Breakdown.AvailableAfter},
 	}
 }
 
@@ -64,10 +119,14 @@ func stringFields(r *oom.Report) []struct {
 	}
 }
 
-// Put writes r onto attrs. Empty strings and unknown sizes are left out.
+// Put writes r onto attrs with the default number of allocations.
+func Put(r oom.Report, attrs pcommon.Map) { PutTop(r, attrs, DefaultTopAllocations) }
+
+// PutTop writes r onto attrs. Empty strings and unknown sizes are left out.
 // error.type carries the XLA code, the low-cardinality class semantic
-// conventions ask for.
-func Put(r oom.Report, attrs pcommon.Map) {
+// conventions ask for. At most top allocations are listed (0: none); the
+// culprit and the largest input are written whatever top is.
+func PutTop(r oom.Report, attrs pcommon.Map, top int) {
 	attrs.EnsureCapacity(attrs.Len() + 16)
 	for _, f := range stringFields(&r) {
 		if *f.value != "" {
@@ -93,6 +152,145 @@ func Put(r oom.Report, attrs pcommon.Map) {
 			s.AppendEmpty().SetStr(step)
 		}
 	}
+	putAllocations(&r.Breakdown, attrs, top)
+}
+
+func putAllocations(b *oom.Breakdown, attrs pcommon.Map, top int) {
+	if n := min(top, len(b.Allocations)); n > 0 {
+		s := attrs.PutEmptySlice(Allocations)
+		s.EnsureCapacity(n)
+		for i := range n {
+			putAllocation(&b.Allocations[i], s.AppendEmpty().SetEmptyMap())
+		}
+	}
+	if i := b.Culprit(); i >= 0 {
+		a := &b.Allocations[i]
+		attrs.PutStr(CulpritOp, a.OpName)
+		if src := a.Source(); src != "" {
+			attrs.PutStr(CulpritSource, src)
+		}
+		attrs.PutInt(CulpritSize, a.Size.Bytes)
+		if a.Shape != "" {
+			attrs.PutStr(CulpritShape, a.Shape)
+		}
+	}
+	if i := b.LargestInput(); i >= 0 {
+		a := &b.Allocations[i]
+		attrs.PutInt(LargestInputSize, a.Size.Bytes)
+		if a.Shape != "" {
+			attrs.PutStr(LargestInputShape, a.Shape)
+		}
+	}
+}
+
+func putAllocation(a *oom.Allocation, m pcommon.Map) {
+	putSize := func(k string, s oom.Size) {
+		if s.Known {
+			m.PutInt(k, s.Bytes)
+		}
+	}
+	putStr := func(k, v string) {
+		if v != "" {
+			m.PutStr(k, v)
+		}
+	}
+	putSize(AllocationSize, a.Size)
+	putStr(AllocationOp, a.OpName)
+	putStr(AllocationSource, a.Source())
+	putStr(AllocationShape, a.Shape)
+	putSize(AllocationUnpaddedSize, a.Unpadded)
+	putSize(AllocationPaddingSize, a.Padding)
+	if a.Expansion > 0 {
+		m.PutDouble(AllocationExpansion, a.Expansion)
+	}
+	putStr(AllocationLabel, a.Label)
+	putStr(AllocationType, a.Type)
+}
+
+// getAllocation reads one map of xla.oom.allocations back.
+func getAllocation(m pcommon.Map) oom.Allocation {
+	var a oom.Allocation
+	size := func(k string) oom.Size {
+		if v, ok := m.Get(k); ok && v.Type() == pcommon.ValueTypeInt {
+			return oom.KnownSize(v.Int())
+		}
+		return oom.Size{}
+	}
+	str := func(k string) string {
+		if v, ok := m.Get(k); ok && v.Type() == pcommon.ValueTypeStr {
+			return v.Str()
+		}
+		return ""
+	}
+	a.Size, a.Unpadded, a.Padding = size(AllocationSize), size(AllocationUnpaddedSize), size(AllocationPaddingSize)
+	a.OpName, a.Shape, a.Label, a.Type = str(AllocationOp), str(AllocationShape), str(AllocationLabel), str(AllocationType)
+	if src := str(AllocationSource); src != "" {
+		a.SourceFile = src
+		if i := lastColon(src); i > 0 {
+			if n, err := strconv.ParseInt(src[i+1:], 10, 64); err == nil {
+				a.SourceFile, a.SourceLine = src[:i], n
+			}
+		}
+	}
+	if v, ok := m.Get(AllocationExpansion); ok && v.Type() == pcommon.ValueTypeDouble {
+		a.Expansion = v.Double()
+	}
+	return a
+}
+
+func lastColon(s string) int {
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i] == ':' {
+			return i
+		}
+	}
+	return -1
+}
+
+// IncidentID returns the incident key of r logged at ts: an FNV-64a hash
+// (16 hex digits) of the code, the program name, the failure's sizes
+// (requested, used, capacity, exceeded, breakdown total and program) and the
+// start of the window of length window that holds ts. Nothing that tells the
+// hosts, replicas, partitions or devices apart is hashed, so the copies of one
+// failure logged by every host of a job share the ID. Copies that straddle a
+// window boundary get two IDs; a window of 0 leaves time out of the key.
+func IncidentID(r *oom.Report, ts time.Time, window time.Duration) string {
+	h := fnv.New64a()
+	var buf [8]byte
+	putInt := func(n int64) {
+		binary.LittleEndian.PutUint64(buf[:], uint64(n))
+		_, _ = h.Write(buf[:])
+	}
+	putSize := func(s oom.Size) {
+		if s.Known {
+			putInt(s.Bytes)
+		} else {
+			putInt(-1 << 63)
+		}
+	}
+	_, _ = h.Write([]byte(r.Code))
+	_, _ = h.Write([]byte{0})
+	_, _ = h.Write([]byte(r.Program))
+	_, _ = h.Write([]byte{0})
+	for _, s := range [...]oom.Size{r.Requested, r.Used, r.Capacity, r.Exceeded, r.Breakdown.Total, r.Breakdown.Program} {
+		putSize(s)
+	}
+	if window > 0 {
+		n := ts.UnixNano()
+		start := n - n%int64(window)
+		if n < 0 && n%int64(window) != 0 {
+			start -= int64(window)
+		}
+		putInt(start)
+	}
+	var out [16]byte
+	const hexDigits = "0123456789abcdef"
+	v := h.Sum64()
+	for i := 15; i >= 0; i-- {
+		out[i] = hexDigits[v&0xf]
+		v >>= 4
+	}
+	return string(out[:])
 }
 
 // Tagged reports whether attrs already carry an XLA OOM tag.
@@ -130,6 +328,15 @@ func Get(attrs pcommon.Map) (oom.Report, bool) {
 		r.Remediation = make([]string, 0, s.Len())
 		for i := 0; i < s.Len(); i++ {
 			r.Remediation = append(r.Remediation, s.At(i).AsString())
+		}
+	}
+	if v, ok := attrs.Get(Allocations); ok && v.Type() == pcommon.ValueTypeSlice {
+		s := v.Slice()
+		r.Breakdown.Allocations = make([]oom.Allocation, 0, s.Len())
+		for i := 0; i < s.Len(); i++ {
+			if e := s.At(i); e.Type() == pcommon.ValueTypeMap {
+				r.Breakdown.Allocations = append(r.Breakdown.Allocations, getAllocation(e.Map()))
+			}
 		}
 	}
 	return r, true
