@@ -44,11 +44,25 @@ type Allocation struct {
 }
 
 // IsInput reports whether the allocation holds an input of the program (an
-// entry parameter or argument), which is not a line of code to fix.
+// entry parameter or argument), which is not a line of code to fix: its type
+// says so, or its operator is a jax.export/torchax input path such as
+// params_and_buffers['model.layers.1.mlp.w13_weight'] with no source line.
 func (a *Allocation) IsInput() bool {
 	t := strings.ToLower(a.Type)
-	return strings.Contains(t, "parameter") || strings.Contains(t, "argument")
+	if strings.Contains(t, "parameter") || strings.Contains(t, "argument") {
+		return true
+	}
+	if a.SourceFile == "" {
+		for _, p := range inputPaths {
+			if strings.HasPrefix(a.OpName, p) {
+				return true
+			}
+		}
+	}
+	return false
 }
+
+var inputPaths = [...]string{"params_and_buffers[", "params[", "args[", "kwargs["}
 
 // Source returns "file:line" (or the file alone), or "".
 func (a *Allocation) Source() string {

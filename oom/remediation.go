@@ -26,7 +26,18 @@ func remediate(r *Report, flat string) []string {
 	default:
 		a.generic(r, flat)
 	}
-	return a
+	if len(r.Breakdown.Allocations) == 0 && !r.Breakdown.Total.Known && !r.Breakdown.AvailableAfter.Known {
+		return a
+	}
+	// The breakdown's numbers come right after the headline's own.
+	b := breakdownAdvice(r)
+	if len(b) == 0 {
+		return a
+	}
+	out := make(advice, 0, len(a)+len(b))
+	out = append(out, a[:min(1, len(a))]...)
+	out = append(out, b...)
+	return append(out, a[min(1, len(a)):]...)
 }
 
 type advice []string
