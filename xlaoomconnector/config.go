@@ -53,6 +53,16 @@ type Config struct {
 	// Metrics turns each metric on or off.
 	Metrics MetricsConfig `mapstructure:"metrics"`
 
+	// IncidentResourceAttributes are the resource attributes that identify a
+	// job for xla.oom.incidents. Every other resource attribute (host.name,
+	// k8s.pod.name, service.instance.id, ...) is left out, so one failure
+	// logged by 64 hosts counts once.
+	IncidentResourceAttributes []string `mapstructure:"incident_resource_attributes"`
+
+	// IncidentWindow buckets the record times of untagged records into
+	// incidents, as the processor's incident_window does for tagged ones.
+	IncidentWindow time.Duration `mapstructure:"incident_window"`
+
 	_ struct{} // prevent unkeyed literals
 }
 
@@ -74,10 +84,19 @@ type MetricConfig struct {
 var optionalDimensions = []string{oomattr.Program, oomattr.Backend, oomattr.MemorySpace}
 
 const (
-	defaultEmitInterval = 30 * time.Second
-	defaultSeriesExpiry = 15 * time.Minute
-	defaultSeriesLimit  = 2000
+	defaultEmitInterval   = 30 * time.Second
+	defaultSeriesExpiry   = 15 * time.Minute
+	defaultSeriesLimit    = 2000
+	defaultIncidentWindow = time.Minute
 )
+
+// defaultIncidentResourceAttributes identify a job, not a host.
+func defaultIncidentResourceAttributes() []string {
+	return []string{
+		"service.name", "service.namespace", "deployment.environment.name", "deployment.environment",
+		"k8s.cluster.name", "k8s.namespace.name", "k8s.job.name", "k8s.cronjob.name", "cloud.account.id", "cloud.region",
+	}
+}
 
 // defaultBuckets are powers of 4 from 1 MiB to 16 TiB: a small host buffer
 // up to the HBM of a whole TPU pod slice, 13 bounds.
@@ -93,12 +112,14 @@ var _ confmap.Validator = (*Config)(nil)
 
 func createDefaultConfig() *Config {
 	return &Config{
-		Finder:                 oomrecord.DefaultFinder(),
-		AggregationTemporality: TemporalityCumulative,
-		EmitInterval:           defaultEmitInterval,
-		SeriesExpiry:           defaultSeriesExpiry,
-		SeriesLimit:            defaultSeriesLimit,
-		Buckets:                defaultBuckets(),
+		Finder:                     oomrecord.DefaultFinder(),
+		AggregationTemporality:     TemporalityCumulative,
+		EmitInterval:               defaultEmitInterval,
+		SeriesExpiry:               defaultSeriesExpiry,
+		SeriesLimit:                defaultSeriesLimit,
+		Buckets:                    defaultBuckets(),
+		IncidentResourceAttributes: defaultIncidentResourceAttributes(),
+		IncidentWindow:             defaultIncidentWindow,
 		Metrics: MetricsConfig{
 			MetricsConfig:       metadata.DefaultMetricsConfig(),
 			XlaOomRequestedSize: MetricConfig{Enabled: true},
@@ -127,6 +148,10 @@ func (c *Config) Validate() error {
 	}
 	errs = append(errs, validateBuckets(c.Buckets)...)
 	errs = append(errs, validateDimensions(c.Dimensions)...)
+	if c.IncidentWindow <= 0 {
+		errs = append(errs, fmt.Errorf("incident_window: must be positive, got %s", c.IncidentWindow))
+	}
+	errs = append(errs, validateKeys("incident_resource_attributes", c.IncidentResourceAttributes)...)
 	if !c.Metrics.anyEnabled() {
 		errs = append(errs, errors.New("metrics: every metric is disabled, so the connector would emit nothing"))
 	}
@@ -169,6 +194,21 @@ func validateDimensions(dims []string) []error {
 }
 
 func (m *MetricsConfig) anyEnabled() bool {
-	return m.XlaOomErrors.Enabled || m.XlaOomPressure.Enabled ||
+	return m.XlaOomErrors.Enabled || m.XlaOomPressure.Enabled || m.XlaOomIncidents.Enabled ||
 		m.XlaOomRequestedSize.Enabled || m.XlaOomShortfallSize.Enabled
+}
+
+func validateKeys(field string, keys []string) []error {
+	var errs []error
+	seen := make(map[string]bool, len(keys))
+	for i, k := range keys {
+		switch {
+		case k == "":
+			errs = append(errs, fmt.Errorf("%s[%d]: must not be empty", field, i))
+		case seen[k]:
+			errs = append(errs, fmt.Errorf("%s[%d]: %q is listed twice", field, i, k))
+		}
+		seen[k] = true
+	}
+	return errs
 }

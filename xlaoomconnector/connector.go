@@ -2,6 +2,7 @@ package xlaoomconnector // import "github.com/xlaoom/xlaoomprocessor/xlaoomconne
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 
@@ -105,6 +106,7 @@ func (c *xlaOOMConnector) ConsumeLogs(ctx context.Context, ld plog.Logs) error {
 	now := c.now()
 	var fromAttrs, fromText, overflowed int64
 	var obs []observation
+	incidents := map[resourceKey]*jobIncidents{}
 	rls := ld.ResourceLogs()
 	for i := 0; i < rls.Len(); i++ {
 		rl := rls.At(i)
@@ -123,7 +125,11 @@ func (c *xlaOOMConnector) ConsumeLogs(ctx context.Context, ld plog.Logs) error {
 				} else {
 					fromText++
 				}
-				obs = append(obs, observation{m: measure(r, c.dims), t: recordTime(lr, now)})
+				o := observation{m: measure(r, c.dims), t: recordTime(lr, now)}
+				obs = append(obs, o)
+				if c.state.enabled[metricIncidents] {
+					c.addIncident(incidents, rl, lr, &r, o)
+				}
 			}
 		}
 		if len(obs) == 0 {
@@ -136,6 +142,27 @@ func (c *xlaOOMConnector) ConsumeLogs(ctx context.Context, ld plog.Logs) error {
 	}
 	if fromAttrs+fromText == 0 {
 		return nil
+	}
+	if len(incidents) > 0 {
+		keys := make([]resourceKey, 0, len(incidents))
+		for k := range incidents {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		c.mu.Lock()
+		for _, k := range keys {
+			ji := incidents[k]
+			news := ji.obs[:0]
+			for i, o := range ji.obs {
+				if c.state.newIncident(string(k)+"\x00"+ji.ids[i], now) {
+					news = append(news, o)
+				}
+			}
+			if len(news) > 0 {
+				overflowed += c.state.add(k, ji.resource, ji.schemaURL, news, now)
+			}
+		}
+		c.mu.Unlock()
 	}
 	c.mu.Lock()
 	size := c.state.size()
@@ -161,6 +188,42 @@ func (c *xlaOOMConnector) read(lr plog.LogRecord) (r oom.Report, tagged, ok bool
 	}
 	r, ok = c.cfg.Find(lr)
 	return r, false, ok
+}
+
+// jobIncidents are the incidents of one job-level resource in a batch.
+type jobIncidents struct {
+	resource  pcommon.Resource
+	schemaURL string
+	obs       []observation
+	ids       []string
+}
+
+// addIncident files the record's incident under its job resource: the
+// record's resource reduced to incident_resource_attributes. The incident ID
+// is the one the processor wrote, else computed here the same way.
+func (c *xlaOOMConnector) addIncident(into map[resourceKey]*jobIncidents, rl plog.ResourceLogs, lr plog.LogRecord, r *oom.Report, o observation) {
+	id := ""
+	if v, ok := lr.Attributes().Get(oomattr.Incident); ok && v.Type() == pcommon.ValueTypeStr && v.Str() != "" {
+		id = v.Str()
+	} else {
+		id = oomattr.IncidentID(r, o.t.AsTime(), c.cfg.IncidentWindow)
+	}
+	res := pcommon.NewResource()
+	src := rl.Resource().Attributes()
+	for _, k := range c.cfg.IncidentResourceAttributes {
+		if v, ok := src.Get(k); ok {
+			v.CopyTo(res.Attributes().PutEmpty(k))
+		}
+	}
+	key := resourceKeyOf(res, rl.SchemaUrl())
+	ji := into[key]
+	if ji == nil {
+		ji = &jobIncidents{resource: res, schemaURL: rl.SchemaUrl()}
+		into[key] = ji
+	}
+	m := measurement{attrs: attrKey{code: r.Code}, incident: true}
+	ji.obs = append(ji.obs, observation{m: m, t: o.t})
+	ji.ids = append(ji.ids, id)
 }
 
 // recordTime is when the record happened: its timestamp, else when it was

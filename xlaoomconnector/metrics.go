@@ -18,6 +18,7 @@ const (
 	metricRequested
 	metricShortfall
 	metricPressure
+	metricIncidents
 	numMetrics
 )
 
@@ -59,9 +60,11 @@ func descriptors(set connector.Settings) [numMetrics]descriptor {
 	mbc := metadata.NewDefaultMetricsBuilderConfig()
 	mbc.Metrics.XlaOomErrors.Enabled = true
 	mbc.Metrics.XlaOomPressure.Enabled = true
+	mbc.Metrics.XlaOomIncidents.Enabled = true
 	mb := metadata.NewMetricsBuilder(mbc, set)
 	mb.RecordXlaOomErrorsDataPoint(0, 0, "", metadata.AttributeXlaErrorPhaseRuntime)
 	mb.RecordXlaOomPressureDataPoint(0, 0, "")
+	mb.RecordXlaOomIncidentsDataPoint(0, 0, "")
 	md := mb.Emit()
 
 	var d [numMetrics]descriptor
@@ -76,6 +79,8 @@ func descriptors(set connector.Settings) [numMetrics]descriptor {
 			d[metricErrors] = desc
 		case metadata.MetricsInfo.XlaOomPressure.Name:
 			d[metricPressure] = desc
+		case metadata.MetricsInfo.XlaOomIncidents.Name:
+			d[metricIncidents] = desc
 		}
 	}
 	return d
@@ -84,7 +89,7 @@ func descriptors(set connector.Settings) [numMetrics]descriptor {
 // metricType is the instrument of each metric.
 func (id metricID) metricType() pmetric.MetricType {
 	switch id {
-	case metricErrors:
+	case metricErrors, metricIncidents:
 		return pmetric.MetricTypeSum
 	case metricPressure:
 		return pmetric.MetricTypeGauge
@@ -99,6 +104,7 @@ func (m *MetricsConfig) enabled() [numMetrics]bool {
 		metricRequested: m.XlaOomRequestedSize.Enabled,
 		metricShortfall: m.XlaOomShortfallSize.Enabled,
 		metricPressure:  m.XlaOomPressure.Enabled,
+		metricIncidents: m.XlaOomIncidents.Enabled,
 	}
 }
 
@@ -162,6 +168,10 @@ type measurement struct {
 	hasShortfall bool
 	pressure     float64
 	hasPressure  bool
+
+	// incident marks the measurement of a new incident: it counts in
+	// xla.oom.incidents only (and no record's measurement counts there).
+	incident bool
 }
 
 // measure turns a report into its measurement. Phase and cause outside their

@@ -99,6 +99,45 @@ type state struct {
 	resources map[resourceKey]*resourceState
 	counts    [numMetrics]int     // series per metric
 	overflow  [numMetrics]*series // nil until a metric overflows
+
+	// incidents are the incidents already counted (job resource key +
+	// incident ID), with the wall clock they were last seen, for expiry.
+	incidents map[string]time.Time
+}
+
+// maxIncidents bounds the incidents remembered for deduplication.
+const maxIncidents = 10000
+
+// newIncident reports whether key was not seen within the expiry, and
+// remembers it. When the set is full the oldest entry is forgotten (a copy of
+// it arriving later would count again).
+func (st *state) newIncident(key string, now time.Time) bool {
+	if seen, ok := st.incidents[key]; ok && now.Sub(seen) < st.expiry {
+		st.incidents[key] = now
+		return false
+	}
+	if len(st.incidents) >= maxIncidents {
+		st.expireIncidents(now)
+	}
+	if len(st.incidents) >= maxIncidents {
+		oldest, at := "", now
+		for k, t := range st.incidents {
+			if oldest == "" || t.Before(at) {
+				oldest, at = k, t
+			}
+		}
+		delete(st.incidents, oldest)
+	}
+	st.incidents[key] = now
+	return true
+}
+
+func (st *state) expireIncidents(now time.Time) {
+	for k, t := range st.incidents {
+		if now.Sub(t) >= st.expiry {
+			delete(st.incidents, k)
+		}
+	}
 }
 
 func newState(cfg *Config) *state {
@@ -109,6 +148,7 @@ func newState(cfg *Config) *state {
 		bounds:    slices.Clone(cfg.Buckets),
 		enabled:   cfg.Metrics.enabled(),
 		resources: map[resourceKey]*resourceState{},
+		incidents: map[string]time.Time{},
 	}
 }
 
@@ -135,7 +175,7 @@ func (st *state) add(key resourceKey, res pcommon.Resource, schemaURL string, ob
 			}
 			s.touch(o.t, now, st.delta)
 			switch id {
-			case metricErrors:
+			case metricErrors, metricIncidents:
 				s.count++
 			case metricRequested:
 				s.hist.observe(st.bounds, float64(o.m.requested))
@@ -152,6 +192,9 @@ func (st *state) add(key resourceKey, res pcommon.Resource, schemaURL string, ob
 }
 
 func (m *measurement) has(id metricID) bool {
+	if m.incident || id == metricIncidents {
+		return m.incident && id == metricIncidents
+	}
 	switch id {
 	case metricRequested:
 		return m.hasRequested
@@ -204,6 +247,7 @@ func (st *state) size() int64 {
 // expire drops the series that nothing updated for the expiry. A series with
 // data not yet emitted is kept whatever its age, so nothing counted is lost.
 func (st *state) expire(now time.Time) (expired int64) {
+	st.expireIncidents(now)
 	stale := func(s *series) bool { return !s.dirty && now.Sub(s.seen) >= st.expiry }
 	for key, rs := range st.resources {
 		for k, s := range rs.series {

@@ -26,6 +26,26 @@ func (ms *XlaOomErrorsMetricConfig) Unmarshal(parser *confmap.Conf) error {
 	return nil
 }
 
+// XlaOomIncidentsMetricConfig provides config for the xla.oom.incidents metric.
+type XlaOomIncidentsMetricConfig struct {
+	Enabled          bool `mapstructure:"enabled"`
+	enabledSetByUser bool
+}
+
+func (ms *XlaOomIncidentsMetricConfig) Unmarshal(parser *confmap.Conf) error {
+	if parser == nil {
+		return nil
+	}
+
+	err := parser.Unmarshal(ms)
+	if err != nil {
+		return err
+	}
+
+	ms.enabledSetByUser = parser.IsSet("enabled")
+	return nil
+}
+
 // XlaOomPressureMetricConfig provides config for the xla.oom.pressure metric.
 type XlaOomPressureMetricConfig struct {
 	Enabled          bool `mapstructure:"enabled"`
@@ -48,14 +68,18 @@ func (ms *XlaOomPressureMetricConfig) Unmarshal(parser *confmap.Conf) error {
 
 // MetricsConfig provides config for xla_oom metrics.
 type MetricsConfig struct {
-	XlaOomErrors   XlaOomErrorsMetricConfig   `mapstructure:"xla.oom.errors"`
-	XlaOomPressure XlaOomPressureMetricConfig `mapstructure:"xla.oom.pressure"`
+	XlaOomErrors    XlaOomErrorsMetricConfig    `mapstructure:"xla.oom.errors"`
+	XlaOomIncidents XlaOomIncidentsMetricConfig `mapstructure:"xla.oom.incidents"`
+	XlaOomPressure  XlaOomPressureMetricConfig  `mapstructure:"xla.oom.pressure"`
 }
 
 func DefaultMetricsConfig() MetricsConfig {
 	return MetricsConfig{
 		XlaOomErrors: XlaOomErrorsMetricConfig{
 			Enabled: true,
+		},
+		XlaOomIncidents: XlaOomIncidentsMetricConfig{
+			Enabled: false,
 		},
 		XlaOomPressure: XlaOomPressureMetricConfig{
 			Enabled: true,

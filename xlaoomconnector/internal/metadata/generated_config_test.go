@@ -29,6 +29,9 @@ func TestMetricsBuilderConfig(t *testing.T) {
 					XlaOomErrors: XlaOomErrorsMetricConfig{
 						Enabled: true,
 					},
+					XlaOomIncidents: XlaOomIncidentsMetricConfig{
+						Enabled: true,
+					},
 					XlaOomPressure: XlaOomPressureMetricConfig{
 						Enabled: true,
 					},
@@ -42,6 +45,9 @@ func TestMetricsBuilderConfig(t *testing.T) {
 					XlaOomErrors: XlaOomErrorsMetricConfig{
 						Enabled: false,
 					},
+					XlaOomIncidents: XlaOomIncidentsMetricConfig{
+						Enabled: false,
+					},
 					XlaOomPressure: XlaOomPressureMetricConfig{
 						Enabled: false,
 					},
@@ -52,7 +58,7 @@ func TestMetricsBuilderConfig(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := loadMetricsBuilderConfig(t, tt.name)
-			diff := cmp.Diff(tt.want, cfg, cmpopts.IgnoreUnexported(XlaOomErrorsMetricConfig{}, XlaOomPressureMetricConfig{}))
+			diff := cmp.Diff(tt.want, cfg, cmpopts.IgnoreUnexported(XlaOomErrorsMetricConfig{}, XlaOomIncidentsMetricConfig{}, XlaOomPressureMetricConfig{}))
 			require.Emptyf(t, diff, "Config mismatch (-expected +actual):\n%s", diff)
 		})
 	}

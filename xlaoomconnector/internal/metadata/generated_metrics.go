@@ -48,6 +48,10 @@ var MetricsInfo = metricsInfo{
 		Name:       "xla.oom.errors",
 		Attributes: []string{"xla.error.code", "xla.error.phase", "xla.oom.cause"},
 	},
+	XlaOomIncidents: metricInfo{
+		Name:       "xla.oom.incidents",
+		Attributes: []string{"xla.error.code"},
+	},
 	XlaOomPressure: metricInfo{
 		Name:       "xla.oom.pressure",
 		Attributes: []string{"xla.error.code"},
@@ -55,8 +59,9 @@ var MetricsInfo = metricsInfo{
 }
 
 type metricsInfo struct {
-	XlaOomErrors   metricInfo
-	XlaOomPressure metricInfo
+	XlaOomErrors    metricInfo
+	XlaOomIncidents metricInfo
+	XlaOomPressure  metricInfo
 }
 
 type metricInfo struct {
@@ -138,6 +143,60 @@ func newMetricXlaOomErrors(cfg XlaOomErrorsMetricConfig) metricXlaOomErrors {
 	return m
 }
 
+type metricXlaOomIncidents struct {
+	data     pmetric.Metric              // data buffer for generated metric.
+	config   XlaOomIncidentsMetricConfig // metric config provided by user.
+	capacity int                         // max observed number of data points added to the metric.
+}
+
+// init fills xla.oom.incidents metric with initial data.
+func (m *metricXlaOomIncidents) init() {
+	m.data.SetName("xla.oom.incidents")
+	m.data.SetDescription("Distinct XLA out-of-memory incidents: the copies of one failure logged by every host of a job (same xla.oom.incident.id) count once, per job-level resource (the record resource reduced to incident_resource_attributes).")
+	m.data.SetUnit("{incident}")
+	m.data.SetEmptySum()
+	m.data.Sum().SetIsMonotonic(true)
+	m.data.Sum().SetAggregationTemporality(pmetric.AggregationTemporalityCumulative)
+	m.data.Sum().DataPoints().EnsureCapacity(m.capacity)
+}
+
+func (m *metricXlaOomIncidents) recordDataPoint(start pcommon.Timestamp, ts pcommon.Timestamp, val int64, xlaErrorCodeAttributeValue string) {
+	if !m.config.Enabled {
+		return
+	}
+	dp := m.data.Sum().DataPoints().AppendEmpty()
+	dp.SetStartTimestamp(start)
+	dp.SetTimestamp(ts)
+	dp.SetIntValue(val)
+	dp.Attributes().PutStr("xla.error.code", xlaErrorCodeAttributeValue)
+}
+
+// updateCapacity saves max length of data point slices that will be used for the slice capacity.
+func (m *metricXlaOomIncidents) updateCapacity() {
+	if m.data.Sum().DataPoints().Len() > m.capacity {
+		m.capacity = m.data.Sum().DataPoints().Len()
+	}
+}
+
+// emit appends recorded metric data to a metrics slice and prepares it for recording another set of data points.
+func (m *metricXlaOomIncidents) emit(metrics pmetric.MetricSlice) {
+	if m.config.Enabled && m.data.Sum().DataPoints().Len() > 0 {
+		m.updateCapacity()
+		m.data.MoveTo(metrics.AppendEmpty())
+		m.init()
+	}
+}
+
+func newMetricXlaOomIncidents(cfg XlaOomIncidentsMetricConfig) metricXlaOomIncidents {
+	m := metricXlaOomIncidents{config: cfg}
+
+	if cfg.Enabled {
+		m.data = pmetric.NewMetric()
+		m.init()
+	}
+	return m
+}
+
 type metricXlaOomPressure struct {
 	data     pmetric.Metric             // data buffer for generated metric.
 	config   XlaOomPressureMetricConfig // metric config provided by user.
@@ -193,13 +252,14 @@ func newMetricXlaOomPressure(cfg XlaOomPressureMetricConfig) metricXlaOomPressur
 // MetricsBuilder provides an interface for scrapers to report metrics while taking care of all the transformations
 // required to produce metric representation defined in metadata and user config.
 type MetricsBuilder struct {
-	config               MetricsBuilderConfig // config of the metrics builder.
-	startTime            pcommon.Timestamp    // start time that will be applied to all recorded data points.
-	metricsCapacity      int                  // maximum observed number of metrics per resource.
-	metricsBuffer        pmetric.Metrics      // accumulates metrics data before emitting.
-	buildInfo            component.BuildInfo  // contains version information.
-	metricXlaOomErrors   metricXlaOomErrors
-	metricXlaOomPressure metricXlaOomPressure
+	config                MetricsBuilderConfig // config of the metrics builder.
+	startTime             pcommon.Timestamp    // start time that will be applied to all recorded data points.
+	metricsCapacity       int                  // maximum observed number of metrics per resource.
+	metricsBuffer         pmetric.Metrics      // accumulates metrics data before emitting.
+	buildInfo             component.BuildInfo  // contains version information.
+	metricXlaOomErrors    metricXlaOomErrors
+	metricXlaOomIncidents metricXlaOomIncidents
+	metricXlaOomPressure  metricXlaOomPressure
 }
 
 // MetricBuilderOption applies changes to default metrics builder.
@@ -221,12 +281,13 @@ func WithStartTime(startTime pcommon.Timestamp) MetricBuilderOption {
 }
 func NewMetricsBuilder(mbc MetricsBuilderConfig, settings connector.Settings, options ...MetricBuilderOption) *MetricsBuilder {
 	mb := &MetricsBuilder{
-		config:               mbc,
-		startTime:            pcommon.NewTimestampFromTime(time.Now()),
-		metricsBuffer:        pmetric.NewMetrics(),
-		buildInfo:            settings.BuildInfo,
-		metricXlaOomErrors:   newMetricXlaOomErrors(mbc.Metrics.XlaOomErrors),
-		metricXlaOomPressure: newMetricXlaOomPressure(mbc.Metrics.XlaOomPressure),
+		config:                mbc,
+		startTime:             pcommon.NewTimestampFromTime(time.Now()),
+		metricsBuffer:         pmetric.NewMetrics(),
+		buildInfo:             settings.BuildInfo,
+		metricXlaOomErrors:    newMetricXlaOomErrors(mbc.Metrics.XlaOomErrors),
+		metricXlaOomIncidents: newMetricXlaOomIncidents(mbc.Metrics.XlaOomIncidents),
+		metricXlaOomPressure:  newMetricXlaOomPressure(mbc.Metrics.XlaOomPressure),
 	}
 
 	for _, op := range options {
@@ -293,6 +354,7 @@ func (mb *MetricsBuilder) EmitForResource(options ...ResourceMetricsOption) {
 	ils.Scope().SetVersion(mb.buildInfo.Version)
 	ils.Metrics().EnsureCapacity(mb.metricsCapacity)
 	mb.metricXlaOomErrors.emit(ils.Metrics())
+	mb.metricXlaOomIncidents.emit(ils.Metrics())
 	mb.metricXlaOomPressure.emit(ils.Metrics())
 
 	for _, op := range options {
@@ -318,6 +380,11 @@ func (mb *MetricsBuilder) Emit(options ...ResourceMetricsOption) pmetric.Metrics
 // RecordXlaOomErrorsDataPoint adds a data point to xla.oom.errors metric.
 func (mb *MetricsBuilder) RecordXlaOomErrorsDataPoint(ts pcommon.Timestamp, val int64, xlaErrorCodeAttributeValue string, xlaErrorPhaseAttributeValue AttributeXlaErrorPhase, options ...MetricAttributeOption) {
 	mb.metricXlaOomErrors.recordDataPoint(mb.startTime, ts, val, xlaErrorCodeAttributeValue, xlaErrorPhaseAttributeValue.String(), options...)
+}
+
+// RecordXlaOomIncidentsDataPoint adds a data point to xla.oom.incidents metric.
+func (mb *MetricsBuilder) RecordXlaOomIncidentsDataPoint(ts pcommon.Timestamp, val int64, xlaErrorCodeAttributeValue string) {
+	mb.metricXlaOomIncidents.recordDataPoint(mb.startTime, ts, val, xlaErrorCodeAttributeValue)
 }
 
 // RecordXlaOomPressureDataPoint adds a data point to xla.oom.pressure metric.

@@ -60,6 +60,9 @@ func TestMetricsBuilder(t *testing.T) {
 			defaultMetricsCount++
 			allMetricsCount++
 			mb.RecordXlaOomErrorsDataPoint(ts, 1, "xla.error.code-val", AttributeXlaErrorPhaseCompile, WithXlaOomCauseMetricAttribute("xla.oom.cause-val"))
+
+			allMetricsCount++
+			mb.RecordXlaOomIncidentsDataPoint(ts, 1, "xla.error.code-val")
 			defaultMetricsCount++
 			allMetricsCount++
 			mb.RecordXlaOomPressureDataPoint(ts, 1, "xla.error.code-val")
@@ -115,6 +118,23 @@ func TestMetricsBuilder(t *testing.T) {
 					xlaOomCauseAttrVal, ok := dp.Attributes().Get("xla.oom.cause")
 					assert.True(t, ok)
 					assert.Equal(t, "xla.oom.cause-val", xlaOomCauseAttrVal.Str())
+				case "xla.oom.incidents":
+					assert.False(t, validatedMetrics["xla.oom.incidents"], "Found a duplicate in the metrics slice: xla.oom.incidents")
+					validatedMetrics["xla.oom.incidents"] = true
+					assert.Equal(t, pmetric.MetricTypeSum, mi.Type())
+					assert.Equal(t, 1, mi.Sum().DataPoints().Len())
+					assert.Equal(t, "Distinct XLA out-of-memory incidents: the copies of one failure logged by every host of a job (same xla.oom.incident.id) count once, per job-level resource (the record resource reduced to incident_resource_attributes).", mi.Description())
+					assert.Equal(t, "{incident}", mi.Unit())
+					assert.True(t, mi.Sum().IsMonotonic())
+					assert.Equal(t, pmetric.AggregationTemporalityCumulative, mi.Sum().AggregationTemporality())
+					dp := mi.Sum().DataPoints().At(0)
+					assert.Equal(t, start, dp.StartTimestamp())
+					assert.Equal(t, ts, dp.Timestamp())
+					assert.Equal(t, pmetric.NumberDataPointValueTypeInt, dp.ValueType())
+					assert.Equal(t, int64(1), dp.IntValue())
+					xlaErrorCodeAttrVal, ok := dp.Attributes().Get("xla.error.code")
+					assert.True(t, ok)
+					assert.Equal(t, "xla.error.code-val", xlaErrorCodeAttrVal.Str())
 				case "xla.oom.pressure":
 					assert.False(t, validatedMetrics["xla.oom.pressure"], "Found a duplicate in the metrics slice: xla.oom.pressure")
 					validatedMetrics["xla.oom.pressure"] = true
