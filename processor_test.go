@@ -43,8 +43,9 @@ func run(t *testing.T, cfg *Config, set processor.Settings, ld plog.Logs) plog.L
 
 func TestProcessorGolden(t *testing.T) {
 	cases := []struct {
-		dir string
-		cfg func() *Config
+		dir   string
+		input string // directory of input.yaml; "" reads mixed
+		cfg   func() *Config
 	}{
 		{dir: "mixed", cfg: createDefaultConfig},
 		{dir: "mixed_no_severity", cfg: func() *Config {
@@ -57,10 +58,24 @@ func TestProcessorGolden(t *testing.T) {
 			c.Attributes = nil
 			return c
 		}},
+		// Memory breakdowns (TPU compile time, vLLM-prefixed, XRT, GPU
+		// BufferAssignment), breakdown lines arriving alone (untouched), and
+		// one failure logged by three hosts (one xla.oom.incident.id).
+		{dir: "breakdown", input: "breakdown", cfg: createDefaultConfig},
+		{dir: "breakdown_top1", input: "breakdown", cfg: func() *Config {
+			c := createDefaultConfig()
+			one := 1
+			c.TopAllocations = &one
+			return c
+		}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.dir, func(t *testing.T) {
-			input, err := golden.ReadLogs(filepath.Join("testdata", "logs", "mixed", "input.yaml"))
+			in := tc.input
+			if in == "" {
+				in = "mixed"
+			}
+			input, err := golden.ReadLogs(filepath.Join("testdata", "logs", in, "input.yaml"))
 			require.NoError(t, err)
 			got := run(t, tc.cfg(), processortest.NewNopSettings(metadata.Type), input)
 			expectedFile := filepath.Join("testdata", "logs", tc.dir, "expected.yaml")
