@@ -3,6 +3,7 @@ package oom
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -242,4 +243,31 @@ func TestBreakdownEntriesBounded(t *testing.T) {
 func TestQuotedValueEscapes(t *testing.T) {
 	assert.Equal(t, "a'b\"c\nd", quotedValue(`op_name="a\'b\"c\nd" source_line=3`, `op_name="`))
 	assert.Equal(t, "truncat", quotedValue(`op_name="truncat`, `op_name="`))
+}
+
+// Breakdown anchors repeated without end: the work stays linear.
+func TestBreakdownHugeInputsStayLinear(t *testing.T) {
+	if testing.Short() {
+		t.Skip("timing test")
+	}
+	head := "RESOURCE_EXHAUSTED: Ran out of memory in memory space hbm. Used 2.00G of 1.00G hbm. Exceeded hbm capacity by 1.00G.\n"
+	for _, p := range []string{
+		"Size: ", "1. Size: 1.00G ", "Total hbm usage >= ", "Largest program allocations in hbm: ", "Operator: op_name=\"",
+		"Buffer 1: Size: 1.00MiB Shape: f32[8] ", "XLA label: ", "Top-of-Memory reserved: 1G ( ", "HLO temp 1G (",
+	} {
+		measure := func(n int) time.Duration {
+			text := head + strings.Repeat(p, n)
+			best := time.Hour
+			for range 3 {
+				start := time.Now()
+				Recognize(text)
+				best = min(best, time.Since(start))
+			}
+			return best
+		}
+		small, large := measure(10000), measure(40000)
+		if large > 8*small && large > 50*time.Millisecond {
+			t.Errorf("%q: 10000 reps took %v, 40000 took %v", p, small, large)
+		}
+	}
 }
