@@ -258,7 +258,7 @@ func TestBreakdownHugeInputsStayLinear(t *testing.T) {
 		measure := func(n int) time.Duration {
 			text := head + strings.Repeat(p, n)
 			best := time.Hour
-			for range 3 {
+			for range 5 { // best of 5: the machine may be shared and loaded
 				start := time.Now()
 				Recognize(text)
 				best = min(best, time.Since(start))
@@ -266,7 +266,7 @@ func TestBreakdownHugeInputsStayLinear(t *testing.T) {
 			return best
 		}
 		small, large := measure(10000), measure(40000)
-		if large > 8*small && large > 50*time.Millisecond {
+		if large > 8*small && large > 200*time.Millisecond { // the floor absorbs race-detector and GC noise
 			t.Errorf("%q: 10000 reps took %v, 40000 took %v", p, small, large)
 		}
 	}
