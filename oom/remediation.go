@@ -123,7 +123,8 @@ func (a *advice) compileHbm(r *Report, flat string) {
 		pct := strconv.FormatFloat((x-1)*100, 'f', 1, 64)
 		a.add("The program is only ", humanBytes(over), " (", pct, "%) over the ", hb(r.Capacity),
 			" available: let rematerialization work harder, e.g. --xla_tpu_rematerialization_algo=PEAK_PRIORITY and --xla_tpu_max_hbm_size_mib=",
-			strconv.FormatInt(r.Capacity.Bytes*9/10>>20, 10), " (a target below the real capacity), or jax.checkpoint on the largest layers.")
+			strconv.FormatInt(r.Capacity.Bytes*9/10>>20, 10), " (a target below the real capacity), or jax.checkpoint on the largest layers; sharded over ",
+			strconv.FormatInt(int64(math.Ceil(x)), 10), " devices it fits without either.")
 		a.add("Keep the largest tensors in bfloat16 to win back the last few percent.")
 	}
 	if r.Family == "B" {
