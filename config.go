@@ -21,12 +21,11 @@ type Config struct {
 
 	// TopAllocations is how many of a breakdown's largest allocations are
 	// listed in xla.oom.allocations (0 lists none; the culprit and the
-	// largest input are written anyway). Unset: 5. At most 100.
-	TopAllocations *int `mapstructure:"top_allocations"`
+	// largest input are written anyway). At most 100.
+	TopAllocations int `mapstructure:"top_allocations"`
 
 	// IncidentWindow is the length of the time buckets that group the copies
 	// of one failure logged by many hosts into one xla.oom.incident.id.
-	// Unset or 0: 60s.
 	IncidentWindow time.Duration `mapstructure:"incident_window"`
 
 	_ struct{} // prevent unkeyed literals
@@ -35,7 +34,12 @@ type Config struct {
 var _ confmap.Validator = (*Config)(nil)
 
 func createDefaultConfig() *Config {
-	return &Config{Finder: oomrecord.DefaultFinder(), SetSeverity: true}
+	return &Config{
+		Finder:         oomrecord.DefaultFinder(),
+		SetSeverity:    true,
+		TopAllocations: defaultTopAllocations,
+		IncidentWindow: defaultIncidentWindow,
+	}
 }
 
 // Defaults of the optional settings.
@@ -51,27 +55,11 @@ func (c *Config) Validate() error {
 	if err := c.Finder.Validate(); err != nil {
 		errs = append(errs, err)
 	}
-	if c.TopAllocations != nil && (*c.TopAllocations < 0 || *c.TopAllocations > maxTopAllocations) {
-		errs = append(errs, fmt.Errorf("top_allocations: must be between 0 and %d, got %d", maxTopAllocations, *c.TopAllocations))
+	if c.TopAllocations < 0 || c.TopAllocations > maxTopAllocations {
+		errs = append(errs, fmt.Errorf("top_allocations: must be between 0 and %d, got %d", maxTopAllocations, c.TopAllocations))
 	}
-	if c.IncidentWindow < 0 {
-		errs = append(errs, fmt.Errorf("incident_window: must not be negative, got %v", c.IncidentWindow))
+	if c.IncidentWindow <= 0 {
+		errs = append(errs, fmt.Errorf("incident_window: must be positive, got %v", c.IncidentWindow))
 	}
 	return errors.Join(errs...)
-}
-
-// topAllocations returns the effective top_allocations.
-func (c *Config) topAllocations() int {
-	if c.TopAllocations == nil {
-		return defaultTopAllocations
-	}
-	return *c.TopAllocations
-}
-
-// incidentWindow returns the effective incident_window.
-func (c *Config) incidentWindow() time.Duration {
-	if c.IncidentWindow <= 0 {
-		return defaultIncidentWindow
-	}
-	return c.IncidentWindow
 }

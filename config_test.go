@@ -33,7 +33,9 @@ func TestLoadConfig(t *testing.T) {
 					Attributes:  []string{"exception.message"},
 					MaxScanSize: 65536,
 				},
-				SetSeverity: false,
+				SetSeverity:    false,
+				TopAllocations: defaultTopAllocations,
+				IncidentWindow: defaultIncidentWindow,
 			},
 		},
 		{

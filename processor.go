@@ -54,12 +54,12 @@ func (p *logsProcessor) tag(lr plog.LogRecord) (string, bool) {
 	if !ok || oomattr.Tagged(lr.Attributes()) {
 		return "", false
 	}
-	oomattr.PutTop(report, lr.Attributes(), p.cfg.topAllocations())
+	oomattr.PutTop(report, lr.Attributes(), p.cfg.TopAllocations)
 	ts := lr.Timestamp()
 	if ts == 0 {
 		ts = lr.ObservedTimestamp()
 	}
-	lr.Attributes().PutStr(oomattr.Incident, oomattr.IncidentID(&report, ts.AsTime(), p.cfg.incidentWindow()))
+	lr.Attributes().PutStr(oomattr.Incident, oomattr.IncidentID(&report, ts.AsTime(), p.cfg.IncidentWindow))
 	if p.cfg.SetSeverity && lr.SeverityNumber() == plog.SeverityNumberUnspecified {
 		lr.SetSeverityNumber(plog.SeverityNumberError)
 		if lr.SeverityText() == "" {

@@ -64,8 +64,7 @@ func TestProcessorGolden(t *testing.T) {
 		{dir: "breakdown", input: "breakdown", cfg: createDefaultConfig},
 		{dir: "breakdown_top1", input: "breakdown", cfg: func() *Config {
 			c := createDefaultConfig()
-			one := 1
-			c.TopAllocations = &one
+			c.TopAllocations = 1
 			return c
 		}},
 	}
