@@ -108,9 +108,10 @@ func TestGoldenTagged(t *testing.T) {
 	got := consumeAndEmit(t, c, sink, readLogs(t, "tagged", "input.yaml"))
 	compareGolden(t, got, "tagged", "cumulative_1.yaml")
 
-	// Two resources (host a arrives in two ResourceLogs and is merged), seven
-	// OOM records; the look-alike and the ordinary line are not counted.
-	assert.Equal(t, 2, got.ResourceMetrics().Len())
+	// Two host resources (host a arrives in two ResourceLogs and is merged)
+	// plus their job resource for xla.oom.incidents, seven OOM records; the
+	// look-alike and the ordinary line are not counted.
+	assert.Equal(t, 3, got.ResourceMetrics().Len())
 	assert.Equal(t, int64(7), sumErrors(got))
 }
 
@@ -158,7 +159,7 @@ func TestGoldenUntagged(t *testing.T) {
 	// Six OOM records (body, exception.message, map body), the look-alike and
 	// the ordinary lines are not counted.
 	assert.Equal(t, int64(6), sumErrors(got))
-	assert.Equal(t, 3, got.ResourceMetrics().Len())
+	assert.Equal(t, 3+2, got.ResourceMetrics().Len(), "three hosts and two jobs (incidents)")
 }
 
 func TestGoldenDimensions(t *testing.T) {
@@ -179,6 +180,7 @@ func TestGoldenOverflow(t *testing.T) {
 
 	cfg := createDefaultConfig()
 	cfg.SeriesLimit = 2
+	cfg.Metrics.XlaOomIncidents.Enabled = false // incidents are bounded by their own dedup set
 	sink := new(consumertest.MetricsSink)
 	c, _ := newTestConnector(t, cfg, set, sink)
 	got := consumeAndEmit(t, c, sink, readLogs(t, "tagged", "input.yaml"))
@@ -312,6 +314,7 @@ func TestExpiry(t *testing.T) {
 	cfg.EmitInterval = 30 * time.Second
 	cfg.SeriesExpiry = 2 * time.Minute
 	sink := new(consumertest.MetricsSink)
+	cfg.Metrics.XlaOomIncidents.Enabled = false // this test counts per-host series only
 	c, clk := newTestConnector(t, cfg, metadatatest.NewSettings(tt), sink)
 
 	first := consumeAndEmit(t, c, sink, readLogs(t, "tagged", "input.yaml"))

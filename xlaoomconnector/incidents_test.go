@@ -119,10 +119,17 @@ func TestIncidentsExpireAndStayBounded(t *testing.T) {
 	c.mu.Unlock()
 }
 
-func TestIncidentsOffByDefault(t *testing.T) {
+func TestIncidentsOnByDefaultAndCanBeTurnedOff(t *testing.T) {
 	sink := new(consumertest.MetricsSink)
 	c, clk := newTestConnector(t, createDefaultConfig(), settings(), sink)
 	got := consumeAndEmit(t, c, sink, multiHostLogs(3, clk.Now(), false))
+	assert.NotEmpty(t, incidentsBy(got))
+
+	cfg := createDefaultConfig()
+	cfg.Metrics.XlaOomIncidents.Enabled = false
+	sink = new(consumertest.MetricsSink)
+	c, clk = newTestConnector(t, cfg, settings(), sink)
+	got = consumeAndEmit(t, c, sink, multiHostLogs(3, clk.Now(), false))
 	assert.Empty(t, incidentsBy(got))
 }
 

@@ -79,7 +79,7 @@ func DefaultMetricsConfig() MetricsConfig {
 			Enabled: true,
 		},
 		XlaOomIncidents: XlaOomIncidentsMetricConfig{
-			Enabled: false,
+			Enabled: true,
 		},
 		XlaOomPressure: XlaOomPressureMetricConfig{
 			Enabled: true,

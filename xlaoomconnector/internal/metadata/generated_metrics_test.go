@@ -60,7 +60,7 @@ func TestMetricsBuilder(t *testing.T) {
 			defaultMetricsCount++
 			allMetricsCount++
 			mb.RecordXlaOomErrorsDataPoint(ts, 1, "xla.error.code-val", AttributeXlaErrorPhaseCompile, WithXlaOomCauseMetricAttribute("xla.oom.cause-val"))
-
+			defaultMetricsCount++
 			allMetricsCount++
 			mb.RecordXlaOomIncidentsDataPoint(ts, 1, "xla.error.code-val")
 			defaultMetricsCount++
