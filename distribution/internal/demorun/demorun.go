@@ -20,6 +20,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"go.opentelemetry.io/collector/pdata/pcommon"
+
 	"github.com/xlaoom/xlaoomprocessor/distribution/internal/collector"
 	"github.com/xlaoom/xlaoomprocessor/distribution/internal/promtext"
 	"github.com/xlaoom/xlaoomprocessor/distribution/internal/records"
@@ -94,9 +96,10 @@ func Run(w io.Writer, o Options) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	fmt.Fprintf(w, "Done in %.1fs. Tagged records: %s   Metrics: %s   Collector log: %s\n\n",
+	fmt.Fprintf(w, "Done in %.1fs.\n  log records as exported, the OOMs with their xla.* attributes: %s\n  metrics as exported: %s\n  collector log: %s\n\n",
 		time.Since(started).Seconds(), rel(recordsPath), rel(filepath.Join(absOut, "metrics.json")), rel(p.Log))
 	printIncidents(w, recs)
+	printExample(w, recs)
 	printMetrics(w, samples, prom)
 	return Result{Records: recs, Metrics: samples}, nil
 }
@@ -222,6 +225,46 @@ func printIncidents(w io.Writer, recs []records.Record) {
 	}
 	fmt.Fprintln(w, "(xN): the same failure logged N times (C++ log line and Python exception). Full attributes and every")
 	fmt.Fprintln(w, "piece of advice (xla.remediation) are in the tagged records.")
+	fmt.Fprintln(w)
+}
+
+// printExample shows every attribute the processor added to one record, the
+// program-load failure if there is one (it has the most figures).
+func printExample(w io.Writer, recs []records.Record) {
+	var ex *records.Record
+	for i := range recs {
+		code := recs[i].Str("xla.error.code")
+		if code != "" && (ex == nil || code == "E0101") {
+			ex = &recs[i]
+			if code == "E0101" {
+				break
+			}
+		}
+	}
+	if ex == nil {
+		return
+	}
+	first, _, _ := strings.Cut(ex.Body, "\n")
+	fmt.Fprintf(w, "One tagged record in full (%s):\n  body: %s\n", ex.ResourceStr("host.name"), clip(first, 150))
+	var keys []string
+	ex.Attributes.Range(func(k string, _ pcommon.Value) bool {
+		if strings.HasPrefix(k, "xla.") || k == "error.type" {
+			keys = append(keys, k)
+		}
+		return true
+	})
+	sort.Strings(keys)
+	for _, k := range keys {
+		if k == "xla.remediation" {
+			continue
+		}
+		v, _ := ex.Attributes.Get(k)
+		fmt.Fprintf(w, "  %-24s %s\n", k, v.AsString())
+	}
+	fmt.Fprintln(w, "  xla.remediation:")
+	for _, a := range ex.Strings("xla.remediation") {
+		fmt.Fprintf(w, "    - %s\n", a)
+	}
 	fmt.Fprintln(w)
 }
 
