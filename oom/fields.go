@@ -153,3 +153,17 @@ func codeInURL(after string) string {
 	}
 	return "E" + rest[:4]
 }
+
+// summaryField returns the size token after label in a comma-separated
+// "label value, label value" list, or "".
+func summaryField(s, label string) string {
+	_, after, ok := strings.Cut(s, label)
+	if !ok {
+		return ""
+	}
+	tok, _, _ := strings.Cut(after, ",")
+	if len(tok) > 24 {
+		return ""
+	}
+	return strings.TrimSpace(tok)
+}

@@ -299,7 +299,8 @@ var fixtures = []fixture{
 	// testdata/real (see its README). Every stderr record holds the allocator's
 	// exact figure, which replaces the exception's rounded "93.13GiB".
 	{name: "real/device_put BFC", src: "testdata/real/device_put.stderr.txt (device capture)", file: "real_device_put.stderr.txt",
-		want: want{code: "E0007", family: "I", backend: "gpu", device: "0", req: b(100000000000), advice: []string{"XLA_PYTHON_CLIENT_MEM_FRACTION"}}},
+		want: want{code: "E0007", family: "I", backend: "gpu", device: "0", req: b(100000000000), free: b(63758789509),
+			cause: "exhaustion", advice: []string{"XLA_PYTHON_CLIENT_MEM_FRACTION"}}},
 	{name: "real/platform allocator jit", src: "testdata/real/platform_jit.stderr.txt (device capture)", file: "real_platform_jit.stderr.txt",
 		want: want{code: "E0007", family: "I", backend: "gpu", device: "0", program: "jit_temps_exceed_memory", req: b(180007500304), advice: []string{"donate_argnums"}}},
 	{name: "real/platform allocator, exception only", src: "testdata/real/platform_device_put.exception.txt (device capture)", file: "real_platform_device_put.exception.txt",
@@ -316,7 +317,8 @@ var fixtures = []fixture{
 		text: "E1122 10:54:45.401850    2426 config_assigner.cc:536] Could not get config for HLO: %input_reduce_fusion.1 = f32[2048]{0} fusion(%gemm_fusion_dot_general.1), kind=kInput, calls=\n%fused_reduce {\n}, metadata={op_name=\"jit(<lambda>)/reduce_sum\" stack_frame_id=6}. Status: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 32.00MiB with allocator GPU_0_bfc on device 0. [tf-allocator-allocation-error='']",
 		want: want{code: "E0007", family: "I", phase: PhaseCompile, backend: "gpu", device: "0", req: b(33554432), advice: []string{"--xla_gpu_autotune_level=0"}}},
 	{name: "real/fragmented small pool", src: "testdata/real/mem_fraction_fragmented.stderr.txt (device capture)", file: "real_mem_fraction_fragmented.stderr.txt",
-		want: want{code: "E0007", family: "I", backend: "gpu", device: "0", program: "jit_broadcast_in_dim", req: b(1610612736), advice: []string{"XLA_PYTHON_CLIENT_MEM_FRACTION"}}},
+		want: want{code: "E0007", family: "I", backend: "gpu", device: "0", program: "jit_broadcast_in_dim", req: b(1610612736), free: b(2104533975),
+			cause: "fragmentation", advice: []string{"fragmented"}}},
 	{name: "real/preallocation fails at start-up", src: "testdata/real/prealloc_100.stderr.txt (device capture)", file: "real_prealloc_100.stderr.txt",
 		want: want{code: "E0007", family: "M2", backend: "gpu", device: "0", req: b(85018542080), advice: []string{"falls back to a smaller pool"}}},
 

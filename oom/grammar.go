@@ -317,6 +317,17 @@ var details = []detail{
 			}
 		},
 	},
+	{ // BFC allocator (2025+): "Allocator memory summary: rounded request 1.50GiB, total free in pool
+		// 1.96GiB, largest free chunk usable by lower end 1.00GiB, unallocated bytes 0B, pool size 3.96GiB,
+		// pool limit 3.96GiB". What the allocator could still hand out is the pool's free memory plus the
+		// bytes it has not yet claimed; the pool limit is not the device, so it is not Capacity.
+		"Allocator memory summary: ", func(r *Report, _, a string) {
+			free, unallocated := summaryField(a, "total free in pool "), summaryField(a, "unallocated bytes ")
+			if !r.Free.Known {
+				r.Free = addSizes(size(free), size(unallocated))
+			}
+		},
+	},
 	{ // GPU autotuning (compilation) that ran out of memory: "Failed to get configs for: 3 out of 3
 		// instructions. See logs for all failures. Example failure: Out of memory while trying to allocate ..."
 		"Failed to get configs for", func(r *Report, _, _ string) { r.Phase = PhaseCompile },

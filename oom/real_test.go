@@ -289,11 +289,13 @@ const (
 var realOOMs = []realOOM{
 	{name: "device_put", script: "result.requested.bytes", token: "93.13GiB", allocator: "GPU_0_bfc",
 		phase: PhaseRuntime, excFamily: "I", stderrReq: 100000000000, stderrLit: realBFCLit, relation: "bfc",
+		free: KnownSize(63758789509), cause: CauseExhaustion, // BFC "Allocator memory summary": total free in pool + unallocated bytes
 		advice: []string{realAdvFrac, realAdvFoot}},
 	{name: "jit_temps", script: "result.requested.temporaries_total_bytes",
 		allocCase: "memory_analysis", allocPath: "result.memory_analysis.temps_pool_rows_50000.temp_size_in_bytes",
 		token: "69.85GiB", allocator: "GPU_0_bfc", program: "jit_temps_exceed_memory", execFirst: true,
 		phase: PhaseRuntime, excFamily: "I", stderrReq: 75003125760, stderrLit: realBFCLit, relation: "bfc",
+		free: KnownSize(63758789509), cause: CauseExhaustion, // BFC "Allocator memory summary": total free in pool + unallocated bytes
 		advice: []string{realAdvFrac, realAdvFoot}},
 	{name: "jit_temps_defaultlog", script: "result.requested.temporaries_total_bytes",
 		allocCase: "memory_analysis", allocPath: "result.memory_analysis.temps_pool_rows_50000.temp_size_in_bytes",
@@ -304,30 +306,34 @@ var realOOMs = []realOOM{
 		allocCase: "memory_analysis", allocPath: "result.memory_analysis.temps_pool_rows_50000.temp_size_in_bytes",
 		token: "69.85GiB", allocator: "GPU_0_bfc", program: "jit_temps_exceed_memory", execFirst: true,
 		phase: PhaseRuntime, excFamily: "I", stderrReq: 75003125760, stderrLit: realBFCLit, relation: "bfc",
+		free: KnownSize(63758789509), cause: CauseExhaustion, // BFC "Allocator memory summary": total free in pool + unallocated bytes
 		advice: []string{realAdvFrac, realAdvFoot}},
 	{name: "jit_output", script: "result.requested.output.bytes", token: "93.13GiB", allocator: "GPU_0_bfc",
 		program: "jit_make_big_output", execFirst: true,
 		phase: PhaseRuntime, excFamily: "I", stderrReq: 100000000000, stderrLit: realBFCLit, relation: "bfc",
+		free: KnownSize(63758789509), cause: CauseExhaustion, // BFC "Allocator memory summary": total free in pool + unallocated bytes
 		advice: []string{realAdvFrac, realAdvFoot}},
 	// Compiles (only a rematerialization warning), fails at run time.
 	{name: "compile_exceeds_device", script: "result.requested.temporaries_total_bytes",
 		allocCase: "compile_exceeds_device", allocPath: "result.memory_analysis.temp_size_in_bytes",
 		token: "167.64GiB", allocator: "GPU_0_bfc", program: "jit_temps_exceed_memory", execFirst: true,
 		phase: PhaseRuntime, excFamily: "I", stderrReq: 180007500544, stderrLit: realBFCLit, relation: "bfc",
+		free: KnownSize(63758789509), cause: CauseExhaustion, // BFC "Allocator memory summary": total free in pool + unallocated bytes
 		advice: []string{realAdvFrac, realAdvFoot}},
 	{name: "mem_fraction_jit", script: "result.requested.temporaries_total_bytes",
 		allocCase: "memory_analysis", allocPath: "result.memory_analysis.temps_small_rows_4000.temp_size_in_bytes",
 		token: "5.59GiB", allocator: "GPU_0_bfc", program: "jit_temps_exceed_memory", execFirst: false,
 		phase: PhaseRuntime, excFamily: "I", stderrReq: 6000500736, stderrLit: realBFCLit, relation: "bfc",
+		free: KnownSize(4252017623), cause: CauseExhaustion, // BFC "Allocator memory summary": total free in pool + unallocated bytes
 		advice: []string{realAdvFrac, realAdvFoot}},
-	// Cause stays unknown although the BFC summary prints the free total:
-	// see TestRealKnownGaps.
 	{name: "mem_fraction_fragmented", script: "result.requested.final_request.bytes", token: "1.50GiB",
 		allocator: "GPU_0_bfc", program: "jit_broadcast_in_dim", execFirst: true,
 		phase: PhaseRuntime, excFamily: "I", stderrReq: 1610612736, stderrLit: realBFCLit, relation: "bfc",
+		free: KnownSize(2104533975), cause: CauseFragmentation, // BFC "Allocator memory summary": total free in pool + unallocated bytes
 		advice: []string{realAdvFrac, realAdvFoot}},
 	{name: "mem_fraction_device_put", script: "result.requested.bytes", token: "6.00GiB", allocator: "GPU_0_bfc",
 		phase: PhaseRuntime, excFamily: "I", stderrReq: 6442450944, stderrLit: realBFCLit, relation: "bfc",
+		free: KnownSize(4252017623), cause: CauseExhaustion, // BFC "Allocator memory summary": total free in pool + unallocated bytes
 		advice: []string{realAdvFrac, realAdvFoot}},
 	{name: "platform_device_put", script: "result.requested.bytes", token: "93.13GiB", allocator: "SE_0_space_0",
 		phase: PhaseRuntime, excFamily: "I", stderrReq: 100000000000, stderrLit: realPlatformLit, relation: "exact",
@@ -727,8 +733,12 @@ func TestRealWrinkles(t *testing.T) {
 				t.Fatalf("%s: BFC warning block not recognised", n)
 			}
 			req := m.int(t, n, "result.requested.bytes")
+			// The block's "Allocator memory summary" gives what was free
+			// (pool free + unallocated): less than the request, so the advice
+			// is about exhaustion, not the fragmentation hint.
+			free := map[string]int64{"device_put": 63758789509, "mem_fraction_device_put": 4252017623}[n]
 			checkRealReport(t, r, realWant{code: "E0007", family: "L", phase: PhaseRuntime, backend: BackendGPU, device: "0",
-				req: KnownSize(realRoundUp256(req)), advice: []string{"TF_GPU_ALLOCATOR=cuda_malloc_async"}})
+				req: KnownSize(realRoundUp256(req)), free: KnownSize(free), cause: CauseExhaustion, advice: []string{"is free"}})
 		}
 	})
 
@@ -798,11 +808,12 @@ func realNames(cs []realOOM) []string {
 	return out
 }
 
-// TestRealKnownGaps holds what the captures show the recogniser does not read
-// yet. Remove the Skip once fixed.
-func TestRealKnownGaps(t *testing.T) {
+// TestRealBFCSummary: the captures showed that the BFC allocator's "Allocator
+// memory summary" line is where a GPU record says what was free; reading it
+// gives the cause (a gap these captures revealed, now closed).
+func TestRealBFCSummary(t *testing.T) {
 	t.Run("BFC allocator memory summary gives the cause", func(t *testing.T) {
-		t.Skip("known gap: the BFC line \"Allocator memory summary: rounded request R, total free in pool F, largest free chunk usable by lower end L, unallocated bytes U, pool size P, pool limit C\" is not read, so Free and Cause stay unknown on every BFC stderr record (expected Free = F + U, Cause from Free vs Requested)")
+
 		m := loadRealManifest(t)
 		for _, tc := range []struct {
 			name, tok, cause string // tok: "total free in pool" + "unallocated bytes" as printed
