@@ -4,7 +4,8 @@
 // on 127.0.0.1, every wait is bounded, every process is stopped at the end.
 //
 // The collector binary is $OTELCOL_XLAOOM when set (make e2e builds it first);
-// otherwise TestMain builds it once into a temporary directory.
+// otherwise TestMain builds it once into a temporary directory. A relative
+// $OTELCOL_XLAOOM is taken from the distribution directory.
 package e2e
 
 import (
@@ -35,6 +36,9 @@ func TestMain(m *testing.M) {
 
 func run(m *testing.M) int {
 	if p := os.Getenv("OTELCOL_XLAOOM"); p != "" {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(distDir, p) // relative to distribution/, where make runs
+		}
 		abs, err := filepath.Abs(p)
 		if err == nil {
 			_, err = os.Stat(abs)
