@@ -33,9 +33,41 @@ unit:
 compat:
 	./scripts/compat.sh
 
-## lint: gofmt, go vet and golangci-lint
+## lint: gofmt, go vet (every module) and golangci-lint
 .PHONY: lint
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
 	$(GO) vet ./...
+	cd distribution && $(GO) vet ./...
+	cd bench && $(GO) vet ./...
 	$(TOOLS) golangci-lint run ./...
+
+## run: build the otelcol-xlaoom distribution and run it on the bundled sample logs
+.PHONY: run
+run:
+	$(MAKE) -C distribution run
+
+## run-config: run the collector long-lived on CONFIG=your.yaml, or on LOGS='/var/log/xla/*/*.log'
+.PHONY: run-config
+run-config:
+	$(MAKE) -C distribution run-config CONFIG="$(if $(CONFIG),$(abspath $(CONFIG)))" LOGS="$(if $(LOGS),$(abspath $(LOGS)))"
+
+## build-dist: build distribution/bin/otelcol-xlaoom from the hand-written main
+.PHONY: build-dist
+build-dist:
+	$(MAKE) -C distribution build-dist
+
+## e2e: the distribution's end-to-end tests only (Prometheus, agent→gateway, SDK client, demo)
+.PHONY: e2e
+e2e:
+	$(MAKE) -C distribution test e2e
+
+## build-ocb: build the same collector from distribution/builder-config.yaml with the collector builder
+.PHONY: build-ocb
+build-ocb:
+	$(MAKE) -C distribution build-ocb
+
+## bench: the benchmarks of BENCHMARKS.md (component, side by side with the transform peer, ratios)
+.PHONY: bench
+bench:
+	$(MAKE) -C bench bench
