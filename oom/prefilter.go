@@ -125,7 +125,9 @@ func confirmB(s string, i int) bool {
 	}
 	before := s[max(0, j-256):j] // bounded: MayContain stays linear in len(s)
 	// A wrapped line may continue with a re-logged header: skip it.
-	if k := strings.LastIndexByte(before, '\n'); k >= 0 && stripHeaders(before[k+1:]) == "" {
+	// IndexByte (vectorised) first: nearly every text is one line, and the
+	// backward LastIndexByte is a byte-by-byte loop.
+	if k := lastNewline(before); k >= 0 && stripHeaders(before[k+1:]) == "" {
 		before = before[:k+1]
 	}
 	if t := trimSpaceRight(before); len(t) < len(before) { // the size must follow a space
@@ -162,4 +164,12 @@ func trimSpaceRight(s string) string {
 		s = s[:len(s)-1]
 	}
 	return s
+}
+
+// lastNewline is strings.LastIndexByte(s, '\n') behind a vectorised IndexByte.
+func lastNewline(s string) int {
+	if strings.IndexByte(s, '\n') < 0 {
+		return -1
+	}
+	return strings.LastIndexByte(s, '\n')
 }

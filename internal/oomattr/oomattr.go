@@ -302,11 +302,11 @@ func Tagged(attrs pcommon.Map) bool {
 // Get reads back a Report written by Put. It returns false when attrs carry no
 // xla.error.code. Values of the wrong type are ignored rather than trusted.
 func Get(attrs pcommon.Map) (oom.Report, bool) {
-	var r oom.Report
 	code, ok := attrs.Get(ErrorCode)
 	if !ok || code.Type() != pcommon.ValueTypeStr || code.Str() == "" {
-		return r, false
+		return oom.Report{}, false
 	}
+	var r oom.Report // declared after the check: it escapes, and most records are not tagged
 	for _, f := range stringFields(&r) {
 		if v, ok := attrs.Get(f.key); ok && v.Type() == pcommon.ValueTypeStr {
 			*f.value = v.Str()
