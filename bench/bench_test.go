@@ -112,7 +112,9 @@ func newPeer(tb testing.TB, next consumer.Logs) consumer.Logs {
 func newConnector(tb testing.TB) consumer.Logs {
 	tb.Helper()
 	f := xlaoomconnector.NewFactory()
-	c, err := f.CreateLogsToMetrics(context.Background(), connectortest.NewNopSettings(f.Type()), f.CreateDefaultConfig(), consumertest.NewNop())
+	cfg := f.CreateDefaultConfig().(*xlaoomconnector.Config)
+	cfg.RecognizeUntagged = false // it runs after the processor: the documented setting for that pipeline
+	c, err := f.CreateLogsToMetrics(context.Background(), connectortest.NewNopSettings(f.Type()), cfg, consumertest.NewNop())
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -26,6 +26,12 @@ type Config struct {
 	// xla_oom processor is read from its attributes and never parsed again.
 	oomrecord.Finder `mapstructure:",squash"`
 
+	// RecognizeUntagged makes the connector search records the processor did
+	// not tag. Set it to false when the connector runs after the xla_oom
+	// processor: every OOM is then already tagged, and an untagged record
+	// costs one attribute lookup instead of a second prefilter pass.
+	RecognizeUntagged bool `mapstructure:"recognize_untagged"`
+
 	// AggregationTemporality is cumulative (the default: what Prometheus-style
 	// backends need) or delta.
 	AggregationTemporality string `mapstructure:"aggregation_temporality"`
@@ -113,6 +119,7 @@ var _ confmap.Validator = (*Config)(nil)
 func createDefaultConfig() *Config {
 	return &Config{
 		Finder:                     oomrecord.DefaultFinder(),
+		RecognizeUntagged:          true,
 		AggregationTemporality:     TemporalityCumulative,
 		EmitInterval:               defaultEmitInterval,
 		SeriesExpiry:               defaultSeriesExpiry,

@@ -116,7 +116,7 @@ func (c *xlaOOMConnector) ConsumeLogs(ctx context.Context, ld plog.Logs) error {
 			lrs := sls.At(j).LogRecords()
 			for k := 0; k < lrs.Len(); k++ {
 				lr := lrs.At(k)
-				if !oomattr.Tagged(lr.Attributes()) && !c.cfg.MayContain(lr) {
+				if !oomattr.Tagged(lr.Attributes()) && (!c.cfg.RecognizeUntagged || !c.cfg.MayContain(lr)) {
 					continue // the 99.9 %: no Report is built
 				}
 				r, tagged, ok := c.read(lr)

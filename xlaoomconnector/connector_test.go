@@ -482,3 +482,21 @@ func TestConcurrent(t *testing.T) {
 		})
 	}
 }
+
+// TestTaggedOnly: with recognize_untagged false (the connector after the
+// processor), an untagged record is ignored even when it holds an OOM, and a
+// tagged one is counted as always.
+func TestTaggedOnly(t *testing.T) {
+	cfg := createDefaultConfig()
+	cfg.RecognizeUntagged = false
+	sink := new(consumertest.MetricsSink)
+	c, _ := newTestConnector(t, cfg, settings(), sink)
+	require.NoError(t, c.ConsumeLogs(context.Background(), readLogs(t, "untagged", "input.yaml")))
+	require.NoError(t, c.emit(context.Background()))
+	assert.Empty(t, sink.AllMetrics(), "nothing in the untagged input is counted")
+
+	sink = new(consumertest.MetricsSink)
+	c, _ = newTestConnector(t, cfg, settings(), sink)
+	got := consumeAndEmit(t, c, sink, readLogs(t, "tagged", "input.yaml"))
+	assert.Equal(t, int64(7), sumErrors(got))
+}
