@@ -71,7 +71,7 @@ func loadRealManifest(t *testing.T) realManifest {
 // get returns the value at a dotted path ("result.requested.bytes") of a case.
 func (m realManifest) get(t *testing.T, name, path string) any {
 	t.Helper()
-	var v any = map[string]any(m[name])
+	var v any = m[name]
 	if m[name] == nil {
 		t.Fatalf("manifest has no case %q", name)
 	}
