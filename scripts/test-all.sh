@@ -1,32 +1,59 @@
 #!/usr/bin/env bash
 # Emits `go test -json` for every module of the repository on stdout, so that
-# one gotestsum run (make test) prints one summary for all of them. Anything
-# that is not test2json goes to stderr. Exits non-zero if any stage failed.
+# one gotestsum run (make test) prints one summary for all of them. Checks that
+# are not Go tests (compat's build, promtool) are reported as test2json events
+# too, so they are counted, and their output is shown when they fail. Progress
+# and tool noise go to out/test-all.log. Exits non-zero if any stage failed.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$root/out"
+log="$root/out/test-all.log"
+: >"$log"
 status=0
-stage() { echo "--- $*" >&2; }
+stage() { echo "--- $*" >>"$log"; }
+
+# check NAME CMD...: runs CMD as the test NAME of package "checks".
+check() {
+  local name=$1 out rc
+  shift
+  out=$("$@" 2>&1)
+  rc=$?
+  printf '%s\n' "$out" >>"$log"
+  python3 - "$name" "$rc" <<<"$out" <<'PY'
+import json, sys
+name, rc = sys.argv[1], int(sys.argv[2])
+ev = lambda **k: print(json.dumps(dict(Package="checks", Test=name, **k)))
+ev(Action="run")
+if rc:
+    for line in sys.stdin.read().splitlines()[-60:]:
+        ev(Action="output", Output=line + "\n")
+ev(Action="fail" if rc else "pass", Elapsed=0)
+PY
+  return $rc
+}
 
 stage "component module (race)"
-(cd "$root" && go test -json -race -count=1 ./...) || status=1
+(cd "$root" && go test -json -race -count=1 ./... 2>>"$log") || status=1
 
 for mod in distribution bench; do
   if [ -f "$root/$mod/go.mod" ]; then
     stage "$mod module"
-    (cd "$root/$mod" && go test -json -count=1 -timeout 20m ./...) || status=1
+    (cd "$root/$mod" && go test -json -count=1 -timeout 20m ./... 2>>"$log") || status=1
   fi
 done
 
 stage "compatibility with the newest collector core line"
-COMPAT_JSON=1 "$root/scripts/compat.sh" || status=1
+COMPAT_JSON=1 "$root/scripts/compat.sh" 2>>"$log" || { status=1; check CompatBuild bash -c "tail -40 '$log'; exit 1"; }
 
 if [ -f "$root/examples/prometheus/alerts_test.yaml" ]; then
   stage "promtool test rules"
   if command -v promtool >/dev/null; then
-    (cd "$root/examples/prometheus" && promtool test rules alerts_test.yaml) >&2 || status=1
+    check PromtoolTestRules bash -c "cd '$root/examples/prometheus' && promtool test rules alerts_test.yaml" || status=1
+  elif [ "${CI:-}" = true ]; then
+    check PromtoolTestRules bash -c "echo 'promtool is not installed: .ci/run should have installed it'; exit 1"
+    status=1
   else
-    echo "promtool not installed: alert rule tests NOT run (CI installs it)" >&2
-    [ "${CI:-}" = true ] && status=1
+    echo "promtool not installed: alert rule tests NOT run (CI installs it)" >>"$log"
   fi
 fi
 exit $status
