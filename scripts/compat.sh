@@ -22,7 +22,7 @@ while read -r mod ver; do
     github.com/open-telemetry/opentelemetry-collector-contrib/pkg/*)
       upgrades+=("$mod@$contrib") ;;
   esac
-done < <(go mod edit -json | python3 -c 'import json,sys; [print(r["Path"], r["Version"]) for r in json.load(sys.stdin)["Require"] if not r.get("Indirect")]')
+done < <(go list -m -f '{{if and (not .Main) (not .Indirect)}}{{.Path}} {{.Version}}{{end}}' all)
 
 echo >&2 "compat: upgrading ${#upgrades[@]} modules to $beta / $stable (contrib $contrib)"
 timeout 600 go get "${upgrades[@]}" >&2

@@ -12,6 +12,21 @@ log="$root/out/test-all.log"
 status=0
 stage() { echo "--- $*" >>"$log"; }
 
+# event TEST ACTION [OUTPUT]: one test2json event of package "checks" (no
+# python or jq on a bare CI machine, so the JSON string is escaped here).
+event() {
+  local out=${3-}
+  out=${out//\\/\\\\}
+  out=${out//\"/\\\"}
+  out=${out//$'\t'/\\t}
+  out=$(printf '%s' "$out" | tr -d '\000-\010\013-\037')
+  if [ "$2" = output ]; then
+    printf '{"Package":"checks","Test":"%s","Action":"output","Output":"%s\\n"}\n' "$1" "$out"
+  else
+    printf '{"Package":"checks","Test":"%s","Action":"%s"}\n' "$1" "$2"
+  fi
+}
+
 # check NAME CMD...: runs CMD as the test NAME of package "checks".
 check() {
   local name=$1 out rc
@@ -19,16 +34,11 @@ check() {
   out=$("$@" 2>&1)
   rc=$?
   printf '%s\n' "$out" >>"$log"
-  python3 - "$name" "$rc" <<<"$out" <<'PY'
-import json, sys
-name, rc = sys.argv[1], int(sys.argv[2])
-ev = lambda **k: print(json.dumps(dict(Package="checks", Test=name, **k)))
-ev(Action="run")
-if rc:
-    for line in sys.stdin.read().splitlines()[-60:]:
-        ev(Action="output", Output=line + "\n")
-ev(Action="fail" if rc else "pass", Elapsed=0)
-PY
+  event "$name" run
+  if [ $rc -ne 0 ]; then
+    printf '%s\n' "$out" | tail -60 | while IFS= read -r line; do event "$name" output "$line"; done
+  fi
+  event "$name" "$([ $rc -eq 0 ] && echo pass || echo fail)"
   return $rc
 }
 
