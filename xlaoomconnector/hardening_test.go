@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/connector/connectortest"
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -144,4 +145,42 @@ func TestManyGoroutinesCount(t *testing.T) {
 	require.NotEmpty(t, all)
 	regular, overflow, _ := errorsPoints(all[len(all)-1])
 	assert.Equal(t, int64(2*workers*batches), regular+overflow)
+}
+
+// Every invalid setting is rejected through the real config loading with an
+// error naming the field.
+func TestInvalidSettingsNameTheField(t *testing.T) {
+	cases := []struct {
+		conf  map[string]any
+		field string
+	}{
+		{map[string]any{"aggregation_temporality": "sometimes"}, "aggregation_temporality"},
+		{map[string]any{"emit_interval": "0s"}, "emit_interval"},
+		{map[string]any{"emit_interval": "often"}, "emit_interval"},
+		{map[string]any{"series_expiry": "1s"}, "series_expiry"},
+		{map[string]any{"series_limit": 0}, "series_limit"},
+		{map[string]any{"series_limit": -5}, "series_limit"},
+		{map[string]any{"buckets": []any{}}, "buckets"},
+		{map[string]any{"buckets": []any{-1.0}}, "buckets[0]"},
+		{map[string]any{"buckets": []any{"NaN"}}, "buckets"},
+		{map[string]any{"buckets": []any{2.0, 1.0}}, "buckets[1]"},
+		{map[string]any{"dimensions": []any{"host.name"}}, "dimensions[0]"},
+		{map[string]any{"dimensions": []any{oomattr.Backend, oomattr.Backend}}, "dimensions[1]"},
+		{map[string]any{"incident_window": "0s"}, "incident_window"},
+		{map[string]any{"max_scan_size": -1}, "max_scan_size"},
+		{map[string]any{"search_body": false, "attributes": []any{}}, "search_body"},
+		{map[string]any{"recognize_untagged": "yes please"}, "recognize_untagged"},
+		{map[string]any{"no_such_setting": 1}, "no_such_setting"},
+	}
+	for _, tc := range cases {
+		t.Run(fmt.Sprint(tc.conf), func(t *testing.T) {
+			cfg := NewFactory().CreateDefaultConfig()
+			err := confmap.NewFromStringMap(tc.conf).Unmarshal(cfg)
+			if err == nil {
+				err = confmap.Validate(cfg)
+			}
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.field)
+		})
+	}
 }
