@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -239,4 +240,34 @@ func vmRSS(pid int) int64 {
 		}
 	}
 	return 0
+}
+
+// TestValidateNamesTheField: `otelcol-xlaoom validate` rejects bad settings
+// of the processor and the connector, and its output names the field.
+func TestValidateNamesTheField(t *testing.T) {
+	cases := []struct{ proc, conn, field string }{
+		{"{max_scan_size: 0}", "{}", "max_scan_size"},
+		{"{top_allocations: 1000}", "{}", "top_allocations"},
+		{"{incident_window: -1s}", "{}", "incident_window"},
+		{"{}", "{series_limit: 0}", "series_limit"},
+		{"{}", "{aggregation_temporality: sometimes}", "aggregation_temporality"},
+		{"{}", "{buckets: [2, 1]}", "buckets[1]"},
+		{"{}", "{dimensions: [host.name]}", "dimensions[0]"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.field, func(t *testing.T) {
+			bad := filepath.Join(t.TempDir(), "bad.yaml")
+			appendFile(t, bad, "receivers: {otlp: {protocols: {grpc: {endpoint: 127.0.0.1:0}}}}\n"+
+				"processors: {xla_oom: "+tc.proc+"}\nconnectors: {xla_oom: "+tc.conn+"}\nexporters: {debug: {}}\n"+
+				"service: {telemetry: {metrics: {level: none}}, pipelines: {logs: {receivers: [otlp], processors: [xla_oom], exporters: [xla_oom]},"+
+				" metrics: {receivers: [xla_oom], exporters: [debug]}}}\n")
+			out, err := exec.Command(collectorBin, "validate", "--config", bad).CombinedOutput()
+			if err == nil {
+				t.Fatalf("validate accepted %s / %s\n%s", tc.proc, tc.conn, out)
+			}
+			if !strings.Contains(string(out), tc.field) {
+				t.Errorf("validate output does not name %s:\n%s", tc.field, out)
+			}
+		})
+	}
 }
