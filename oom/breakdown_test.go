@@ -247,8 +247,8 @@ func TestQuotedValueEscapes(t *testing.T) {
 
 // Breakdown anchors repeated without end: the work stays linear.
 func TestBreakdownHugeInputsStayLinear(t *testing.T) {
-	if testing.Short() {
-		t.Skip("timing test")
+	if testing.Short() || raceEnabled {
+		t.Skip("timing test: not under -short or the race detector")
 	}
 	head := "RESOURCE_EXHAUSTED: Ran out of memory in memory space hbm. Used 2.00G of 1.00G hbm. Exceeded hbm capacity by 1.00G.\n"
 	for _, p := range []string{

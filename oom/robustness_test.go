@@ -10,8 +10,8 @@ import (
 // message, headlines repeated thousands of times, one enormous line. Work must
 // stay linear: doubling the input must not much more than double the time.
 func TestHugeInputsStayLinear(t *testing.T) {
-	if testing.Short() {
-		t.Skip("timing test")
+	if testing.Short() || raceEnabled {
+		t.Skip("timing test: not under -short or the race detector")
 	}
 	pieces := []string{
 		"Attempting to allocate ", "Ran out of memory in memory space hbm. Used ", "RESOURCE_EXHAUSTED: ",

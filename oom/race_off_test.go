@@ -1,0 +1,5 @@
+//go:build !race
+
+package oom
+
+const raceEnabled = false
