@@ -155,9 +155,10 @@ func codeInURL(after string) string {
 }
 
 // summaryField returns the size token after label in a comma-separated
-// "label value, label value" list, or "".
+// "label value, label value" list that ends with its line, or "".
 func summaryField(s, label string) string {
-	_, after, ok := strings.Cut(s, label)
+	line, _, _ := strings.Cut(s, "\n")
+	_, after, ok := strings.Cut(line, label)
 	if !ok {
 		return ""
 	}

@@ -307,7 +307,7 @@ var fixtures = []fixture{
 		want: want{code: "E0007", family: "I", backend: "gpu", device: "0", req: b(99997576069), advice: []string{"XLA_PYTHON_CLIENT_MEM_FRACTION"}}},
 	{name: "real/cuda_async jit", src: "testdata/real/cuda_async_jit.stderr.txt (device capture)", file: "real_cuda_async_jit.stderr.txt",
 		want: want{code: "E0007", family: "I", backend: "gpu", device: "0", program: "jit_temps_exceed_memory", req: b(180007500304), free: b(20676018176), capacity: b(85017493504),
-			cause: "exhaustion", advice: []string{"larger than the whole device (79.18 GiB)"}}},
+			cause: "exhaustion", advice: []string{"larger than the whole device (79.18 GiB;"}}},
 	{name: "real/autotuner starved (compile time)", src: "testdata/real/autotune_starved.stderr.txt (device capture)", file: "real_autotune_starved.stderr.txt",
 		want: want{code: "E0007", family: "I", phase: PhaseCompile, backend: "gpu", device: "0", req: b(33554432), advice: []string{"--xla_gpu_autotune_level=0"}}},
 	{name: "real/autotuner exception line alone", src: "testdata/real/autotune_starved.stderr.txt line 97 (device capture)",

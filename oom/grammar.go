@@ -320,11 +320,19 @@ var details = []detail{
 	{ // BFC allocator (2025+): "Allocator memory summary: rounded request 1.50GiB, total free in pool
 		// 1.96GiB, largest free chunk usable by lower end 1.00GiB, unallocated bytes 0B, pool size 3.96GiB,
 		// pool limit 3.96GiB". What the allocator could still hand out is the pool's free memory plus the
-		// bytes it has not yet claimed; the pool limit is not the device, so it is not Capacity.
+		// bytes it has not yet claimed; the pool limit is not the device, so it is PoolLimit, not Capacity.
 		"Allocator memory summary: ", func(r *Report, _, a string) {
 			free, unallocated := summaryField(a, "total free in pool "), summaryField(a, "unallocated bytes ")
 			if !r.Free.Known {
 				r.Free = addSizes(size(free), size(unallocated))
+			}
+			setSize(&r.PoolLimit, summaryField(a, "pool limit "))
+		},
+	},
+	{ // cudaMallocAsync allocator stats: "Stats: Limit:                        59.38GiB\nInUse: ..."
+		"Stats: Limit:", func(r *Report, _, a string) {
+			if f := strings.Fields(a); len(f) > 0 && len(f[0]) <= 24 {
+				setSize(&r.PoolLimit, f[0])
 			}
 		},
 	},

@@ -187,8 +187,9 @@ func TestRealTSLHumanBytes(t *testing.T) {
 // partition and instruction must be absent: no capture prints them.
 type realWant struct {
 	code, family, phase, backend, space, device, program, cause string
-	req, free, capacity                                         Size
+	req, free, capacity, poolLimit                              Size
 	advice                                                      []string
+	absent                                                      []string // advice that must not be given
 }
 
 // E0007 is the only code the GPU captures carry; written out independently of
@@ -219,6 +220,7 @@ func checkRealReport(t *testing.T, r Report, w realWant) {
 		got, want Size
 	}{
 		{"Requested", r.Requested, w.req}, {"Free", r.Free, w.free}, {"Capacity", r.Capacity, w.capacity},
+		{"PoolLimit", r.PoolLimit, w.poolLimit},
 		{"Used", r.Used, Size{}}, {"Exceeded", r.Exceeded, Size{}}, {"Reserved", r.Reserved, Size{}},
 		{"Reservable", r.Reservable, Size{}},
 	} {
@@ -246,6 +248,11 @@ func checkRealReport(t *testing.T, r Report, w realWant) {
 			t.Errorf("remediation lacks %q:\n%s", a, all)
 		}
 	}
+	for _, a := range w.absent {
+		if strings.Contains(all, a) {
+			t.Errorf("remediation gives %q:\n%s", a, all)
+		}
+	}
 }
 
 // realOOM is one capture case that raised an OOM exception. Each has three
@@ -270,9 +277,11 @@ type realOOM struct {
 	stderrLit      string
 	relation       string
 	free, capacity Size   // stderr only: cuMemAllocAsync's "Free memory/Total memory"
+	pool           Size   // stderr only: the allocator's pool limit (BFC summary, cudaMallocAsync stats)
 	cause          string // stderr only
 	advice         []string
 	stderrAdvice   []string
+	stderrAbsent   []string // advice the stderr record must not get
 }
 
 const (
@@ -282,21 +291,22 @@ const (
 	realAdvFrac     = "XLA_PYTHON_CLIENT_MEM_FRACTION"
 	realAdvFoot     = "donate_argnums"
 	realAdvAutotune = "--xla_gpu_autotune_level=0"
-	realAdvWhole    = "larger than the whole device (79.18 GiB)"
+	realAdvWhole    = "larger than the whole device (79.18 GiB;"
 	realAdvFallback = "XLA falls back to a smaller pool and the program goes on"
+	realAdvPool     = "larger than XLA's whole memory pool"
 )
 
 var realOOMs = []realOOM{
 	{name: "device_put", script: "result.requested.bytes", token: "93.13GiB", allocator: "GPU_0_bfc",
 		phase: PhaseRuntime, excFamily: "I", stderrReq: 100000000000, stderrLit: realBFCLit, relation: "bfc",
 		free: KnownSize(63758789509), cause: CauseExhaustion, // BFC "Allocator memory summary": total free in pool + unallocated bytes
-		advice: []string{realAdvFrac, realAdvFoot}},
+		pool: KnownSize(63758789509), advice: []string{realAdvFrac, realAdvFoot}, stderrAdvice: []string{realAdvPool}},
 	{name: "jit_temps", script: "result.requested.temporaries_total_bytes",
 		allocCase: "memory_analysis", allocPath: "result.memory_analysis.temps_pool_rows_50000.temp_size_in_bytes",
 		token: "69.85GiB", allocator: "GPU_0_bfc", program: "jit_temps_exceed_memory", execFirst: true,
 		phase: PhaseRuntime, excFamily: "I", stderrReq: 75003125760, stderrLit: realBFCLit, relation: "bfc",
 		free: KnownSize(63758789509), cause: CauseExhaustion, // BFC "Allocator memory summary": total free in pool + unallocated bytes
-		advice: []string{realAdvFrac, realAdvFoot}},
+		pool: KnownSize(63758789509), advice: []string{realAdvFrac, realAdvFoot}, stderrAdvice: []string{realAdvPool}},
 	{name: "jit_temps_defaultlog", script: "result.requested.temporaries_total_bytes",
 		allocCase: "memory_analysis", allocPath: "result.memory_analysis.temps_pool_rows_50000.temp_size_in_bytes",
 		token: "69.85GiB", allocator: "GPU_0_bfc", program: "jit_temps_exceed_memory", execFirst: false,
@@ -307,34 +317,34 @@ var realOOMs = []realOOM{
 		token: "69.85GiB", allocator: "GPU_0_bfc", program: "jit_temps_exceed_memory", execFirst: true,
 		phase: PhaseRuntime, excFamily: "I", stderrReq: 75003125760, stderrLit: realBFCLit, relation: "bfc",
 		free: KnownSize(63758789509), cause: CauseExhaustion, // BFC "Allocator memory summary": total free in pool + unallocated bytes
-		advice: []string{realAdvFrac, realAdvFoot}},
+		pool: KnownSize(63758789509), advice: []string{realAdvFrac, realAdvFoot}, stderrAdvice: []string{realAdvPool}},
 	{name: "jit_output", script: "result.requested.output.bytes", token: "93.13GiB", allocator: "GPU_0_bfc",
 		program: "jit_make_big_output", execFirst: true,
 		phase: PhaseRuntime, excFamily: "I", stderrReq: 100000000000, stderrLit: realBFCLit, relation: "bfc",
 		free: KnownSize(63758789509), cause: CauseExhaustion, // BFC "Allocator memory summary": total free in pool + unallocated bytes
-		advice: []string{realAdvFrac, realAdvFoot}},
+		pool: KnownSize(63758789509), advice: []string{realAdvFrac, realAdvFoot}, stderrAdvice: []string{realAdvPool}},
 	// Compiles (only a rematerialization warning), fails at run time.
 	{name: "compile_exceeds_device", script: "result.requested.temporaries_total_bytes",
 		allocCase: "compile_exceeds_device", allocPath: "result.memory_analysis.temp_size_in_bytes",
 		token: "167.64GiB", allocator: "GPU_0_bfc", program: "jit_temps_exceed_memory", execFirst: true,
 		phase: PhaseRuntime, excFamily: "I", stderrReq: 180007500544, stderrLit: realBFCLit, relation: "bfc",
 		free: KnownSize(63758789509), cause: CauseExhaustion, // BFC "Allocator memory summary": total free in pool + unallocated bytes
-		advice: []string{realAdvFrac, realAdvFoot}},
+		pool: KnownSize(63758789509), advice: []string{realAdvFrac, realAdvFoot}, stderrAdvice: []string{realAdvPool}},
 	{name: "mem_fraction_jit", script: "result.requested.temporaries_total_bytes",
 		allocCase: "memory_analysis", allocPath: "result.memory_analysis.temps_small_rows_4000.temp_size_in_bytes",
 		token: "5.59GiB", allocator: "GPU_0_bfc", program: "jit_temps_exceed_memory", execFirst: false,
 		phase: PhaseRuntime, excFamily: "I", stderrReq: 6000500736, stderrLit: realBFCLit, relation: "bfc",
 		free: KnownSize(4252017623), cause: CauseExhaustion, // BFC "Allocator memory summary": total free in pool + unallocated bytes
-		advice: []string{realAdvFrac, realAdvFoot}},
+		pool: KnownSize(4252017623), advice: []string{realAdvFrac, realAdvFoot}, stderrAdvice: []string{realAdvPool}},
 	{name: "mem_fraction_fragmented", script: "result.requested.final_request.bytes", token: "1.50GiB",
 		allocator: "GPU_0_bfc", program: "jit_broadcast_in_dim", execFirst: true,
 		phase: PhaseRuntime, excFamily: "I", stderrReq: 1610612736, stderrLit: realBFCLit, relation: "bfc",
 		free: KnownSize(2104533975), cause: CauseFragmentation, // BFC "Allocator memory summary": total free in pool + unallocated bytes
-		advice: []string{realAdvFrac, realAdvFoot}},
+		pool: KnownSize(4252017623), advice: []string{realAdvFrac, realAdvFoot}, stderrAbsent: []string{realAdvPool}},
 	{name: "mem_fraction_device_put", script: "result.requested.bytes", token: "6.00GiB", allocator: "GPU_0_bfc",
 		phase: PhaseRuntime, excFamily: "I", stderrReq: 6442450944, stderrLit: realBFCLit, relation: "bfc",
 		free: KnownSize(4252017623), cause: CauseExhaustion, // BFC "Allocator memory summary": total free in pool + unallocated bytes
-		advice: []string{realAdvFrac, realAdvFoot}},
+		pool: KnownSize(4252017623), advice: []string{realAdvFrac, realAdvFoot}, stderrAdvice: []string{realAdvPool}},
 	{name: "platform_device_put", script: "result.requested.bytes", token: "93.13GiB", allocator: "SE_0_space_0",
 		phase: PhaseRuntime, excFamily: "I", stderrReq: 100000000000, stderrLit: realPlatformLit, relation: "exact",
 		advice: []string{realAdvFrac, realAdvFoot}},
@@ -346,13 +356,15 @@ var realOOMs = []realOOM{
 	{name: "cuda_async_device_put", script: "result.requested.bytes", token: "93.13GiB", allocator: "gpu_async_0",
 		phase: PhaseRuntime, excFamily: "I", stderrReq: 100000000000, stderrLit: realAsyncLit, relation: "exact",
 		free: KnownSize(20701184000), capacity: KnownSize(85017493504), cause: CauseExhaustion,
-		advice: []string{realAdvFrac, realAdvFoot}, stderrAdvice: []string{realAdvWhole, "only 19.28 GiB is free"}},
+		pool: KnownSize(63758789509), advice: []string{realAdvFoot}, stderrAdvice: []string{realAdvWhole, "only 19.28 GiB is free"},
+		stderrAbsent: []string{realAdvFrac}}, // no allocator setting fits a request larger than the GPU
 	{name: "cuda_async_jit", script: "result.requested.temporaries_total_bytes",
 		allocCase: "memory_analysis", allocPath: "result.memory_analysis.temps_card_rows_120000.temp_size_in_bytes",
 		token: "167.64GiB", allocator: "gpu_async_0", program: "jit_temps_exceed_memory", execFirst: true,
 		phase: PhaseRuntime, excFamily: "I", stderrReq: 180007500304, stderrLit: realAsyncLit, relation: "exact",
 		free: KnownSize(20676018176), capacity: KnownSize(85017493504), cause: CauseExhaustion,
-		advice: []string{realAdvFrac, realAdvFoot}, stderrAdvice: []string{realAdvWhole, "only 19.26 GiB is free"}},
+		pool: KnownSize(63758789509), advice: []string{realAdvFoot}, stderrAdvice: []string{realAdvWhole, "only 19.26 GiB is free"},
+		stderrAbsent: []string{realAdvFrac}}, // no allocator setting fits a request larger than the GPU
 	// Compile-time failure in the GPU autotuner. The manifest has no figure
 	// for the 32 MiB scratch; it checks instead that the request could not
 	// fit the largest free block before the failure.
@@ -502,7 +514,8 @@ func TestRealCaptures(t *testing.T) {
 				// lines lend their exact figure and free/total.
 				w.family = "I"
 				w.req = KnownSize(c.stderrReq)
-				w.free, w.capacity, w.cause = c.free, c.capacity, c.cause
+				w.free, w.capacity, w.poolLimit, w.cause = c.free, c.capacity, c.pool, c.cause
+				w.absent = c.stderrAbsent
 				w.advice = append(append([]string(nil), c.advice...), c.stderrAdvice...)
 				if exc := strings.TrimRight(readReal(t, c.name+".exception.txt"), "\n"); !strings.Contains(text, "\njax.errors.JaxRuntimeError: "+exc+"\n") {
 					t.Errorf("stderr lacks Python's print of the exception")
@@ -696,12 +709,14 @@ func TestRealWrinkles(t *testing.T) {
 					t.Fatalf("not recognised:\n%s", rec)
 				}
 				w := realWant{code: "E0007", family: tc.family, phase: PhaseRuntime, backend: BackendGPU, device: "0",
-					req: KnownSize(tc.req), free: tc.free, capacity: tc.capacity, advice: []string{realAdvFrac}}
+					req: KnownSize(tc.req), free: tc.free, capacity: tc.capacity}
 				if tc.free.Known {
+					// Larger than the GPU: no allocator setting is offered.
 					w.cause = CauseExhaustion
-					w.advice = append(w.advice, realAdvWhole)
+					w.advice, w.absent = []string{realAdvWhole}, []string{realAdvFrac}
 				} else {
-					w.advice = append(w.advice, realAdvFallback) // M2: worded for start-up
+					// M2: worded for start-up, asking for a smaller pool, never a larger one.
+					w.advice, w.absent = []string{realAdvFrac, realAdvFallback}, []string{"Give XLA more of the GPU"}
 				}
 				checkRealReport(t, r, w)
 			})
@@ -734,11 +749,12 @@ func TestRealWrinkles(t *testing.T) {
 			}
 			req := m.int(t, n, "result.requested.bytes")
 			// The block's "Allocator memory summary" gives what was free
-			// (pool free + unallocated): less than the request, so the advice
-			// is about exhaustion, not the fragmentation hint.
+			// (pool free + unallocated) and the pool limit: both less than the
+			// request, so the advice is about the pool, not fragmentation.
 			free := map[string]int64{"device_put": 63758789509, "mem_fraction_device_put": 4252017623}[n]
 			checkRealReport(t, r, realWant{code: "E0007", family: "L", phase: PhaseRuntime, backend: BackendGPU, device: "0",
-				req: KnownSize(realRoundUp256(req)), free: KnownSize(free), cause: CauseExhaustion, advice: []string{"is free"}})
+				req: KnownSize(realRoundUp256(req)), free: KnownSize(free), poolLimit: KnownSize(free), cause: CauseExhaustion,
+				advice: []string{"is free", realAdvPool}})
 		}
 	})
 
@@ -839,6 +855,10 @@ func TestRealBFCSummary(t *testing.T) {
 				}
 				if r.Cause != tc.cause {
 					t.Errorf("Cause = %q, want %q", r.Cause, tc.cause)
+				}
+				limit := m.int(t, tc.name, "result.memory_stats_before_oom.bytes_limit")
+				if !r.PoolLimit.Known || realAbsDiff(r.PoolLimit.Bytes, limit) > realTSLBound(t, realTSLHuman(limit)) {
+					t.Errorf("PoolLimit = %+v, want about %d (%s)", r.PoolLimit, limit, realTSLHuman(limit))
 				}
 				if tc.cause == CauseFragmentation && !strings.Contains(strings.Join(r.Remediation, "\n"), "fragmented") {
 					t.Errorf("remediation does not say memory is fragmented:\n%s", strings.Join(r.Remediation, "\n"))

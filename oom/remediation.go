@@ -207,26 +207,64 @@ func (a *advice) generic(r *Report, flat string) {
 	if r.Phase == PhaseCompile {
 		a.add("The GPU autotuner ran out of memory while compiling: free device memory before compiling (delete arrays, compile ahead of time), or cut autotuning with XLA_FLAGS=--xla_gpu_autotune_level=0.")
 	}
-	if r.Capacity.Known && r.Requested.Known && r.Requested.Bytes > r.Capacity.Bytes {
-		a.add("A single allocation of ", hb(r.Requested), " is larger than the whole device (", hb(r.Capacity),
+	// Whether a larger share of the GPU would help depends on how the request
+	// compares with the whole device and with XLA's pool on it.
+	tooBigForDevice := r.Capacity.Known && r.Requested.Known && r.Requested.Bytes > r.Capacity.Bytes
+	tooBigForPool := !tooBigForDevice && r.PoolLimit.Known && r.Requested.Known && r.Requested.Bytes > r.PoolLimit.Bytes
+	switch {
+	case tooBigForDevice:
+		a.add("A single allocation of ", hb(r.Requested), " is larger than the whole device (", hb(r.Capacity), freeNote(r),
 			"): shard or shrink that array; no allocator setting can fit it.")
+	case tooBigForPool:
+		a.poolTooSmall(r)
 	}
-	switch r.Cause {
-	case CauseFragmentation:
+	switch {
+	case r.Cause == CauseFragmentation:
 		a.add(hb(r.Free), " is free but no block holds ", hb(r.Requested),
 			": memory is fragmented. Use the CUDA async allocator (XLA_PYTHON_CLIENT_ALLOCATOR=cuda_async in JAX, TF_GPU_ALLOCATOR=cuda_malloc_async in TensorFlow) or, to allocate exactly on demand, XLA_PYTHON_CLIENT_ALLOCATOR=platform.")
-	case CauseExhaustion:
+	case r.Cause == CauseExhaustion && !tooBigForDevice && !tooBigForPool:
 		a.add("The allocation needs ", hb(r.Requested), " but only ", hb(r.Free), " is free: reduce what the program keeps on the device.")
 	}
 	if r.MemorySpace == "host" {
 		a.add("This is pinned host memory used for transfers and host offload: transfer or offload less at once, or raise the host memory available to the process.")
 	}
 	a.add("Reduce the per-device footprint: a smaller batch, jax.checkpoint (remat) on large blocks, bfloat16 for large tensors, donate_argnums for inputs not needed after the step, or shard over more GPUs.")
-	a.add("Give XLA more of the GPU with XLA_PYTHON_CLIENT_MEM_FRACTION (default .75, e.g. .90); if other processes or libraries need GPU memory, set XLA_PYTHON_CLIENT_PREALLOCATE=false instead.")
+	// A pool that is too small was dealt with above; the start-up pool
+	// message (M2) already says to ask for less, not more.
+	if !tooBigForDevice && !tooBigForPool && r.Family != "M2" {
+		a.add("Give XLA more of the GPU with XLA_PYTHON_CLIENT_MEM_FRACTION (default .75, e.g. .90); if other processes or libraries need GPU memory, set XLA_PYTHON_CLIENT_PREALLOCATE=false instead.")
+	}
 	if r.Family == "L" && r.Cause == "" {
 		a.add("If the failure comes from fragmentation rather than a full device, TF_GPU_ALLOCATOR=cuda_malloc_async (XLA_PYTHON_CLIENT_ALLOCATOR=cuda_async in JAX) may help.")
 	}
 	if strings.Contains(flat, "BufferAssignment OOM Debugging") {
 		a.add("Read the \"Peak buffers\" list printed below the error: it names the operators and shapes that hold the memory at the peak.")
 	}
+}
+
+// poolTooSmall advises on a GPU request larger than XLA's whole memory pool:
+// freeing arrays cannot help, only a larger pool or a smaller array can.
+func (a *advice) poolTooSmall(r *Report) {
+	s := "The request (" + hb(r.Requested) + ") is larger than XLA's whole memory pool on this GPU (pool limit " + hb(r.PoolLimit) + freeNote(r) +
+		"), so freeing other arrays cannot make room. "
+	if r.Capacity.Known && r.Capacity.Bytes > 0 {
+		// The pool must hold the request plus what is already live; the
+		// fraction is rounded up to the next 0.05 and kept below 1.
+		need := float64(r.Requested.Bytes) / float64(r.Capacity.Bytes)
+		frac := math.Min(0.95, math.Ceil(need*20+1)/20)
+		s += "The request is " + strconv.FormatFloat(need*100, 'f', 0, 64) + "% of the GPU's " + hb(r.Capacity) +
+			": raise XLA_PYTHON_CLIENT_MEM_FRACTION to at least " + strconv.FormatFloat(frac, 'f', 2, 64) + " (default .75), or shard or shrink the array."
+	} else {
+		s += "Raising XLA_PYTHON_CLIENT_MEM_FRACTION (default .75, e.g. .90) helps only if the GPU has well over " + hb(r.Requested) +
+			" in total; otherwise shard or shrink the array."
+	}
+	a.add(s)
+}
+
+// freeNote is "; only X is free" when the free memory is known.
+func freeNote(r *Report) string {
+	if !r.Free.Known {
+		return ""
+	}
+	return "; only " + hb(r.Free) + " is free"
 }

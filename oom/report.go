@@ -78,6 +78,10 @@ type Report struct {
 	Exceeded   Size // "Exceeded ... capacity by Z", "exceeded scoped ... limit by Z"
 	Reserved   Size // program load: "N reserved"
 	Reservable Size // program load: "N reservable"
+	// PoolLimit is the most a GPU allocator may take from the device (BFC
+	// "pool limit X", cudaMallocAsync "Stats: Limit: X"): the share of the
+	// GPU that XLA_PYTHON_CLIENT_MEM_FRACTION grants, not the GPU itself.
+	PoolLimit Size
 
 	Program      string // "Error loading program 'x'", "[executable_name='x']"
 	Replica      int64  // "Execution of replica R failed", "while running replica R and partition P"

@@ -52,6 +52,14 @@ for mod in distribution bench; do
   fi
 done
 
+# A short run of every fuzz target (issue 6): new inputs each CI run, seeded
+# from the fixtures; a failing input is written to testdata/fuzz and printed.
+stage "short fuzz runs (${FUZZTIME:=10s} each)"
+for target in ./oom:FuzzRecognizeProperties ./oom:FuzzParseSize ./oom:FuzzRecognize .:FuzzProcessRecord; do
+  pkg=${target%%:*} name=${target#*:}
+  check "Fuzz/$name" bash -c "cd '$root' && go test -run='^\$' -fuzz='^$name\$' -fuzztime=$FUZZTIME $pkg" || status=1
+done
+
 stage "compatibility with the newest collector core line"
 COMPAT_JSON=1 "$root/scripts/compat.sh" 2>>"$log" || { status=1; check CompatBuild bash -c "tail -40 '$log'; exit 1"; }
 

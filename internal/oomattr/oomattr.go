@@ -32,6 +32,7 @@ const (
 	Exceeded      = "xla.oom.exceeded.size"
 	Reserved      = "xla.oom.reserved.size"
 	Reservable    = "xla.oom.reservable.size"
+	PoolLimit     = "xla.oom.pool_limit.size"
 	Program       = "xla.program.name"
 	Replica       = "xla.replica"
 	Partition     = "xla.partition"
@@ -96,7 +97,7 @@ func sizeFields(r *oom.Report) []struct {
 		size *oom.Size
 	}{
 		{Requested, &r.Requested}, {Free, &r.Free}, {Used, &r.Used}, {Capacity, &r.Capacity},
-		{Exceeded, &r.Exceeded}, {Reserved, &r.Reserved}, {Reservable, &r.Reservable},
+		{Exceeded, &r.Exceeded}, {Reserved, &r.Reserved}, {Reservable, &r.Reservable}, {PoolLimit, &r.PoolLimit},
 		{Total, &r.Breakdown.Total}, {RuntimeReserved, &r.Breakdown.Reserved}, {ProgramSize, &r.Breakdown.Program},
 		{Arguments, &r.Breakdown.Arguments}, {Output, &r.Breakdown.Output}, {OutputShared, &r.Breakdown.OutputShared},
 		{Temp, &r.Breakdown.Temp}, {TempFragmentation, &r.Breakdown.TempFragmentation},

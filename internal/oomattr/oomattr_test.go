@@ -17,7 +17,8 @@ func fullReport() oom.Report {
 		Backend: oom.BackendTPU, MemorySpace: "hbm",
 		Requested: oom.KnownSize(31664646390), Free: oom.KnownSize(154811761), Used: oom.KnownSize(3),
 		Capacity: oom.KnownSize(4), Exceeded: oom.KnownSize(-5), Reserved: oom.KnownSize(0), Reservable: oom.KnownSize(154811761),
-		Program: "jit_step", Replica: 0, HasReplica: true, Partition: 34, HasPartition: true,
+		PoolLimit: oom.KnownSize(6),
+		Program:   "jit_step", Replica: 0, HasReplica: true, Partition: 34, HasPartition: true,
 		Device: "0x0x1_HBM0", Cause: oom.CauseExhaustion, Remediation: []string{"first", "second"},
 	}
 }
