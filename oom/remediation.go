@@ -248,12 +248,17 @@ func (a *advice) poolTooSmall(r *Report) {
 	s := "The request (" + hb(r.Requested) + ") is larger than XLA's whole memory pool on this GPU (pool limit " + hb(r.PoolLimit) + freeNote(r) +
 		"), so freeing other arrays cannot make room. "
 	if r.Capacity.Known && r.Capacity.Bytes > 0 {
-		// The pool must hold the request plus what is already live; the
-		// fraction is rounded up to the next 0.05 and kept below 1.
+		// The pool must hold the request and what is already live: the
+		// fraction is rounded up to a multiple of 0.05 with 0.05 to spare.
+		// Beyond 0.95 the CUDA context and libraries have no room left.
 		need := float64(r.Requested.Bytes) / float64(r.Capacity.Bytes)
-		frac := math.Min(0.95, math.Ceil(need*20+1)/20)
-		s += "The request is " + strconv.FormatFloat(need*100, 'f', 0, 64) + "% of the GPU's " + hb(r.Capacity) +
-			": raise XLA_PYTHON_CLIENT_MEM_FRACTION to at least " + strconv.FormatFloat(frac, 'f', 2, 64) + " (default .75), or shard or shrink the array."
+		frac := math.Ceil(need*20+1) / 20
+		s += "The request is " + strconv.FormatFloat(need*100, 'f', 0, 64) + "% of the GPU's " + hb(r.Capacity)
+		if frac <= 0.95 {
+			s += ": raise XLA_PYTHON_CLIENT_MEM_FRACTION to at least " + strconv.FormatFloat(frac, 'f', 2, 64) + " (default .75), or shard or shrink the array."
+		} else {
+			s += ", more than any XLA_PYTHON_CLIENT_MEM_FRACTION can leave room for: shard or shrink the array."
+		}
 	} else {
 		s += "Raising XLA_PYTHON_CLIENT_MEM_FRACTION (default .75, e.g. .90) helps only if the GPU has well over " + hb(r.Requested) +
 			" in total; otherwise shard or shrink the array."
