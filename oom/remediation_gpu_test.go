@@ -58,17 +58,24 @@ func TestGPUPoolAdvice(t *testing.T) {
 			if !r.PoolLimit.Known || r.PoolLimit.Bytes != tc.pool {
 				t.Errorf("PoolLimit = %+v, want %d", r.PoolLimit, tc.pool)
 			}
-			all := strings.Join(r.Remediation, "\n")
-			for _, w := range tc.want {
-				if !strings.Contains(all, w) {
-					t.Errorf("remediation lacks %q:\n%s", w, all)
-				}
-			}
-			for _, a := range tc.absent {
-				if strings.Contains(all, a) {
-					t.Errorf("remediation gives %q:\n%s", a, all)
-				}
-			}
+			checkAdvice(t, r.Remediation, tc.want, tc.absent)
 		})
+	}
+}
+
+// checkAdvice fails t unless the remediation contains every want and none of
+// absent (substrings of the joined steps).
+func checkAdvice(t *testing.T, remediation, want, absent []string) {
+	t.Helper()
+	all := strings.Join(remediation, "\n")
+	for _, w := range want {
+		if !strings.Contains(all, w) {
+			t.Errorf("remediation lacks %q:\n%s", w, all)
+		}
+	}
+	for _, a := range absent {
+		if strings.Contains(all, a) {
+			t.Errorf("remediation gives %q:\n%s", a, all)
+		}
 	}
 }
