@@ -28,6 +28,12 @@ test:
 unit:
 	$(GO) test -race -count=1 ./...
 
+## fuzz: every fuzz target for FUZZTIME each (default 10s; HARDENING.md's long runs: FUZZTIME=31m),
+## or only those named in FUZZ='FuzzParseSize FuzzRecognize'
+.PHONY: fuzz
+fuzz:
+	FUZZTIME=$(or $(FUZZTIME),10s) ./scripts/fuzz.sh $(FUZZ)
+
 ## compat: build and test the component against the newest collector core line
 .PHONY: compat
 compat:

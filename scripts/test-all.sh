@@ -52,12 +52,11 @@ for mod in distribution bench; do
   fi
 done
 
-# A short run of every fuzz target (issue 6): new inputs each CI run, seeded
-# from the fixtures; a failing input is written to testdata/fuzz and printed.
+# A short run of every fuzz target (issue 6): new inputs on every CI run,
+# seeded from the fixtures. Long runs: make fuzz FUZZTIME=31m.
 stage "short fuzz runs (${FUZZTIME:=10s} each)"
-for target in ./oom:FuzzRecognizeProperties ./oom:FuzzParseSize ./oom:FuzzRecognize .:FuzzProcessRecord; do
-  pkg=${target%%:*} name=${target#*:}
-  check "Fuzz/$name" bash -c "cd '$root' && go test -run='^\$' -fuzz='^$name\$' -fuzztime=$FUZZTIME $pkg" || status=1
+for name in $("$root/scripts/fuzz.sh" list); do
+  check "Fuzz/$name" env FUZZTIME="$FUZZTIME" "$root/scripts/fuzz.sh" "$name" || status=1
 done
 
 stage "compatibility with the newest collector core line"

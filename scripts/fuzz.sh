@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Runs fuzz targets for FUZZTIME each (default 10s), one after another.
+#   scripts/fuzz.sh                 every target
+#   scripts/fuzz.sh FuzzParseSize   the named ones
+#   scripts/fuzz.sh list            the target names
+# A failing input is written to the package's testdata/fuzz/NAME/ and is from
+# then on a seed that plain `go test` runs: commit it with the fix.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# package:target, one line per fuzz target of the component module.
+targets=(
+  ./oom:FuzzRecognizeProperties
+  ./oom:FuzzParseSize
+  ./oom:FuzzRecognize
+  .:FuzzProcessRecord
+)
+
+if [ "${1:-}" = list ]; then
+  for t in "${targets[@]}"; do echo "${t#*:}"; done
+  exit 0
+fi
+for t in "${targets[@]}"; do
+  pkg=${t%%:*} name=${t#*:}
+  if [ $# -gt 0 ] && [[ " $* " != *" $name "* ]]; then
+    continue
+  fi
+  go test -run='^$' -fuzz="^$name\$" -fuzztime="${FUZZTIME:-10s}" "$pkg"
+done
