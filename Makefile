@@ -32,7 +32,7 @@ unit:
 ## or only those named in FUZZ='FuzzParseSize FuzzRecognize'
 .PHONY: fuzz
 fuzz:
-	FUZZTIME=$(or $(FUZZTIME),10s) ./scripts/fuzz.sh $(FUZZ)
+	./scripts/fuzz.sh $(FUZZ)
 
 ## compat: build and test the component against the newest collector core line
 .PHONY: compat
