@@ -20,6 +20,10 @@ if [ "${1:-}" = list ]; then
   for t in "${targets[@]}"; do echo "${t#*:}"; done
   exit 0
 fi
+# A misspelt name would otherwise run nothing and pass.
+for want in "$@"; do
+  [[ " ${targets[*]#*:} " == *" $want "* ]] || { echo "fuzz.sh: no fuzz target $want (scripts/fuzz.sh list)" >&2; exit 2; }
+done
 for t in "${targets[@]}"; do
   pkg=${t%%:*} name=${t#*:}
   if [ $# -gt 0 ] && [[ " $* " != *" $name "* ]]; then
