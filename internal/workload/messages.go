@@ -14,8 +14,8 @@ type Message struct {
 }
 
 // OOMMessages are the OOM records the generator mixes into ordinary traffic,
-// verbatim from /work/shared/reference/xla-oom-formats.md (sources cited
-// there). The first entries are one-liners; the last ones are whole
+// in the shapes XLA prints them (docs/message-formats.md describes each
+// family). The first entries are one-liners; the last ones are whole
 // multi-line records.
 var OOMMessages = []Message{
 	{

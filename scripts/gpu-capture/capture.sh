@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Capture real JAX/XLA GPU OOM messages (see README.md in this folder).
-# Run from the repository root on the GPU machine, e.g. through the device tool:
-#     bash testdata/real/capture.sh
+# Run from the repository root on a machine with one NVIDIA GPU and JAX:
+#     bash scripts/gpu-capture/capture.sh
 # Writes all captures to $WORK (default /tmp/xla_oom_real); when $OUT is set
-# (the device tool's output folder) it also packs them into $OUT/real_capture.tgz
-# and copies manifest.json there.
+# it also packs them into $OUT/real_capture.tgz and copies manifest.json there
+# (handy when the GPU machine is remote and only one folder comes back).
 set -u
 WORK=${WORK:-/tmp/xla_oom_real}
 PY=${PYTHON:-python3}
@@ -12,7 +12,7 @@ export PYTHONUNBUFFERED=1
 rm -rf "$WORK"
 mkdir -p "$WORK"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv || true
-"$PY" testdata/real/capture.py --outdir "$WORK" --deadline "${DEADLINE:-450}"
+"$PY" scripts/gpu-capture/capture.py --outdir "$WORK" --deadline "${DEADLINE:-450}"
 rc=$?
 for f in "$WORK"/*.exception.txt; do
   [ -e "$f" ] || continue

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Capture real JAX/XLA GPU out-of-memory messages as test data.
 
-Run on a machine with one NVIDIA GPU and JAX installed (see README.md):
+Run on a machine with one NVIDIA GPU and JAX installed (see README.md next to it):
 
-    python3 testdata/real/capture.py --outdir DIR [--deadline SECONDS]
+    python3 scripts/gpu-capture/capture.py --outdir DIR [--deadline SECONDS]
 
 The orchestrator (this file without --case) starts one fresh Python process
 per case (``--case NAME``), each with its own environment variables, and
@@ -589,12 +589,12 @@ def orchestrate(outdir, deadline, only):
     os.makedirs(outdir, exist_ok=True)
     t_start = time.time()
     manifest = {
-        "what": "Real JAX/XLA GPU out-of-memory messages captured by testdata/real/capture.py",
+        "what": "Real JAX/XLA GPU out-of-memory messages captured by scripts/gpu-capture/capture.py",
         "captured_at_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(),
-        "script": "testdata/real/capture.py (run through testdata/real/capture.sh)",
+        "script": "scripts/gpu-capture/capture.py (run through scripts/gpu-capture/capture.sh)",
         "base_environment_note": "each case runs `%s %s --case NAME --outdir DIR` with the "
                                  "orchestrator's environment plus env_overrides; "
-                                 "PYTHONUNBUFFERED=1 is always set" % ("python3", "testdata/real/capture.py"),
+                                 "PYTHONUNBUFFERED=1 is always set" % ("python3", "scripts/gpu-capture/capture.py"),
         "inherited_xla_env": {k: v for k, v in os.environ.items()
                               if k.startswith(("XLA_", "TF_", "JAX_", "CUDA_", "NVIDIA_"))},
         "versions": versions(),
@@ -603,7 +603,7 @@ def orchestrate(outdir, deadline, only):
     cases = [c for c in CASES if not only or c[0] in only]
     for name, env_over, desc, timeout in cases:
         entry = {"case": name, "description": desc, "env_overrides": env_over,
-                 "command": "%s testdata/real/capture.py --case %s --outdir DIR"
+                 "command": "%s scripts/gpu-capture/capture.py --case %s --outdir DIR"
                             % ("python3", name)}
         elapsed = time.time() - t_start
         if elapsed + 20 > deadline:
