@@ -3,6 +3,7 @@ package xlaoomprocessor
 import (
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -14,76 +15,101 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/internal/oomrecord"
 )
 
+// TestLoadConfig loads every entry of testdata/config.yaml the way the
+// collector does (unmarshal, then confmap.Validate). A valid entry must give
+// the expected Config; an invalid one must fail with an error that contains
+// wantErr, which always names the offending field.
 func TestLoadConfig(t *testing.T) {
 	cm, err := confmaptest.LoadConf(filepath.Join("testdata", "config.yaml"))
 	require.NoError(t, err)
 
-	tests := []struct {
-		name    string
-		want    *Config
-		wantErr string // substring of the validation error; it must name the field
-	}{
-		{name: "", want: createDefaultConfig()},
-		{
-			name: "custom",
-			want: &Config{
-				Finder: oomrecord.Finder{
-					SearchBody:  true,
-					BodyKeys:    []string{"message", "event"},
-					Attributes:  []string{"exception.message"},
-					MaxScanSize: 65536,
-				},
-				SetSeverity:    false,
-				TopAllocations: defaultTopAllocations,
-				IncidentWindow: defaultIncidentWindow,
-			},
-		},
-		{
-			name: "attributes_only",
-			want: func() *Config {
-				c := createDefaultConfig()
-				c.SearchBody = false
-				c.Attributes = []string{"exception.stacktrace"}
-				return c
-			}(),
-		},
-		{name: "scan_size_zero", wantErr: "max_scan_size: must be between 1 and 67108864 bytes, got 0"},
-		{name: "scan_size_huge", wantErr: "max_scan_size: must be between 1 and 67108864 bytes, got 1073741824"},
-		{name: "reads_nothing", wantErr: "search_body: is false and attributes is empty"},
-		{name: "empty_body_key", wantErr: "body_keys[1]: must not be empty"},
-		{name: "duplicate_attribute", wantErr: `attributes[1]: "exception.message" is listed twice`},
-	}
-	for _, tt := range tests {
+	for _, tt := range configCases {
 		t.Run("xla_oom/"+tt.name, func(t *testing.T) {
 			cfg := NewFactory().CreateDefaultConfig()
 			sub, err := cm.Sub(component.NewIDWithName(metadata.Type, tt.name).String())
 			require.NoError(t, err)
-			require.NoError(t, sub.Unmarshal(cfg))
+			err = sub.Unmarshal(cfg)
+			if err == nil {
+				err = confmap.Validate(cfg)
+			}
 			if tt.wantErr != "" {
-				assert.ErrorContains(t, confmap.Validate(cfg), tt.wantErr)
+				assert.ErrorContains(t, err, tt.wantErr)
 				return
 			}
-			require.NoError(t, confmap.Validate(cfg))
+			require.NoError(t, err)
 			assert.Equal(t, tt.want, cfg)
 		})
 	}
 }
 
-func TestUnknownFieldIsRejected(t *testing.T) {
-	cm, err := confmaptest.LoadConf(filepath.Join("testdata", "config.yaml"))
-	require.NoError(t, err)
-	sub, err := cm.Sub(component.NewIDWithName(metadata.Type, "unknown_field").String())
-	require.NoError(t, err)
-	err = sub.Unmarshal(NewFactory().CreateDefaultConfig())
-	assert.ErrorContains(t, err, "max_scan_bytes")
+// configCases are the entries of testdata/config.yaml, by name.
+var configCases = []struct {
+	name    string
+	want    *Config
+	wantErr string
+}{
+	{name: "", want: createDefaultConfig()},
+	{
+		name: "custom",
+		want: &Config{
+			Finder: oomrecord.Finder{
+				SearchBody:  true,
+				BodyKeys:    []string{"message", "event"},
+				Attributes:  []string{"exception.message"},
+				MaxScanSize: 65536,
+			},
+			SetSeverity:    false,
+			TopAllocations: defaultTopAllocations,
+			IncidentWindow: defaultIncidentWindow,
+		},
+	},
+	{name: "attributes_only", want: withDefaults(func(c *Config) {
+		c.SearchBody = false
+		c.Attributes = []string{"exception.stacktrace"}
+	})},
+	{name: "breakdown_bounds", want: withDefaults(func(c *Config) {
+		c.TopAllocations, c.IncidentWindow = maxTopAllocations, 5*time.Minute
+	})},
+	{name: "no_allocations_listed", want: withDefaults(func(c *Config) {
+		c.TopAllocations, c.IncidentWindow = 0, time.Second
+	})},
+
+	{name: "scan_size_negative", wantErr: "max_scan_size"},
+	{name: "scan_size_zero", wantErr: "max_scan_size: must be between 1 and 67108864 bytes, got 0"},
+	{name: "scan_size_huge", wantErr: "max_scan_size: must be between 1 and 67108864 bytes, got 1073741824"},
+	{name: "scan_size_just_over", wantErr: "max_scan_size: must be between 1 and 67108864 bytes, got 67108865"},
+	{name: "scan_size_not_a_number", wantErr: "max_scan_size"},
+	{name: "reads_nothing", wantErr: "search_body: is false and attributes is empty"},
+	{name: "empty_body_key", wantErr: "body_keys[1]: must not be empty"},
+	{name: "duplicate_body_key", wantErr: "body_keys[1]"},
+	{name: "empty_attribute", wantErr: "attributes[0]"},
+	{name: "duplicate_attribute", wantErr: `attributes[1]: "exception.message" is listed twice`},
+	{name: "top_allocations_negative", wantErr: "top_allocations: must be between 0 and 100, got -1"},
+	{name: "top_allocations_over", wantErr: "top_allocations: must be between 0 and 100, got 101"},
+	{name: "incident_window_zero", wantErr: "incident_window: must be positive, got 0s"},
+	{name: "incident_window_negative", wantErr: "incident_window: must be positive, got -1m0s"},
+	{name: "incident_window_not_a_duration", wantErr: "incident_window"},
+	{name: "set_severity_not_a_bool", wantErr: "set_severity"},
+	{name: "unknown_field", wantErr: "max_scan_bytes"},
 }
 
-func TestDefaultConfigIsValid(t *testing.T) {
-	cfg := createDefaultConfig()
-	require.NoError(t, confmap.Validate(cfg))
-	assert.True(t, cfg.SearchBody)
-	assert.Equal(t, []string{"message", "msg", "log", "body"}, cfg.BodyKeys)
-	assert.Equal(t, []string{"exception.message", "exception.stacktrace"}, cfg.Attributes)
-	assert.Equal(t, 1<<20, cfg.MaxScanSize)
-	assert.True(t, cfg.SetSeverity)
+func withDefaults(change func(*Config)) *Config {
+	c := createDefaultConfig()
+	change(c)
+	return c
+}
+
+// Every entry of testdata/config.yaml has a case above, so a new setting's
+// examples cannot be added to the file and silently go untested.
+func TestEveryConfigEntryIsTested(t *testing.T) {
+	cm, err := confmaptest.LoadConf(filepath.Join("testdata", "config.yaml"))
+	require.NoError(t, err)
+	tested := map[string]bool{}
+	for _, tt := range configCases {
+		tested[component.NewIDWithName(metadata.Type, tt.name).String()] = true
+	}
+	for entry := range cm.ToStringMap() {
+		assert.True(t, tested[entry], "testdata/config.yaml entry %q has no case in configCases", entry)
+	}
+	assert.Len(t, tested, len(cm.ToStringMap()), "every case in configCases needs its entry in testdata/config.yaml")
 }

@@ -17,7 +17,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component/componenttest"
-	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
@@ -276,42 +275,6 @@ func TestConcurrentConsumers(t *testing.T) {
 	metadatatest.AssertEqualProcessorXlaOomRecordsTagged(t, tel, []metricdata.DataPoint[int64]{
 		{Value: workers * batches, Attributes: attribute.NewSet(attribute.String("xla.error.code", "E0007"))},
 	}, metricdatatest.IgnoreTimestamp())
-}
-
-// Every invalid setting is rejected through the real config loading
-// (confmap unmarshal, then confmap.Validate) with an error naming the field.
-func TestInvalidSettingsNameTheField(t *testing.T) {
-	cases := []struct {
-		conf  map[string]any
-		field string
-	}{
-		{map[string]any{"max_scan_size": -1}, "max_scan_size"},
-		{map[string]any{"max_scan_size": 0}, "max_scan_size"},
-		{map[string]any{"max_scan_size": 64<<20 + 1}, "max_scan_size"},
-		{map[string]any{"max_scan_size": "lots"}, "max_scan_size"},
-		{map[string]any{"top_allocations": -1}, "top_allocations"},
-		{map[string]any{"top_allocations": 101}, "top_allocations"},
-		{map[string]any{"incident_window": "0s"}, "incident_window"},
-		{map[string]any{"incident_window": "-1m"}, "incident_window"},
-		{map[string]any{"incident_window": "soon"}, "incident_window"},
-		{map[string]any{"search_body": false, "attributes": []any{}}, "search_body"},
-		{map[string]any{"body_keys": []any{""}}, "body_keys[0]"},
-		{map[string]any{"body_keys": []any{"m", "m"}}, "body_keys[1]"},
-		{map[string]any{"attributes": []any{""}}, "attributes[0]"},
-		{map[string]any{"set_severity": "maybe"}, "set_severity"},
-		{map[string]any{"no_such_setting": 1}, "no_such_setting"},
-	}
-	for _, tc := range cases {
-		t.Run(fmt.Sprint(tc.conf), func(t *testing.T) {
-			cfg := NewFactory().CreateDefaultConfig()
-			err := confmap.NewFromStringMap(tc.conf).Unmarshal(cfg)
-			if err == nil {
-				err = confmap.Validate(cfg)
-			}
-			require.Error(t, err)
-			assert.Contains(t, err.Error(), tc.field)
-		})
-	}
 }
 
 // TestRegexpAudit: regular expressions are Go RE2 (linear time) and only
