@@ -128,8 +128,9 @@ var (
 //
 // so that every group is registered before init builds the tables, whatever
 // the file order. The position decides which family's details win when two
-// messages of a record fill the same field; it must be unique.
-func registerFamilies(position int, group []family) bool {
+// messages of a record fill the same field; it must be unique. The result
+// only lets a package-level var make the call.
+func registerFamilies(position int, group []family) bool { //nolint:unparam // see above
 	for i := range group {
 		f := &group[i]
 		f.pattern = compilePattern(f.id, f.anchor, f.expr, f.span)
