@@ -13,9 +13,11 @@ import (
 // a branch per occurrence of the needle's first byte. Every extra pass costs
 // as much again, and every hit on a common byte costs a mispredicted branch,
 // so MayContain scans only for bytes that are rare in ordinary log lines but
-// present in every XLA OOM message ('R' and 'B' for today's cues), and
-// confirms a hit only when the two bytes after it can start a cue. The cues
-// come from two places, both turned into tables by buildPrefilter:
+// present in every XLA OOM message ('R' and 'B' for today's cues). A hit is
+// confirmed only when a cue can continue with the byte after it, then with
+// one or two word comparisons against those cues' first eight bytes, and
+// only then character by character. The cues come from two places, both
+// turned into tables by buildPrefilter:
 //
 //   - statusCues below: the status and wrapper words XLA prints around any
 //     family (RESOURCE_EXHAUSTED, Resource exhausted, the catalog's code
@@ -54,6 +56,8 @@ func MayContain(text string) bool {
 		if j < 0 {
 			break
 		}
+		// Worth confirming when a cue continues with the next byte or a size
+		// may end at this one.
 		if i := off + j; (i+1 < len(text) && scanB.cueSet[text[i+1]] != 0 || i > 0 && scanB.endsSize[text[i-1]]) && scanB.confirm(text, i) {
 			return true
 		}
@@ -112,11 +116,10 @@ var statusCues = []cue{
 type prefilterScan struct {
 	key byte
 	// cueSet[b] indexes cueSets: the cues whose key byte may be followed by
-	// byte b (0: none); leads[b] are two words one of which the eight
-	// bytes at a hit must match for any of those cues to: their two
-	// distinct heads, or, when they have more, the bytes all of them start
-	// with (and a word no text matches).
-	// no text matches when there is none).
+	// byte b (0: none). leads[b] are two words, one of which the eight bytes
+	// at a hit must match for any of those cues to match: their heads when
+	// they have at most two distinct ones, else the bytes all of them start
+	// with; an unused slot holds a word no text matches.
 	cueSet  [256]uint8
 	cueSets []cueSet
 	leads   [256][2]word
