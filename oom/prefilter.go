@@ -282,7 +282,7 @@ func newKeyedCue(c cue, at int) keyedCue {
 // matchAt reports whether the cue, whose head word matched, matches around
 // s[i], where its key byte lies.
 func (c *keyedCue) matchAt(s string, i int) bool {
-	if i < len(c.before) || word8(s, i-len(c.before))&c.beforeWord.mask != c.beforeWord.word {
+	if c.before != "" && (i < len(c.before) || word8(s, i-len(c.before))&c.beforeWord.mask != c.beforeWord.word) {
 		return false
 	}
 	if !c.wordsCoverRuns && (s[i-len(c.before):i] != c.before || !strings.HasPrefix(s[i:], c.after)) {
