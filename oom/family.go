@@ -91,11 +91,13 @@ func (k familyKind) String() string {
 const familyCodeOnly = "code-only"
 
 // adviceTraits is how a family refines the advice of its code. Every field is
-// optional; remediation.go says where each one lands.
+// optional; remediation.go places them.
 type adviceTraits struct {
 	// lead returns a first step, ahead of the code's own advice ("" for none).
+	// For E0007 it follows the host-memory check.
 	lead func(r *Report) string
-	// note is a step right after the code's sizing advice.
+	// note is a step after the code's sizing advice (E1000, E0007) or after
+	// the code's own advice (the other codes).
 	note string
 	// hostRAM: the host (not a device) ran out of memory: CPU advice only.
 	hostRAM bool
