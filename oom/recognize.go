@@ -12,7 +12,8 @@ import "strings"
 // Compatible details of the other messages (device, backend, sizes of the
 // same code) fill what the failure leaves empty.
 func Recognize(text string) (Report, bool) {
-	flat := flatten(text)
+	var info infoLines
+	flat := flattenLevels(text, &info)
 
 	var buf [8]candidate
 	cands := buf[:0]
@@ -21,6 +22,9 @@ func Recognize(text string) (Report, bool) {
 		f.each(flat, func(m match) {
 			if guarded(flat, m.start()) {
 				return
+			}
+			if !f.fatal && info.contains(m.start()) {
+				return // an allocator or driver line at INFO: a retry the runtime survives
 			}
 			if len(cands) >= maxCandidates {
 				return
