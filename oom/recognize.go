@@ -26,7 +26,7 @@ func Recognize(text string) (Report, bool) {
 			if guarded(flat, m.start()) {
 				return
 			}
-			if !f.fatal && info.contains(m.start()) {
+			if f.kind == logOnly && info.contains(m.start()) {
 				return // an allocator or driver line at INFO: a retry the runtime survives
 			}
 			if len(cands) >= maxCandidates {

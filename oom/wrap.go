@@ -180,7 +180,7 @@ func criPartial(raw string) bool {
 // every detail's anchor.
 func buildWrapVocabulary() {
 	for i := range families {
-		addWrapWords(families[i].re.String())
+		addWrapWords(families[i].expr)
 	}
 	for _, d := range details {
 		addWrapWords("", d.anchor)
