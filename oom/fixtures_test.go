@@ -107,11 +107,11 @@ var fixtures = []fixture{
 	// ---- B: early abort
 	{name: "B/E1000 doc", src: "seeds/003 (error_1000.md)",
 		text: `RESOURCE_EXHAUSTED: Compilation failure: Aborting compilation early because it's unlikely to have enough memory. Requires 3.84T, has 90.96G available. If more detailed logging is desired, set --xla_tpu_impure_oom_fast_exit_threshold=-1`,
-		want: want{code: "E1000", family: "tpu-compile-early-abort", backend: "tpu", req: b(4222124650660), capacity: b(97667556311),
+		want: want{code: "E1000", family: "tpu-compile-early-abort", backend: "tpu", req: b(4222124650660), free: b(97667556311), capacity: b(97667556311), cause: "exhaustion",
 			advice: []string{"--xla_tpu_impure_oom_fast_exit_threshold=-1", "at least 44 devices"}}},
 	{name: "B/jax#7822 3.47E", src: "https://github.com/jax-ml/jax/issues/7822",
 		text: `Compilation failure: Aborting compilation early because it's unlikely to have enough memory. Requires 3.47E, has 14.49G available.`,
-		want: want{code: "E1000", family: "tpu-compile-early-abort", backend: "tpu", req: b(4000637620985759007), capacity: b(15558519030),
+		want: want{code: "E1000", family: "tpu-compile-early-abort", backend: "tpu", req: b(4000637620985759007), free: b(15558519030), capacity: b(15558519030), cause: "exhaustion",
 			advice: []string{"--xla_tpu_impure_oom_fast_exit_threshold=-1"}}},
 
 	// ---- C: TensorCore + SparseCore HBM
@@ -190,7 +190,7 @@ var fixtures = []fixture{
 		want: want{code: "E0101", family: "tpu-runtime-program-load", backend: "tpu", req: b(6957847020), free: b(7279969567), reserved: b(0), reservable: b(3575560274),
 			cause: "fragmentation", advice: []string{"not in one piece"}}},
 	{name: "G/XRT From /job + runtime breakdown", src: "composed: https://github.com/pytorch/xla/issues/1735 (§5.3 headline, §2.4 item 7 breakdown)", file: "G_xrt_breakdown.txt",
-		want: want{code: "E0101", family: "tpu-runtime-program-load", backend: "tpu", space: "hbm", req: b(4241280205), free: b(2061584302), reserved: b(0), reservable: b(2061584302), capacity: b(8589934592),
+		want: want{code: "E0101", family: "tpu-runtime-program-load", backend: "tpu", space: "hbm", req: b(4241280205), free: b(2061584302), reserved: b(0), reservable: b(2061584302), used: b(6532939776), capacity: b(8589934592),
 			cause: "exhaustion", advice: []string{"tpu_shared_memory_percent"}}},
 	{name: "G/transformers#22328 root errors, device=TPU:6", src: "composed: https://github.com/huggingface/transformers/issues/22328 (§5.3)", file: "G_transformers22328_root_errors.txt",
 		want: want{code: "E0101", family: "tpu-runtime-program-load", backend: "tpu", device: "TPU:6", req: b(11285026570), free: b(6259914834), reserved: b(0), reservable: b(6259914834),
@@ -279,7 +279,7 @@ var fixtures = []fixture{
 
 	// ---- N: cudaMallocAsync
 	{name: "N/SkyRL#624 free/total", src: "https://github.com/NovaSky-AI/SkyRL/issues/624", file: "N_skyrl624.txt",
-		want: want{code: "E0007", family: "gpu-cuda-async-allocator", backend: "gpu", device: "1", req: b(1225195446464), free: b(22635544576), capacity: b(85095874560), cause: "exhaustion",
+		want: want{code: "E0007", family: "gpu-cuda-async-allocator", backend: "gpu", device: "1", req: b(1225195446464), free: b(22635544576), used: b(59312611328), capacity: b(85095874560), cause: "exhaustion",
 			advice: []string{"larger than the whole device", "only 21.08 GiB is free"}}},
 
 	{name: "N/fragmentation", src: "composed: ref §2.1 N template, free > requested",
@@ -306,7 +306,7 @@ var fixtures = []fixture{
 	{name: "real/platform allocator, exception only", src: "testdata/real/platform_device_put.exception.txt (device capture)", file: "real_platform_device_put.exception.txt",
 		want: want{code: "E0007", family: "gpu-allocator-status", backend: "gpu", device: "0", req: b(99997576069), advice: []string{"XLA_PYTHON_CLIENT_MEM_FRACTION"}}},
 	{name: "real/cuda_async jit", src: "testdata/real/cuda_async_jit.stderr.txt (device capture)", file: "real_cuda_async_jit.stderr.txt",
-		want: want{code: "E0007", family: "gpu-allocator-status", backend: "gpu", device: "0", program: "jit_temps_exceed_memory", req: b(180007500304), free: b(20676018176), capacity: b(85017493504),
+		want: want{code: "E0007", family: "gpu-allocator-status", backend: "gpu", device: "0", program: "jit_temps_exceed_memory", req: b(180007500304), free: b(20676018176), used: b(1000038), capacity: b(85017493504),
 			cause: "exhaustion", advice: []string{"larger than the whole device (79.18 GiB;"}}},
 	{name: "real/autotuner starved (compile time)", src: "testdata/real/autotune_starved.stderr.txt (device capture)", file: "real_autotune_starved.stderr.txt",
 		want: want{code: "E0007", family: "gpu-allocator-status", phase: PhaseCompile, backend: "gpu", device: "0", req: b(33554432), advice: []string{"--xla_gpu_autotune_level=0"}}},

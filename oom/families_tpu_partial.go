@@ -1,0 +1,49 @@
+package oom
+
+import "strings"
+
+// TPU families for messages that carry no sizes: the compiler's bare
+// "Ran out of memory in memory space X." (printed alone, or with a request to
+// file a bug when the compiler itself should have prevented it) and the
+// runtime's "Error loading program: Fatal error". Registered after the TPU
+// families with sizes, so that a full message is read by those.
+
+var _ = registerFamilies(15, []family{
+	{
+		id:      "tpu-compile-out-of-memory-no-sizes",
+		summary: "The compiler ran out of a memory space (HBM, VMEM, SMEM) and printed no sizes.",
+		kind:    fatal, code: codeHbm, phase: PhaseCompile, backend: BackendTPU,
+		anchor: "y in memory space",
+		expr:   `[Rr]an out of memory in memory space (?P<space>\w+)(?P<stop>\.)?`,
+		read: func(r *Report, m match) bool {
+			// Without the period only the end of the text may follow: " while
+			// allocating on stack for ..." is the VMEM stack family's.
+			if m.group("stop") == "" && m.end() != len(m.text) {
+				return false
+			}
+			return vmemUnlessHBM(r, m)
+		},
+		cues:    []cue{{text: "Ran out of memory"}},
+		example: `jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Ran out of memory in memory space vmem. It should not be possible to run out of vmem - please file a bug against XLA.`,
+	},
+	{
+		id:      "tpu-runtime-program-load-fatal",
+		summary: "Loading a compiled program into HBM failed and the runtime printed no sizes (\"Fatal error\", or the message was cut).",
+		kind:    fatal, code: codeProgram, phase: PhaseRuntime, backend: BackendTPU,
+		anchor: "Error loading program",
+		expr:   `(?:RESOURCE_EXHAUSTED|Resource exhausted): Error loading program(?: '[^']*')?:(?P<fatal> Fatal error)?`,
+		read: func(r *Report, m match) bool {
+			// Without "Fatal error" the text must end inside the reservation
+			// sentence that normally follows (the program-load family reads
+			// the sentence when it is there).
+			return m.group("fatal") != "" || cutInside(m, " Attempting to reserve")
+		},
+		example: `RuntimeError: RESOURCE_EXHAUSTED: Error loading program: Fatal error`,
+	},
+})
+
+// cutInside reports whether the text ends right after m, inside phrase: what
+// follows the match is a (possibly empty) prefix of phrase.
+func cutInside(m match, phrase string) bool {
+	return strings.HasPrefix(phrase, m.text[m.end():])
+}

@@ -1,0 +1,45 @@
+package oom
+
+// Messages cut short. Log shippers cut long lines (container runtimes at
+// 16 KiB, many backends at a few KiB), people paste partial lines, issue
+// titles are truncated. A family's expression keeps its later clauses
+// optional so that the anchor and the sizes before the cut still read; a
+// size the cut falls inside is left unset, never guessed.
+
+// isSizeGroup reports whether a standard group name holds a size.
+func isSizeGroup(name string) bool {
+	switch name {
+	case "requested", "requested_exact", "free", "used", "capacity", "exceeded", "reserved", "reservable":
+		return true
+	}
+	return false
+}
+
+// cutAtEnd reports whether group index of m ends the text in the middle of
+// a number: its last byte is the text's last byte and a digit, a decimal
+// point or a thousands separator. A size that ends in its unit ("16.42M",
+// "6.00MiB", "0B") is complete even there. Families whose message ends
+// with a bare number read it themselves, not through a standard group.
+func cutAtEnd(m match, index int) bool {
+	k := 2 * index
+	if k+1 >= len(m.loc) || m.loc[k] < 0 || m.loc[k+1] != len(m.text) || m.loc[k+1] == m.loc[k] {
+		return false
+	}
+	c := m.text[m.loc[k+1]-1]
+	return isDigit(c) || c == '.' || c == ','
+}
+
+// took reports whether the named group took part in the match (it may have
+// matched the empty string).
+func (m match) took(name string) bool {
+	for _, g := range m.pattern.groups {
+		if g.name == name {
+			k := 2 * g.index
+			return k < len(m.loc) && m.loc[k] >= 0
+		}
+	}
+	return false
+}
+
+// end is where the family's message ends in the flattened text.
+func (m match) end() int { return m.loc[3] }
