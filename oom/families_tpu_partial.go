@@ -21,6 +21,11 @@ var _ = registerFamilies(15, []family{
 			if m.group("stop") == "" && m.end() != len(m.text) {
 				return false
 			}
+			// A space name that ends the text may be cut ("hb" of "hbm"):
+			// only a whole known name says which code applies.
+			if m.group("stop") == "" && !knownMemorySpaces[r.MemorySpace] {
+				return false
+			}
 			return vmemUnlessHBM(r, m)
 		},
 		cues:    []cue{{text: "Ran out of memory"}},
@@ -31,8 +36,13 @@ var _ = registerFamilies(15, []family{
 		summary: "Loading a compiled program into HBM failed and the runtime printed no sizes (\"Fatal error\", or the message was cut).",
 		kind:    fatal, code: codeProgram, phase: PhaseRuntime, backend: BackendTPU,
 		anchor: "Error loading program",
-		expr:   `(?:RESOURCE_EXHAUSTED|Resource exhausted): Error loading program(?: '[^']*')?:(?P<fatal> Fatal error)?`,
+		expr:   `Error loading program(?: '[^']*')?:(?P<fatal> Fatal error)?`,
 		read: func(r *Report, m match) bool {
+			// Only a resource-exhausted status makes it a memory failure; it
+			// may stand a little before (XRT's "From /job:...:" comes between).
+			if !resourceExhaustedWithin(m.text[max(0, m.start()-programStatusSpan):m.start()]) {
+				return false
+			}
 			// Without "Fatal error" the text must end inside the reservation
 			// sentence that normally follows (the program-load family reads
 			// the sentence when it is there).
@@ -46,4 +56,21 @@ var _ = registerFamilies(15, []family{
 // follows the match is a (possibly empty) prefix of phrase.
 func cutInside(m match, phrase string) bool {
 	return strings.HasPrefix(phrase, m.text[m.end():])
+}
+
+// knownMemorySpaces are the memory spaces the TPU compiler reports running
+// out of.
+var knownMemorySpaces = map[string]bool{"hbm": true, "vmem": true, "smem": true}
+
+// programStatusSpan bounds how far before "Error loading program" its status
+// may start.
+const programStatusSpan = 120
+
+// resourceExhaustedWithin reports whether before holds a resource-exhausted
+// status in its last sentence.
+func resourceExhaustedWithin(before string) bool {
+	if i := strings.LastIndex(before, ". "); i >= 0 {
+		before = before[i+2:]
+	}
+	return strings.Contains(before, "RESOURCE_EXHAUSTED") || strings.Contains(before, "Resource exhausted")
 }

@@ -91,7 +91,10 @@ func readTensorFlowTensor(r *Report, m match) bool {
 	if !hasShape {
 		shape, hasShape = m.group("old_shape"), m.took("old_shape")
 	}
-	if hasShape {
+	// In the current wording the device follows the dtype, so a dtype that
+	// ends the text may be cut ("float" of "float8_e4m3fn"); the old
+	// "tensor of shape [..]" wording ends with it.
+	if hasShape && !(m.took("shape") && cutAtEndOf(m, "dtype")) {
 		r.Requested = tensorBytes(shape, m.group("dtype"))
 	}
 	if dev := m.group("tf_device"); dev != "" {

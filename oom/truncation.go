@@ -15,18 +15,20 @@ func isSizeGroup(name string) bool {
 	return false
 }
 
-// cutAtEnd reports whether group index of m ends the text in the middle of
-// a number: its last byte is the text's last byte and a digit, a decimal
-// point or a thousands separator. A size that ends in its unit ("16.42M",
-// "6.00MiB", "0B") is complete even there. Families whose message ends
-// with a bare number read it themselves, not through a standard group.
+// cutAtEnd reports whether the text may end in the middle of group index of
+// m: the group is a bare number (it ends in a digit) and nothing but a
+// decimal point or a separator follows it before the end of the text
+// ("allocate 896." may be "allocate 896.00MiB" cut). A size that ends in
+// its unit ("16.42M", "6.00MiB", "0B") is complete even there. Families
+// whose message ends with a bare number read it themselves, not through a
+// standard group.
 func cutAtEnd(m match, index int) bool {
 	k := 2 * index
-	if k+1 >= len(m.loc) || m.loc[k] < 0 || m.loc[k+1] != len(m.text) || m.loc[k+1] == m.loc[k] {
+	if k+1 >= len(m.loc) || m.loc[k] < 0 || m.loc[k+1] == m.loc[k] || !isDigit(m.text[m.loc[k+1]-1]) {
 		return false
 	}
-	c := m.text[m.loc[k+1]-1]
-	return isDigit(c) || c == '.' || c == ','
+	rest := m.text[m.loc[k+1]:]
+	return rest == "" || rest == "." || rest == ","
 }
 
 // took reports whether the named group took part in the match (it may have
@@ -43,3 +45,15 @@ func (m match) took(name string) bool {
 
 // end is where the family's message ends in the flattened text.
 func (m match) end() int { return m.loc[3] }
+
+// cutAtEndOf reports whether the named group ends the text (the cut may fall
+// inside it).
+func cutAtEndOf(m match, name string) bool {
+	for _, g := range m.pattern.groups {
+		if g.name == name {
+			k := 2 * g.index
+			return k+1 < len(m.loc) && m.loc[k] >= 0 && m.loc[k+1] == len(m.text)
+		}
+	}
+	return false
+}
