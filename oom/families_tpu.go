@@ -61,7 +61,7 @@ var _ = registerFamilies(10, []family{
 		span:    2048, // the shape before space= can be a long tuple
 		read:    vmemUnlessHBM,
 		advice:  adviceTraits{lead: oneAllocationTooLarge},
-		example: `XlaRuntimeError: RESOURCE_EXHAUSTED: Allocation (size=38654705664) would exceed memory (size=34359738368) :: #allocation598 [...]`,
+		example: `jaxlib._jax.XlaRuntimeError: RESOURCE_EXHAUSTED: Allocation (size=38654705664) would exceed memory (size=34359738368) :: #allocation598 [...]`,
 	},
 	{
 		id:      "tpu-compile-vmem-stack",

@@ -160,8 +160,6 @@ func unitSplit(out []byte, next string) bool {
 	return false
 }
 
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
 // criPartial reports whether a raw line is a container runtime's partial
 // line ("<RFC 3339 time> stdout P <text>"), which continues on the next line.
 func criPartial(raw string) bool {
