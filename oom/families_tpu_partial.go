@@ -14,13 +14,12 @@ var _ = registerFamilies(15, []family{
 		summary: "The compiler ran out of a memory space (HBM, VMEM, SMEM) and printed no sizes.",
 		kind:    fatal, code: codeHbm, phase: PhaseCompile, backend: BackendTPU,
 		anchor: "y in memory space",
-		expr:   `[Rr]an out of memory in memory space (?P<space>\w+)(?P<stop>\.)?`,
+		// The period, then anything but the "Used" of the sized family, or the
+		// end of the text; " while allocating on stack for" (the VMEM stack
+		// family) does not match. Failing here, not in read, keeps the sized
+		// records free of a second match.
+		expr: `[Rr]an out of memory in memory space (?P<space>\w+)(?P<stop>\.(?: [^U]|$)|$)`,
 		read: func(r *Report, m match) bool {
-			// Without the period only the end of the text may follow: " while
-			// allocating on stack for ..." is the VMEM stack family's.
-			if m.group("stop") == "" && m.end() != len(m.text) {
-				return false
-			}
 			// A space name that ends the text may be cut ("hb" of "hbm"):
 			// only a whole known name says which code applies.
 			if m.group("stop") == "" && !knownMemorySpaces[r.MemorySpace] {
@@ -36,17 +35,17 @@ var _ = registerFamilies(15, []family{
 		summary: "Loading a compiled program into HBM failed and the runtime printed no sizes (\"Fatal error\", or the message was cut).",
 		kind:    fatal, code: codeProgram, phase: PhaseRuntime, backend: BackendTPU,
 		anchor: "Error loading program",
-		expr:   `Error loading program(?: '[^']*')?:(?P<fatal> Fatal error)?`,
+		// "Fatal error", or the text ends inside the reservation sentence that
+		// normally follows (the program-load family reads the sentence when
+		// it is there, and this expression then does not match).
+		expr: `Error loading program(?: '[^']*')?:(?:(?P<fatal> Fatal error)|(?P<cut>[A-Za-z ]{0,22})$)`,
 		read: func(r *Report, m match) bool {
 			// Only a resource-exhausted status makes it a memory failure; it
 			// may stand a little before (XRT's "From /job:...:" comes between).
 			if !resourceExhaustedWithin(m.text[max(0, m.start()-programStatusSpan):m.start()]) {
 				return false
 			}
-			// Without "Fatal error" the text must end inside the reservation
-			// sentence that normally follows (the program-load family reads
-			// the sentence when it is there).
-			return m.group("fatal") != "" || cutInside(m, " Attempting to reserve")
+			return m.group("fatal") != "" || strings.HasPrefix(" Attempting to reserve", m.group("cut"))
 		},
 		example: `RuntimeError: RESOURCE_EXHAUSTED: Error loading program: Fatal error`,
 	},
