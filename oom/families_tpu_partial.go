@@ -45,17 +45,11 @@ var _ = registerFamilies(15, []family{
 			if !resourceExhaustedWithin(m.text[max(0, m.start()-programStatusSpan):m.start()]) {
 				return false
 			}
-			return m.group("fatal") != "" || strings.HasPrefix(" Attempting to reserve", m.group("cut"))
+			return m.group("fatal") != "" || isPrefixOf(m.group("cut"), " Attempting to reserve")
 		},
 		example: `RuntimeError: RESOURCE_EXHAUSTED: Error loading program: Fatal error`,
 	},
 })
-
-// cutInside reports whether the text ends right after m, inside phrase: what
-// follows the match is a (possibly empty) prefix of phrase.
-func cutInside(m match, phrase string) bool {
-	return strings.HasPrefix(phrase, m.text[m.end():])
-}
 
 // knownMemorySpaces are the memory spaces the TPU compiler reports running
 // out of.

@@ -94,7 +94,7 @@ func readTensorFlowTensor(r *Report, m match) bool {
 	// In the current wording the device follows the dtype, so a dtype that
 	// ends the text may be cut ("float" of "float8_e4m3fn"); the old
 	// "tensor of shape [..]" wording ends with it.
-	if hasShape && !(m.took("shape") && cutAtEndOf(m, "dtype")) {
+	if hasShape && (!m.took("shape") || !cutAtEndOf(m, "dtype")) {
 		r.Requested = tensorBytes(shape, m.group("dtype"))
 	}
 	if dev := m.group("tf_device"); dev != "" {

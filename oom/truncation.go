@@ -1,5 +1,7 @@
 package oom
 
+import "strings"
+
 // Messages cut short. Log shippers cut long lines (container runtimes at
 // 16 KiB, many backends at a few KiB), people paste partial lines, issue
 // titles are truncated. A family's expression keeps its later clauses
@@ -57,3 +59,13 @@ func cutAtEndOf(m match, name string) bool {
 	}
 	return false
 }
+
+// cutInside reports whether the text ends right after m, inside phrase: what
+// follows the match is a (possibly empty) prefix of phrase.
+func cutInside(m match, phrase string) bool {
+	return isPrefixOf(m.text[m.end():], phrase)
+}
+
+// isPrefixOf reports whether cut is where phrase may have been cut: a
+// (possibly empty) prefix of it.
+func isPrefixOf(cut, phrase string) bool { return strings.HasPrefix(phrase, cut) }
