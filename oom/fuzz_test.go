@@ -24,6 +24,9 @@ func fuzzSeeds(tb testing.TB) []string {
 	for _, c := range lookalikes {
 		seeds = append(seeds, c.text)
 	}
+	for _, c := range classNegatives {
+		seeds = append(seeds, c.text)
+	}
 	for _, glob := range []string{"testdata/messages/*", "testdata/negative/*", "../testdata/real/*.exception.txt"} {
 		files, _ := filepath.Glob(glob)
 		for _, f := range files {
