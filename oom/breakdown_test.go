@@ -18,7 +18,7 @@ func printed(tok string) Size {
 	return s
 }
 
-// §4.2 Example 3, verbatim (vLLM, every line prefixed, no headline).
+// Breakdown example 3 of docs/message-formats.md, verbatim (vLLM, every line prefixed, no headline).
 const example3 = `(EngineCore_DP0 pid=896988) Total hbm usage >= 101.25G:
 (EngineCore_DP0 pid=896988)     reserved        260.00M
 (EngineCore_DP0 pid=896988)     program          15.87G
@@ -110,21 +110,21 @@ func TestBreakdownRealRecords(t *testing.T) {
 		headline   bool // the text holds an OOM headline, so Recognize reads it too
 		want       Breakdown
 	}{
-		{"§4.2 Example 1 (jax#7502)", fileText(t, "A_jax7502_breakdown.txt"), true, example1Breakdown},
-		{"§4.2 Example 1, glog/XRT header on every line", prefixLines(xrtHeader, fileText(t, "A_jax7502_breakdown.txt")), true, example1Breakdown},
-		{"§4.2 Example 2 (EasyDeL#166)", fileText(t, "A_easydel166_breakdown.txt"), true, example2Breakdown},
-		{"§4.2 Example 2, Ray process tag on every line", prefixLines("(TrainWorker pid=4242) ", fileText(t, "A_easydel166_breakdown.txt")), true, example2Breakdown},
-		{"§4.2 Example 2 flattened onto one line", strings.Join(strings.Fields(fileText(t, "A_easydel166_breakdown.txt")), " "), true, example2Breakdown},
-		{"§4.2 Example 3 verbatim (vLLM)", example3, false, example3Breakdown},
-		{"vLLM with headline", fileText(t, "A_vllm_prefixed.txt"), true, example3Breakdown},
+		{"breakdown example 1 (jax#7502)", fileText(t, "tpu-compile-hbm-used_jax7502_breakdown.txt"), true, example1Breakdown},
+		{"breakdown example 1, glog/XRT header on every line", prefixLines(xrtHeader, fileText(t, "tpu-compile-hbm-used_jax7502_breakdown.txt")), true, example1Breakdown},
+		{"breakdown example 2 (EasyDeL#166)", fileText(t, "tpu-compile-hbm-used_easydel166_breakdown.txt"), true, example2Breakdown},
+		{"breakdown example 2, Ray process tag on every line", prefixLines("(TrainWorker pid=4242) ", fileText(t, "tpu-compile-hbm-used_easydel166_breakdown.txt")), true, example2Breakdown},
+		{"breakdown example 2 flattened onto one line", strings.Join(strings.Fields(fileText(t, "tpu-compile-hbm-used_easydel166_breakdown.txt")), " "), true, example2Breakdown},
+		{"breakdown example 3 verbatim (vLLM)", example3, false, example3Breakdown},
+		{"vLLM with headline", fileText(t, "tpu-compile-hbm-used_vllm_prefixed.txt"), true, example3Breakdown},
 		{"errors_overview flattened", `XlaRuntimeError: RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of memory in memory space hbm. Used 49.34G of 32.00G hbm. Exceeded hbm capacity by 17.34G. Total hbm usage >= 49.34G: reserved 3.12M program unknown size arguments 49.34G`, true,
 			Breakdown{Total: printed("49.34G"), Reserved: printed("3.12M"), Arguments: printed("49.34G")}},
 		{"2019 form (flowpm#27 lines): unknown sizes, no Unpadded/Padded",
 			"Compilation failure: Ran out of memory in memory space hbm. Used 41.74G of 16.00G hbm. Exceeded hbm capacity by 25.74G.\n\nTotal hbm usage >= 41.74G:\n    reserved        528.00M\n    program          41.22G\n    arguments       unknown size\n\nOutput size unknown.\n\nProgram hbm requirement 41.22G:\n    reserved           4.0K\n    global            56.0K\n    HLO temp         41.19G (24.2% utilization, 0.7% fragmentation (293.84M))\n    overlays          34.61M\n", true,
 			Breakdown{Total: printed("41.74G"), Reserved: printed("528.00M"), Program: printed("41.22G"), Temp: printed("41.19G"), TempFragmentation: printed("293.84M")}},
-		{"XRT program-load breakdown (pytorch/xla#1735)", fileText(t, "G_xrt_breakdown.txt"), true, xrtBreakdown},
-		{"GPU BufferAssignment dump (jax#13428)", fileText(t, "I_jax13428_bufferassignment.txt"), true, jax13428Breakdown},
-		{"ROCm BufferAssignment dump", fileText(t, "J_rocm_driver_then_status.txt"), true, rocmBreakdown},
+		{"XRT program-load breakdown (pytorch/xla#1735)", fileText(t, "tpu-runtime-program-load_xrt_breakdown.txt"), true, xrtBreakdown},
+		{"GPU BufferAssignment dump (jax#13428)", fileText(t, "gpu-allocator-status_jax13428_bufferassignment.txt"), true, jax13428Breakdown},
+		{"ROCm BufferAssignment dump", fileText(t, "gpu-platform-allocator_rocm_driver_then_status.txt"), true, rocmBreakdown},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -141,13 +141,13 @@ func TestBreakdownRealRecords(t *testing.T) {
 }
 
 func TestCulpritAndLargestInput(t *testing.T) {
-	r, ok := Recognize(fileText(t, "I_jax13428_bufferassignment.txt"))
+	r, ok := Recognize(fileText(t, "gpu-allocator-status_jax13428_bufferassignment.txt"))
 	require.True(t, ok)
 	assert.Equal(t, 0, r.Breakdown.Culprit())
 	assert.Equal(t, 1, r.Breakdown.LargestInput(), "the entry parameter is the program's input")
 	assert.Equal(t, "/media/gccrcv/Data/Opensources/multinerf/internal/models.py:689", r.Breakdown.Allocations[0].Source())
 
-	r, ok = Recognize(fileText(t, "A_vllm_prefixed.txt"))
+	r, ok = Recognize(fileText(t, "tpu-compile-hbm-used_vllm_prefixed.txt"))
 	require.True(t, ok)
 	assert.Equal(t, -1, r.Breakdown.Culprit(), "params_and_buffers[...] is an input, not code")
 	assert.Equal(t, 0, r.Breakdown.LargestInput())
@@ -158,14 +158,14 @@ func TestBreakdownAdvice(t *testing.T) {
 		file string
 		want []string
 	}{
-		{"A_jax7502_breakdown.txt", []string{
+		{"tpu-compile-hbm-used_jax7502_breakdown.txt", []string{
 			"shard it over at least 5 devices", "4.13×",
 			"made by `jit(t)/jit(_take_along_axis)/concatenate[ dimension=4 ]` at t.py:6",
 			"32.0× expansion", "dimension 4 (size 4, minor-most) is padded to 128",
 		}},
-		{"A_easydel166_breakdown.txt", []string{"at least 3 devices", "/home/air/workspace/EasyDel/src/easydel/modules/attention_module.py:1059"}},
-		{"G_xrt_breakdown.txt", []string{"short by 2.55 GiB, with 6.08 GiB already allocated", "exhaustion, not fragmentation"}},
-		{"I_jax13428_bufferassignment.txt", []string{"models.py:689", "largest program input in the list takes 384.00 KiB (f32[256,128,3])"}},
+		{"tpu-compile-hbm-used_easydel166_breakdown.txt", []string{"at least 3 devices", "/home/air/workspace/EasyDel/src/easydel/modules/attention_module.py:1059"}},
+		{"tpu-runtime-program-load_xrt_breakdown.txt", []string{"short by 2.55 GiB, with 6.08 GiB already allocated", "exhaustion, not fragmentation"}},
+		{"gpu-allocator-status_jax13428_bufferassignment.txt", []string{"models.py:689", "largest program input in the list takes 384.00 KiB (f32[256,128,3])"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.file, func(t *testing.T) {

@@ -93,10 +93,17 @@ func TestLookalikes(t *testing.T) {
 	}
 }
 
+// realNegatives are raw GPU captures (their only copy is in ../testdata/real)
+// of runs that raised nothing and logged no OOM.
+var realNegatives = []string{"control.stderr.txt", "cuda_async_jit_pool.stderr.txt", "memory_analysis.stderr.txt", "prealloc_099.stderr.txt"}
+
 func TestNegativeFiles(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "negative", "*.txt"))
 	if err != nil || len(files) == 0 {
 		t.Fatal(err, files)
+	}
+	for _, name := range realNegatives {
+		files = append(files, filepath.Join(realDir, name))
 	}
 	for _, f := range files {
 		data, err := os.ReadFile(f)

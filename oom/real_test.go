@@ -370,7 +370,7 @@ var realOOMs = []realOOM{
 // bytes): RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY", then XLA silently
 // falls back to a smaller pool and the program runs (manifest: returncode 0,
 // pool_bytes < bytes_limit). The recogniser deliberately reports that line
-// (family M2, E0007, exact bytes): a log line alone cannot tell start-up
+// (gpu-preallocation, E0007, exact bytes): a log line alone cannot tell start-up
 // preallocation from a later failing allocation, and a pool smaller than the
 // configured fraction is worth an operator's attention; its advice says XLA
 // falls back. So these two are recognised, the other four are not.
@@ -501,7 +501,7 @@ func TestRealCaptures(t *testing.T) {
 				// The first returned status is the failure: the exception
 				// print (for autotune_starved the per-HLO "Could not get config
 				// ... Status: RESOURCE_EXHAUSTED: Out of memory ..." logged
-				// before it), family I in every capture; the allocator log
+				// before it), gpu-allocator-status in every capture; the allocator log
 				// lines lend their exact figure and free/total.
 				w.family = "gpu-allocator-status"
 				w.req = KnownSize(c.stderrReq)
@@ -706,7 +706,7 @@ func TestRealWrinkles(t *testing.T) {
 					w.cause = CauseExhaustion
 					w.advice, w.absent = []string{realAdvWhole}, []string{realAdvFrac}
 				} else {
-					// M2: worded for start-up, asking for a smaller pool, never a larger one.
+					// gpu-preallocation: worded for start-up, asking for a smaller pool, never a larger one.
 					w.advice, w.absent = []string{realAdvFrac, realAdvFallback}, []string{"Give XLA more of the GPU"}
 				}
 				checkRealReport(t, r, w)
