@@ -113,7 +113,7 @@ var classRows = []classRow{
 	{class: 2, name: "cut/program load fatal error named", src: "composed: program name as jax prints it",
 		text: `jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Error loading program 'jit_step': Fatal error`,
 		want: want{code: "E0101", family: famProgramFatal, backend: "tpu", program: "jit_step"}},
-	{class: 2, name: "cut/GPU mid-word", src: "composed: seeds oom_debugging GPU message cut mid-word",
+	{class: 2, name: "cut/GPU mid-word", src: "composed: the OpenXLA OOM debugging guide's GPU message, cut mid-word",
 		text: `jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 2147483648 byt`,
 		want: want{code: "E0007", family: famGPUAllocator, req: b(2147483648)}},
 	{class: 2, name: "cut/GPU inside the number", src: "composed: GPU message cut inside the byte count",
@@ -214,7 +214,7 @@ var classRows = []classRow{
 		category: catTensorFlow,
 		want: want{code: "E0007", family: famTFTensor, backend: "gpu", device: "0", instr: "Conv2D", req: b(16777216),
 			advice: []string{"report_tensor_allocations_upon_oom", "set_memory_growth"}}},
-	{class: 4, name: "tf/OP_REQUIRES CPU", src: "TF op_kernel.cc log line (format reference §5.4)",
+	{class: 4, name: "tf/OP_REQUIRES CPU", src: "tensorflow/core/framework/op_kernel.cc OP_REQUIRES log line (TF issue threads)",
 		text:     `W tensorflow/core/framework/op_kernel.cc:1763] OP_REQUIRES failed at cast_op.cc:109 : Resource exhausted: OOM when allocating tensor with shape[1024,1024,64] and type float on /job:localhost/replica:0/task:0/device:CPU:0 by allocator cpu`,
 		category: catTensorFlow,
 		want:     want{code: "E0007", family: famTFTensor, backend: "cpu", space: "host", req: b(268435456), advice: []string{"report_tensor_allocations_upon_oom"}}},
@@ -288,7 +288,7 @@ var classRows = []classRow{
 		want: want{code: "E0100", family: famBuffer, backend: "tpu", space: "hbm", device: "0x0x1_HBM0", req: b(8388608), free: b(6742344), cause: "exhaustion"}},
 
 	// ---- 6: sizes the contract promises
-	{class: 6, name: "sizes/early abort has X available sets free", src: "seeds error_1000.md (early abort)",
+	{class: 6, name: "sizes/early abort has X available sets free", src: "OpenXLA error page E1000 (early abort)",
 		text: `RESOURCE_EXHAUSTED: Compilation failure: Aborting compilation early because it's unlikely to have enough memory. Requires 3.84T, has 90.96G available.`,
 		want: want{code: "E1000", family: famEarlyAbort, backend: "tpu", req: b(4222124650660), free: b(97667556311), capacity: b(97667556311), cause: "exhaustion"}},
 	{class: 6, name: "sizes/cudaMallocAsync InUse sets used", src: "https://github.com/NovaSky-AI/SkyRL/issues/624", file: "gpu-cuda-async-allocator_skyrl624.txt",
