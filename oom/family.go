@@ -167,6 +167,7 @@ func init() {
 		}
 	}
 	buildPrefilter()
+	buildWrapVocabulary()
 }
 
 // readStandardGroups fills r from the named groups whose names are Report

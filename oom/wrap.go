@@ -175,7 +175,7 @@ func criPartial(raw string) bool {
 }
 
 // buildWrapVocabulary collects the words of every family's expression and
-// every detail's anchor.
+// every detail's anchor; init calls it once the families are registered.
 func buildWrapVocabulary() {
 	for i := range families {
 		addWrapWords(families[i].expr)
@@ -185,4 +185,3 @@ func buildWrapVocabulary() {
 	}
 }
 
-func init() { buildWrapVocabulary() }
