@@ -36,7 +36,6 @@ var _ = registerFamilies(25, []family{
 		anchor: "Failed to launch ",
 		expr: `Failed to launch (?:CUDA|ROCm) kernel: (?P<instruction>[^\s;:]+)` +
 			`(?: with block dimensions: [\dx]+(?: and grid dimensions: [\dx]+)?)?(?:; [\w ]+: [\dx]+)*: ` + driverOutOfMemory,
-		cues:    []cue{{text: "ROCm kernel"}},
 		advice:  adviceTraits{own: kernelLaunchAdvice},
 		example: `jaxlib.xla_extension.XlaRuntimeError: INTERNAL: Failed to launch CUDA kernel: fusion_12 with block dimensions: 128x1x1 and grid dimensions: 2048x1x1: CUDA_ERROR_OUT_OF_MEMORY: out of memory`,
 	},

@@ -145,7 +145,7 @@ var classRows = []classRow{
 		category: catKernelLaunch,
 		want:     want{code: "E0007", family: famKernelLaunch, backend: "gpu", instr: "fusion_3"}},
 	{class: 3, name: "driver/ROCm kernel launch hipError_t(1002)", src: "xla/stream_executor/rocm/rocm_driver.cc ToString default (hipError_t(N))",
-		text:     `INTERNAL: Failed to launch ROCm kernel: input_reduce_fusion with block dimensions: 1024x1x1: hipError_t(1002)`,
+		text:     `jaxlib.xla_extension.XlaRuntimeError: INTERNAL: Failed to launch ROCm kernel: input_reduce_fusion with block dimensions: 1024x1x1: hipError_t(1002)`,
 		category: catKernelLaunch,
 		want:     want{code: "E0007", family: famKernelLaunch, backend: "gpu", instr: "input_reduce_fusion"}},
 	{class: 3, name: "driver/CUBIN load, old", src: "xla/stream_executor/cuda/cuda_driver.cc (2022) LoadCubin",

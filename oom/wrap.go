@@ -184,4 +184,3 @@ func buildWrapVocabulary() {
 		addWrapWords("", d.anchor)
 	}
 }
-
