@@ -1,15 +1,15 @@
 package oom
 
 import (
+	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// sz is a size as printed; sizes_test.go checks the parser itself.
+// printed is a size as printed; sizes_test.go checks the parser itself.
 func printed(tok string) Size {
 	s := parseSizeToken(tok)
 	if !s.Known {
@@ -245,29 +245,39 @@ func TestQuotedValueEscapes(t *testing.T) {
 	assert.Equal(t, "truncat", quotedValue(`op_name="truncat`, `op_name="`))
 }
 
-// Breakdown anchors repeated without end: the work stays linear.
-func TestBreakdownHugeInputsStayLinear(t *testing.T) {
-	if testing.Short() || raceEnabled {
-		t.Skip("timing test: not under -short or the race detector")
-	}
-	head := "RESOURCE_EXHAUSTED: Ran out of memory in memory space hbm. Used 2.00G of 1.00G hbm. Exceeded hbm capacity by 1.00G.\n"
-	for _, p := range []string{
-		"Size: ", "1. Size: 1.00G ", "Total hbm usage >= ", "Largest program allocations in hbm: ", "Operator: op_name=\"",
-		"Buffer 1: Size: 1.00MiB Shape: f32[8] ", "XLA label: ", "Top-of-Memory reserved: 1G ( ", "HLO temp 1G (",
-	} {
-		measure := func(n int) time.Duration {
-			text := head + strings.Repeat(p, n)
-			best := time.Hour
-			for range 5 { // best of 5: the machine may be shared and loaded
-				start := time.Now()
-				Recognize(text)
-				best = min(best, time.Since(start))
-			}
-			return best
+// breakdownPieces are breakdown anchors repeated without end after a
+// headline.
+var breakdownPieces = []string{
+	"Size: ", "1. Size: 1.00G ", "Total hbm usage >= ", "Largest program allocations in hbm: ", "Operator: op_name=\"",
+	"Buffer 1: Size: 1.00MiB Shape: f32[8] ", "XLA label: ", "Top-of-Memory reserved: 1G ( ", "HLO temp 1G (",
+}
+
+const breakdownHead = "RESOURCE_EXHAUSTED: Ran out of memory in memory space hbm. Used 2.00G of 1.00G hbm. Exceeded hbm capacity by 1.00G.\n"
+
+// TestBreakdownPathological: endless breakdown anchors keep the list bounded
+// and read like a few of them (BenchmarkBreakdownPathological measures the
+// cost).
+func TestBreakdownPathological(t *testing.T) {
+	for _, p := range breakdownPieces {
+		few, _ := Recognize(breakdownHead + strings.Repeat(p, 40))
+		many, ok := Recognize(breakdownHead + strings.Repeat(p, 10000))
+		if !ok || len(many.Breakdown.Allocations) > MaxAllocations || len(many.Breakdown.Allocations) < len(few.Breakdown.Allocations) {
+			t.Errorf("%q: %d allocations from 10000 repetitions, %d from 40 (ok %v)", p, len(many.Breakdown.Allocations), len(few.Breakdown.Allocations), ok)
 		}
-		small, large := measure(10000), measure(40000)
-		if large > 8*small && large > 200*time.Millisecond { // the floor absorbs race-detector and GC noise
-			t.Errorf("%q: 10000 reps took %v, 40000 took %v", p, small, large)
+	}
+}
+
+// BenchmarkBreakdownPathological: the ns/op of x40000 should be about 4x
+// that of x10000 for every piece.
+func BenchmarkBreakdownPathological(b *testing.B) {
+	for _, p := range breakdownPieces {
+		for _, n := range []int{10000, 40000} {
+			text := breakdownHead + strings.Repeat(p, n)
+			b.Run(fmt.Sprintf("%.24q/x%d", p, n), func(b *testing.B) {
+				for range b.N {
+					sinkReport, sinkBool = Recognize(text)
+				}
+			})
 		}
 	}
 }

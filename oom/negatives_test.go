@@ -151,7 +151,7 @@ func TestANSIAndEscapedRecords(t *testing.T) {
 			if !ok {
 				t.Fatal("not recognised")
 			}
-			checkReport(t, r, want{code: "E0100", family: "tpu-runtime-buffer", backend: "tpu", space: "hbm", device: "0x0x1_HBM0", req: b(8388608), free: b(6742344), cause: "exhaustion"})
+			checkReport(t, r, want{code: "E0100", family: "tpu-runtime-buffer", backend: "tpu", space: "hbm", device: "0x0x1_HBM0", requested: b(8388608), free: b(6742344), cause: "exhaustion"})
 		})
 	}
 }

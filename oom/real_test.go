@@ -187,7 +187,7 @@ func TestRealTSLHumanBytes(t *testing.T) {
 // partition and instruction must be absent: no capture prints them.
 type realWant struct {
 	code, family, phase, backend, space, device, program, cause string
-	req, free, used, capacity, poolLimit                        Size
+	requested, free, used, capacity, poolLimit                  Size
 	advice                                                      []string
 	absent                                                      []string // advice that must not be given
 }
@@ -219,7 +219,7 @@ func checkRealReport(t *testing.T, r Report, w realWant) {
 		name      string
 		got, want Size
 	}{
-		{"Requested", r.Requested, w.req}, {"Free", r.Free, w.free}, {"Capacity", r.Capacity, w.capacity},
+		{"Requested", r.Requested, w.requested}, {"Free", r.Free, w.free}, {"Capacity", r.Capacity, w.capacity},
 		{"PoolLimit", r.PoolLimit, w.poolLimit},
 		{"Used", r.Used, w.used}, {"Exceeded", r.Exceeded, Size{}}, {"Reserved", r.Reserved, Size{}},
 		{"Reservable", r.Reservable, Size{}},
@@ -464,7 +464,7 @@ func TestRealCaptures(t *testing.T) {
 			}
 
 			excWant := realWant{code: "E0007", family: c.excFamily, phase: c.phase, backend: BackendGPU,
-				device: "0", program: c.program, req: KnownSize(realTSLValue(t, c.token)), advice: c.advice}
+				device: "0", program: c.program, requested: KnownSize(realTSLValue(t, c.token)), advice: c.advice}
 			for _, kind := range []string{"exception", "traceback"} {
 				t.Run(kind, func(t *testing.T) {
 					text := readReal(t, c.name+"."+kind+".txt")
@@ -504,7 +504,7 @@ func TestRealCaptures(t *testing.T) {
 				// before it), gpu-allocator-status in every capture; the allocator log
 				// lines lend their exact figure and free/total.
 				w.family = "gpu-allocator-status"
-				w.req = KnownSize(c.stderrReq)
+				w.requested = KnownSize(c.stderrReq)
 				w.free, w.used, w.capacity, w.poolLimit, w.cause = c.free, c.used, c.capacity, c.pool, c.cause
 				w.absent = c.stderrAbsent
 				w.advice = append(append([]string(nil), c.advice...), c.stderrAdvice...)
@@ -575,7 +575,7 @@ func TestRealCaptures(t *testing.T) {
 						t.Fatal("start-up preallocation failure not recognised")
 					}
 					checkRealReport(t, r, realWant{code: "E0007", family: "gpu-preallocation", phase: PhaseRuntime, backend: BackendGPU,
-						device: "0", req: KnownSize(limit), advice: []string{realAdvFallback, realAdvFrac}})
+						device: "0", requested: KnownSize(limit), advice: []string{realAdvFallback, realAdvFrac}})
 				})
 			}
 		})
@@ -672,7 +672,7 @@ func TestRealWrinkles(t *testing.T) {
 		var trailing, bare int
 		for _, tc := range []struct {
 			file, anchor, family string
-			req                  int64
+			requested            int64
 			free, capacity       Size
 		}{
 			{"platform_device_put.stderr.txt", "Failed to allocate device memory", "gpu-preallocation", 100000000000, Size{}, Size{}},
@@ -700,7 +700,7 @@ func TestRealWrinkles(t *testing.T) {
 					t.Fatalf("not recognised:\n%s", rec)
 				}
 				w := realWant{code: "E0007", family: tc.family, phase: PhaseRuntime, backend: BackendGPU, device: "0",
-					req: KnownSize(tc.req), free: tc.free, capacity: tc.capacity}
+					requested: KnownSize(tc.requested), free: tc.free, capacity: tc.capacity}
 				if tc.free.Known {
 					// Larger than the GPU: no allocator setting is offered.
 					w.cause = CauseExhaustion
@@ -738,13 +738,13 @@ func TestRealWrinkles(t *testing.T) {
 			if !ok {
 				t.Fatalf("%s: BFC warning block not recognised", n)
 			}
-			req := m.int(t, n, "result.requested.bytes")
+			requested := m.int(t, n, "result.requested.bytes")
 			// The block's "Allocator memory summary" gives what was free
 			// (pool free + unallocated) and the pool limit: both less than the
 			// request, so the advice is about the pool, not fragmentation.
 			free := map[string]int64{"device_put": 63758789509, "mem_fraction_device_put": 4252017623}[n]
 			checkRealReport(t, r, realWant{code: "E0007", family: "gpu-bfc-allocator", phase: PhaseRuntime, backend: BackendGPU, device: "0",
-				req: KnownSize(realRoundUp256(req)), free: KnownSize(free), poolLimit: KnownSize(free), cause: CauseExhaustion,
+				requested: KnownSize(realRoundUp256(requested)), free: KnownSize(free), poolLimit: KnownSize(free), cause: CauseExhaustion,
 				advice: []string{"is free", realAdvPool}})
 		}
 	})
