@@ -21,8 +21,8 @@ type want struct {
 	// category overrides the code's catalog category, for the families
 	// that refine it with what failed (GPU driver, TensorFlow op).
 	category string
-	words  SparseCoreWords
-	advice []string // substrings the remediation must contain
+	words    SparseCoreWords
+	advice   []string // substrings the remediation must contain
 }
 
 var catalogWant = map[string]struct{ name, category, phase, doc string }{
