@@ -73,13 +73,14 @@ var _ = registerFamilies(25, []family{
 		id:      "gpu-driver-unified-memory",
 		summary: "The driver could not allocate unified (managed) or pinned host memory for XLA.",
 		kind:    fatal, code: codeGeneric, phase: PhaseRuntime, backend: BackendGPU, category: categoryUnified,
-		anchor: " bytes) of ",
-		expr: `(?:\[(?P<device>\d+)\] )?Failed to allocate ` + sizeGroup("requested") + ` \((?P<requested_exact>\d+) bytes\) of (?P<kind>unified|pinned host) memory:(?: :)? ` +
+		anchor: "Failed to allocate ",
+		expr: `Failed to allocate ` + sizeGroup("requested") + ` \((?P<requested_exact>\d+) bytes\) of (?P<kind>unified|pinned host) memory:(?: :)? ` +
 			driverOutOfMemory,
 		read: func(r *Report, m match) bool {
 			if m.group("kind") == "pinned host" {
 				r.MemorySpace = "host"
 			}
+			r.Device = devicePrefix(m)
 			return true
 		},
 		advice:  adviceTraits{own: unifiedMemoryAdvice},
@@ -89,7 +90,7 @@ var _ = registerFamilies(25, []family{
 		id:      "gpu-driver-unified-memory-log",
 		summary: "The driver could not allocate unified (managed) memory (log line of older builds).",
 		kind:    logOnly, code: codeGeneric, phase: PhaseRuntime, backend: BackendGPU, category: categoryUnified,
-		anchor:  " bytes unified memory; result: ",
+		anchor:  "failed to alloc ",
 		expr:    `failed to alloc (?P<requested>\d+) bytes unified memory; result: ` + driverOutOfMemory,
 		advice:  adviceTraits{own: unifiedMemoryAdvice},
 		example: `E0101 09:00:00.000000 4242 cuda_driver.cc:1231] failed to alloc 2147483648 bytes unified memory; result: CUDA_ERROR_OUT_OF_MEMORY: out of memory`,
@@ -98,7 +99,7 @@ var _ = registerFamilies(25, []family{
 		id:      "gpu-runtime-constant-allocation",
 		summary: "The device had no memory left for the compiled program's constants, copied outside XLA's pool when it loads.",
 		kind:    fatal, code: codeGeneric, phase: PhaseRuntime, backend: BackendGPU, category: categoryConstant,
-		anchor: " bytes for new constant",
+		anchor: "Failed to allocate ",
 		expr:   `Failed to allocate (?P<requested>\d+) bytes for new constant`,
 		// No cue of its own: it reaches MayContain behind an exception
 		// (XlaRuntimeError, JaxRuntimeError). A cue on its INTERNAL status

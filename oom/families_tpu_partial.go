@@ -38,7 +38,7 @@ var _ = registerFamilies(15, []family{
 		// "Fatal error", or the text ends inside the reservation sentence that
 		// normally follows (the program-load family reads the sentence when
 		// it is there, and this expression then does not match).
-		expr: `Error loading program(?: '[^']*')?:(?:(?P<fatal> Fatal error)|(?P<cut>[A-Za-z ]{0,22})$)`,
+		expr: `Error loading program(?: '[^']*')?:(?:(?P<fatal> Fatal error)|(?P<cut>[A-Za-z ]*)$)`,
 		read: func(r *Report, m match) bool {
 			// Only a resource-exhausted status makes it a memory failure; it
 			// may stand a little before (XRT's "From /job:...:" comes between).
