@@ -25,9 +25,6 @@ func fuzzSeeds(tb testing.TB) []string {
 	for _, c := range lookalikes {
 		seeds = append(seeds, c.text)
 	}
-	for _, c := range classNegatives {
-		seeds = append(seeds, c.text)
-	}
 	globs := []string{"testdata/messages/*", "testdata/negative/*", "../testdata/real/*.exception.txt"}
 	for _, name := range realNegatives {
 		globs = append(globs, filepath.Join(realDir, name))
