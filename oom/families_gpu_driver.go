@@ -58,12 +58,12 @@ var _ = registerFamilies(25, []family{
 		summary: "The driver had no device memory left to create the process's context at start-up: another process holds the GPU.",
 		kind:    fatal, code: codeGeneric, phase: PhaseRuntime, backend: BackendGPU, category: categoryContextInit,
 		anchor: "DevicePrimaryCtxRetain: ",
-		expr:   `failed call to (?:cu|hip)DevicePrimaryCtxRetain: ` + driverOutOfMemory + `(?:: out of memory)?(?:; total memory reported: (?P<total_memory>\d+))?`,
+		expr:   `failed call to (?:cu|hip)DevicePrimaryCtxRetain: ` + driverOutOfMemory + `(?:: out of memory)?(?:; total memory reported: (?P<capacity>\d+))?`,
 		read: func(r *Report, m match) bool {
-			// The total ends the message, so it is read here rather than
-			// through a standard group (which leaves a number at the very end
-			// of the text unset, as possibly cut).
-			r.Capacity = parseSizeToken(m.group("total_memory"))
+			// The total ends the message: read it even at the very end of the
+			// text, where the standard group leaves a bare number unset as
+			// possibly cut (a device's total is never printed shortened).
+			r.Capacity = parseSizeToken(m.group("capacity"))
 			return true
 		},
 		advice:  adviceTraits{own: contextInitAdvice},
