@@ -109,6 +109,18 @@ var details = []detail{
 			}
 		},
 	},
+	{ // cudaMallocAsync allocator stats: "... Free memory/Total memory: f/t Stats: Limit: X InUse: Y".
+		// The BFC allocator's own stats dump prints InUse too, but without CUDA's
+		// free/total figures just before it; only the cudaMallocAsync figure is read.
+		"InUse:", func(r *Report, b, a string) {
+			if !strings.Contains(b, "Free memory/Total memory: ") {
+				return
+			}
+			if f := strings.Fields(a); len(f) > 0 && len(f[0]) <= 24 {
+				setSize(&r.Used, f[0])
+			}
+		},
+	},
 	{ // GPU autotuning (compilation) that ran out of memory: "Failed to get configs for: 3 out of 3
 		// instructions. See logs for all failures. Example failure: Out of memory while trying to allocate ..."
 		"Failed to get configs for", func(r *Report, _, _ string) { r.Phase = PhaseCompile },
@@ -140,12 +152,6 @@ var (
 var guards = []string{
 	"Failed to determine best cudnn convolution algorithm", // the autotuner falls back to another algorithm
 	"CUDA backend failed to initialize",                    // JAX start-up warning, not an OOM of a program
-}
-
-// foreignFailures are failures of other runtimes. A record that holds one
-// and only allocator or driver warnings (no XLA status) is not an XLA OOM.
-var foreignFailures = []string{
-	"OOM when allocating tensor", // TensorFlow's own (non-XLA) kernels, which share the BFC allocator
 }
 
 // Figures and names that reveal the backend when the failure's own text does

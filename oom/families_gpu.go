@@ -70,7 +70,7 @@ var _ = registerFamilies(20, []family{
 		kind:    logOnly, code: codeGeneric, phase: PhaseRuntime, backend: BackendGPU,
 		anchor: "bytes) from device: ",
 		expr: `[Ff]ailed to allocate ` + sizeGroup("requested") + ` \((?P<requested_exact>\d+) bytes\) from device: (?:RESOURCE_EXHAUSTED: :? ?)?` +
-			`(?:CUDA_ERROR_OUT_OF_MEMORY|HIP_ERROR_OutOfMemory|hipErrorOutOfMemory|cudaErrorMemoryAllocation|out of memory)`,
+			`(?:CUDA_ERROR_OUT_OF_MEMORY|HIP_ERROR_OutOfMemory|hipErrorOutOfMemory|hipError_t\(1002\)|cudaErrorMemoryAllocation|out of memory)`,
 		cues:    []cue{{text: "allocate", sizeAfter: true}},
 		example: `2024-06-24 17:01:13.933585: E external/xla/xla/stream_executor/rocm/rocm_driver.cc:1268] failed to allocate 154.06GiB (165425291480 bytes) from device: HIP_ERROR_OutOfMemory`,
 	},

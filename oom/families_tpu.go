@@ -1,5 +1,7 @@
 package oom
 
+import "strings"
+
 // TPU families: the compiler's out-of-memory statuses (E1000, E1001, E3000)
 // and the runtime's buffer and program-load failures (E0100, E0101).
 // docs/message-formats.md lists them with their grammar and an example.
@@ -13,8 +15,8 @@ var _ = registerFamilies(10, []family{
 		summary: "The compiled program needs more of a memory space (HBM, or VMEM/SMEM) than the chip has.",
 		kind:    fatal, code: codeHbm, phase: PhaseCompile, backend: BackendTPU,
 		anchor: "y in memory space",
-		expr: `[Rr]an out of memory in memory space (?P<space>\w+)\.? Used ` + sizeGroup("used") + ` of ` + sizeGroup("capacity") +
-			`(?: \w+)?\.?(?: Exceeded \w+ capacity by ` + sizeGroup("exceeded") + `)?`,
+		expr: `[Rr]an out of memory in memory space (?P<space>\w+)\.? Used ` + sizeGroup("used") + `(?: of ` + sizeGroup("capacity") +
+			`(?: \w+)?\.?(?: Exceeded \w+ capacity by ` + sizeGroup("exceeded") + `)?)?`,
 		read:    vmemUnlessHBM,
 		cues:    []cue{{text: "Ran out of memory"}},
 		example: `RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of memory in memory space hbm. Used 49.34G of 32.00G hbm. Exceeded hbm capacity by 17.34G.`,
@@ -24,7 +26,13 @@ var _ = registerFamilies(10, []family{
 		summary: "The compiler estimated the program cannot fit and stopped before the full memory assignment.",
 		kind:    fatal, code: codeHbm, phase: PhaseCompile, backend: BackendTPU,
 		anchor: "Aborting compilation early",
-		expr:   `Aborting compilation early because it.?s unlikely to have enough memory\.? Requires ` + sizeGroup("requested") + `,? has ` + sizeGroup("capacity") + ` available`,
+		expr:   `Aborting compilation early because it.?s unlikely to have enough memory\.? Requires ` + sizeGroup("requested") + `(?:,? has ` + sizeGroup("capacity") + ` available)?`,
+		read: func(r *Report, _ match) bool {
+			// "has X available": what the device has free for the program
+			// (xla.oom.free.size) and, for the compiler, its capacity.
+			r.Free = r.Capacity
+			return true
+		},
 		cues:   []cue{{text: "Requires #"}},
 		advice: adviceTraits{note: "Compilation stopped early; to see which buffers make up the peak, rerun with --xla_tpu_impure_oom_fast_exit_threshold=-1 so it fails later with the full breakdown."},
 		example: `RESOURCE_EXHAUSTED: Compilation failure: Aborting compilation early because it's unlikely to have enough memory. ` +
@@ -76,8 +84,17 @@ var _ = registerFamilies(10, []family{
 		id:      "tpu-runtime-buffer",
 		summary: "The runtime could not allocate a device buffer in HBM.",
 		kind:    fatal, code: codeBuffer, phase: PhaseRuntime, backend: BackendTPU,
-		anchor:  "Attempting to allocate",
-		expr:    `Attempting to allocate ` + sizeGroup("requested") + `\.? That was not possible\.? There (?:are|is) ` + sizeGroup("free") + ` free\.?(?:;? ?\((?P<device>[\w:.\-]+)\))?`,
+		anchor: "Attempting to allocate",
+		expr: `Attempting to allocate ` + sizeGroup("requested") + `\.?(?P<not_possible> That was not possible\.?` +
+			`(?: There (?:are|is) ` + sizeGroup("free") + ` free\.?(?:;? ?\((?P<device>[\w:.\-]+)\))?)?)?`,
+		read: func(_ *Report, m match) bool {
+			// Cut short, the message is still this one when it names the
+			// buffer error or stops inside "That was not possible".
+			// (The prefix is checked here, not in the expression: an optional
+			// text before the anchor would make every match try many starts.)
+			return m.took("not_possible") || strings.HasSuffix(m.text[:m.start()], "Error allocating device buffer: ") ||
+				cutInside(m, " That was not possible.")
+		},
 		cues:    []cue{{text: "_HBM"}},
 		example: `ValueError: RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate 8.00M. That was not possible. There are 6.43M free.; (0x0x1_HBM0)`,
 	},
@@ -86,8 +103,13 @@ var _ = registerFamilies(10, []family{
 		summary: "Loading a compiled program into HBM failed: no room to reserve its memory.",
 		kind:    fatal, code: codeProgram, phase: PhaseRuntime, backend: BackendTPU,
 		anchor: "Attempting to reserve",
-		expr: `Attempting to reserve ` + sizeGroup("requested") + ` at the bottom of memory\.? That was not possible\.? There (?:are|is) ` + sizeGroup("free") +
-			` free,? ` + sizeGroup("reserved") + ` reserved,? and ` + sizeGroup("reservable") + ` reservable`,
+		expr: `Attempting to reserve ` + sizeGroup("requested") + `(?P<bottom> at the bottom of memory\.?(?: That was not possible\.?(?: There (?:are|is) ` + sizeGroup("free") +
+			` free(?:,? ` + sizeGroup("reserved") + ` reserved(?:,? and ` + sizeGroup("reservable") + ` reservable)?)?)?)?)?`,
+		read: func(_ *Report, m match) bool {
+			// Cut short, the message is still this one when the reservation
+			// sentence is there or the text stops inside it.
+			return m.took("bottom") || cutInside(m, " at the bottom of memory.")
+		},
 		example: `RESOURCE_EXHAUSTED: Attempting to reserve 6.48G at the bottom of memory. That was not possible. There are 6.78G free, 0B reserved, and 3.33G reservable.`,
 	},
 	{

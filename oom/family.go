@@ -26,6 +26,11 @@ type family struct {
 	code    string // default code; a code printed in the text wins
 	phase   string // PhaseCompile or PhaseRuntime
 	backend string // the backend the message itself proves, "" if it does not
+	// category, when set, refines the code's catalog category
+	// (xla.error.category) with what failed, for failures outside XLA's
+	// catalog ("GPU Driver: Kernel Launch Out of Memory"); the code and its
+	// name stay the catalog's, so counts by code are unchanged.
+	category string
 
 	// anchor is a literal piece of the message, searched with strings.Index;
 	// the expression runs only around it. Pick its rarest stable words.
@@ -93,6 +98,9 @@ const familyCodeOnly = "code-only"
 // adviceTraits is how a family refines the advice of its code. Every field is
 // optional; remediation.go places them.
 type adviceTraits struct {
+	// own, when set, replaces the code's advice: the failure's fixes are
+	// not XLA's (a TensorFlow op, the GPU driver outside XLA's pool).
+	own func(r *Report) []string
 	// lead returns a first step, ahead of the code's own advice ("" for none).
 	// For E0007 it follows the host-memory check.
 	lead func(r *Report) string
@@ -162,6 +170,7 @@ func init() {
 		}
 	}
 	buildPrefilter()
+	buildWrapVocabulary()
 }
 
 // readStandardGroups fills r from the named groups whose names are Report
@@ -169,6 +178,9 @@ func init() {
 func readStandardGroups(r *Report, m match) {
 	for _, g := range m.pattern.groups {
 		v := m.submatch(g.index)
+		if isSizeGroup(g.name) && cutAtEnd(m, g.index) {
+			v = "" // the text stops inside this number: never guess its value
+		}
 		switch g.name {
 		case "requested":
 			r.Requested = exact(v, m.group("requested_exact"))

@@ -10,9 +10,12 @@ type MessageFormat struct {
 	Summary string // what the message says happened
 	Kind    string // "fatal" (a returned status), "log-only" (a log line) or "warning" (never an OOM)
 	Code    string // default catalog code; a code printed in the text wins
-	Phase   string // PhaseCompile or PhaseRuntime
-	Backend string // the backend the message itself proves, "" if it does not
-	Anchor  string // the literal text the grammar is searched by
+	// Category refines the code's catalog category with what failed ("" when
+	// the catalog's applies).
+	Category string
+	Phase    string // PhaseCompile or PhaseRuntime
+	Backend  string // the backend the message itself proves, "" if it does not
+	Anchor   string // the literal text the grammar is searched by
 	// Grammar is the RE2 expression run on flattened text, with every size
 	// group shown as <name:size>.
 	Grammar string
@@ -27,7 +30,7 @@ func MessageFormats() []MessageFormat {
 	for i := range families {
 		f := &families[i]
 		out = append(out, MessageFormat{
-			ID: f.id, Summary: f.summary, Kind: f.kind.String(), Code: f.code, Phase: f.phase, Backend: f.backend,
+			ID: f.id, Summary: f.summary, Kind: f.kind.String(), Code: f.code, Category: f.category, Phase: f.phase, Backend: f.backend,
 			Anchor: f.anchor, Grammar: readableGrammar(f.expr), Yields: f.yields(), Example: f.example,
 			Message: f.firstMatch(f.example),
 		})

@@ -7,8 +7,14 @@ import "strings"
 // and every run of whitespace, newlines included, becomes one space. A
 // hard-wrapped headline ("Used 21.95G of 15.48G hbm.\n Exceeded ...") and a
 // headline whose continuation was re-logged with its own header therefore
-// read as one sentence.
-func flatten(text string) string {
+// read as one sentence. A line break inside a word or a number of a
+// terminal-wrapped paste, and a container runtime's partial line, join
+// without a space (wrap.go).
+func flatten(text string) string { return flattenLevels(text, nil) }
+
+// flattenLevels is flatten that also records, in info (when not nil), the
+// spans of the result that came from lines logged at INFO (levels.go).
+func flattenLevels(text string, info *infoLines) string {
 	if isFlat(text) {
 		return text // the common one-line case: no copy
 	}
@@ -20,14 +26,26 @@ func flatten(text string) string {
 	}
 	b := make([]byte, 0, len(text))
 	space := false
+	var level byte   // the level of the current log entry
+	tight := false   // the previous line may be a terminal's wrap
+	partial := false // the previous line is a container runtime's partial line
 	for len(text) > 0 {
-		line := text
+		raw := text
 		if i := strings.IndexByte(text, '\n'); i >= 0 {
-			line, text = text[:i], text[i+1:]
+			raw, text = text[:i], text[i+1:]
 		} else {
 			text = ""
 		}
-		line = stripHeaders(line)
+		line, lv, stripped := stripHeadersLevel(raw)
+		if stripped {
+			level = lv // a line without a header continues the entry above
+		}
+		line = stripQuoteMarkers(line)
+		if len(line) > 0 && !isSpace(line[0]) && (partial || tight && !stripped && joinsWrap(b, line)) {
+			space = false
+		}
+		tight, partial = wrapTight(raw), criPartial(raw)
+		start := len(b)
 		for i := 0; i < len(line); {
 			if isSpace(line[i]) {
 				space = true
@@ -45,9 +63,32 @@ func flatten(text string) string {
 			b = append(b, line[i:j]...)
 			i = j
 		}
+		if level == 'I' {
+			info.add(start, len(b))
+		}
 		space = true
 	}
 	return string(b)
+}
+
+// stripQuoteMarkers removes the markers a pasted log often carries on every
+// line: a reply's quote ("> ", nested "> > "), a Python comment ("# ") and
+// pdb's "*** " before a printed exception.
+func stripQuoteMarkers(line string) string {
+	for range 4 {
+		l := strings.TrimLeft(line, " \t")
+		switch {
+		case strings.HasPrefix(l, "> "), l == ">":
+			line = l[1:]
+		case strings.HasPrefix(l, "# "):
+			line = l[1:]
+		case strings.HasPrefix(l, "*** "):
+			line = l[3:]
+		default:
+			return line
+		}
+	}
+	return line
 }
 
 // isFlat reports whether flatten would return text unchanged: one line, no

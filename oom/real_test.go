@@ -187,7 +187,7 @@ func TestRealTSLHumanBytes(t *testing.T) {
 // partition and instruction must be absent: no capture prints them.
 type realWant struct {
 	code, family, phase, backend, space, device, program, cause string
-	requested, free, capacity, poolLimit                        Size
+	requested, free, used, capacity, poolLimit                  Size
 	advice                                                      []string
 	absent                                                      []string // advice that must not be given
 }
@@ -221,7 +221,7 @@ func checkRealReport(t *testing.T, r Report, w realWant) {
 	}{
 		{"Requested", r.Requested, w.requested}, {"Free", r.Free, w.free}, {"Capacity", r.Capacity, w.capacity},
 		{"PoolLimit", r.PoolLimit, w.poolLimit},
-		{"Used", r.Used, Size{}}, {"Exceeded", r.Exceeded, Size{}}, {"Reserved", r.Reserved, Size{}},
+		{"Used", r.Used, w.used}, {"Exceeded", r.Exceeded, Size{}}, {"Reserved", r.Reserved, Size{}},
 		{"Reservable", r.Reservable, Size{}},
 	} {
 		if s.got != s.want {
@@ -268,6 +268,7 @@ type realOOM struct {
 	relation       string
 	free, capacity Size   // stderr only: cuMemAllocAsync's "Free memory/Total memory"
 	pool           Size   // stderr only: the allocator's pool limit (BFC summary, cudaMallocAsync stats)
+	used           Size   // stderr only: cudaMallocAsync's stats "InUse"
 	cause          string // stderr only
 	advice         []string
 	stderrAdvice   []string
@@ -345,14 +346,14 @@ var realOOMs = []realOOM{
 		advice: []string{realAdvFrac, realAdvFoot}},
 	{name: "cuda_async_device_put", script: "result.requested.bytes", token: "93.13GiB", allocator: "gpu_async_0",
 		phase: PhaseRuntime, excFamily: "gpu-allocator-status", stderrReq: 100000000000, stderrLit: realAsyncLit, relation: "exact",
-		free: KnownSize(20701184000), capacity: KnownSize(85017493504), cause: CauseExhaustion,
+		free: KnownSize(20701184000), capacity: KnownSize(85017493504), cause: CauseExhaustion, used: KnownSize(0), // stats "InUse: 0B"
 		pool: KnownSize(63758789509), advice: []string{realAdvFoot}, stderrAdvice: []string{realAdvWhole, "only 19.28 GiB is free"},
 		stderrAbsent: []string{realAdvFrac}}, // no allocator setting fits a request larger than the GPU
 	{name: "cuda_async_jit", script: "result.requested.temporaries_total_bytes",
 		allocCase: "memory_analysis", allocPath: "result.memory_analysis.temps_card_rows_120000.temp_size_in_bytes",
 		token: "167.64GiB", allocator: "gpu_async_0", program: "jit_temps_exceed_memory", execFirst: true,
 		phase: PhaseRuntime, excFamily: "gpu-allocator-status", stderrReq: 180007500304, stderrLit: realAsyncLit, relation: "exact",
-		free: KnownSize(20676018176), capacity: KnownSize(85017493504), cause: CauseExhaustion,
+		free: KnownSize(20676018176), capacity: KnownSize(85017493504), cause: CauseExhaustion, used: KnownSize(1000038), // stats "InUse: 976.6KiB"
 		pool: KnownSize(63758789509), advice: []string{realAdvFoot}, stderrAdvice: []string{realAdvWhole, "only 19.26 GiB is free"},
 		stderrAbsent: []string{realAdvFrac}}, // no allocator setting fits a request larger than the GPU
 	// Compile-time failure in the GPU autotuner. The manifest has no figure
@@ -504,7 +505,7 @@ func TestRealCaptures(t *testing.T) {
 				// lines lend their exact figure and free/total.
 				w.family = "gpu-allocator-status"
 				w.requested = KnownSize(c.stderrReq)
-				w.free, w.capacity, w.poolLimit, w.cause = c.free, c.capacity, c.pool, c.cause
+				w.free, w.used, w.capacity, w.poolLimit, w.cause = c.free, c.used, c.capacity, c.pool, c.cause
 				w.absent = c.stderrAbsent
 				w.advice = append(append([]string(nil), c.advice...), c.stderrAdvice...)
 				if exc := strings.TrimRight(readReal(t, c.name+".exception.txt"), "\n"); !strings.Contains(text, "\njax.errors.JaxRuntimeError: "+exc+"\n") {

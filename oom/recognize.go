@@ -12,7 +12,8 @@ import "strings"
 // Compatible details of the other messages (device, backend, sizes of the
 // same code) fill what the failure leaves empty.
 func Recognize(text string) (Report, bool) {
-	flat := flatten(text)
+	var info infoLines
+	flat := flattenLevels(text, &info)
 
 	var buf [8]candidate
 	cands := buf[:0]
@@ -24,6 +25,9 @@ func Recognize(text string) (Report, bool) {
 		f.each(flat, func(m match) {
 			if guarded(flat, m.start()) {
 				return
+			}
+			if f.kind == logOnly && info.contains(m.start()) {
+				return // an allocator or driver line at INFO: a retry the runtime survives
 			}
 			if len(cands) >= maxCandidates {
 				return
@@ -41,10 +45,8 @@ func Recognize(text string) (Report, bool) {
 
 	var r Report
 	var traits adviceTraits
+	var failure *family // the primary candidate's family, nil for a bare code
 	if p := primary(cands); p >= 0 {
-		if cands[p].f.kind != fatal && vetoed(flat) {
-			return Report{}, false
-		}
 		r = cands[p].r
 		for i := range cands {
 			if i != p {
@@ -56,6 +58,7 @@ func Recognize(text string) (Report, bool) {
 			r.Code = c
 		}
 		traits = cands[p].f.advice
+		failure = cands[p].f
 	} else {
 		// A catalog OOM code with no readable message (e.g. a truncated
 		// "RESOURCE_EXHAUSTED: E1000: CompileTimeHbmOom:").
@@ -79,8 +82,14 @@ func Recognize(text string) (Report, bool) {
 	// breakdown starts. Records without one pay a few substring searches.
 	if hasBreakdown(flat) {
 		readBreakdown(&r.Breakdown, flat, MaxAllocations)
+		if !r.Used.Known {
+			r.Used = r.Breakdown.Allocated // XRT "Currently allocated": what is in use on the device
+		}
 	}
 	finish(&r, flat, traits)
+	if failure != nil && failure.category != "" && r.Code == failure.code {
+		r.Category = failure.category
+	}
 	return r, true
 }
 
@@ -156,17 +165,6 @@ func guarded(s string, at int) bool {
 			continue
 		}
 		if k := strings.LastIndex(w, g); !strings.Contains(w[k+len(g):], ". ") {
-			return true
-		}
-	}
-	return false
-}
-
-// vetoed reports whether the record shows that its allocator warnings belong
-// to a failure outside XLA (TensorFlow's own kernels share the BFC allocator).
-func vetoed(s string) bool {
-	for _, v := range foreignFailures {
-		if strings.Contains(s, v) {
 			return true
 		}
 	}

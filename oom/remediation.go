@@ -12,6 +12,9 @@ import (
 // the OOM debugging guide and JAX's GPU memory allocation notes.
 func remediate(r *Report, flat string, traits adviceTraits) []string {
 	var a advice
+	if traits.own != nil {
+		return traits.own(r)
+	}
 	switch r.Code {
 	case codeHbm:
 		a.compileHbm(r, flat, traits)

@@ -83,6 +83,9 @@ func FuzzRecognize(f *testing.F) {
 	for _, c := range lookalikes {
 		f.Add(c.text)
 	}
+	for _, c := range classRows {
+		f.Add(c.body(f))
+	}
 	f.Fuzz(func(t *testing.T, text string) {
 		r, ok := Recognize(text)
 		if !ok {

@@ -25,7 +25,7 @@ var bases = []base{
 		want: want{code: "E1001", family: "tpu-compile-hbm-used", backend: "tpu", space: "vmem", used: b(33994834), capacity: b(16777216), exceeded: b(17217618)}},
 	{id: "tpu-compile-early-abort", code: "E1000", name: "CompileTimeHbmOom", tpu: true,
 		msg:  "Compilation failure: Aborting compilation early because it's unlikely to have enough memory. Requires 3.84T, has 90.96G available.",
-		want: want{code: "E1000", family: "tpu-compile-early-abort", backend: "tpu", requested: b(4222124650660), capacity: b(97667556311)}},
+		want: want{code: "E1000", family: "tpu-compile-early-abort", backend: "tpu", requested: b(4222124650660), free: b(97667556311), capacity: b(97667556311), cause: "exhaustion"}},
 	{id: "tpu-compile-tensorcore-sparsecore-hbm", code: "E1000", name: "CompileTimeHbmOom", tpu: true,
 		msg:  "TPU TensorCore Hbm usage: 34.82G, SparseCore Hbm usage 174.10G, exceeding available bytes: 95.74G",
 		want: want{code: "E1000", family: "tpu-compile-tensorcore-sparsecore-hbm", backend: "tpu", space: "hbm", used: b(224326141870), capacity: b(102800042230)}},

@@ -74,6 +74,9 @@ func codeCell(f oom.MessageFormat) string {
 	if f.Code == "E1000" && contains(f.Yields, "space") {
 		return "E1000 (vmem/smem: E1001)"
 	}
+	if f.Category != "" {
+		return f.Code + " (category " + f.Category + ")"
+	}
 	return f.Code
 }
 

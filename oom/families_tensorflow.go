@@ -1,0 +1,69 @@
+package oom
+
+import "strings"
+
+// TensorFlow families: a TensorFlow op could not allocate its output or
+// scratch tensor. TensorFlow's GPU and TPU ops allocate through the same TSL
+// BFC allocator as XLA (its "Allocator (GPU_0_bfc) ran out of memory" warning
+// precedes them), and often only the final error reaches the application
+// log, so they are tagged: code E0007, a category that names TensorFlow, and
+// TensorFlow's own advice. Sources: tensorflow/core/framework/op_kernel.cc
+// (allocate_tensor), common_runtime/executor.cc (old "tensor of shape" and
+// "Compute status" lines), the eager "[Op:X]" suffix and graph-mode node
+// lines.
+
+const categoryTensorFlow = "TensorFlow Op: Tensor Allocation Failure"
+
+var _ = registerFamilies(35, []family{
+	{
+		id:      "tensorflow-op-tensor-allocation",
+		summary: "A TensorFlow op could not allocate a tensor; the size is the shape's element count times the dtype's size.",
+		kind:    fatal, code: codeGeneric, phase: PhaseRuntime, category: categoryTensorFlow,
+		anchor: "OOM when allocating tensor",
+		expr: `OOM when allocating tensor(?: with shape ?\[(?P<shape>[^\][]*)\]| of shape \[(?P<old_shape>[^\][]*)\])?` +
+			`(?: and type (?P<dtype>\w+))?(?: on (?P<tf_device>/[\w/:.\-]+))?(?: by allocator (?P<allocator>[\w.\-]+))?` +
+			`(?: \[Op:(?P<op>\w+)\])?(?: \[\[\{\{node (?P<node>[^{}\s]+)\}\}\]\])?`,
+		read:    readTensorFlowTensor,
+		advice:  adviceTraits{own: tensorFlowAdvice},
+		example: `tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor with shape[16,64,64,64] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc [Op:Conv2D]`,
+	},
+	{
+		id:      "tensorflow-op-allocation-failed",
+		summary: "A TensorFlow op failed to allocate memory (no tensor shape printed); the op or node follows.",
+		kind:    fatal, code: codeGeneric, phase: PhaseRuntime, category: categoryTensorFlow,
+		anchor: "failed to allocate memory",
+		expr:   `failed to allocate memory(?: \[Op:(?P<op>\w+)\]| \[\[\{\{node (?P<node>[^{}\s]+)\}\}\]\])?`,
+		read: func(r *Report, m match) bool {
+			// The phrase alone is too common: the status or exception that
+			// TensorFlow puts right before it must be there ("ResourceExhaustedError: ",
+			// "Resource exhausted: ", optionally with a {{function_node ...}} tag).
+			if !resourceExhaustedBefore(m.text[max(0, m.start()-tfStatusSpan):m.start()]) {
+				return false
+			}
+			r.Instruction = firstNonEmpty(m.group("op"), m.group("node"))
+			return true
+		},
+		advice:  adviceTraits{own: tensorFlowAdvice},
+		example: `tensorflow.python.framework.errors_impl.ResourceExhaustedError: failed to allocate memory [Op:AddV2]`,
+	},
+})
+
+// tfStatusSpan bounds how far before "failed to allocate memory" its status
+// may start: the function_node tag between them is at most a device name long.
+const tfStatusSpan = 200
+
+// resourceExhaustedBefore reports whether before ends with a resource
+// exhausted status or exception, and then at most a {{function_node ...}} tag.
+func resourceExhaustedBefore(before string) bool {
+	before = strings.TrimRight(before, " ")
+	if strings.HasSuffix(before, "}}") {
+		i := strings.LastIndex(before, "{{function_node ")
+		if i < 0 {
+			return false
+		}
+		before = strings.TrimRight(before[:i], " ")
+	}
+	before = strings.TrimSuffix(before, ":")
+	return strings.HasSuffix(before, "ResourceExhaustedError") || strings.HasSuffix(before, "RESOURCE_EXHAUSTED") ||
+		strings.HasSuffix(before, "Resource exhausted")
+}

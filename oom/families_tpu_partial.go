@@ -1,0 +1,71 @@
+package oom
+
+import "strings"
+
+// TPU families for messages that carry no sizes: the compiler's bare
+// "Ran out of memory in memory space X." (printed alone, or with a request to
+// file a bug when the compiler itself should have prevented it) and the
+// runtime's "Error loading program: Fatal error". Registered after the TPU
+// families with sizes, so that a full message is read by those. A program
+// load cut before its first size (inside "Attempting to reserve") is not
+// read: its words alone do not say it failed.
+
+var _ = registerFamilies(15, []family{
+	{
+		id:      "tpu-compile-out-of-memory-no-sizes",
+		summary: "The compiler ran out of a memory space (HBM, VMEM, SMEM) and printed no sizes.",
+		kind:    fatal, code: codeHbm, phase: PhaseCompile, backend: BackendTPU,
+		anchor: "y in memory space",
+		// The period, then anything but the "Used" of the sized family, or the
+		// end of the text; " while allocating on stack for" (the VMEM stack
+		// family) does not match. Failing here, not in read, keeps the sized
+		// records free of a second match.
+		expr: `[Rr]an out of memory in memory space (?P<space>\w+)(?P<stop>\.(?: [^U]|$)|$)`,
+		// The message is short: a short window keeps the regexp run cheap on
+		// every sized message (the same anchor), whose sentence it fails on.
+		span: 64,
+		read: func(r *Report, m match) bool {
+			// A space name that ends the text may be cut ("hb" of "hbm"):
+			// only a whole known name says which code applies.
+			if m.group("stop") == "" && !knownMemorySpaces[r.MemorySpace] {
+				return false
+			}
+			return vmemUnlessHBM(r, m)
+		},
+		cues:    []cue{{text: "Ran out of memory"}},
+		example: `jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Ran out of memory in memory space vmem. It should not be possible to run out of vmem - please file a bug against XLA.`,
+	},
+	{
+		id:      "tpu-runtime-program-load-fatal",
+		summary: "Loading a compiled program into HBM failed and the runtime printed no sizes, only \"Fatal error\".",
+		kind:    fatal, code: codeProgram, phase: PhaseRuntime, backend: BackendTPU,
+		// Anchored on its last words: the expression then runs only on this
+		// message, not on every program-load message (a regexp run costs
+		// about half a microsecond even when it fails at once).
+		anchor: "Fatal error",
+		expr:   `Error loading program(?: '[^']{0,160}')?: Fatal error`,
+		read: func(_ *Report, m match) bool {
+			// Only a resource-exhausted status makes it a memory failure; it
+			// may stand a little before (XRT's "From /job:...:" comes between).
+			return resourceExhaustedWithin(m.text[max(0, m.start()-programStatusSpan):m.start()])
+		},
+		example: `RuntimeError: RESOURCE_EXHAUSTED: Error loading program: Fatal error`,
+	},
+})
+
+// knownMemorySpaces are the memory spaces the TPU compiler reports running
+// out of.
+var knownMemorySpaces = map[string]bool{"hbm": true, "vmem": true, "smem": true}
+
+// programStatusSpan bounds how far before "Error loading program" its status
+// may start.
+const programStatusSpan = 120
+
+// resourceExhaustedWithin reports whether before holds a resource-exhausted
+// status in its last sentence.
+func resourceExhaustedWithin(before string) bool {
+	if i := strings.LastIndex(before, ". "); i >= 0 {
+		before = before[i+2:]
+	}
+	return strings.Contains(before, "RESOURCE_EXHAUSTED") || strings.Contains(before, "Resource exhausted")
+}

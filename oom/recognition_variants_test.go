@@ -1,0 +1,143 @@
+package oom
+
+import "testing"
+
+// classBase is one new family's message, as the C++ code formats it, with
+// what every variation must read; category is the refined category ("" for
+// the code's catalog category).
+type classBase struct {
+	id, msg  string
+	tpu      bool
+	category string
+	want     want
+}
+
+var classBases = []classBase{
+	{id: "no sizes", tpu: true,
+		msg:  "Ran out of memory in memory space vmem. It should not be possible to run out of vmem - please file a bug against XLA.",
+		want: want{code: "E1001", family: famNoSizes, backend: "tpu", space: "vmem"}},
+	{id: "program load fatal", tpu: true,
+		msg:  "Error loading program: Fatal error",
+		want: want{code: "E0101", family: famProgramFatal, backend: "tpu"}},
+	{id: "program load cut", tpu: true,
+		msg:  "Error loading program 'jit_step': Attempting to reserve 29.49G at the bottom of memory. That was not possible.",
+		want: want{code: "E0101", family: famProgramLoad, backend: "tpu", program: "jit_step", requested: b(31664646390)}},
+	{id: "kernel launch", category: catKernelLaunch,
+		msg:  "Failed to launch CUDA kernel: fusion_12 with block dimensions: 128x1x1 and grid dimensions: 2048x1x1: CUDA_ERROR_OUT_OF_MEMORY: out of memory",
+		want: want{code: "E0007", family: famKernelLaunch, backend: "gpu", instr: "fusion_12"}},
+	{id: "module load", category: catModuleLoad,
+		msg:  "[0] Failed to load in-memory CUBIN (compiled for a different GPU?).: CUDA_ERROR_OUT_OF_MEMORY: out of memory",
+		want: want{code: "E0007", family: famModuleLoad, backend: "gpu", device: "0"}},
+	{id: "context init", category: catContextInit,
+		msg:  "failed call to cuDevicePrimaryCtxRetain: CUDA_ERROR_OUT_OF_MEMORY: out of memory; total memory reported: 34089730048",
+		want: want{code: "E0007", family: famContextInit, backend: "gpu", capacity: b(34089730048)}},
+	{id: "unified memory", category: catUnified,
+		msg:  "[0] Failed to allocate 2.00GiB (2147483648 bytes) of unified memory: : CUDA_ERROR_OUT_OF_MEMORY: out of memory",
+		want: want{code: "E0007", family: famUnified, backend: "gpu", device: "0", requested: b(2147483648)}},
+	{id: "constant", category: catConstant,
+		msg:  "Failed to allocate 1048576 bytes for new constant",
+		want: want{code: "E0007", family: famConstant, backend: "gpu", requested: b(1048576)}},
+	{id: "tf tensor", category: catTensorFlow,
+		msg:  "OOM when allocating tensor with shape[16,64,64,64] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc",
+		want: want{code: "E0007", family: famTFTensor, backend: "gpu", device: "0", requested: b(16777216)}},
+	{id: "tf failed to allocate", category: catTensorFlow,
+		msg:  "failed to allocate memory [Op:AddV2]",
+		want: want{code: "E0007", family: famTFAllocFailed, instr: "AddV2"}},
+}
+
+// Every new family behind every wrapper, status spelling and log header the
+// existing families are tested with.
+func TestRecognitionClassVariations(t *testing.T) {
+	for _, bs := range classBases {
+		for _, st := range statuses {
+			for _, wr := range wrappers {
+				if wr.tpuOnly && !bs.tpu {
+					continue
+				}
+				msg := wr.prefix + st + bs.msg
+				if wr.ownStatus {
+					msg = wr.prefix + bs.msg
+				}
+				for _, h := range headers {
+					text := h.prefix + msg
+					t.Run(bs.id+"/"+st[:8]+"/"+wr.name+"/"+h.name, func(t *testing.T) {
+						if !MayContain(text) {
+							t.Fatalf("MayContain = false for %q", text)
+						}
+						r, ok := Recognize(text)
+						if !ok {
+							t.Fatalf("not recognised: %q", text)
+						}
+						w := bs.want
+						w.rp, w.category = wr.rp, bs.category
+						checkReport(t, r, w)
+					})
+				}
+			}
+		}
+	}
+}
+
+// A message cut at any point after its first size is still recognised with
+// its code, and every field it reads is the full message's or unset: a cut
+// never produces a different (guessed) value.
+func TestCutPointsNeverGuess(t *testing.T) {
+	for _, full := range []string{
+		`XlaRuntimeError: RESOURCE_EXHAUSTED: Error loading program 'jit_step': Attempting to reserve 29.49G at the bottom of memory. That was not possible. There are 147.64M free, 0B reserved, and 147.64M reservable.`,
+		`ValueError: RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate 8.00M. That was not possible. There are 6.43M free.; (0x0x1_HBM0): while running replica 0 and partition 34 of a replicated computation (other replicas may have failed as well).`,
+		`RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of memory in memory space hbm. Used 49.34G of 32.00G hbm. Exceeded hbm capacity by 17.34G.`,
+		`RESOURCE_EXHAUSTED: Compilation failure: Aborting compilation early because it's unlikely to have enough memory. Requires 3.84T, has 90.96G available.`,
+		`jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 896.00MiB with allocator GPU_0_bfc on device 0.`,
+		`RuntimeError: Resource exhausted: Failed to allocate request for 154.06GiB (165425291480B) on device ordinal 0`,
+		`tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor with shape[16,64,64,64] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc [Op:Conv2D]`,
+		`jaxlib.xla_extension.XlaRuntimeError: INTERNAL: [1] Failed to allocate 512.00MiB (536870912 bytes) of pinned host memory: : CUDA_ERROR_OUT_OF_MEMORY: out of memory`,
+	} {
+		whole, ok := Recognize(full)
+		if !ok {
+			t.Fatalf("full message not recognised: %q", full)
+		}
+		for k := len(full) - 1; k > len(full)/2; k-- {
+			text := full[:k]
+			r, ok := Recognize(text)
+			if !ok {
+				continue // the cut fell before the family is identified
+			}
+			if r.Code != whole.Code {
+				t.Errorf("%q: code %s, full message %s", text, r.Code, whole.Code)
+			}
+			for _, s := range []struct {
+				name      string
+				got, want Size
+			}{
+				{"Requested", r.Requested, whole.Requested}, {"Free", r.Free, whole.Free}, {"Used", r.Used, whole.Used},
+				{"Capacity", r.Capacity, whole.Capacity}, {"Exceeded", r.Exceeded, whole.Exceeded},
+				{"Reserved", r.Reserved, whole.Reserved}, {"Reservable", r.Reservable, whole.Reservable},
+			} {
+				if s.got.Known && s.got != s.want && !withinPrintedPrecision(s.got, s.want) {
+					t.Errorf("%q: %s = %d, the full message says %+v", text, s.name, s.got.Bytes, s.want)
+				}
+			}
+			for _, f := range []struct{ name, got, want string }{
+				{"Device", r.Device, whole.Device}, {"Program", r.Program, whole.Program}, {"Instruction", r.Instruction, whole.Instruction},
+			} {
+				if f.got != "" && f.got != f.want {
+					t.Errorf("%q: %s = %q, the full message says %q", text, f.name, f.got, f.want)
+				}
+			}
+			if (r.HasReplica && r.Replica != whole.Replica) || (r.HasPartition && r.Partition != whole.Partition) {
+				t.Errorf("%q: replica/partition %d/%d, the full message says %d/%d", text, r.Replica, r.Partition, whole.Replica, whole.Partition)
+			}
+		}
+	}
+}
+
+// withinPrintedPrecision: a rounded human size ("154.06GiB") read where a
+// cut removed the exact figure after it is right to its printed precision
+// (two decimals: well within 1%).
+func withinPrintedPrecision(got, exact Size) bool {
+	d := got.Bytes - exact.Bytes
+	if d < 0 {
+		d = -d
+	}
+	return exact.Known && d <= exact.Bytes/100
+}

@@ -1,0 +1,71 @@
+package oom
+
+import "strings"
+
+// Messages cut short. Log shippers cut long lines (container runtimes at
+// 16 KiB, many backends at a few KiB), people paste partial lines, issue
+// titles are truncated. A family's expression keeps its later clauses
+// optional so that the anchor and the sizes before the cut still read; a
+// size the cut falls inside is left unset, never guessed.
+
+// isSizeGroup reports whether a standard group name holds a size.
+func isSizeGroup(name string) bool {
+	switch name {
+	case "requested", "requested_exact", "free", "used", "capacity", "exceeded", "reserved", "reservable":
+		return true
+	}
+	return false
+}
+
+// cutAtEnd reports whether the text may end in the middle of group index of
+// m: the group is a bare number (it ends in a digit) and nothing but a
+// decimal point or a separator follows it before the end of the text
+// ("allocate 896." may be "allocate 896.00MiB" cut). A size that ends in
+// its unit ("16.42M", "6.00MiB", "0B") is complete even there. Families
+// whose message ends with a bare number read it themselves, not through a
+// standard group.
+func cutAtEnd(m match, index int) bool {
+	k := 2 * index
+	if k+1 >= len(m.loc) || m.loc[k] < 0 || m.loc[k+1] == m.loc[k] || !isDigit(m.text[m.loc[k+1]-1]) {
+		return false
+	}
+	rest := m.text[m.loc[k+1]:]
+	return rest == "" || rest == "." || rest == ","
+}
+
+// took reports whether the named group took part in the match (it may have
+// matched the empty string).
+func (m match) took(name string) bool {
+	for _, g := range m.pattern.groups {
+		if g.name == name {
+			k := 2 * g.index
+			return k < len(m.loc) && m.loc[k] >= 0
+		}
+	}
+	return false
+}
+
+// end is where the family's message ends in the flattened text.
+func (m match) end() int { return m.loc[3] }
+
+// cutAtEndOf reports whether the named group ends the text (the cut may fall
+// inside it).
+func cutAtEndOf(m match, name string) bool {
+	for _, g := range m.pattern.groups {
+		if g.name == name {
+			k := 2 * g.index
+			return k+1 < len(m.loc) && m.loc[k] >= 0 && m.loc[k+1] == len(m.text)
+		}
+	}
+	return false
+}
+
+// cutInside reports whether the text ends right after m, inside phrase: what
+// follows the match is a (possibly empty) prefix of phrase.
+func cutInside(m match, phrase string) bool {
+	return isPrefixOf(m.text[m.end():], phrase)
+}
+
+// isPrefixOf reports whether cut is where phrase may have been cut: a
+// (possibly empty) prefix of it.
+func isPrefixOf(cut, phrase string) bool { return strings.HasPrefix(phrase, cut) }
