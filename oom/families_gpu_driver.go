@@ -26,6 +26,7 @@ const (
 	categoryContextInit  = "GPU Driver: Device Initialization Out of Memory"
 	categoryUnified      = "GPU Driver: Unified Memory Allocation Failure"
 	categoryConstant     = "GPU Runtime: Constant Allocation Failure"
+	categoryGraph        = "GPU Runtime: Command Buffer Instantiation Out of Memory"
 )
 
 var _ = registerFamilies(25, []family{
@@ -108,6 +109,19 @@ var _ = registerFamilies(25, []family{
 		advice:  adviceTraits{own: constantAdvice},
 		example: `jaxlib.xla_extension.XlaRuntimeError: INTERNAL: Failed to allocate 1048576 bytes for new constant`,
 	},
+	{
+		// xla/stream_executor/gpu/gpu_command_buffer.cc (2025+): instantiating
+		// the CUDA graph of a command buffer needs driver memory outside XLA's
+		// pool; the driver's own error follows "Original error:".
+		id:      "gpu-runtime-command-buffer",
+		summary: "The driver had no memory left to instantiate a command buffer (CUDA graph) of the compiled program.",
+		kind:    fatal, code: codeGeneric, phase: PhaseRuntime, backend: BackendGPU, category: categoryGraph,
+		anchor: "ran out of memory trying to instantiate command buffer",
+		expr: `Underlying backend ran out of memory trying to instantiate command buffer with \d+` +
+			`(?: \(total of \d+ alive graphs in the process\))?`,
+		advice:  adviceTraits{own: commandBufferAdvice},
+		example: `jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Underlying backend ran out of memory trying to instantiate command buffer with 37 (total of 2 alive graphs in the process). You can try to (a) Give more memory to the driver by reducing XLA_CLIENT_MEM_FRACTION (b) Disable command buffers with 'XLA_FLAGS=--xla_gpu_enable_command_buffer=' (empty set). Original error: Failed to instantiate CUDA graph: CUDA_ERROR_OUT_OF_MEMORY: out of memory`,
+	},
 })
 
 // roomForTheDriver is the step every driver-level failure shares: XLA's
@@ -128,6 +142,15 @@ func kernelLaunchAdvice(r *Report) []string {
 	a.add(roomForTheDriver)
 	a.add(anotherProcess)
 	a.add("If the kernel is a custom one (Pallas, Triton, a custom call) with a large per-thread stack or many threads, a smaller block size needs less.")
+	return a
+}
+
+func commandBufferAdvice(*Report) []string {
+	var a advice
+	a.add("XLA runs parts of the program as CUDA graphs (command buffers); instantiating one needs driver memory outside XLA's buffer pool, and none was left.")
+	a.add(roomForTheDriver)
+	a.add("Or turn command buffers off (slower launches, no graph memory): XLA_FLAGS=--xla_gpu_enable_command_buffer= (an empty list).")
+	a.add(anotherProcess)
 	return a
 }
 
