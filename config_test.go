@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/confmap/confmaptest"
 
+	"github.com/xlaoom/xlaoomprocessor/internal/incidentwindow"
 	"github.com/xlaoom/xlaoomprocessor/internal/metadata"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomrecord"
 )
@@ -35,7 +36,7 @@ func TestLoadConfig(t *testing.T) {
 				},
 				SetSeverity:    false,
 				TopAllocations: defaultTopAllocations,
-				IncidentWindow: defaultIncidentWindow,
+				IncidentWindow: incidentwindow.Default,
 			},
 		},
 		{

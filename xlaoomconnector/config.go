@@ -8,6 +8,8 @@ import (
 
 	"go.opentelemetry.io/collector/confmap"
 
+	"github.com/xlaoom/xlaoomprocessor/internal/incidentwindow"
+	"github.com/xlaoom/xlaoomprocessor/internal/keylist"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomrecord"
 	"github.com/xlaoom/xlaoomprocessor/xlaoomconnector/internal/metadata"
@@ -90,10 +92,9 @@ type MetricConfig struct {
 var optionalDimensions = []string{oomattr.Program, oomattr.Backend, oomattr.MemorySpace}
 
 const (
-	defaultEmitInterval   = 30 * time.Second
-	defaultSeriesExpiry   = 15 * time.Minute
-	defaultSeriesLimit    = 2000
-	defaultIncidentWindow = time.Minute
+	defaultEmitInterval = 30 * time.Second
+	defaultSeriesExpiry = 15 * time.Minute
+	defaultSeriesLimit  = 2000
 )
 
 // defaultIncidentResourceAttributes identify a job, not a host.
@@ -126,7 +127,7 @@ func createDefaultConfig() *Config {
 		SeriesLimit:                defaultSeriesLimit,
 		Buckets:                    defaultBuckets(),
 		IncidentResourceAttributes: defaultIncidentResourceAttributes(),
-		IncidentWindow:             defaultIncidentWindow,
+		IncidentWindow:             incidentwindow.Default,
 		Metrics: MetricsConfig{
 			MetricsConfig:       metadata.DefaultMetricsConfig(),
 			XlaOomRequestedSize: MetricConfig{Enabled: true},
@@ -155,10 +156,10 @@ func (c *Config) Validate() error {
 	}
 	errs = append(errs, validateBuckets(c.Buckets)...)
 	errs = append(errs, validateDimensions(c.Dimensions)...)
-	if c.IncidentWindow <= 0 {
-		errs = append(errs, fmt.Errorf("incident_window: must be positive, got %s", c.IncidentWindow))
+	if err := incidentwindow.Validate(c.IncidentWindow); err != nil {
+		errs = append(errs, err)
 	}
-	errs = append(errs, validateKeys("incident_resource_attributes", c.IncidentResourceAttributes)...)
+	errs = append(errs, keylist.Validate("incident_resource_attributes", c.IncidentResourceAttributes)...)
 	if !c.Metrics.anyEnabled() {
 		errs = append(errs, errors.New("metrics: every metric is disabled, so the connector would emit nothing"))
 	}
@@ -203,19 +204,4 @@ func validateDimensions(dims []string) []error {
 func (m *MetricsConfig) anyEnabled() bool {
 	return m.XlaOomErrors.Enabled || m.XlaOomPressure.Enabled || m.XlaOomIncidents.Enabled ||
 		m.XlaOomRequestedSize.Enabled || m.XlaOomShortfallSize.Enabled
-}
-
-func validateKeys(field string, keys []string) []error {
-	var errs []error
-	seen := make(map[string]bool, len(keys))
-	for i, k := range keys {
-		switch {
-		case k == "":
-			errs = append(errs, fmt.Errorf("%s[%d]: must not be empty", field, i))
-		case seen[k]:
-			errs = append(errs, fmt.Errorf("%s[%d]: %q is listed twice", field, i, k))
-		}
-		seen[k] = true
-	}
-	return errs
 }

@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
+	"github.com/xlaoom/xlaoomprocessor/internal/recordtime"
 	"github.com/xlaoom/xlaoomprocessor/oom"
 	"github.com/xlaoom/xlaoomprocessor/xlaoomconnector/internal/metadata"
 )
@@ -128,7 +129,7 @@ func (c *xlaOOMConnector) ConsumeLogs(ctx context.Context, ld plog.Logs) error {
 				} else {
 					fromText++
 				}
-				o := observation{m: measure(r, c.dims), t: recordTime(lr, now)}
+				o := observation{m: measure(r, c.dims), t: recordtime.Of(lr, now)}
 				obs = append(obs, o)
 				if c.state.enabled[metricIncidents] {
 					c.addIncident(incidents, rl, lr, &r, o)
@@ -154,15 +155,15 @@ func (c *xlaOOMConnector) ConsumeLogs(ctx context.Context, ld plog.Logs) error {
 		slices.Sort(keys)
 		c.mu.Lock()
 		for _, k := range keys {
-			ji := incidents[k]
-			news := ji.obs[:0]
-			for i, o := range ji.obs {
-				if c.state.newIncident(string(k)+"\x00"+ji.ids[i], now) {
-					news = append(news, o)
+			job := incidents[k]
+			fresh := job.obs[:0]
+			for i, ob := range job.obs {
+				if c.state.newIncident(string(k)+"\x00"+job.ids[i], now) {
+					fresh = append(fresh, ob)
 				}
 			}
-			if len(news) > 0 {
-				overflowed += c.state.add(k, ji.resource, ji.schemaURL, news, now)
+			if len(fresh) > 0 {
+				overflowed += c.state.add(k, job.resource, job.schemaURL, fresh, now)
 			}
 		}
 		c.mu.Unlock()
@@ -219,26 +220,14 @@ func (c *xlaOOMConnector) addIncident(into map[resourceKey]*jobIncidents, rl plo
 		}
 	}
 	key := resourceKeyOf(res, rl.SchemaUrl())
-	ji := into[key]
-	if ji == nil {
-		ji = &jobIncidents{resource: res, schemaURL: rl.SchemaUrl()}
-		into[key] = ji
+	job := into[key]
+	if job == nil {
+		job = &jobIncidents{resource: res, schemaURL: rl.SchemaUrl()}
+		into[key] = job
 	}
 	m := measurement{attrs: attrKey{code: r.Code}, incident: true}
-	ji.obs = append(ji.obs, observation{m: m, t: o.t})
-	ji.ids = append(ji.ids, id)
-}
-
-// recordTime is when the record happened: its timestamp, else when it was
-// observed, else now.
-func recordTime(lr plog.LogRecord, now time.Time) pcommon.Timestamp {
-	if t := lr.Timestamp(); t != 0 {
-		return t
-	}
-	if t := lr.ObservedTimestamp(); t != 0 {
-		return t
-	}
-	return pcommon.NewTimestampFromTime(now)
+	job.obs = append(job.obs, observation{m: m, t: o.t})
+	job.ids = append(job.ids, id)
 }
 
 // emit sends the points due, if any.

@@ -3,14 +3,12 @@ package xlaoomconnector
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/pdata/pcommon"
-	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
@@ -112,16 +110,6 @@ func TestMeasureDimensions(t *testing.T) {
 	assert.Equal(t, attrKey{code: "E0100"}, measure(r, dimensions{}).attrs, "an unknown phase is left out")
 	assert.Equal(t, attrKey{code: "E0100", program: "jit_step", memorySpace: "hbm"},
 		measure(r, newDimensions([]string{"xla.program.name", "xla.memory.space"})).attrsFor(metricRequested))
-}
-
-func TestRecordTime(t *testing.T) {
-	now := time.Date(2025, 11, 22, 10, 0, 0, 0, time.UTC)
-	lr := plog.NewLogRecord()
-	assert.Equal(t, pcommon.NewTimestampFromTime(now), recordTime(lr, now))
-	lr.SetObservedTimestamp(20)
-	assert.Equal(t, pcommon.Timestamp(20), recordTime(lr, now))
-	lr.SetTimestamp(10)
-	assert.Equal(t, pcommon.Timestamp(10), recordTime(lr, now))
 }
 
 func TestHistogramBuckets(t *testing.T) {

@@ -1,0 +1,138 @@
+package xlaoomconnector // import "github.com/xlaoom/xlaoomprocessor/xlaoomconnector"
+
+import (
+	"slices"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+)
+
+// resourceState holds the series of one resource.
+type resourceState struct {
+	key       resourceKey
+	resource  pcommon.Resource // a private copy
+	schemaURL string
+	series    map[seriesKey]*series
+}
+
+// state is every series the connector holds. It is not safe for concurrent
+// use; the connector guards it with a mutex.
+type state struct {
+	delta   bool
+	limit   int // series per metric, overflow series not counted
+	expiry  time.Duration
+	bounds  []float64
+	enabled [numMetrics]bool
+
+	resources map[resourceKey]*resourceState
+	counts    [numMetrics]int     // series per metric
+	overflow  [numMetrics]*series // nil until a metric overflows
+
+	// incidents are the incidents already counted (job resource key +
+	// incident ID), with the wall clock they were last seen, for expiry.
+	incidents map[string]time.Time
+}
+
+func newState(cfg *Config) *state {
+	return &state{
+		delta:     cfg.AggregationTemporality == TemporalityDelta,
+		limit:     cfg.SeriesLimit,
+		expiry:    cfg.SeriesExpiry,
+		bounds:    slices.Clone(cfg.Buckets),
+		enabled:   cfg.Metrics.enabled(),
+		resources: map[resourceKey]*resourceState{},
+		incidents: map[string]time.Time{},
+	}
+}
+
+// observation is one XLA OOM record: its measurement and its time.
+type observation struct {
+	m measurement
+	t pcommon.Timestamp
+}
+
+// add records the observations of one resource and returns how many
+// measurements went to an overflow series.
+func (st *state) add(key resourceKey, res pcommon.Resource, schemaURL string, obs []observation, now time.Time) (overflowed int64) {
+	rs := st.resources[key]
+	for i := range obs {
+		o := &obs[i]
+		for id := metricID(0); id < numMetrics; id++ {
+			if !st.enabled[id] || !o.m.has(id) {
+				continue
+			}
+			var s *series
+			s, rs = st.lookup(rs, key, res, schemaURL, seriesKey{metric: id, attrs: o.m.attrsFor(id)})
+			if s.overflow {
+				overflowed++
+			}
+			s.touch(o.t, now, st.delta)
+			switch id {
+			case metricErrors, metricIncidents:
+				s.count++
+			case metricRequested:
+				s.hist.observe(st.bounds, float64(o.m.requested))
+			case metricShortfall:
+				s.hist.observe(st.bounds, float64(o.m.shortfall))
+			case metricPressure:
+				if o.t >= s.gaugeAt {
+					s.gauge, s.gaugeAt = o.m.pressure, o.t
+				}
+			}
+		}
+	}
+	return overflowed
+}
+
+func (m *measurement) has(id metricID) bool {
+	if m.incident || id == metricIncidents {
+		return m.incident && id == metricIncidents
+	}
+	switch id {
+	case metricRequested:
+		return m.hasRequested
+	case metricShortfall:
+		return m.hasShortfall
+	case metricPressure:
+		return m.hasPressure
+	default:
+		return true
+	}
+}
+
+// lookup finds or creates the series of k, creating the resource state on
+// first use; past the limit it returns the metric's overflow series.
+func (st *state) lookup(rs *resourceState, key resourceKey, res pcommon.Resource, schemaURL string, k seriesKey) (*series, *resourceState) {
+	if rs != nil {
+		if s, ok := rs.series[k]; ok {
+			return s, rs
+		}
+	}
+	if st.counts[k.metric] >= st.limit {
+		if st.overflow[k.metric] == nil {
+			st.overflow[k.metric] = &series{overflow: true}
+		}
+		return st.overflow[k.metric], rs
+	}
+	if rs == nil {
+		rs = &resourceState{key: key, resource: pcommon.NewResource(), schemaURL: schemaURL, series: map[seriesKey]*series{}}
+		res.CopyTo(rs.resource)
+		st.resources[key] = rs
+	}
+	s := &series{attrs: k.attrs}
+	rs.series[k] = s
+	st.counts[k.metric]++
+	return s, rs
+}
+
+// size is the number of series held, overflow series included.
+func (st *state) size() int64 {
+	var n int64
+	for id := range st.counts {
+		n += int64(st.counts[id])
+		if st.overflow[id] != nil {
+			n++
+		}
+	}
+	return n
+}
