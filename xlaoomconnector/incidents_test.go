@@ -214,3 +214,35 @@ func TestIncidentConfigValidation(t *testing.T) {
 	assert.ErrorContains(t, err, "incident_resource_attributes[1]: must not be empty")
 	assert.ErrorContains(t, err, `incident_resource_attributes[2]: "service.name" is listed twice`)
 }
+
+// BenchmarkDistinctIncidents feeds one batch of n distinct incidents (n jobs,
+// one record each) and reports the time per incident, which should not grow
+// with n: go test -bench DistinctIncidents -run '^$' ./xlaoomconnector
+func BenchmarkDistinctIncidents(b *testing.B) {
+	for _, n := range []int{10000, 100000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			ld := plog.NewLogs()
+			at := pcommon.NewTimestampFromTime(time.Date(2025, 11, 22, 10, 0, 0, 0, time.UTC))
+			for i := range n {
+				rl := ld.ResourceLogs().AppendEmpty()
+				rl.Resource().Attributes().PutStr("service.name", fmt.Sprint("job-", i))
+				lr := rl.ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
+				lr.SetTimestamp(at)
+				lr.Attributes().PutStr(oomattr.ErrorCode, "E0100")
+			}
+			ld.MarkReadOnly()
+			cfg := incidentConfig()
+			cfg.Metrics.XlaOomErrors.Enabled = false // the incidents alone
+			cfg.SeriesLimit = 2 * n
+			b.ResetTimer()
+			for range b.N {
+				b.StopTimer()
+				c, err := NewFactory().CreateLogsToMetrics(context.Background(), settings(), cfg, new(consumertest.MetricsSink))
+				require.NoError(b, err)
+				b.StartTimer()
+				require.NoError(b, c.ConsumeLogs(context.Background(), ld))
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/incident")
+		})
+	}
+}
