@@ -7,6 +7,7 @@ import (
 
 	"go.opentelemetry.io/collector/confmap"
 
+	"github.com/xlaoom/xlaoomprocessor/internal/incidentwindow"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomrecord"
 )
 
@@ -38,7 +39,7 @@ func createDefaultConfig() *Config {
 		Finder:         oomrecord.DefaultFinder(),
 		SetSeverity:    true,
 		TopAllocations: defaultTopAllocations,
-		IncidentWindow: defaultIncidentWindow,
+		IncidentWindow: incidentwindow.Default,
 	}
 }
 
@@ -46,7 +47,6 @@ func createDefaultConfig() *Config {
 const (
 	defaultTopAllocations = 5
 	maxTopAllocations     = 100
-	defaultIncidentWindow = time.Minute
 )
 
 // Validate checks the settings; each error names its field.
@@ -58,8 +58,8 @@ func (c *Config) Validate() error {
 	if c.TopAllocations < 0 || c.TopAllocations > maxTopAllocations {
 		errs = append(errs, fmt.Errorf("top_allocations: must be between 0 and %d, got %d", maxTopAllocations, c.TopAllocations))
 	}
-	if c.IncidentWindow <= 0 {
-		errs = append(errs, fmt.Errorf("incident_window: must be positive, got %v", c.IncidentWindow))
+	if err := incidentwindow.Validate(c.IncidentWindow); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }

@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/confmap/confmaptest"
 
+	"github.com/xlaoom/xlaoomprocessor/internal/incidentwindow"
 	"github.com/xlaoom/xlaoomprocessor/internal/metadata"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomrecord"
 )
@@ -60,7 +61,7 @@ var configCases = []struct {
 			},
 			SetSeverity:    false,
 			TopAllocations: defaultTopAllocations,
-			IncidentWindow: defaultIncidentWindow,
+			IncidentWindow: incidentwindow.Default,
 		},
 	},
 	{name: "attributes_only", want: withDefaults(func(c *Config) {

@@ -2,6 +2,7 @@ package xlaoomprocessor // import "github.com/xlaoom/xlaoomprocessor"
 
 import (
 	"context"
+	"time"
 
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/otel/attribute"
@@ -9,15 +10,17 @@ import (
 
 	"github.com/xlaoom/xlaoomprocessor/internal/metadata"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
+	"github.com/xlaoom/xlaoomprocessor/internal/recordtime"
 )
 
 type logsProcessor struct {
 	cfg       *Config
 	telemetry *metadata.TelemetryBuilder
+	now       func() time.Time // dates a record that carries no time; replaced in tests
 }
 
 func newLogsProcessor(cfg *Config, telemetry *metadata.TelemetryBuilder) *logsProcessor {
-	return &logsProcessor{cfg: cfg, telemetry: telemetry}
+	return &logsProcessor{cfg: cfg, telemetry: telemetry, now: time.Now}
 }
 
 // processLogs tags every XLA OOM record in place. Records are never dropped,
@@ -63,10 +66,7 @@ func (p *logsProcessor) tagCandidate(lr plog.LogRecord) (string, bool) {
 		return "", false
 	}
 	oomattr.PutTop(report, lr.Attributes(), p.cfg.TopAllocations)
-	ts := lr.Timestamp()
-	if ts == 0 {
-		ts = lr.ObservedTimestamp()
-	}
+	ts := recordtime.Of(lr, p.now())
 	lr.Attributes().PutStr(oomattr.Incident, oomattr.IncidentID(&report, ts.AsTime(), p.cfg.IncidentWindow))
 	if p.cfg.SetSeverity && lr.SeverityNumber() == plog.SeverityNumberUnspecified {
 		lr.SetSeverityNumber(plog.SeverityNumberError)

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/golden"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/pdatatest/plogtest"
@@ -20,8 +21,11 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 
+	"github.com/xlaoom/xlaoomprocessor/internal/incidentwindow"
 	"github.com/xlaoom/xlaoomprocessor/internal/metadata"
 	"github.com/xlaoom/xlaoomprocessor/internal/metadatatest"
+	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
+	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
 // -update rewrites the expected golden files from the current output. Review
@@ -167,4 +171,27 @@ func forEachRecordPair(a, b plog.Logs, fn func(before, after plog.LogRecord)) {
 			}
 		}
 	}
+}
+
+// TestUndatedRecordIsDatedAtArrival: a record with neither Timestamp nor
+// ObservedTimestamp falls into the incident window of its arrival, not the
+// 1970 one that every undated record would otherwise share.
+func TestUndatedRecordIsDatedAtArrival(t *testing.T) {
+	const msg = "RESOURCE_EXHAUSTED: Out of memory while trying to allocate 1477187472 bytes."
+	idAt := func(now time.Time) string {
+		p := newLogsProcessor(createDefaultConfig(), nil)
+		p.now = func() time.Time { return now }
+		lr := plog.NewLogRecord()
+		lr.Body().SetStr(msg)
+		_, ok := p.tag(lr)
+		require.True(t, ok)
+		v, ok := lr.Attributes().Get(oomattr.Incident)
+		require.True(t, ok)
+		return v.Str()
+	}
+	arrival := time.Date(2025, 11, 22, 10, 0, 5, 0, time.UTC)
+	r, ok := oom.Recognize(msg)
+	require.True(t, ok)
+	assert.Equal(t, oomattr.IncidentID(&r, arrival, incidentwindow.Default), idAt(arrival))
+	assert.NotEqual(t, idAt(arrival), idAt(arrival.Add(time.Hour)), "an hour apart: two incidents")
 }

@@ -2,15 +2,14 @@ package xlaoomconnector
 
 import (
 	"context"
+	"math"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/pdata/pcommon"
-	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
@@ -24,7 +23,9 @@ import (
 // The names, instruments and units are a contract with dashboards and alerts.
 func TestDescriptors(t *testing.T) {
 	d := descriptors(settings())
-	assert.Equal(t, descriptor{"xla.oom.errors", "XLA out-of-memory failures seen in log records.", "{error}"}, d[metricErrors])
+	assert.Equal(t, "xla.oom.errors", d[metricErrors].name)
+	assert.Equal(t, "{error}", d[metricErrors].unit)
+	assert.Equal(t, metadata.MetricsInfo.XlaOomErrors.Name, d[metricErrors].name)
 	assert.Equal(t, "xla.oom.requested.size", d[metricRequested].name)
 	assert.Equal(t, "By", d[metricRequested].unit)
 	assert.Equal(t, "xla.oom.shortfall.size", d[metricShortfall].name)
@@ -112,16 +113,6 @@ func TestMeasureDimensions(t *testing.T) {
 	assert.Equal(t, attrKey{code: "E0100"}, measure(r, dimensions{}).attrs, "an unknown phase is left out")
 	assert.Equal(t, attrKey{code: "E0100", program: "jit_step", memorySpace: "hbm"},
 		measure(r, newDimensions([]string{"xla.program.name", "xla.memory.space"})).attrsFor(metricRequested))
-}
-
-func TestRecordTime(t *testing.T) {
-	now := time.Date(2025, 11, 22, 10, 0, 0, 0, time.UTC)
-	lr := plog.NewLogRecord()
-	assert.Equal(t, pcommon.NewTimestampFromTime(now), recordTime(lr, now))
-	lr.SetObservedTimestamp(20)
-	assert.Equal(t, pcommon.Timestamp(20), recordTime(lr, now))
-	lr.SetTimestamp(10)
-	assert.Equal(t, pcommon.Timestamp(10), recordTime(lr, now))
 }
 
 func TestHistogramBuckets(t *testing.T) {
@@ -218,4 +209,23 @@ func TestResourceKey(t *testing.T) {
 	assert.NotEqual(t, resourceKeyOf(n1, ""), resourceKeyOf(n2, ""))
 	n2.Attributes().Remove("s")
 	assert.Equal(t, resourceKeyOf(n1, ""), resourceKeyOf(n2, ""), "nested maps are sorted too")
+}
+
+// TestShortfallGuardsAbsurdSizes: negative or overflowing sizes, possible
+// only on a hand-made tag, give no shortfall or pressure instead of a
+// negative or wrapped one.
+func TestShortfallGuardsAbsurdSizes(t *testing.T) {
+	for name, r := range map[string]oom.Report{
+		"negative capacity":  {Used: oom.KnownSize(10), Capacity: oom.KnownSize(math.MinInt64)},
+		"negative free":      {Requested: oom.KnownSize(math.MaxInt64), Free: oom.KnownSize(-1)},
+		"negative requested": {Requested: oom.KnownSize(-5), Free: oom.KnownSize(-10)},
+		"negative exceeded":  {Exceeded: oom.KnownSize(-1)},
+	} {
+		_, ok := shortfall(r)
+		assert.False(t, ok, name)
+		m := measure(r, dimensions{})
+		assert.False(t, m.hasShortfall, name)
+		assert.False(t, m.hasPressure, name)
+		assert.False(t, m.hasRequested && m.requested < 0, name)
+	}
 }

@@ -7,13 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"unicode/utf8"
 	"unsafe"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 
+	"github.com/xlaoom/xlaoomprocessor/internal/keylist"
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
@@ -60,24 +60,9 @@ func (f *Finder) Validate() error {
 	if !f.SearchBody && len(f.Attributes) == 0 {
 		errs = append(errs, errors.New("search_body: is false and attributes is empty, so no record would ever be read"))
 	}
-	errs = append(errs, validateKeys("body_keys", f.BodyKeys)...)
-	errs = append(errs, validateKeys("attributes", f.Attributes)...)
+	errs = append(errs, keylist.Validate("body_keys", f.BodyKeys)...)
+	errs = append(errs, keylist.Validate("attributes", f.Attributes)...)
 	return errors.Join(errs...)
-}
-
-func validateKeys(field string, keys []string) []error {
-	var errs []error
-	seen := make(map[string]bool, len(keys))
-	for i, k := range keys {
-		switch {
-		case strings.TrimSpace(k) == "":
-			errs = append(errs, fmt.Errorf("%s[%d]: must not be empty", field, i))
-		case seen[k]:
-			errs = append(errs, fmt.Errorf("%s[%d]: %q is listed twice", field, i, k))
-		}
-		seen[k] = true
-	}
-	return errs
 }
 
 // Find reads the record's sources in order and returns the first XLA OOM found.

@@ -1,0 +1,257 @@
+package xlaoomconnector // import "github.com/xlaoom/xlaoomprocessor/xlaoomconnector"
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+)
+
+// emission is one collect's output: the metrics to send, and what must be
+// settled once the send succeeded or failed.
+type emission struct {
+	md      pmetric.Metrics
+	expired int64
+	// inFlight are the delta points sent: their values were taken out of
+	// their series, and go back in if the send fails.
+	inFlight []inFlight
+}
+
+// inFlight is the content of one delta point on its way out.
+type inFlight struct {
+	series *series
+	count  int64
+	hist   histogram
+	end    pcommon.Timestamp
+}
+
+// writer turns series into pmetric data.
+type writer struct {
+	st    *state
+	at    pcommon.Timestamp // the emission time
+	scope func(pmetric.ScopeMetrics)
+	desc  *[numMetrics]descriptor
+	out   *emission
+}
+
+// collect expires stale series, then writes the points due: every series
+// when cumulative (so a Prometheus-style backend does not mark it stale),
+// only series with new data when delta; and, when cumulative, an end marker
+// for every series that expired.
+func (st *state) collect(now time.Time, scope func(pmetric.ScopeMetrics), desc *[numMetrics]descriptor) *emission {
+	out := &emission{md: pmetric.NewMetrics()}
+	w := writer{st: st, at: pcommon.NewTimestampFromTime(now), scope: scope, desc: desc, out: out}
+	gone := st.expire(now, w.at)
+	out.expired = int64(len(gone))
+
+	resources := make([]*resourceState, 0, len(st.resources))
+	for _, rs := range st.resources {
+		resources = append(resources, rs)
+	}
+	slices.SortFunc(resources, func(a, b *resourceState) int { return strings.Compare(string(a.key), string(b.key)) })
+
+	var due [numMetrics][]*series
+	for _, rs := range resources {
+		for id := range due {
+			due[id] = due[id][:0]
+		}
+		for k, s := range rs.series {
+			if s.dirty || !st.delta {
+				due[k.metric] = append(due[k.metric], s)
+			}
+		}
+		w.write(rs.resource, rs.schemaURL, &due)
+	}
+
+	for id := range due {
+		due[id] = due[id][:0]
+		if s := st.overflow[id]; s != nil && (s.dirty || !st.delta) {
+			due[id] = append(due[id], s)
+		}
+	}
+	w.write(pcommon.NewResource(), "", &due)
+	if !st.delta {
+		w.writeEnds(gone)
+	}
+	return out
+}
+
+// settle finishes an emission once its send returned. Delta points that
+// were delivered move their series' next start to their end, so the next
+// point begins where they ended; those whose send failed put their values
+// back, and the next point covers both intervals.
+func (st *state) settle(e *emission, delivered bool) {
+	for _, p := range e.inFlight {
+		s := p.series
+		if delivered {
+			s.nextStart = p.end
+			continue
+		}
+		s.count += p.count
+		s.hist.merge(p.hist)
+		s.dirty = true
+	}
+}
+
+// write appends one ResourceMetrics holding the due series, if any.
+func (w *writer) write(res pcommon.Resource, schemaURL string, due *[numMetrics][]*series) {
+	n := 0
+	for id := range due {
+		n += len(due[id])
+	}
+	if n == 0 {
+		return
+	}
+	sm := w.appendScope(res, schemaURL)
+	for id := metricID(0); id < numMetrics; id++ {
+		list := due[id]
+		if len(list) == 0 {
+			continue
+		}
+		slices.SortFunc(list, func(a, b *series) int { return a.attrs.compare(b.attrs) })
+		m := w.appendMetric(sm, id)
+		for _, s := range list {
+			w.writePoint(m, id, s)
+		}
+	}
+}
+
+func (w *writer) appendScope(res pcommon.Resource, schemaURL string) pmetric.ScopeMetrics {
+	rm := w.out.md.ResourceMetrics().AppendEmpty()
+	res.CopyTo(rm.Resource())
+	rm.SetSchemaUrl(schemaURL)
+	sm := rm.ScopeMetrics().AppendEmpty()
+	w.scope(sm)
+	return sm
+}
+
+func (w *writer) appendMetric(sm pmetric.ScopeMetrics, id metricID) pmetric.Metric {
+	m := sm.Metrics().AppendEmpty()
+	m.SetName(w.desc[id].name)
+	m.SetDescription(w.desc[id].description)
+	m.SetUnit(w.desc[id].unit)
+	temporality := pmetric.AggregationTemporalityCumulative
+	if w.st.delta {
+		temporality = pmetric.AggregationTemporalityDelta
+	}
+	switch id.metricType() {
+	case pmetric.MetricTypeSum:
+		m.SetEmptySum().SetIsMonotonic(true)
+		m.Sum().SetAggregationTemporality(temporality)
+	case pmetric.MetricTypeHistogram:
+		m.SetEmptyHistogram().SetAggregationTemporality(temporality)
+	default:
+		m.SetEmptyGauge()
+	}
+	return m
+}
+
+// writePoint appends the point of s to m and marks it emitted. A delta
+// point's values leave the series until settle says whether they arrived.
+func (w *writer) writePoint(m pmetric.Metric, id metricID, s *series) {
+	end := s.pointTime(w.at)
+	start := s.start
+	if w.st.delta {
+		start = s.nextStart
+	}
+	count, hist := s.count, s.hist
+	if w.st.delta && id != metricPressure {
+		p := inFlight{series: s, count: s.count, hist: s.hist.take(), end: end}
+		s.count = 0
+		count, hist = p.count, p.hist
+		w.out.inFlight = append(w.out.inFlight, p)
+	}
+	switch m.Type() {
+	case pmetric.MetricTypeSum:
+		dp := m.Sum().DataPoints().AppendEmpty()
+		dp.SetStartTimestamp(start)
+		dp.SetTimestamp(end)
+		s.putAttributes(dp.Attributes())
+		dp.SetIntValue(count)
+	case pmetric.MetricTypeHistogram:
+		dp := m.Histogram().DataPoints().AppendEmpty()
+		dp.SetStartTimestamp(start)
+		dp.SetTimestamp(end)
+		s.putAttributes(dp.Attributes())
+		dp.SetCount(hist.count)
+		dp.SetSum(hist.sum)
+		if hist.count > 0 {
+			dp.SetMin(hist.min)
+			dp.SetMax(hist.max)
+		}
+		dp.ExplicitBounds().FromRaw(w.st.bounds)
+		buckets := hist.buckets
+		if buckets == nil {
+			buckets = make([]uint64, len(w.st.bounds)+1)
+		}
+		dp.BucketCounts().FromRaw(buckets)
+	default:
+		dp := m.Gauge().DataPoints().AppendEmpty()
+		dp.SetTimestamp(end)
+		s.putAttributes(dp.Attributes())
+		dp.SetDoubleValue(s.gauge)
+		if w.st.delta {
+			// A gauge has nothing to put back: a failed send marks it for the next.
+			w.out.inFlight = append(w.out.inFlight, inFlight{series: s, end: end})
+		}
+	}
+	s.lastPoint = end
+	s.dirty = false
+}
+
+// writeEnds writes one end marker per expired series: a point flagged
+// NoRecordedValue at the emission time. The Prometheus exporter drops the
+// series on it (and Prometheus marks it stale at the next scrape), remote
+// write sends a staleness marker; without it both would keep serving the
+// last value for their own expiry.
+//
+// Each marker gets a Metric of its own: the Prometheus exporter (v0.158)
+// stops reading a metric's points at the first flagged one.
+func (w *writer) writeEnds(gone []ended) {
+	slices.SortFunc(gone, func(a, b ended) int {
+		if c := strings.Compare(string(a.key), string(b.key)); c != 0 {
+			return c
+		}
+		if a.metric != b.metric {
+			return int(a.metric) - int(b.metric)
+		}
+		return a.series.attrs.compare(b.series.attrs)
+	})
+	var sm pmetric.ScopeMetrics
+	for i, g := range gone {
+		if i == 0 || g.key != gone[i-1].key || g.series.overflow != gone[i-1].series.overflow {
+			sm = w.appendScope(g.resource, g.schemaURL)
+		}
+		m := w.appendMetric(sm, g.metric)
+		s := g.series
+		switch m.Type() {
+		case pmetric.MetricTypeSum:
+			markEnd(m.Sum().DataPoints().AppendEmpty(), s, true)
+		case pmetric.MetricTypeHistogram:
+			markEnd(m.Histogram().DataPoints().AppendEmpty(), s, true)
+		default:
+			markEnd(m.Gauge().DataPoints().AppendEmpty(), s, false)
+		}
+	}
+}
+
+// endPoint is what number and histogram data points share.
+type endPoint interface {
+	SetStartTimestamp(pcommon.Timestamp)
+	SetTimestamp(pcommon.Timestamp)
+	Attributes() pcommon.Map
+	SetFlags(pmetric.DataPointFlags)
+}
+
+// markEnd makes dp the end marker of s: no value, at the series' last point
+// time (a gauge has no start).
+func markEnd[P endPoint](dp P, s *series, withStart bool) {
+	if withStart {
+		dp.SetStartTimestamp(s.start)
+	}
+	dp.SetTimestamp(s.lastPoint)
+	s.putAttributes(dp.Attributes())
+	dp.SetFlags(pmetric.DefaultDataPointFlags.WithNoRecordedValue(true))
+}

@@ -1,0 +1,166 @@
+package xlaoomconnector // import "github.com/xlaoom/xlaoomprocessor/xlaoomconnector"
+
+import (
+	"slices"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+)
+
+// resourceState holds the series of one resource.
+type resourceState struct {
+	key       resourceKey
+	resource  pcommon.Resource // a private copy
+	schemaURL string
+	series    map[seriesKey]*series
+}
+
+// state is every series the connector holds. It is not safe for concurrent
+// use; the connector guards it with a mutex.
+type state struct {
+	delta   bool
+	limit   int // series per metric, overflow series not counted
+	expiry  time.Duration
+	bounds  []float64
+	enabled [numMetrics]bool
+
+	resources map[resourceKey]*resourceState
+	counts    [numMetrics]int     // series per metric
+	overflow  [numMetrics]*series // nil until a metric overflows
+
+	// retired keeps the value of expired counters (cumulative only), so that
+	// a counter that comes back continues from where it stopped instead of
+	// restarting at 1: see retire.
+	retired [numMetrics]*lru[retiredKey, retiredCounter]
+
+	incidents incidentMemory
+}
+
+// retiredKey names an expired series.
+type retiredKey struct {
+	resource resourceKey
+	series   seriesKey
+}
+
+// retiredCounter is what a counter needs to continue: its value, its start
+// and the time of its last point (the end marker).
+type retiredCounter struct {
+	count     int64
+	start     pcommon.Timestamp
+	lastPoint pcommon.Timestamp
+}
+
+func newState(cfg *Config) *state {
+	st := &state{
+		delta:     cfg.AggregationTemporality == TemporalityDelta,
+		limit:     cfg.SeriesLimit,
+		expiry:    cfg.SeriesExpiry,
+		bounds:    slices.Clone(cfg.Buckets),
+		enabled:   cfg.Metrics.enabled(),
+		resources: map[resourceKey]*resourceState{},
+		incidents: newIncidentMemory(cfg.IncidentWindow, cfg.SeriesExpiry),
+	}
+	for id := range st.retired {
+		st.retired[id] = newLRU[retiredKey, retiredCounter]()
+	}
+	return st
+}
+
+// observation is one XLA OOM record: what it measures and when it happened.
+type observation struct {
+	measured measurement
+	at       pcommon.Timestamp // the record's time (recordtime.Of)
+}
+
+// add records the observations of one resource and returns how many
+// measurements went to an overflow series.
+func (st *state) add(key resourceKey, res pcommon.Resource, schemaURL string, obs []observation, now time.Time) (overflowed int64) {
+	rs := st.resources[key]
+	for i := range obs {
+		ob := &obs[i]
+		for id := metricID(0); id < numMetrics; id++ {
+			if !st.enabled[id] || !ob.measured.has(id) {
+				continue
+			}
+			var s *series
+			s, rs = st.lookup(rs, key, res, schemaURL, seriesKey{metric: id, attrs: ob.measured.attrsFor(id)}, now)
+			if s.overflow {
+				overflowed++
+			}
+			s.touch(now)
+			switch id {
+			case metricErrors, metricIncidents:
+				s.count++
+			case metricRequested:
+				s.hist.observe(st.bounds, float64(ob.measured.requested))
+			case metricShortfall:
+				s.hist.observe(st.bounds, float64(ob.measured.shortfall))
+			case metricPressure:
+				if ob.at >= s.gaugeAt {
+					s.gauge, s.gaugeAt = ob.measured.pressure, ob.at
+				}
+			}
+		}
+	}
+	return overflowed
+}
+
+func (m *measurement) has(id metricID) bool {
+	if m.incident || id == metricIncidents {
+		return m.incident && id == metricIncidents
+	}
+	switch id {
+	case metricRequested:
+		return m.hasRequested
+	case metricShortfall:
+		return m.hasShortfall
+	case metricPressure:
+		return m.hasPressure
+	default:
+		return true
+	}
+}
+
+// lookup finds or creates the series of k, creating the resource state on
+// first use; past the limit it returns the metric's overflow series.
+//
+// A counter that expired earlier continues from its retired value and start
+// time: to a backend it is the same cumulative stream after a gap.
+func (st *state) lookup(rs *resourceState, key resourceKey, res pcommon.Resource, schemaURL string, k seriesKey, now time.Time) (*series, *resourceState) {
+	if rs != nil {
+		if s, ok := rs.series[k]; ok {
+			return s, rs
+		}
+	}
+	if st.counts[k.metric] >= st.limit {
+		if st.overflow[k.metric] == nil {
+			st.overflow[k.metric] = newSeries(attrKey{}, true, now)
+		}
+		return st.overflow[k.metric], rs
+	}
+	if rs == nil {
+		rs = &resourceState{key: key, resource: pcommon.NewResource(), schemaURL: schemaURL, series: map[seriesKey]*series{}}
+		res.CopyTo(rs.resource)
+		st.resources[key] = rs
+	}
+	s := newSeries(k.attrs, false, now)
+	if old, ok := st.retired[k.metric].get(retiredKey{resource: key, series: k}); ok {
+		s.count, s.start, s.nextStart, s.lastPoint = old.count, old.start, old.start, old.lastPoint
+		st.retired[k.metric].remove(retiredKey{resource: key, series: k})
+	}
+	rs.series[k] = s
+	st.counts[k.metric]++
+	return s, rs
+}
+
+// size is the number of series held, overflow series included.
+func (st *state) size() int64 {
+	var n int64
+	for id := range st.counts {
+		n += int64(st.counts[id])
+		if st.overflow[id] != nil {
+			n++
+		}
+	}
+	return n
+}
