@@ -5,6 +5,7 @@ package oomattr
 
 import (
 	"encoding/binary"
+	"encoding/hex"
 	"hash/fnv"
 	"strconv"
 	"time"
@@ -276,14 +277,8 @@ func IncidentID(r *oom.Report, ts time.Time, window time.Duration) string {
 		}
 		putInt(start)
 	}
-	var out [16]byte
-	const hexDigits = "0123456789abcdef"
-	v := h.Sum64()
-	for i := 15; i >= 0; i-- {
-		out[i] = hexDigits[v&0xf]
-		v >>= 4
-	}
-	return string(out[:])
+	binary.BigEndian.PutUint64(buf[:], h.Sum64())
+	return hex.EncodeToString(buf[:])
 }
 
 // Tagged reports whether attrs already carry an XLA OOM tag.
