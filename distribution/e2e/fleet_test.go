@@ -160,7 +160,10 @@ func (g *gateway) read(t *testing.T) []records.Record {
 
 // startAgent runs examples/agent.yaml on the job logs, exporting through
 // load_balancing to gateways, with its checkpoints and queue in storage.
-func startAgent(t *testing.T, name string, logs *jobLogs, storage string, pki testPKI, clientCert bool, gateways ...*gateway) *collector.Process {
+// startAt is file_log's start_at for the files it finds at start-up: a
+// restarted agent uses "end", the shipped default, so that only its
+// checkpoints can bring back what was written while it was down.
+func startAgent(t *testing.T, name string, logs *jobLogs, storage, startAt string, pki testPKI, clientCert bool, gateways ...*gateway) *collector.Process {
 	t.Helper()
 	addrs := make([]string, 0, len(gateways))
 	for _, g := range gateways {
@@ -171,7 +174,7 @@ func startAgent(t *testing.T, name string, logs *jobLogs, storage string, pki te
 		"XLAOOM_TELEMETRY_PORT=" + freePort(t), "XLAOOM_LOG_LEVEL=warn", "XLAOOM_HEALTH_ENDPOINT=" + health,
 		"XLAOOM_JOB_LOGS=" + logs.glob(),
 		"XLAOOM_CONTAINER_LOGS=" + filepath.Join(t.TempDir(), "no-pods", "*", "*", "*.log"),
-		"XLAOOM_START_AT=beginning", "HOST_NAME=node-1", "XLAOOM_STORAGE_DIR=" + storage,
+		"XLAOOM_START_AT=" + startAt, "HOST_NAME=node-1", "XLAOOM_STORAGE_DIR=" + storage,
 		"XLAOOM_GATEWAYS=[" + strings.Join(addrs, ",") + "]",
 	}, pki.agentTLSEnv(clientCert)...)
 	return startCollector(t, name, filepath.Join(examplesDir, "agent.yaml"), env, health)

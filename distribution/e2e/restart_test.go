@@ -23,7 +23,11 @@ func TestAgentRestartWithoutLoss(t *testing.T) {
 	services := []string{"llama-pretrain", "gemma-sft", "t5-eval"}
 	storage := filepath.Join(dir, "storage")
 
-	agent := startAgent(t, "agent", logs, storage, pki, false, gw)
+	// The restarted agent has start_at: end, the shipped default: without the
+	// checkpoints in file_storage it would skip every line written while it
+	// was down (the first start reads from the beginning only because the
+	// logs may appear before its first poll).
+	agent := startAgent(t, "agent", logs, storage, "beginning", pki, false, gw)
 	// The stream: rounds of records appended to every job's log; the agent is
 	// killed once a good part of it has been delivered, while writing goes on.
 	const rounds, perRound = 30, 20
@@ -45,7 +49,7 @@ func TestAgentRestartWithoutLoss(t *testing.T) {
 			t.Logf("agent killed after %d of %d records written, %d delivered", logs.total(), rounds*perRound*len(services), len(gw.read(t)))
 		}
 		if killed && round == rounds/2 {
-			agent = startAgent(t, "agent-restarted", logs, storage, pki, false, gw)
+			agent = startAgent(t, "agent-restarted", logs, storage, "end", pki, false, gw)
 		}
 		time.Sleep(50 * time.Millisecond) // a stream, not one burst
 	}

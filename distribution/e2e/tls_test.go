@@ -20,7 +20,7 @@ func TestGatewayClientAuth(t *testing.T) {
 
 	logs := newJobLogs(filepath.Join(t.TempDir(), "jobs"))
 	logs.write(t, "trainer", 12, 4)
-	startAgent(t, "agent", logs, filepath.Join(t.TempDir(), "storage"), pki, true, gw)
+	startAgent(t, "agent", logs, filepath.Join(t.TempDir(), "storage"), "beginning", pki, true, gw)
 	eventually(t, 60*time.Second, func() string {
 		copies, _ := logs.delivery(gw.read(t))
 		if n, _ := logs.missing(copies); n > 0 {
