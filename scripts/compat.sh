@@ -19,7 +19,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
 json=()
-[ -n "${COMPAT_JSON:-}" ] && json=(-json)
+verbose=(-v) # the newest-collector test logs the collector's version
+[ -n "${COMPAT_JSON:-}" ] && json=(-json) && verbose=()
 # The toolchain is pinned: a module that needs a newer Go fails here instead of
 # downloading another toolchain (and the default build never sees it).
 export GOTOOLCHAIN=local
@@ -89,4 +90,4 @@ echo >&2 "compat: builder + build took $(( $(date +%s) - started ))s"
 # --- 3. one pipeline through it (the e2e test skips unless XLAOOM_NEWEST_COLLECTOR is set)
 cd "$root/distribution"
 OTELCOL_XLAOOM="$newest" XLAOOM_NEWEST_COLLECTOR="$newest" XLAOOM_NEWEST_VERSION="$beta" \
-  go test "${json[@]}" -count=1 -timeout 5m -run '^TestNewestCollectorPipeline$' ./e2e/
+  go test "${json[@]}" "${verbose[@]}" -count=1 -timeout 5m -run '^TestNewestCollectorPipeline$' ./e2e/
