@@ -57,14 +57,14 @@ helm-test:
 	@test -n "$(XLAOOM_HELM_CHART)" || { echo "set XLAOOM_HELM_CHART to the opentelemetry-collector chart (directory or .tgz)"; exit 2; }
 	$(MAKE) -C distribution build-dist
 	cd distribution && HELM=$${HELM:-$$(../scripts/install-helm.sh)} XLAOOM_HELM_CHART=$(abspath $(XLAOOM_HELM_CHART)) \
-	  OTELCOL_XLAOOM=bin/otelcol-xlaoom $(GO) test -count=1 -v -run 'TestHelmValues|TestOperatorResources' ./e2e/
+	  OTELCOL_XLAOOM=bin/otelcol-xlaoom CGO_ENABLED=0 $(GO) test -trimpath -count=1 -v -run 'TestHelmValues|TestOperatorResources' ./e2e/
 
 ## lint: gofmt, go vet (every module) and golangci-lint
 .PHONY: lint
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
 	$(GO) vet ./...
-	cd distribution && $(GO) vet ./...
+	cd distribution && CGO_ENABLED=0 $(GO) vet -trimpath ./...  # build-dist's flags: one build cache
 	cd bench && $(GO) vet ./...
 	$(TOOLS) golangci-lint run ./...
 
