@@ -38,17 +38,37 @@ unit:
 fuzz:
 	./scripts/fuzz.sh $(FUZZ)
 
-## compat: build and test the component against the newest collector core line
+## compat: the component against the newest collector release (core v0.165.0): its tests, a smaller
+## collector built with builder v0.165.0, and one OTLP -> processor + connector -> metrics pipeline through it
 .PHONY: compat
 compat:
 	./scripts/compat.sh
+
+## image: build the container image otelcol-xlaoom:$(VERSION) (distribution/Dockerfile) with buildah
+.PHONY: image
+image:
+	$(MAKE) -C distribution image $(if $(VERSION),VERSION=$(VERSION)) $(if $(IMAGE),IMAGE=$(IMAGE))
+
+## install-helm: install the pinned helm (v3.22.0) into bin/
+.PHONY: install-helm
+install-helm:
+	./scripts/install-helm.sh
+
+## helm-test: helm lint + template of deploy/helm with the chart in XLAOOM_HELM_CHART, and
+## `otelcol-xlaoom validate` of every rendered config and of deploy/operator
+.PHONY: helm-test
+helm-test:
+	@test -n "$(XLAOOM_HELM_CHART)" || { echo "set XLAOOM_HELM_CHART to the opentelemetry-collector chart (directory or .tgz)"; exit 2; }
+	$(MAKE) -C distribution build-dist
+	cd distribution && HELM=$${HELM:-$$(../scripts/install-helm.sh)} XLAOOM_HELM_CHART=$(abspath $(XLAOOM_HELM_CHART)) \
+	  OTELCOL_XLAOOM=bin/otelcol-xlaoom CGO_ENABLED=0 $(GO) test -trimpath -count=1 -v -run 'TestHelmValues|TestOperatorResources' ./e2e/
 
 ## lint: gofmt, go vet (every module) and golangci-lint
 .PHONY: lint
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
 	$(GO) vet ./...
-	cd distribution && $(GO) vet ./...
+	cd distribution && CGO_ENABLED=0 $(GO) vet -trimpath ./...  # build-dist's flags: one build cache
 	cd bench && $(GO) vet ./...
 	$(TOOLS) golangci-lint run ./...
 

@@ -11,8 +11,13 @@ import (
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/connector/countconnector"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/fileexporter"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/loadbalancingexporter"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/prometheusexporter"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/prometheusremotewriteexporter"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/extension/healthcheckextension"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/extension/storage/filestorage"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/processor/k8sattributesprocessor"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/processor/resourcedetectionprocessor"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/processor/transformprocessor"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/receiver/filelogreceiver"
 	"go.opentelemetry.io/collector/component"
@@ -25,6 +30,7 @@ import (
 	"go.opentelemetry.io/collector/exporter/debugexporter"
 	"go.opentelemetry.io/collector/exporter/otlpexporter"
 	"go.opentelemetry.io/collector/exporter/otlphttpexporter"
+	"go.opentelemetry.io/collector/extension"
 	"go.opentelemetry.io/collector/otelcol"
 	"go.opentelemetry.io/collector/processor"
 	"go.opentelemetry.io/collector/processor/batchprocessor"
@@ -67,7 +73,7 @@ func (e Entry[F]) Import() string {
 	return name[:strings.LastIndex(name, ".")]
 }
 
-// Receivers, Processors, Connectors and Exporters are the components of
+// Receivers, Processors, Connectors, Exporters and Extensions are the components of
 // otelcol-xlaoom.
 func Receivers() []Entry[receiver.Factory] {
 	return []Entry[receiver.Factory]{
@@ -82,6 +88,10 @@ func Processors() []Entry[processor.Factory] {
 		{batchprocessor.NewFactory, "go.opentelemetry.io/collector/processor/batchprocessor " + coreBeta},
 		{memorylimiterprocessor.NewFactory, "go.opentelemetry.io/collector/processor/memorylimiterprocessor " + coreBeta},
 		{transformprocessor.NewFactory, contribMod + "processor/transformprocessor " + contrib},
+		// k8s_attributes sets k8s.job.name (and pod, namespace) on agents, so
+		// incidents are counted per job; resource_detection adds host/cloud facts.
+		{k8sattributesprocessor.NewFactory, contribMod + "processor/k8sattributesprocessor " + contrib},
+		{resourcedetectionprocessor.NewFactory, contribMod + "processor/resourcedetectionprocessor " + contrib},
 	}
 }
 
@@ -100,6 +110,18 @@ func Exporters() []Entry[exporter.Factory] {
 		{otlphttpexporter.NewFactory, "go.opentelemetry.io/collector/exporter/otlphttpexporter " + coreBeta},
 		{prometheusexporter.NewFactory, contribMod + "exporter/prometheusexporter " + contrib},
 		{prometheusremotewriteexporter.NewFactory, contribMod + "exporter/prometheusremotewriteexporter " + contrib},
+		// load_balancing keeps every record of one job on one gateway replica,
+		// so each job's metric series lives on exactly one gateway.
+		{loadbalancingexporter.NewFactory, contribMod + "exporter/loadbalancingexporter " + contrib},
+	}
+}
+
+// Extensions: health_check for Kubernetes probes, file_storage for the file_log
+// checkpoints that let an agent restart without losing or re-reading lines.
+func Extensions() []Entry[extension.Factory] {
+	return []Entry[extension.Factory]{
+		{healthcheckextension.NewFactory, contribMod + "extension/healthcheckextension " + contrib},
+		{filestorage.NewFactory, contribMod + "extension/storage/filestorage " + contrib},
 	}
 }
 
@@ -137,6 +159,7 @@ func Components() (otelcol.Factories, error) {
 		ProcessorModules: map[component.Type]string{},
 		ConnectorModules: map[component.Type]string{},
 		ExporterModules:  map[component.Type]string{},
+		ExtensionModules: map[component.Type]string{},
 	}
 	var err error
 	if f.Receivers, err = makeMap(Receivers(), f.ReceiverModules); err != nil {
@@ -149,6 +172,9 @@ func Components() (otelcol.Factories, error) {
 		return otelcol.Factories{}, err
 	}
 	if f.Exporters, err = makeMap(Exporters(), f.ExporterModules); err != nil {
+		return otelcol.Factories{}, err
+	}
+	if f.Extensions, err = makeMap(Extensions(), f.ExtensionModules); err != nil {
 		return otelcol.Factories{}, err
 	}
 	return f, nil

@@ -82,7 +82,7 @@ func TestManifestMatchesHandWrittenComponents(t *testing.T) {
 		{"processors", manifestKeys(m.Processors), keys(Processors())},
 		{"connectors", manifestKeys(m.Connectors), keys(Connectors())},
 		{"exporters", manifestKeys(m.Exporters), keys(Exporters())},
-		{"extensions", manifestKeys(m.Extensions), nil},
+		{"extensions", manifestKeys(m.Extensions), keys(Extensions())},
 		{"providers", manifestKeys(m.Providers), keys(Providers())},
 		{"telemetry", []string{m.Telemetry.key()}, []string{Telemetry + " => " + TelemetryImport}},
 	} {
@@ -121,9 +121,10 @@ func TestFactoriesAreTheListedOnes(t *testing.T) {
 		want string
 	}{
 		{types(set(f.Receivers), f.ReceiverModules), "file_log otlp"},
-		{types(set(f.Processors), f.ProcessorModules), "batch memory_limiter transform xla_oom"},
+		{types(set(f.Processors), f.ProcessorModules), "batch k8s_attributes memory_limiter resource_detection transform xla_oom"},
 		{types(set(f.Connectors), f.ConnectorModules), "count xla_oom"},
-		{types(set(f.Exporters), f.ExporterModules), "debug file otlp_grpc otlp_http prometheus prometheus_remote_write"},
+		{types(set(f.Exporters), f.ExporterModules), "debug file load_balancing otlp_grpc otlp_http prometheus prometheus_remote_write"},
+		{types(set(f.Extensions), f.ExtensionModules), "file_storage health_check"},
 	} {
 		if got := strings.Join(c.got, " "); got != c.want {
 			t.Errorf("component types %q, want %q", got, c.want)
@@ -148,6 +149,7 @@ func TestManifestVersionsAreTheBuiltOnes(t *testing.T) {
 	}
 	m := readManifest(t)
 	all := append(append(append(append(append([]module{}, m.Receivers...), m.Processors...), m.Connectors...), m.Exporters...), m.Providers...)
+	all = append(all, m.Extensions...)
 	all = append(all, m.Telemetry)
 	for _, mod := range all {
 		f := strings.Fields(mod.GoMod)

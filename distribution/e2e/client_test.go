@@ -28,14 +28,15 @@ func TestSDKClient(t *testing.T) {
 	dir := t.TempDir()
 	gwOTLP, gwHTTP, gwProm := freeAddr(t), freeAddr(t), freeAddr(t)
 	gwRecords := filepath.Join(dir, "records.json")
-	startCollector(t, "gateway", filepath.Join(examplesDir, "gateway.yaml"), append(telemetryEnv(t),
+	pki := newTestPKI(t) // the gateway serves OTLP over TLS only
+	startCollector(t, "gateway", filepath.Join(examplesDir, "gateway.yaml"), append(append(telemetryEnv(t),
 		"XLAOOM_OTLP_GRPC_ENDPOINT="+gwOTLP, "XLAOOM_OTLP_HTTP_ENDPOINT="+gwHTTP,
 		"XLAOOM_PROMETHEUS_ENDPOINT="+gwProm, "XLAOOM_RECORDS_FILE="+gwRecords, "XLAOOM_EMIT_INTERVAL=1s",
-	), gwHTTP, gwProm)
+	), pki.gatewayTLSEnv(false)...), gwHTTP, gwProm)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	exp, err := otlploghttp.New(ctx, otlploghttp.WithEndpoint(gwHTTP), otlploghttp.WithInsecure(),
+	exp, err := otlploghttp.New(ctx, otlploghttp.WithEndpoint(gwHTTP), otlploghttp.WithTLSClientConfig(pki.clientTLS(t, false)),
 		otlploghttp.WithTimeout(10*time.Second))
 	if err != nil {
 		t.Fatal(err)

@@ -62,6 +62,7 @@ func run(m *testing.M) int {
 	start := time.Now()
 	build := exec.CommandContext(ctx, "go", "build", "-trimpath", "-o", collectorBin, "./cmd/otelcol-xlaoom")
 	build.Dir = distDir
+	build.Env = append(os.Environ(), "CGO_ENABLED=0") // static, as make build-dist: the image test reuses it
 	if out, err := build.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "building otelcol-xlaoom: %v\n%s", err, out)
 		return 1
@@ -143,8 +144,9 @@ func appendFile(t *testing.T, path, text string) {
 	}
 }
 
-// telemetryEnv keeps the collector's own metrics endpoint off the shared
-// default port 8888, so that several collectors can run at once.
+// telemetryEnv keeps the collector's own metrics endpoint and its health
+// check off the shared default ports 8888 and 13133, so that several
+// collectors can run at once.
 func telemetryEnv(t *testing.T) []string {
-	return []string{"XLAOOM_TELEMETRY_PORT=" + freePort(t), "XLAOOM_LOG_LEVEL=warn"}
+	return []string{"XLAOOM_TELEMETRY_PORT=" + freePort(t), "XLAOOM_LOG_LEVEL=warn", "XLAOOM_HEALTH_ENDPOINT=" + freeAddr(t)}
 }

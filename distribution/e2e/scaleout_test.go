@@ -62,24 +62,27 @@ func TestAgentToGateway(t *testing.T) {
 		}
 	}
 
+	// The examples as shipped: the gateway serves OTLP over TLS only and the
+	// agent verifies it against the CA (no client certificates here; see tls_test.go).
+	pki := newTestPKI(t)
 	gwOTLP, gwHTTP, gwProm := freeAddr(t), freeAddr(t), freeAddr(t)
 	gwRecords := filepath.Join(dir, "gateway", "records.json")
 	if err := os.MkdirAll(filepath.Dir(gwRecords), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	startCollector(t, "gateway", filepath.Join(examplesDir, "gateway.yaml"), append(telemetryEnv(t),
+	startCollector(t, "gateway", filepath.Join(examplesDir, "gateway.yaml"), append(append(telemetryEnv(t),
 		"XLAOOM_OTLP_GRPC_ENDPOINT="+gwOTLP, "XLAOOM_OTLP_HTTP_ENDPOINT="+gwHTTP,
 		"XLAOOM_PROMETHEUS_ENDPOINT="+gwProm, "XLAOOM_RECORDS_FILE="+gwRecords, "XLAOOM_EMIT_INTERVAL=1s",
-	), gwOTLP, gwProm)
+	), pki.gatewayTLSEnv(false)...), gwOTLP, gwProm)
 
 	agentTelemetry := freePort(t)
-	startCollector(t, "agent", filepath.Join(examplesDir, "agent.yaml"), []string{
-		"XLAOOM_TELEMETRY_PORT=" + agentTelemetry, "XLAOOM_LOG_LEVEL=warn",
+	startCollector(t, "agent", filepath.Join(examplesDir, "agent.yaml"), append([]string{
+		"XLAOOM_TELEMETRY_PORT=" + agentTelemetry, "XLAOOM_LOG_LEVEL=warn", "XLAOOM_HEALTH_ENDPOINT=" + freeAddr(t),
 		"XLAOOM_JOB_LOGS=" + filepath.Join(jobs, "*", "*.log"),
 		"XLAOOM_CONTAINER_LOGS=" + filepath.Join(pods, "*", "*", "*.log"),
-		"XLAOOM_START_AT=beginning", "HOST_NAME=node-7",
-		"XLAOOM_GATEWAY_ENDPOINT=" + gwOTLP, "XLAOOM_GATEWAY_INSECURE=true",
-	}, "127.0.0.1:"+agentTelemetry)
+		"XLAOOM_START_AT=beginning", "HOST_NAME=node-7", "XLAOOM_STORAGE_DIR=" + filepath.Join(dir, "storage"),
+		"XLAOOM_GATEWAYS=[" + gwOTLP + "]",
+	}, pki.agentTLSEnv(false)...), "127.0.0.1:"+agentTelemetry)
 
 	wantTotal := len(jobRecords) + len(podRecords)
 	var got []records.Record

@@ -16,10 +16,11 @@ import (
 
 // Process is a running collector.
 type Process struct {
-	cmd  *exec.Cmd
-	done chan struct{}
-	err  error
-	Log  string // path of the file holding its stdout and stderr
+	cmd    *exec.Cmd
+	done   chan struct{}
+	err    error
+	killed bool   // ended by Kill: its exit status is expected, not an error
+	Log    string // path of the file holding its stdout and stderr
 }
 
 // Start runs binary with --config config and the extra environment env
@@ -61,11 +62,27 @@ func (p *Process) Exited() (bool, error) {
 	}
 }
 
+// Kill ends the collector at once (SIGKILL: nothing is flushed, as when a node
+// or container dies) and waits for it to be gone.
+func (p *Process) Kill() {
+	select {
+	case <-p.done:
+		return
+	default:
+	}
+	p.killed = true
+	_ = p.cmd.Process.Kill()
+	<-p.done
+}
+
 // Stop asks the collector to shut down (SIGTERM: it flushes its exporters)
 // and kills it if it has not ended within grace.
 func (p *Process) Stop(grace time.Duration) error {
 	select {
 	case <-p.done:
+		if p.killed {
+			return nil
+		}
 		return p.err
 	default:
 	}
