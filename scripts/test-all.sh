@@ -96,13 +96,15 @@ COMPAT_JSON=1 "$root/scripts/compat.sh" 2>>"$log" || { status=1; check CompatBui
 
 if [ -f "$root/examples/prometheus/alerts_test.yaml" ]; then
   stage "promtool test rules"
-  if command -v promtool >/dev/null; then
-    check PromtoolTestRules bash -c "cd '$root/examples/prometheus' && promtool test rules alerts_test.yaml" || status=1
+  promtool=$(command -v promtool || true)
+  [ -n "$promtool" ] || [ ! -x "$root/out/tools/prometheus3/promtool" ] || promtool="$root/out/tools/prometheus3/promtool"
+  if [ -n "$promtool" ]; then
+    check PromtoolTestRules bash -c "cd '$root/examples/prometheus' && '$promtool' test rules alerts_test.yaml" || status=1
   elif [ "${CI:-}" = true ]; then
     check PromtoolTestRules bash -c "echo 'promtool is not installed: .ci/run should have installed it'; exit 1"
     status=1
   else
-    skipped PromtoolTestRules "promtool is not installed: alert rule tests NOT run. Install: apt-get install -y prometheus (Debian/Ubuntu)"
+    skipped PromtoolTestRules "promtool is not installed: alert rule tests NOT run. Install: apt-get install -y prometheus (Debian/Ubuntu), or ./scripts/install-prometheus3.sh (Go only)"
   fi
 fi
 exit $status
