@@ -63,6 +63,18 @@ func newTestConnector(t *testing.T, cfg *Config, set connector.Settings, sink *c
 	return conn, clk
 }
 
+// forEachTemporality runs test once per aggregation temporality, as a subtest
+// named after it, with the default config set to that temporality.
+func forEachTemporality(t *testing.T, test func(t *testing.T, cfg *Config)) {
+	for _, temporality := range []string{TemporalityCumulative, TemporalityDelta} {
+		t.Run(temporality, func(t *testing.T) {
+			cfg := createDefaultConfig()
+			cfg.AggregationTemporality = temporality
+			test(t, cfg)
+		})
+	}
+}
+
 func readLogs(t *testing.T, parts ...string) plog.Logs {
 	t.Helper()
 	ld, err := golden.ReadLogs(filepath.Join(append([]string{"testdata", "logs"}, parts...)...))
@@ -118,38 +130,35 @@ func TestGoldenTagged(t *testing.T) {
 // TestGoldenTemporality feeds two batches with an emission after each, then
 // emits once more with no new data.
 func TestGoldenTemporality(t *testing.T) {
-	for _, temporality := range []string{TemporalityCumulative, TemporalityDelta} {
-		t.Run(temporality, func(t *testing.T) {
-			cfg := createDefaultConfig()
-			cfg.AggregationTemporality = temporality
-			sink := new(consumertest.MetricsSink)
-			c, clk := newTestConnector(t, cfg, settings(), sink)
+	forEachTemporality(t, func(t *testing.T, cfg *Config) {
+		temporality := cfg.AggregationTemporality
+		sink := new(consumertest.MetricsSink)
+		c, clk := newTestConnector(t, cfg, settings(), sink)
 
-			first := consumeAndEmit(t, c, sink, readLogs(t, "tagged", "input.yaml"))
-			compareGolden(t, first, "tagged", temporality+"_1.yaml")
-			clk.Add(cfg.EmitInterval)
-			second := consumeAndEmit(t, c, sink, readLogs(t, "tagged", "input2.yaml"))
-			compareGolden(t, second, "tagged", temporality+"_2.yaml")
-			clk.Add(cfg.EmitInterval)
+		first := consumeAndEmit(t, c, sink, readLogs(t, "tagged", "input.yaml"))
+		compareGolden(t, first, "tagged", temporality+"_1.yaml")
+		clk.Add(cfg.EmitInterval)
+		second := consumeAndEmit(t, c, sink, readLogs(t, "tagged", "input2.yaml"))
+		compareGolden(t, second, "tagged", temporality+"_2.yaml")
+		clk.Add(cfg.EmitInterval)
 
-			require.NoError(t, c.emit(context.Background()))
-			if temporality == TemporalityCumulative {
-				// Every live series again, same values and starts, at a later
-				// time, so the backend keeps it.
-				require.Len(t, sink.AllMetrics(), 3)
-				third := sink.AllMetrics()[2]
-				require.NoError(t, pmetrictest.CompareMetrics(second, third, pmetrictest.IgnoreTimestamp(),
-					pmetrictest.IgnoreMetricsOrder(), pmetrictest.IgnoreMetricDataPointsOrder()))
-				assertLaterPoints(t, second, third)
-				assert.Equal(t, int64(9), sumErrors(second))
-			} else {
-				// Nothing new, nothing sent.
-				require.Len(t, sink.AllMetrics(), 2)
-				assert.Equal(t, int64(7), sumErrors(first))
-				assert.Equal(t, int64(2), sumErrors(second))
-			}
-		})
-	}
+		require.NoError(t, c.emit(context.Background()))
+		if temporality == TemporalityCumulative {
+			// Every live series again, same values and starts, at a later
+			// time, so the backend keeps it.
+			require.Len(t, sink.AllMetrics(), 3)
+			third := sink.AllMetrics()[2]
+			require.NoError(t, pmetrictest.CompareMetrics(second, third, pmetrictest.IgnoreTimestamp(),
+				pmetrictest.IgnoreMetricsOrder(), pmetrictest.IgnoreMetricDataPointsOrder()))
+			assertLaterPoints(t, second, third)
+			assert.Equal(t, int64(9), sumErrors(second))
+		} else {
+			// Nothing new, nothing sent.
+			require.Len(t, sink.AllMetrics(), 2)
+			assert.Equal(t, int64(7), sumErrors(first))
+			assert.Equal(t, int64(2), sumErrors(second))
+		}
+	})
 }
 
 // TestGoldenUntagged recognises real messages itself. It needs the
@@ -368,49 +377,43 @@ func TestExpiry(t *testing.T) {
 // TestExpiryKeepsUnsentData: a series is never expired before its data was
 // sent, whatever its age.
 func TestExpiryKeepsUnsentData(t *testing.T) {
-	for _, temporality := range []string{TemporalityCumulative, TemporalityDelta} {
-		t.Run(temporality, func(t *testing.T) {
-			cfg := createDefaultConfig()
-			cfg.AggregationTemporality = temporality
-			sink := new(consumertest.MetricsSink)
-			c, clk := newTestConnector(t, cfg, settings(), sink)
-			require.NoError(t, c.ConsumeLogs(context.Background(), readLogs(t, "tagged", "input.yaml")))
-			clk.Add(10 * cfg.SeriesExpiry)
-			got := consumeAndEmit(t, c, sink)
-			assert.Equal(t, int64(7), sumErrors(got))
-			clk.Add(cfg.SeriesExpiry)
-			require.NoError(t, c.emit(context.Background()))
-			if temporality == TemporalityCumulative {
-				require.Len(t, sink.AllMetrics(), 2, "sent once, then its end")
-				live, ends := splitEndMarkers(sink.AllMetrics()[1])
-				assert.Zero(t, live.DataPointCount())
-				assert.Equal(t, got.DataPointCount(), ends.DataPointCount())
-			} else {
-				assert.Len(t, sink.AllMetrics(), 1, "sent once, then expired")
-			}
-			assert.Zero(t, c.state.size())
-		})
-	}
+	forEachTemporality(t, func(t *testing.T, cfg *Config) {
+		temporality := cfg.AggregationTemporality
+		sink := new(consumertest.MetricsSink)
+		c, clk := newTestConnector(t, cfg, settings(), sink)
+		require.NoError(t, c.ConsumeLogs(context.Background(), readLogs(t, "tagged", "input.yaml")))
+		clk.Add(10 * cfg.SeriesExpiry)
+		got := consumeAndEmit(t, c, sink)
+		assert.Equal(t, int64(7), sumErrors(got))
+		clk.Add(cfg.SeriesExpiry)
+		require.NoError(t, c.emit(context.Background()))
+		if temporality == TemporalityCumulative {
+			require.Len(t, sink.AllMetrics(), 2, "sent once, then its end")
+			live, ends := splitEndMarkers(sink.AllMetrics()[1])
+			assert.Zero(t, live.DataPointCount())
+			assert.Equal(t, got.DataPointCount(), ends.DataPointCount())
+		} else {
+			assert.Len(t, sink.AllMetrics(), 1, "sent once, then expired")
+		}
+		assert.Zero(t, c.state.size())
+	})
 }
 
 // TestShutdownFlushes: what was counted since the last tick is sent on shutdown.
 func TestShutdownFlushes(t *testing.T) {
-	for _, temporality := range []string{TemporalityCumulative, TemporalityDelta} {
-		t.Run(temporality, func(t *testing.T) {
-			cfg := createDefaultConfig()
-			cfg.AggregationTemporality = temporality
-			cfg.EmitInterval = time.Hour
-			cfg.SeriesExpiry = time.Hour
-			sink := new(consumertest.MetricsSink)
-			c, _ := newTestConnector(t, cfg, settings(), sink)
-			require.NoError(t, c.Start(context.Background(), componenttest.NewNopHost()))
-			require.NoError(t, c.ConsumeLogs(context.Background(), readLogs(t, "tagged", "input.yaml")))
-			assert.Empty(t, sink.AllMetrics(), "nothing before the first tick")
-			require.NoError(t, c.Shutdown(context.Background()))
-			require.Len(t, sink.AllMetrics(), 1)
-			compareGolden(t, sink.AllMetrics()[0], "tagged", temporality+"_1.yaml")
-		})
-	}
+	forEachTemporality(t, func(t *testing.T, cfg *Config) {
+		temporality := cfg.AggregationTemporality
+		cfg.EmitInterval = time.Hour
+		cfg.SeriesExpiry = time.Hour
+		sink := new(consumertest.MetricsSink)
+		c, _ := newTestConnector(t, cfg, settings(), sink)
+		require.NoError(t, c.Start(context.Background(), componenttest.NewNopHost()))
+		require.NoError(t, c.ConsumeLogs(context.Background(), readLogs(t, "tagged", "input.yaml")))
+		assert.Empty(t, sink.AllMetrics(), "nothing before the first tick")
+		require.NoError(t, c.Shutdown(context.Background()))
+		require.Len(t, sink.AllMetrics(), 1)
+		compareGolden(t, sink.AllMetrics()[0], "tagged", temporality+"_1.yaml")
+	})
 }
 
 func TestShutdownReturnsSendError(t *testing.T) {
@@ -438,69 +441,66 @@ func TestEmitsOnInterval(t *testing.T) {
 // goroutine emit. Run with -race. Nothing may be lost or counted twice.
 func TestConcurrent(t *testing.T) {
 	const goroutines, batches = 16, 25
-	for _, temporality := range []string{TemporalityCumulative, TemporalityDelta} {
-		t.Run(temporality, func(t *testing.T) {
-			cfg := createDefaultConfig()
-			cfg.AggregationTemporality = temporality
-			cfg.EmitInterval = minEmitInterval
-			cfg.SeriesExpiry = time.Hour
-			if temporality == TemporalityDelta {
-				// Series expire between ticks: only unsent data keeps one alive.
-				cfg.SeriesExpiry = cfg.EmitInterval
-			}
-			sink := new(consumertest.MetricsSink)
-			c, err := NewFactory().CreateLogsToMetrics(context.Background(), settings(), cfg, sink)
-			require.NoError(t, err)
-			require.NoError(t, c.Start(context.Background(), componenttest.NewNopHost()))
+	forEachTemporality(t, func(t *testing.T, cfg *Config) {
+		temporality := cfg.AggregationTemporality
+		cfg.EmitInterval = minEmitInterval
+		cfg.SeriesExpiry = time.Hour
+		if temporality == TemporalityDelta {
+			// Series expire between ticks: only unsent data keeps one alive.
+			cfg.SeriesExpiry = cfg.EmitInterval
+		}
+		sink := new(consumertest.MetricsSink)
+		c, err := NewFactory().CreateLogsToMetrics(context.Background(), settings(), cfg, sink)
+		require.NoError(t, err)
+		require.NoError(t, c.Start(context.Background(), componenttest.NewNopHost()))
 
-			inputs := []plog.Logs{readLogs(t, "tagged", "input.yaml"), readLogs(t, "untagged", "input.yaml")}
-			for _, in := range inputs {
-				in.MarkReadOnly() // shared by every goroutine
+		inputs := []plog.Logs{readLogs(t, "tagged", "input.yaml"), readLogs(t, "untagged", "input.yaml")}
+		for _, in := range inputs {
+			in.MarkReadOnly() // shared by every goroutine
+		}
+		var wg sync.WaitGroup
+		stop := make(chan struct{})
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+					assert.NoError(t, c.(*xlaOOMConnector).emit(context.Background()))
+				}
 			}
-			var wg sync.WaitGroup
-			stop := make(chan struct{})
-			wg.Add(1)
+		}()
+		var consumers sync.WaitGroup
+		for g := range goroutines {
+			consumers.Add(1)
 			go func() {
-				defer wg.Done()
-				for {
-					select {
-					case <-stop:
-						return
-					default:
-						assert.NoError(t, c.(*xlaOOMConnector).emit(context.Background()))
-					}
+				defer consumers.Done()
+				for range batches {
+					assert.NoError(t, c.ConsumeLogs(context.Background(), inputs[g%2]))
 				}
 			}()
-			var consumers sync.WaitGroup
-			for g := range goroutines {
-				consumers.Add(1)
-				go func() {
-					defer consumers.Done()
-					for range batches {
-						assert.NoError(t, c.ConsumeLogs(context.Background(), inputs[g%2]))
-					}
-				}()
-			}
-			consumers.Wait()
-			close(stop)
-			wg.Wait()
-			require.NoError(t, c.Shutdown(context.Background()))
+		}
+		consumers.Wait()
+		close(stop)
+		wg.Wait()
+		require.NoError(t, c.Shutdown(context.Background()))
 
-			all := sink.AllMetrics()
-			require.NotEmpty(t, all)
-			perInput := int64(goroutines / 2 * batches)
-			want := perInput*7 + perInput*6 // 7 tagged, 6 recognised OOM records per input
-			if temporality == TemporalityDelta {
-				var got int64
-				for _, md := range all {
-					got += sumErrors(md)
-				}
-				assert.Equal(t, want, got, "the deltas add up to every record")
-			} else {
-				assert.Equal(t, want, sumErrors(all[len(all)-1]), "the last cumulative values hold every record")
+		all := sink.AllMetrics()
+		require.NotEmpty(t, all)
+		perInput := int64(goroutines / 2 * batches)
+		want := perInput*7 + perInput*6 // 7 tagged, 6 recognised OOM records per input
+		if temporality == TemporalityDelta {
+			var got int64
+			for _, md := range all {
+				got += sumErrors(md)
 			}
-		})
-	}
+			assert.Equal(t, want, got, "the deltas add up to every record")
+		} else {
+			assert.Equal(t, want, sumErrors(all[len(all)-1]), "the last cumulative values hold every record")
+		}
+	})
 }
 
 // TestTaggedOnly: with recognize_untagged false (the connector after the

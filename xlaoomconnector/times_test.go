@@ -87,41 +87,38 @@ func backfill(t *testing.T, d time.Duration) plog.Logs {
 // cumulative points keep their start; delta points tile time (each starts
 // where the previous point of its series ended).
 func TestPointTimes(t *testing.T) {
-	for _, temporality := range []string{TemporalityCumulative, TemporalityDelta} {
-		t.Run(temporality, func(t *testing.T) {
-			cfg := createDefaultConfig()
-			cfg.AggregationTemporality = temporality
-			sink := new(consumertest.MetricsSink)
-			c, clk := newTestConnector(t, cfg, settings(), sink)
-			last := map[string]point{}
-			batches := []plog.Logs{
-				readLogs(t, "tagged", "input.yaml"),
-				backfill(t, 24*time.Hour), // older than anything sent
-				readLogs(t, "tagged", "input2.yaml"),
-				backfill(t, time.Hour),
-			}
-			for i, ld := range batches {
-				got := consumeAndEmit(t, c, sink, ld)
-				for k, p := range pointsBySeries(got) {
-					assert.Less(t, p.start, p.time, "emission %d: start not before time: %s", i, k)
-					prev, seen := last[k]
-					if seen {
-						assert.Greater(t, p.time, prev.time, "emission %d: time did not move: %s", i, k)
-						switch {
-						case temporality == TemporalityDelta && p.start != 0:
-							assert.Equal(t, prev.time, p.start, "emission %d: delta points do not tile: %s", i, k)
-						case p.start != 0:
-							assert.Equal(t, prev.start, p.start, "emission %d: cumulative start moved: %s", i, k)
-						}
+	forEachTemporality(t, func(t *testing.T, cfg *Config) {
+		temporality := cfg.AggregationTemporality
+		sink := new(consumertest.MetricsSink)
+		c, clk := newTestConnector(t, cfg, settings(), sink)
+		last := map[string]point{}
+		batches := []plog.Logs{
+			readLogs(t, "tagged", "input.yaml"),
+			backfill(t, 24*time.Hour), // older than anything sent
+			readLogs(t, "tagged", "input2.yaml"),
+			backfill(t, time.Hour),
+		}
+		for i, ld := range batches {
+			got := consumeAndEmit(t, c, sink, ld)
+			for k, p := range pointsBySeries(got) {
+				assert.Less(t, p.start, p.time, "emission %d: start not before time: %s", i, k)
+				prev, seen := last[k]
+				if seen {
+					assert.Greater(t, p.time, prev.time, "emission %d: time did not move: %s", i, k)
+					switch {
+					case temporality == TemporalityDelta && p.start != 0:
+						assert.Equal(t, prev.time, p.start, "emission %d: delta points do not tile: %s", i, k)
+					case p.start != 0:
+						assert.Equal(t, prev.start, p.start, "emission %d: cumulative start moved: %s", i, k)
 					}
-					last[k] = p
 				}
-				if i%2 == 1 {
-					clk.Add(cfg.EmitInterval) // and twice with a clock that did not move
-				}
+				last[k] = p
 			}
-		})
-	}
+			if i%2 == 1 {
+				clk.Add(cfg.EmitInterval) // and twice with a clock that did not move
+			}
+		}
+	})
 }
 
 // TestRepeatAfterExpiryRaisesTheCounter: a job's incident series expires and
