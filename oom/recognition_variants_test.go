@@ -49,32 +49,20 @@ var classBases = []classBase{
 // existing families are tested with.
 func TestRecognitionClassVariations(t *testing.T) {
 	for _, bs := range classBases {
-		for _, st := range statuses {
-			for _, wr := range wrappers {
-				if wr.tpuOnly && !bs.tpu {
-					continue
+		forEachWrapping(bs.msg, bs.tpu, func(label, text, rp string) {
+			t.Run(bs.id+"/"+label, func(t *testing.T) {
+				if !MayContain(text) {
+					t.Fatalf("MayContain = false for %q", text)
 				}
-				msg := wr.prefix + st + bs.msg
-				if wr.ownStatus {
-					msg = wr.prefix + bs.msg
+				r, ok := Recognize(text)
+				if !ok {
+					t.Fatalf("not recognised: %q", text)
 				}
-				for _, h := range headers {
-					text := h.prefix + msg
-					t.Run(bs.id+"/"+st[:8]+"/"+wr.name+"/"+h.name, func(t *testing.T) {
-						if !MayContain(text) {
-							t.Fatalf("MayContain = false for %q", text)
-						}
-						r, ok := Recognize(text)
-						if !ok {
-							t.Fatalf("not recognised: %q", text)
-						}
-						w := bs.want
-						w.rp, w.category = wr.rp, bs.category
-						checkReport(t, r, w)
-					})
-				}
-			}
-		}
+				w := bs.want
+				w.rp, w.category = rp, bs.category
+				checkReport(t, r, w)
+			})
+		})
 	}
 }
 
@@ -105,16 +93,10 @@ func TestCutPointsNeverGuess(t *testing.T) {
 			if r.Code != whole.Code {
 				t.Errorf("%q: code %s, full message %s", text, r.Code, whole.Code)
 			}
-			for _, s := range []struct {
-				name      string
-				got, want Size
-			}{
-				{"Requested", r.Requested, whole.Requested}, {"Free", r.Free, whole.Free}, {"Used", r.Used, whole.Used},
-				{"Capacity", r.Capacity, whole.Capacity}, {"Exceeded", r.Exceeded, whole.Exceeded},
-				{"Reserved", r.Reserved, whole.Reserved}, {"Reservable", r.Reservable, whole.Reservable},
-			} {
-				if s.got.Known && s.got != s.want && !withinPrintedPrecision(s.got, s.want) {
-					t.Errorf("%q: %s = %d, the full message says %+v", text, s.name, s.got.Bytes, s.want)
+			got, full := reportSizes(r), reportSizes(whole)
+			for i, name := range sizeNames {
+				if got[i].Known && got[i] != full[i] && !withinPrintedPrecision(got[i], full[i]) {
+					t.Errorf("%q: %s = %d, the full message says %+v", text, name, got[i].Bytes, full[i])
 				}
 			}
 			for _, f := range []struct{ name, got, want string }{

@@ -156,18 +156,27 @@ func TestVariationsWrappersHeaders(t *testing.T) {
 		if bs.logOnly {
 			continue
 		}
-		for _, st := range statuses {
-			for _, wr := range wrappers {
-				if wr.tpuOnly && !bs.tpu {
-					continue
-				}
-				msg := wr.prefix + st + bs.msg
-				if wr.ownStatus {
-					msg = wr.prefix + bs.msg
-				}
-				for _, h := range headers {
-					bs.check(t, bs.id+"/"+st[:8]+"/"+wr.name+"/"+h.name, h.prefix+msg, wr.rp)
-				}
+		forEachWrapping(bs.msg, bs.tpu, func(label, text, rp string) {
+			bs.check(t, bs.id+"/"+label, text, rp)
+		})
+	}
+}
+
+// forEachWrapping hands fn msg under every status spelling, exception
+// wrapper (the XRT ones only for a TPU message) and log header, with a label
+// naming the three and the replica/partition the wrapper prints.
+func forEachWrapping(msg string, tpu bool, fn func(label, text, rp string)) {
+	for _, st := range statuses {
+		for _, wr := range wrappers {
+			if wr.tpuOnly && !tpu {
+				continue
+			}
+			wrapped := wr.prefix + st + msg
+			if wr.ownStatus {
+				wrapped = wr.prefix + msg
+			}
+			for _, h := range headers {
+				fn(st[:8]+"/"+wr.name+"/"+h.name, h.prefix+wrapped, wr.rp)
 			}
 		}
 	}
