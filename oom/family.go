@@ -173,6 +173,18 @@ func init() {
 	buildWrapVocabulary()
 }
 
+// plainSizeGroups are the standard groups that hold a size read as printed,
+// with the Report field each fills. "requested" is not one: it also reads
+// its exact companion, requested_exact.
+var plainSizeGroups = map[string]func(*Report) *Size{
+	"free":       func(r *Report) *Size { return &r.Free },
+	"used":       func(r *Report) *Size { return &r.Used },
+	"capacity":   func(r *Report) *Size { return &r.Capacity },
+	"exceeded":   func(r *Report) *Size { return &r.Exceeded },
+	"reserved":   func(r *Report) *Size { return &r.Reserved },
+	"reservable": func(r *Report) *Size { return &r.Reservable },
+}
+
 // readStandardGroups fills r from the named groups whose names are Report
 // fields.
 func readStandardGroups(r *Report, m match) {
@@ -181,21 +193,13 @@ func readStandardGroups(r *Report, m match) {
 		if isSizeGroup(g.name) && cutAtEnd(m, g.index) {
 			v = "" // the text stops inside this number: never guess its value
 		}
+		if field, ok := plainSizeGroups[g.name]; ok {
+			*field(r) = parseSizeToken(v)
+			continue
+		}
 		switch g.name {
 		case "requested":
 			r.Requested = exact(v, m.group("requested_exact"))
-		case "free":
-			r.Free = parseSizeToken(v)
-		case "used":
-			r.Used = parseSizeToken(v)
-		case "capacity":
-			r.Capacity = parseSizeToken(v)
-		case "exceeded":
-			r.Exceeded = parseSizeToken(v)
-		case "reserved":
-			r.Reserved = parseSizeToken(v)
-		case "reservable":
-			r.Reservable = parseSizeToken(v)
 		case "space":
 			if v != "" {
 				r.MemorySpace = strings.ToLower(v)

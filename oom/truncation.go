@@ -10,11 +10,8 @@ import "strings"
 
 // isSizeGroup reports whether a standard group name holds a size.
 func isSizeGroup(name string) bool {
-	switch name {
-	case "requested", "requested_exact", "free", "used", "capacity", "exceeded", "reserved", "reservable":
-		return true
-	}
-	return false
+	_, plain := plainSizeGroups[name]
+	return plain || name == "requested" || name == "requested_exact"
 }
 
 // cutAtEnd reports whether the text may end in the middle of group index of
