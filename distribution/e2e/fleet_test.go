@@ -158,6 +158,36 @@ func (g *gateway) read(t *testing.T) []records.Record {
 	return recs
 }
 
+// fleet is what the agent-to-gateway tests start from: a PKI, gateways
+// serving TLS with it, and one node whose agent tails the job logs and keeps
+// its checkpoints and export queue in storage, where an agent restarted on
+// the node finds them again.
+type fleet struct {
+	pki      testPKI
+	gateways []*gateway
+	logs     *jobLogs
+	storage  string
+}
+
+// newFleet starts one gateway per name (no client certificates required)
+// and prepares the node's directories; no agent runs yet.
+func newFleet(t *testing.T, gatewayNames ...string) *fleet {
+	t.Helper()
+	dir := t.TempDir()
+	f := &fleet{pki: newTestPKI(t), logs: newJobLogs(filepath.Join(dir, "jobs")), storage: filepath.Join(dir, "storage")}
+	for _, name := range gatewayNames {
+		f.gateways = append(f.gateways, startGateway(t, name, f.pki, false))
+	}
+	return f
+}
+
+// startAgent runs the node's agent, which verifies the gateways' server
+// certificate and presents none of its own (see the package startAgent).
+func (f *fleet) startAgent(t *testing.T, name, startAt string, gateways ...*gateway) *collector.Process {
+	t.Helper()
+	return startAgent(t, name, f.logs, f.storage, startAt, f.pki, false, gateways...)
+}
+
 // startAgent runs examples/agent.yaml on the job logs, exporting through
 // load_balancing to gateways, with its checkpoints and queue in storage.
 // startAt is file_log's start_at for the files it finds at start-up: a

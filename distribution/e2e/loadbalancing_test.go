@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"fmt"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -26,12 +25,8 @@ import (
 // increase() sees a new series, not a reset). No log record is lost.
 func TestTwoGatewaysLoadBalancing(t *testing.T) {
 	started := time.Now()
-	dir := t.TempDir()
-	pki := newTestPKI(t)
-	gwA := startGateway(t, "gateway-a", pki, false)
-	gwB := startGateway(t, "gateway-b", pki, false)
-
-	logs := newJobLogs(filepath.Join(dir, "jobs"))
+	f := newFleet(t, "gateway-a", "gateway-b")
+	gwA, gwB, logs := f.gateways[0], f.gateways[1], f.logs
 	// 16 jobs: the ring places each on either gateway, so the chance that all
 	// land on one (and the test cannot check the split) is 2 in 65536.
 	var services []string
@@ -40,8 +35,7 @@ func TestTwoGatewaysLoadBalancing(t *testing.T) {
 		services = append(services, svc)
 		logs.write(t, svc, 10+2*i, 3+i%3) // different OOM counts per job
 	}
-	storage := filepath.Join(dir, "storage")
-	agent := startAgent(t, "agent", logs, storage, "beginning", pki, false, gwA, gwB)
+	agent := f.startAgent(t, "agent", "beginning", gwA, gwB)
 
 	readAll := func() (a, b []records.Record) { return gwA.read(t), gwB.read(t) }
 	eventually(t, 90*time.Second, func() string {
@@ -121,7 +115,7 @@ func TestTwoGatewaysLoadBalancing(t *testing.T) {
 	if err := agent.Stop(30 * time.Second); err != nil {
 		t.Errorf("agent stop: %v", err)
 	}
-	startAgent(t, "agent-restarted", logs, storage, "end", pki, false, gwA)
+	f.startAgent(t, "agent-restarted", "end", gwA)
 	eventually(t, 90*time.Second, func() string {
 		copies, _ := logs.delivery(append(gwA.read(t), b...))
 		if n, first := logs.missing(copies); n > 0 {

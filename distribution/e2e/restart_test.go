@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"fmt"
-	"path/filepath"
 	"testing"
 	"time"
 )
@@ -16,18 +15,15 @@ import (
 // again: those are the duplicates, reported below.
 func TestAgentRestartWithoutLoss(t *testing.T) {
 	started := time.Now()
-	dir := t.TempDir()
-	pki := newTestPKI(t)
-	gw := startGateway(t, "gateway", pki, false)
-	logs := newJobLogs(filepath.Join(dir, "jobs"))
+	f := newFleet(t, "gateway")
+	gw, logs := f.gateways[0], f.logs
 	services := []string{"llama-pretrain", "gemma-sft", "t5-eval"}
-	storage := filepath.Join(dir, "storage")
 
 	// The restarted agent has start_at: end, the shipped default: without the
 	// checkpoints in file_storage it would skip every line written while it
 	// was down (the first start reads from the beginning only because the
 	// logs may appear before its first poll).
-	agent := startAgent(t, "agent", logs, storage, "beginning", pki, false, gw)
+	agent := f.startAgent(t, "agent", "beginning", gw)
 	// The stream: rounds of records appended to every job's log; the agent is
 	// killed once a good part of it has been delivered, while writing goes on.
 	const rounds, perRound = 30, 20
@@ -49,7 +45,7 @@ func TestAgentRestartWithoutLoss(t *testing.T) {
 			t.Logf("agent killed after %d of %d records written, %d delivered", logs.total(), rounds*perRound*len(services), len(gw.read(t)))
 		}
 		if killed && round == rounds/2 {
-			agent = startAgent(t, "agent-restarted", logs, storage, "end", pki, false, gw)
+			agent = f.startAgent(t, "agent-restarted", "end", gw)
 		}
 		time.Sleep(50 * time.Millisecond) // a stream, not one burst
 	}
