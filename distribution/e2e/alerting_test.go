@@ -76,12 +76,7 @@ exporters:
   file/delta:
     path: ${env:XLAOOM_OUT}/delta.json
 service:
-  telemetry:
-    logs:
-      level: warn
-    metrics:
-      level: none
-  pipelines:
+` + quietTelemetry + `  pipelines:
     logs:
       receivers: [file_log]
       processors: [xla_oom]

@@ -144,6 +144,17 @@ func appendFile(t *testing.T, path, text string) {
 	}
 }
 
+// quietTelemetry is the service telemetry of the configs the tests write:
+// the collector logs warnings only, and serves no metrics of its own, so
+// that nothing takes the default port 8888 and several collectors can run at
+// once. It goes right under "service:".
+const quietTelemetry = `  telemetry:
+    logs:
+      level: warn
+    metrics:
+      level: none
+`
+
 // telemetryEnv keeps the collector's own metrics endpoint and its health
 // check off the shared default ports 8888 and 13133, so that several
 // collectors can run at once.

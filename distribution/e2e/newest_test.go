@@ -64,12 +64,7 @@ exporters:
       storage: file_storage
 service:
   extensions: [health_check, file_storage]
-  telemetry:
-    logs:
-      level: warn
-    metrics:
-      level: none
-  pipelines:
+`+quietTelemetry+`  pipelines:
     logs:
       receivers: [otlp]
       processors: [xla_oom]

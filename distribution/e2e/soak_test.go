@@ -66,10 +66,7 @@ exporters:
   file:
     path: %q
 service:
-  telemetry:
-    metrics:
-      level: none
-  pipelines:
+`+quietTelemetry+`  pipelines:
     logs:
       receivers: [file_log]
       processors: [xla_oom]
