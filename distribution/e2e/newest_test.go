@@ -166,49 +166,45 @@ func newOTLPSink(t *testing.T) *otlpSink {
 	}
 	s := &otlpSink{addr: l.Addr().String(), errors: map[string]float64{}}
 	mux := http.NewServeMux()
-	mux.HandleFunc("/v1/logs", func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		req := plogotlp.NewExportRequest()
-		if err := req.UnmarshalProto(b); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		s.mu.Lock()
+	mux.HandleFunc("/v1/logs", handleExport(s, plogotlp.NewExportRequest, func(req plogotlp.ExportRequest) {
 		s.records = append(s.records, records.Flatten(req.Logs())...)
-		s.mu.Unlock()
-		w.Header().Set("Content-Type", "application/x-protobuf")
-	})
-	mux.HandleFunc("/v1/metrics", func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		req := pmetricotlp.NewExportRequest()
-		if err := req.UnmarshalProto(b); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		s.mu.Lock()
+	}))
+	mux.HandleFunc("/v1/metrics", handleExport(s, pmetricotlp.NewExportRequest, func(req pmetricotlp.ExportRequest) {
 		s.addMetrics(req.Metrics())
-		s.mu.Unlock()
-		w.Header().Set("Content-Type", "application/x-protobuf")
-	})
+	}))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(l) }()
 	t.Cleanup(func() { _ = srv.Close() })
 	return s
 }
 
+// handleExport answers OTLP/HTTP export requests of one signal: the
+// protobuf body is decoded into a new request and handed to keep under the
+// sink's lock; a body that does not decode is answered 400.
+func handleExport[R interface{ UnmarshalProto([]byte) error }](s *otlpSink, newRequest func() R, keep func(R)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		req := newRequest()
+		if err := req.UnmarshalProto(b); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		s.mu.Lock()
+		keep(req)
+		s.mu.Unlock()
+		w.Header().Set("Content-Type", "application/x-protobuf")
+	}
+}
+
 // addMetrics keeps the latest value of every xla.oom.errors series (cumulative sums).
 func (s *otlpSink) addMetrics(md pmetric.Metrics) {
-	for i := 0; i < md.ResourceMetrics().Len(); i++ {
-		rm := md.ResourceMetrics().At(i)
-		for j := 0; j < rm.ScopeMetrics().Len(); j++ {
-			ms := rm.ScopeMetrics().At(j).Metrics()
-			for k := 0; k < ms.Len(); k++ {
-				m := ms.At(k)
+	for _, rm := range md.ResourceMetrics().All() {
+		for _, sm := range rm.ScopeMetrics().All() {
+			for _, m := range sm.Metrics().All() {
 				if m.Name() != "xla.oom.errors" || m.Type() != pmetric.MetricTypeSum {
 					continue
 				}
-				for d := 0; d < m.Sum().DataPoints().Len(); d++ {
-					dp := m.Sum().DataPoints().At(d)
+				for _, dp := range m.Sum().DataPoints().All() {
 					key := fmt.Sprint(rm.Resource().Attributes().AsRaw(), dp.Attributes().AsRaw())
 					v := dp.DoubleValue()
 					if dp.ValueType() == pmetric.NumberDataPointValueTypeInt {
