@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +12,8 @@ import (
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pmetric"
+
+	"github.com/xlaoom/xlaoomprocessor/distribution/internal/records"
 )
 
 // alertingConfig is the collector of the alerting tests: file_log reads
@@ -377,11 +378,6 @@ func checkNoRejections(t *testing.T, push *prometheus, collectorLog string) {
 func checkPointTimes(t *testing.T, path string, delta bool) {
 	t.Helper()
 	time.Sleep(1500 * time.Millisecond) // the file exporter flushes every second
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	type last struct{ start, time uint64 }
 	seen := map[string]last{}
 	points, problems, touching := 0, 0, 0
@@ -390,13 +386,11 @@ func checkPointTimes(t *testing.T, path string, delta bool) {
 			t.Errorf(format, args...)
 		}
 	}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 16<<20), 16<<20)
 	var u pmetric.JSONUnmarshaler
-	for sc.Scan() {
-		md, err := u.UnmarshalMetrics(sc.Bytes())
+	err := records.EachLine(path, func(n int, line []byte) error {
+		md, err := u.UnmarshalMetrics(line)
 		if err != nil {
-			t.Fatalf("%s: %v", path, err)
+			return fmt.Errorf("%s:%d: %w", path, n, err)
 		}
 		forEachPoint(md, func(key string, start, ts uint64) {
 			points++
@@ -416,8 +410,9 @@ func checkPointTimes(t *testing.T, path string, delta bool) {
 			}
 			seen[key] = last{start, ts}
 		})
-	}
-	if err := sc.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 	if points == 0 {

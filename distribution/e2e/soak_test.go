@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -13,6 +14,8 @@ import (
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/plog"
+
+	"github.com/xlaoom/xlaoomprocessor/distribution/internal/records"
 )
 
 // TestSoak pushes XLAOOM_SOAK_LINES log lines (default 20,000; the hardening
@@ -146,60 +149,66 @@ service:
 // indexes seen; it reports any record that is wrong.
 func checkSoakOutput(path string, line func(int) string) (map[int]bool, string) {
 	seen := map[int]bool{}
-	f, err := os.Open(path)
-	if err != nil {
-		return seen, ""
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 256<<20)
+	var why string
 	var um plog.JSONUnmarshaler
-	for sc.Scan() {
-		ld, err := um.UnmarshalLogs(sc.Bytes())
+	// An error ends the reading: a line that does not decode is the partly
+	// written last one (read again at the next call), or why says what is wrong.
+	_ = records.EachLine(path, func(_ int, b []byte) error {
+		ld, err := um.UnmarshalLogs(b)
 		if err != nil {
-			return seen, "" // a partly written last line: read again later
+			return err
 		}
 		for _, rl := range ld.ResourceLogs().All() {
 			for _, sl := range rl.ScopeLogs().All() {
 				for _, lr := range sl.LogRecords().All() {
-					body := lr.Body().Str()
-					var i int
-					if k := strings.Index(body, "step="); k >= 0 {
-						fmt.Sscanf(body[k:], "step=%d", &i)
-					} else if k := strings.Index(body, "allocate "); k >= 0 {
-						var b int64
-						fmt.Sscanf(body[k:], "allocate %d", &b)
-						i = int(b/1024) - 1
-					}
-					if body != line(i) {
-						return seen, fmt.Sprintf("body changed or unknown: %q", body)
-					}
-					if seen[i] {
-						return seen, fmt.Sprintf("line %d out twice", i)
-					}
-					seen[i] = true
-					code, tagged := lr.Attributes().Get("xla.error.code")
-					isOOM := i%50 == 7
-					if isOOM != tagged {
-						return seen, fmt.Sprintf("line %d: OOM %v, tagged %v (%v)", i, isOOM, tagged, lr.Attributes().AsRaw())
-					}
-					if isOOM {
-						req, _ := lr.Attributes().Get("xla.oom.requested.size")
-						if code.Str() == "" || req.Int() != int64(i+1)*1024 {
-							return seen, fmt.Sprintf("line %d: tags %v", i, lr.Attributes().AsRaw())
-						}
-					} else {
-						for k := range lr.Attributes().All() {
-							if strings.HasPrefix(k, "xla.") {
-								return seen, fmt.Sprintf("line %d: ordinary line carries %s", i, k)
-							}
-						}
+					if why = checkSoakRecord(lr, line, seen); why != "" {
+						return errors.New(why)
 					}
 				}
 			}
 		}
+		return nil
+	})
+	return seen, why
+}
+
+// checkSoakRecord checks one exported record against the input line it
+// stands for and marks that line seen; it returns what is wrong, or "".
+func checkSoakRecord(lr plog.LogRecord, line func(int) string, seen map[int]bool) string {
+	body := lr.Body().Str()
+	var i int
+	if k := strings.Index(body, "step="); k >= 0 {
+		fmt.Sscanf(body[k:], "step=%d", &i)
+	} else if k := strings.Index(body, "allocate "); k >= 0 {
+		var b int64
+		fmt.Sscanf(body[k:], "allocate %d", &b)
+		i = int(b/1024) - 1
 	}
-	return seen, ""
+	if body != line(i) {
+		return fmt.Sprintf("body changed or unknown: %q", body)
+	}
+	if seen[i] {
+		return fmt.Sprintf("line %d out twice", i)
+	}
+	seen[i] = true
+	code, tagged := lr.Attributes().Get("xla.error.code")
+	isOOM := i%50 == 7
+	if isOOM != tagged {
+		return fmt.Sprintf("line %d: OOM %v, tagged %v (%v)", i, isOOM, tagged, lr.Attributes().AsRaw())
+	}
+	if isOOM {
+		req, _ := lr.Attributes().Get("xla.oom.requested.size")
+		if code.Str() == "" || req.Int() != int64(i+1)*1024 {
+			return fmt.Sprintf("line %d: tags %v", i, lr.Attributes().AsRaw())
+		}
+	} else {
+		for k := range lr.Attributes().All() {
+			if strings.HasPrefix(k, "xla.") {
+				return fmt.Sprintf("line %d: ordinary line carries %s", i, k)
+			}
+		}
+	}
+	return ""
 }
 
 // findPid finds the collector running on config in /proc.

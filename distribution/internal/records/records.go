@@ -1,5 +1,6 @@
 // Package records reads the JSON lines the file exporter writes (one OTLP/JSON
-// request per line) back into flat log records.
+// request per line) back into flat log records; EachLine hands over the lines
+// of any signal.
 package records
 
 import (
@@ -61,29 +62,46 @@ func (r Record) ResourceStr(key string) string {
 // ReadFile reads every record of a file exporter's JSON-lines output. A
 // missing file is no records.
 func ReadFile(path string) ([]Record, error) {
-	f, err := os.Open(path)
-	if os.IsNotExist(err) {
-		return nil, nil
-	}
+	var out []Record
+	var u plog.JSONUnmarshaler
+	err := EachLine(path, func(n int, line []byte) error {
+		ld, err := u.UnmarshalLogs(line)
+		if err != nil {
+			return fmt.Errorf("%s:%d: %w", path, n, err)
+		}
+		out = append(out, Flatten(ld)...)
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
+	return out, nil
+}
+
+// EachLine calls each with every non-empty line of a file exporter's
+// JSON-lines output (one OTLP/JSON request of any signal per line; a line
+// may be large) and its line number, and stops at the first error, which it
+// returns. A missing file has no lines.
+func EachLine(path string, each func(n int, line []byte) error) error {
+	f, err := os.Open(path)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
 	defer f.Close()
-	var out []Record
-	var u plog.JSONUnmarshaler
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 1<<20), 256<<20)
 	for n := 1; sc.Scan(); n++ {
 		if len(sc.Bytes()) == 0 {
 			continue
 		}
-		ld, err := u.UnmarshalLogs(sc.Bytes())
-		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, n, err)
+		if err := each(n, sc.Bytes()); err != nil {
+			return err
 		}
-		out = append(out, Flatten(ld)...)
 	}
-	return out, sc.Err()
+	return sc.Err()
 }
 
 // Flatten lists the records of ld in order.
