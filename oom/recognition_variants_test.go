@@ -3,13 +3,11 @@ package oom
 import "testing"
 
 // classBase is one new family's message, as the C++ code formats it, with
-// what every variation must read; category is the refined category ("" for
-// the code's catalog category).
+// what every variation must read (and the family's refinedCategory).
 type classBase struct {
-	id, msg  string
-	tpu      bool
-	category string
-	want     want
+	id, msg string
+	tpu     bool
+	want    want
 }
 
 var classBases = []classBase{
@@ -22,25 +20,25 @@ var classBases = []classBase{
 	{id: "program load cut", tpu: true,
 		msg:  "Error loading program 'jit_step': Attempting to reserve 29.49G at the bottom of memory. That was not possible.",
 		want: want{code: "E0101", family: famProgramLoad, backend: "tpu", program: "jit_step", requested: b(31664646390)}},
-	{id: "kernel launch", category: catKernelLaunch,
+	{id: "kernel launch",
 		msg:  "Failed to launch CUDA kernel: fusion_12 with block dimensions: 128x1x1 and grid dimensions: 2048x1x1: CUDA_ERROR_OUT_OF_MEMORY: out of memory",
 		want: want{code: "E0007", family: famKernelLaunch, backend: "gpu", instr: "fusion_12"}},
-	{id: "module load", category: catModuleLoad,
+	{id: "module load",
 		msg:  "[0] Failed to load in-memory CUBIN (compiled for a different GPU?).: CUDA_ERROR_OUT_OF_MEMORY: out of memory",
 		want: want{code: "E0007", family: famModuleLoad, backend: "gpu", device: "0"}},
-	{id: "context init", category: catContextInit,
+	{id: "context init",
 		msg:  "failed call to cuDevicePrimaryCtxRetain: CUDA_ERROR_OUT_OF_MEMORY: out of memory; total memory reported: 34089730048",
 		want: want{code: "E0007", family: famContextInit, backend: "gpu", capacity: b(34089730048)}},
-	{id: "unified memory", category: catUnified,
+	{id: "unified memory",
 		msg:  "[0] Failed to allocate 2.00GiB (2147483648 bytes) of unified memory: : CUDA_ERROR_OUT_OF_MEMORY: out of memory",
 		want: want{code: "E0007", family: famUnified, backend: "gpu", device: "0", requested: b(2147483648)}},
-	{id: "constant", category: catConstant,
+	{id: "constant",
 		msg:  "Failed to allocate 1048576 bytes for new constant",
 		want: want{code: "E0007", family: famConstant, backend: "gpu", requested: b(1048576)}},
-	{id: "tf tensor", category: catTensorFlow,
+	{id: "tf tensor",
 		msg:  "OOM when allocating tensor with shape[16,64,64,64] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc",
 		want: want{code: "E0007", family: famTFTensor, backend: "gpu", device: "0", requested: b(16777216)}},
-	{id: "tf failed to allocate", category: catTensorFlow,
+	{id: "tf failed to allocate",
 		msg:  "failed to allocate memory [Op:AddV2]",
 		want: want{code: "E0007", family: famTFAllocFailed, instr: "AddV2"}},
 }
@@ -59,7 +57,7 @@ func TestRecognitionClassVariations(t *testing.T) {
 					t.Fatalf("not recognised: %q", text)
 				}
 				w := bs.want
-				w.rp, w.category = rp, bs.category
+				w.rp, w.category = rp, refinedCategory[w.family]
 				checkReport(t, r, w)
 			})
 		})
