@@ -35,6 +35,7 @@ func TestLoadConfig(t *testing.T) {
 					MaxScanSize: 65536,
 				},
 				SetSeverity:    false,
+				MemoryWarnings: true,
 				TopAllocations: defaultTopAllocations,
 				IncidentWindow: incidentwindow.Default,
 			},
@@ -45,6 +46,14 @@ func TestLoadConfig(t *testing.T) {
 				c := createDefaultConfig()
 				c.SearchBody = false
 				c.Attributes = []string{"exception.stacktrace"}
+				return c
+			}(),
+		},
+		{
+			name: "no_memory_warnings",
+			want: func() *Config {
+				c := createDefaultConfig()
+				c.MemoryWarnings = false
 				return c
 			}(),
 		},

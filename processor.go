@@ -27,7 +27,7 @@ func newLogsProcessor(cfg *Config, telemetry *metadata.TelemetryBuilder) *logsPr
 // and a record that is not an OOM is not touched at all.
 func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, error) {
 	var scanned int64
-	var tagged codeCounts
+	var tagged, warned codeCounts
 	rls := ld.ResourceLogs()
 	for i := 0; i < rls.Len(); i++ {
 		sls := rls.At(i).ScopeLogs()
@@ -35,8 +35,11 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 			lrs := sls.At(j).LogRecords()
 			scanned += int64(lrs.Len())
 			for k := 0; k < lrs.Len(); k++ {
-				if code, ok := p.tag(lrs.At(k)); ok {
-					tagged.add(code)
+				switch label, t := p.tag(lrs.At(k)); t {
+				case taggedOOM:
+					tagged.add(label)
+				case taggedWarning:
+					warned.add(label)
 				}
 			}
 		}
@@ -46,24 +49,47 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 		p.telemetry.ProcessorXlaOomRecordsTagged.Add(ctx, c.n,
 			metric.WithAttributes(attribute.String(oomattr.ErrorCode, c.code)))
 	}
+	for _, c := range warned.counts {
+		p.telemetry.ProcessorXlaOomRecordsWarned.Add(ctx, c.n,
+			metric.WithAttributes(attribute.String(oomattr.WarningKind, c.code)))
+	}
 	return ld, nil
 }
 
-// tag recognises and tags one record, returning the code it was tagged with.
-// A record that already carries xla.error.code (tagged by an upstream
-// collector) is left as it is, so processing twice equals processing once.
-func (p *logsProcessor) tag(lr plog.LogRecord) (string, bool) {
+// tagging says what tag wrote on a record.
+type tagging uint8
+
+const (
+	untouched tagging = iota
+	taggedOOM
+	taggedWarning
+)
+
+// tag recognises and tags one record, returning the code (or, for a memory
+// warning, the kind) it was tagged with. A record that already carries
+// xla.error.code (tagged by an upstream collector) is left as it is, so
+// processing twice equals processing once.
+func (p *logsProcessor) tag(lr plog.LogRecord) (string, tagging) {
 	if !p.cfg.MayContain(lr) {
-		return "", false // 99.9 % of records: no Report is zeroed or copied
+		return "", untouched // 99.9 % of records: no Report is zeroed or copied
 	}
 	return p.tagCandidate(lr)
 }
 
 // tagCandidate recognises and tags a record that passed the prefilter.
-func (p *logsProcessor) tagCandidate(lr plog.LogRecord) (string, bool) {
+func (p *logsProcessor) tagCandidate(lr plog.LogRecord) (string, tagging) {
+	if oomattr.Tagged(lr.Attributes()) {
+		return "", untouched
+	}
 	report, ok := p.cfg.Find(lr)
-	if !ok || oomattr.Tagged(lr.Attributes()) {
-		return "", false
+	if !ok {
+		if p.cfg.MemoryWarnings {
+			return p.warn(lr)
+		}
+		return "", untouched
+	}
+	if oomattr.Warned(lr.Attributes()) {
+		return "", untouched // tagged as a warning upstream: leave it as it is
 	}
 	oomattr.PutTop(report, lr.Attributes(), p.cfg.TopAllocations)
 	ts := recordtime.Of(lr, p.now())
@@ -74,7 +100,7 @@ func (p *logsProcessor) tagCandidate(lr plog.LogRecord) (string, bool) {
 			lr.SetSeverityText("ERROR")
 		}
 	}
-	return report.Code, true
+	return report.Code, taggedOOM
 }
 
 // codeCounts counts tagged records per code without allocating: a batch holds
