@@ -146,7 +146,7 @@ func (st *state) times(s *series, setStart, setTime func(pcommon.Timestamp)) {
 
 // emitted updates a series after its point was written.
 func (st *state) emitted(id metricID, s *series) {
-	if id != metricPressure {
+	if id != metricPressure && id != metricWarningPressure {
 		start := s.start
 		if st.delta && s.emitted {
 			start = s.prevEnd

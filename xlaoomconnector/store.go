@@ -68,13 +68,13 @@ func (st *state) add(key resourceKey, res pcommon.Resource, schemaURL string, ob
 			}
 			s.touch(o.t, now, st.delta)
 			switch id {
-			case metricErrors, metricIncidents:
+			case metricErrors, metricIncidents, metricWarnings:
 				s.count++
 			case metricRequested:
 				s.hist.observe(st.bounds, float64(o.m.requested))
 			case metricShortfall:
 				s.hist.observe(st.bounds, float64(o.m.shortfall))
-			case metricPressure:
+			case metricPressure, metricWarningPressure:
 				if o.t >= s.gaugeAt {
 					s.gauge, s.gaugeAt = o.m.pressure, o.t
 				}
@@ -85,6 +85,9 @@ func (st *state) add(key resourceKey, res pcommon.Resource, schemaURL string, ob
 }
 
 func (m *measurement) has(id metricID) bool {
+	if m.warning || id == metricWarnings || id == metricWarningPressure {
+		return m.warning && m.hasWarning(id)
+	}
 	if m.incident || id == metricIncidents {
 		return m.incident && id == metricIncidents
 	}
