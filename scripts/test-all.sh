@@ -65,7 +65,7 @@ COMPAT_JSON=1 "$root/scripts/compat.sh" 2>>"$log" || { status=1; check CompatBui
 if [ -f "$root/examples/prometheus/alerts_test.yaml" ]; then
   stage "promtool test rules"
   if command -v promtool >/dev/null; then
-    check PromtoolTestRules bash -c "cd '$root/examples/prometheus' && promtool test rules alerts_test.yaml" || status=1
+    check PromtoolTestRules bash -c "cd '$root/examples/prometheus' && promtool test rules *_test.yaml" || status=1
   elif [ "${CI:-}" = true ]; then
     check PromtoolTestRules bash -c "echo 'promtool is not installed: .ci/run should have installed it'; exit 1"
     status=1

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -99,29 +100,38 @@ type promSample struct {
 	Value  string
 }
 
-func startPrometheus(t *testing.T, bin, dir, target string) *prometheus {
+// startPrometheus runs Prometheus on target with the shipped rule files of
+// examples/prometheus (alerts.yaml when none are named).
+func startPrometheus(t *testing.T, bin, dir, target string, ruleFiles ...string) *prometheus {
 	t.Helper()
+	if len(ruleFiles) == 0 {
+		ruleFiles = []string{"alerts.yaml"}
+	}
 	// The shipped rules, with `for:` shortened to seconds.
-	rules, err := os.ReadFile(filepath.Join(examplesDir, "prometheus", "alerts.yaml"))
-	if err != nil {
-		t.Fatal(err)
+	var rulePaths []string
+	for _, name := range ruleFiles {
+		rules, err := os.ReadFile(filepath.Join(examplesDir, "prometheus", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rules = regexp.MustCompile(`for: \d+m`).ReplaceAll(rules, []byte("for: 4s"))
+		rulesPath := filepath.Join(dir, name)
+		if err := os.WriteFile(rulesPath, rules, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rulePaths = append(rulePaths, strconv.Quote(rulesPath))
 	}
-	rules = regexp.MustCompile(`for: \d+m`).ReplaceAll(rules, []byte("for: 4s"))
-	rulesPath := filepath.Join(dir, "alerts.yaml")
 	cfgPath := filepath.Join(dir, "prometheus.yml")
-	if err := os.WriteFile(rulesPath, rules, 0o644); err != nil {
-		t.Fatal(err)
-	}
 	cfg := fmt.Sprintf(`global:
   scrape_interval: 1s
   scrape_timeout: 1s
   evaluation_interval: 1s
-rule_files: [%q]
+rule_files: [%s]
 scrape_configs:
   - job_name: otelcol-xlaoom
     static_configs:
       - targets: [%q]
-`, rulesPath, target)
+`, strings.Join(rulePaths, ", "), target)
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
