@@ -3,12 +3,6 @@ package xlaoomprocessor
 import (
 	"context"
 	"fmt"
-	"go/ast"
-	"go/parser"
-	"go/token"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
@@ -312,96 +306,4 @@ func TestInvalidSettingsNameTheField(t *testing.T) {
 			assert.Contains(t, err.Error(), tc.field)
 		})
 	}
-}
-
-// TestRegexpAudit: regular expressions are Go RE2 (linear time) and only
-// compiled from program text at package initialisation; no user-supplied
-// pattern is ever compiled. In the component module's non-test files only
-// oom/pattern.go imports regexp, it calls only regexp.MustCompile (inside the
-// helpers pat/patUpTo), and those helpers are called only from package-level
-// var initialisers, never from a function body (so never with runtime data).
-func TestRegexpAudit(t *testing.T) {
-	fset := token.NewFileSet()
-	helpers := map[string]bool{}
-	var files []*ast.File
-	var names []string
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if path != "." {
-				if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil {
-					return filepath.SkipDir // another module (distribution, bench, tools)
-				}
-				if base := d.Name(); base == "testdata" || base == "out" || strings.HasPrefix(base, ".") || strings.HasPrefix(base, "_") {
-					return filepath.SkipDir
-				}
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, 0)
-		if err != nil {
-			return err
-		}
-		files, names = append(files, f), append(names, path)
-		return nil
-	})
-	require.NoError(t, err)
-	require.NotEmpty(t, files)
-	for i, f := range files {
-		imports := false
-		for _, im := range f.Imports {
-			if im.Path.Value == `"regexp"` || im.Path.Value == `"regexp/syntax"` {
-				imports = true
-			}
-		}
-		if !imports {
-			continue
-		}
-		assert.Equal(t, filepath.Join("oom", "pattern.go"), names[i], "a new file compiles regular expressions: audit it and extend this test")
-		for _, decl := range f.Decls {
-			fn, ok := decl.(*ast.FuncDecl)
-			ast.Inspect(decl, func(n ast.Node) bool {
-				sel, ok2 := n.(*ast.SelectorExpr)
-				if !ok2 {
-					return true
-				}
-				if x, ok3 := sel.X.(*ast.Ident); ok3 && x.Name == "regexp" {
-					if sel.Sel.Name == "Regexp" {
-						return true // the type
-					}
-					assert.Equal(t, "MustCompile", sel.Sel.Name, "%s: regexp.%s", fset.Position(sel.Pos()), sel.Sel.Name)
-					if ok {
-						helpers[fn.Name.Name] = true
-					}
-				}
-				return true
-			})
-		}
-	}
-	require.NotEmpty(t, helpers)
-	// The helpers are called only at package level.
-	for i, f := range files {
-		for _, decl := range f.Decls {
-			fn, ok := decl.(*ast.FuncDecl)
-			if !ok {
-				continue
-			}
-			ast.Inspect(fn.Body, func(n ast.Node) bool {
-				call, ok := n.(*ast.CallExpr)
-				if !ok {
-					return true
-				}
-				if id, ok := call.Fun.(*ast.Ident); ok && helpers[id.Name] {
-					t.Errorf("%s: %s calls %s inside func %s: a pattern compiled at run time", names[i], fset.Position(call.Pos()), id.Name, fn.Name.Name)
-				}
-				return true
-			})
-		}
-	}
-	t.Logf("regexp compiled only by %v, at package initialisation", helpers)
 }

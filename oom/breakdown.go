@@ -146,7 +146,7 @@ func readBreakdown(b *Breakdown, flat string, maxEntries int) {
 	if i := strings.Index(flat, "Total hbm usage >= "); i >= 0 {
 		s := flat[i+len("Total hbm usage >= "):]
 		tok, rest := nextToken(s)
-		b.Total = size(strings.TrimSuffix(tok, ":"))
+		b.Total = parseSizeToken(strings.TrimSuffix(tok, ":"))
 		sec := section(rest, 200, "Output size", "Program hbm requirement", "Largest program")
 		b.Program = valueAfter(sec, "program ")
 		b.Arguments = valueAfter(sec, "arguments ")
@@ -156,10 +156,10 @@ func readBreakdown(b *Breakdown, flat string, maxEntries int) {
 		s := flat[i+len("Output size "):]
 		tok, rest := nextToken(s)
 		if tok != "unknown." {
-			b.Output = size(strings.TrimSuffix(tok, ";"))
+			b.Output = parseSizeToken(strings.TrimSuffix(tok, ";"))
 			if r, ok := strings.CutPrefix(rest, "shares "); ok {
 				t, _ := nextToken(r)
-				b.OutputShared = size(t)
+				b.OutputShared = parseSizeToken(t)
 			}
 		}
 	}
@@ -167,13 +167,13 @@ func readBreakdown(b *Breakdown, flat string, maxEntries int) {
 		s := flat[i+len("Program hbm requirement "):]
 		tok, rest := nextToken(s)
 		if !b.Program.Known {
-			b.Program = size(strings.TrimSuffix(tok, ":"))
+			b.Program = parseSizeToken(strings.TrimSuffix(tok, ":"))
 		}
 		sec := section(rest, 400, "Largest program", "Output size", "Total hbm usage")
 		if j := strings.Index(sec, "HLO temp "); j >= 0 {
 			t := sec[j+len("HLO temp "):]
 			tok, detail := nextToken(t)
-			b.Temp = size(tok)
+			b.Temp = parseSizeToken(tok)
 			if strings.HasPrefix(detail, "(") {
 				detail = detail[:min(len(detail), 200)]
 				unp := parenAfter(detail, "Unpadded (")
@@ -249,7 +249,7 @@ func valueAfter(sec, key string) Size {
 		i += from
 		if i == 0 || sec[i-1] == ' ' || sec[i-1] == ':' {
 			tok, _ := nextToken(sec[i+len(key):])
-			return size(strings.TrimRight(tok, ":;,"))
+			return parseSizeToken(strings.TrimRight(tok, ":;,"))
 		}
 		from = i + len(key)
 	}
@@ -265,12 +265,12 @@ func exactAfter(sec, key string) Size {
 	tok, rest := nextToken(sec[i+len(key):])
 	if r, ok := strings.CutPrefix(strings.TrimLeft(rest, " "), "("); ok {
 		if ex, tail := nextToken(r); strings.HasPrefix(tail, "bytes)") {
-			if s := size(ex); s.Known {
+			if s := parseSizeToken(ex); s.Known {
 				return s
 			}
 		}
 	}
-	return size(tok)
+	return parseSizeToken(tok)
 }
 
 // parenAfter reads the size in "key X)".
@@ -281,7 +281,7 @@ func parenAfter(s, key string) Size {
 	}
 	t := s[i+len(key):]
 	if j := strings.IndexByte(t, ')'); j >= 0 && j <= 24 {
-		return size(t[:j])
+		return parseSizeToken(t[:j])
 	}
 	return Size{}
 }
@@ -355,7 +355,7 @@ func entryStart(before string) bool {
 func readEntry(seg string) Allocation {
 	var a Allocation
 	tok, _ := nextToken(seg)
-	a.Size = size(tok)
+	a.Size = parseSizeToken(tok)
 	// the end of the entry: its "=====" rule, else the segment end
 	if i := strings.Index(seg, "=========="); i >= 0 {
 		seg = seg[:i]
@@ -388,11 +388,11 @@ func readEntry(seg string) Allocation {
 	}
 	if v, ok := field("Unpadded size: "); ok {
 		t, _ := nextToken(v)
-		a.Unpadded = size(t)
+		a.Unpadded = parseSizeToken(t)
 	}
 	if v, ok := field("Extra memory due to padding: "); ok {
 		t, rest := nextToken(v)
-		a.Padding = size(t)
+		a.Padding = parseSizeToken(t)
 		if r, ok := strings.CutPrefix(rest, "("); ok {
 			if j := strings.Index(r, "x expansion"); j > 0 {
 				if x, err := strconv.ParseFloat(r[:j], 64); err == nil {

@@ -11,7 +11,7 @@ import (
 
 // sz is a size as printed; sizes_test.go checks the parser itself.
 func printed(tok string) Size {
-	s := size(tok)
+	s := parseSizeToken(tok)
 	if !s.Known {
 		panic("bad size token " + tok)
 	}

@@ -20,9 +20,9 @@ func atoi(s string) int64 {
 // size ("1.97GiB (rounded to 2110783744)", "32.00MiB (33554432B)").
 func exact(human, bytes string) Size {
 	if bytes != "" {
-		return size(bytes)
+		return parseSizeToken(bytes)
 	}
-	return size(human)
+	return parseSizeToken(human)
 }
 
 // addSizes adds two known sizes; the sum is unknown if either is, or if it overflows.
@@ -85,7 +85,7 @@ func setString(dst *string, v string) {
 
 func setSize(dst *Size, v string) {
 	if !dst.Known {
-		*dst = size(v)
+		*dst = parseSizeToken(v)
 	}
 }
 

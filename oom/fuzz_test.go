@@ -230,9 +230,9 @@ func FuzzParseSize(f *testing.F) {
 		if ok && got < 0 && !strings.Contains(tok, "-") {
 			t.Fatalf("parseSize(%q) = %d negative without '-'", tok, got)
 		}
-		s := size(tok)
+		s := parseSizeToken(tok)
 		if s.Known != (ok && tok != "") || (s.Known && s.Bytes != got) {
-			t.Fatalf("size(%q) = %+v, parseSize = %d, %v", tok, s, got, ok)
+			t.Fatalf("parseSizeToken(%q) = %+v, parseSize = %d, %v", tok, s, got, ok)
 		}
 	})
 }

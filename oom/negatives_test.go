@@ -10,66 +10,77 @@ import (
 // lookalikes mention memory, allocation or RESOURCE_EXHAUSTED but are not XLA
 // OOM failures. quiet marks the ones MayContain itself must reject, so that
 // they never reach Recognize.
-var lookalikes = []struct {
-	name, text string
-	quiet      bool
-}{
+// lookalike is a text that must not be recognised, in a class of look-alikes
+// (lookalikeClasses).
+type lookalike struct {
+	class, name, text string
+	quiet             bool
+}
+
+// lookalikeClasses are the kinds of text the recogniser must tell from an
+// OOM; TestLookalikeClasses wants at least one negative of each.
+var lookalikeClasses = []string{
+	"quota", "bfc-non-fatal", "remat-and-preallocation", "init-failure", "autotuner-and-triton",
+	"foreign-oom", "other-xla-code", "gpu-compiler-warning", "ordinary-memory-talk",
+}
+
+var lookalikes = []lookalike{
 	// gRPC and cloud quota/capacity RESOURCE_EXHAUSTED
-	{"grpc message size", `rpc error: code = ResourceExhausted desc = grpc: received message larger than max (5242880 vs. 4194304)`, false},
-	{"grpc status", `RESOURCE_EXHAUSTED: grpc: received message larger than max (8388608 vs. 4194304)`, false},
-	{"grpc python", `grpc._channel._InactiveRpcError: <_InactiveRpcError of RPC that terminated with: status = StatusCode.RESOURCE_EXHAUSTED details = "Received message larger than max (10485760 vs. 4194304)">`, false},
-	{"api quota", `google.api_core.exceptions.ResourceExhausted: 429 RESOURCE_EXHAUSTED: Quota exceeded for quota metric 'Generate Content API requests per minute'`, false},
-	{"tpu quota", `ERROR: (gcloud.compute.tpus.tpu-vm.create) Quota 'TPUS_PER_TPU_FAMILY' exceeded. Limit: 32.0 in region us-central2.`, true},
-	{"zone pool", `ZONE_RESOURCE_POOL_EXHAUSTED: The zone 'projects/p/zones/us-central1-a' does not have enough resources available to fulfill the request. Try a different zone, or try again later.`, true},
-	{"no capacity", `code: RESOURCE_EXHAUSTED, message: There is no more capacity in the zone "us-east5-a"; you can try in another zone where Cloud TPU Nodes are offered`, false},
+	{"quota", "grpc message size", `rpc error: code = ResourceExhausted desc = grpc: received message larger than max (5242880 vs. 4194304)`, false},
+	{"quota", "grpc status", `RESOURCE_EXHAUSTED: grpc: received message larger than max (8388608 vs. 4194304)`, false},
+	{"quota", "grpc python", `grpc._channel._InactiveRpcError: <_InactiveRpcError of RPC that terminated with: status = StatusCode.RESOURCE_EXHAUSTED details = "Received message larger than max (10485760 vs. 4194304)">`, false},
+	{"quota", "api quota", `google.api_core.exceptions.ResourceExhausted: 429 RESOURCE_EXHAUSTED: Quota exceeded for quota metric 'Generate Content API requests per minute'`, false},
+	{"quota", "tpu quota", `ERROR: (gcloud.compute.tpus.tpu-vm.create) Quota 'TPUS_PER_TPU_FAMILY' exceeded. Limit: 32.0 in region us-central2.`, true},
+	{"quota", "zone pool", `ZONE_RESOURCE_POOL_EXHAUSTED: The zone 'projects/p/zones/us-central1-a' does not have enough resources available to fulfill the request. Try a different zone, or try again later.`, true},
+	{"quota", "no capacity", `code: RESOURCE_EXHAUSTED, message: There is no more capacity in the zone "us-east5-a"; you can try in another zone where Cloud TPU Nodes are offered`, false},
 	// BFC allocator: non-fatal retries, statistics, occupancy
-	{"bfc freed_by_count", `2024-01-01 00:00:00.000000: W external/xla/xla/tsl/framework/bfc_allocator.cc:291] Allocator (GPU_0_bfc) ran out of memory trying to allocate 2.16GiB with freed_by_count=0. The caller indicates that this is not a failure, but this may mean that there could be performance gains if more memory were available.`, false},
-	{"bfc freed_by_count old TF", `W tensorflow/core/common_runtime/bfc_allocator.cc:243] Allocator (GPU_0_bfc) ran out of memory trying to allocate 2.16GiB with freed_by_count=0. The caller indicates that this is not a failure, but may mean that there could be performance gains if more memory were available.`, false},
-	{"bfc freed_by_count head", `W external/xla/xla/tsl/framework/bfc_allocator.cc:291] Allocator (GPU_0_bfc) ran out of memory trying to allocate 2.16GiB from the top end with freed_by_count=3.`, false},
-	{"bfc bin", "I external/tsl/tsl/framework/bfc_allocator.cc:1046] Bin (256): \tTotal Chunks: 12, Chunks in use: 11. 3.0KiB allocated for chunks. 2.8KiB in use in bin. 1.2KiB client-requested in use in bin.", true},
-	{"bfc sum", `I external/tsl/tsl/framework/bfc_allocator.cc:1110] Sum Total of in-use chunks: 9.09GiB`, true},
-	{"bfc limit", `Limit:                 11281553818`, true},
-	{"bfc stats TSL", "Stats: \nLimit:                 10.51GiB\nInUse:                  9.09GiB\nMaxInUse:              10.12GiB\nNumAllocs:                  3320\nMaxAllocSize:            1.97GiB", true},
-	{"bfc occupancy", `2024-05-28 07:02:44.350162: W external/tsl/tsl/framework/bfc_allocator.cc:494] ***************************__******************************************************************_____`, true},
-	{"bfc dump header", `I external/tsl/tsl/framework/bfc_allocator.cc:1039] BFCAllocator dump for GPU_0_bfc`, true},
+	{"bfc-non-fatal", "bfc freed_by_count", `2024-01-01 00:00:00.000000: W external/xla/xla/tsl/framework/bfc_allocator.cc:291] Allocator (GPU_0_bfc) ran out of memory trying to allocate 2.16GiB with freed_by_count=0. The caller indicates that this is not a failure, but this may mean that there could be performance gains if more memory were available.`, false},
+	{"bfc-non-fatal", "bfc freed_by_count old TF", `W tensorflow/core/common_runtime/bfc_allocator.cc:243] Allocator (GPU_0_bfc) ran out of memory trying to allocate 2.16GiB with freed_by_count=0. The caller indicates that this is not a failure, but may mean that there could be performance gains if more memory were available.`, false},
+	{"bfc-non-fatal", "bfc freed_by_count head", `W external/xla/xla/tsl/framework/bfc_allocator.cc:291] Allocator (GPU_0_bfc) ran out of memory trying to allocate 2.16GiB from the top end with freed_by_count=3.`, false},
+	{"bfc-non-fatal", "bfc bin", "I external/tsl/tsl/framework/bfc_allocator.cc:1046] Bin (256): \tTotal Chunks: 12, Chunks in use: 11. 3.0KiB allocated for chunks. 2.8KiB in use in bin. 1.2KiB client-requested in use in bin.", true},
+	{"bfc-non-fatal", "bfc sum", `I external/tsl/tsl/framework/bfc_allocator.cc:1110] Sum Total of in-use chunks: 9.09GiB`, true},
+	{"bfc-non-fatal", "bfc limit", `Limit:                 11281553818`, true},
+	{"bfc-non-fatal", "bfc stats TSL", "Stats: \nLimit:                 10.51GiB\nInUse:                  9.09GiB\nMaxInUse:              10.12GiB\nNumAllocs:                  3320\nMaxAllocSize:            1.97GiB", true},
+	{"bfc-non-fatal", "bfc occupancy", `2024-05-28 07:02:44.350162: W external/tsl/tsl/framework/bfc_allocator.cc:494] ***************************__******************************************************************_____`, true},
+	{"bfc-non-fatal", "bfc dump header", `I external/tsl/tsl/framework/bfc_allocator.cc:1039] BFCAllocator dump for GPU_0_bfc`, true},
 	// rematerialization and preallocation
-	{"remat", `W0905 17:27:21 hlo_rematerialization.cc:3231] Can't reduce memory use below 57.03GiB (61237292825 bytes) by rematerialization; only reduced to 68.32GiB (73361280968 bytes), down from 68.32GiB (73361280968 bytes) originally`, true},
-	{"prealloc", `I0000 00:00:1758277414.566053 1017489 gpu_helpers.cc:136] XLA backend allocating 16491332239 bytes on device 0 for BFCAllocator.`, true},
-	{"prealloc will use", `I0000 00:00:1758277414.566053 1017489 gpu_helpers.cc:136] XLA backend will use up to 16491332239 bytes on device 0 for BFCAllocator.`, true},
-	{"prealloc async", `XLA backend allocating 16491332239 bytes on device 1 for CudaAsyncAllocator.`, true},
+	{"remat-and-preallocation", "remat", `W0905 17:27:21 hlo_rematerialization.cc:3231] Can't reduce memory use below 57.03GiB (61237292825 bytes) by rematerialization; only reduced to 68.32GiB (73361280968 bytes), down from 68.32GiB (73361280968 bytes) originally`, true},
+	{"remat-and-preallocation", "prealloc", `I0000 00:00:1758277414.566053 1017489 gpu_helpers.cc:136] XLA backend allocating 16491332239 bytes on device 0 for BFCAllocator.`, true},
+	{"remat-and-preallocation", "prealloc will use", `I0000 00:00:1758277414.566053 1017489 gpu_helpers.cc:136] XLA backend will use up to 16491332239 bytes on device 0 for BFCAllocator.`, true},
+	{"remat-and-preallocation", "prealloc async", `XLA backend allocating 16491332239 bytes on device 1 for CudaAsyncAllocator.`, true},
 	// initialisation failures
-	{"cuda init", `CUDA backend failed to initialize: INTERNAL: no supported devices found for platform CUDA.This may be due to JAX pre-allocating too much device memory, leaving too little for CUDA library initialization. See https://docs.jax.dev/en/latest/gpu_memory_allocation.html for more details and potential workarounds.(Set TF_CPP_MIN_LOG_LEVEL=0 and rerun for more info.)`, false},
-	{"cuda init oom-ish", `An NVIDIA GPU may be present on this machine, but a CUDA-enabled jaxlib is not installed. CUDA backend failed to initialize: RESOURCE_EXHAUSTED: Failed to allocate device memory of 1.00GiB: RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY`, false},
-	{"ctx retain", `E0413 10:22:33.123456 1234 cuda_driver.cc:268] failed call to cuDevicePrimaryCtxRetain: CUDA_ERROR_OUT_OF_MEMORY: out of memory; total memory reported: 34089730048`, false},
-	{"cuInit", `E0413 10:22:33.123456 1234 cuda_executor.cc:1228] failed call to cuInit: CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected`, false},
-	{"tpu in use", `RuntimeError: Unable to initialize backend 'tpu': ABORTED: The TPU is already in use by process with pid 1234. Not attempting to load libtpu.so in this process.`, false},
+	{"init-failure", "cuda init", `CUDA backend failed to initialize: INTERNAL: no supported devices found for platform CUDA.This may be due to JAX pre-allocating too much device memory, leaving too little for CUDA library initialization. See https://docs.jax.dev/en/latest/gpu_memory_allocation.html for more details and potential workarounds.(Set TF_CPP_MIN_LOG_LEVEL=0 and rerun for more info.)`, false},
+	{"init-failure", "cuda init oom-ish", `An NVIDIA GPU may be present on this machine, but a CUDA-enabled jaxlib is not installed. CUDA backend failed to initialize: RESOURCE_EXHAUSTED: Failed to allocate device memory of 1.00GiB: RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY`, false},
+	{"init-failure", "ctx retain", `E0413 10:22:33.123456 1234 cuda_driver.cc:268] failed call to cuDevicePrimaryCtxRetain: CUDA_ERROR_OUT_OF_MEMORY: out of memory; total memory reported: 34089730048`, false},
+	{"init-failure", "cuInit", `E0413 10:22:33.123456 1234 cuda_executor.cc:1228] failed call to cuInit: CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected`, false},
+	{"init-failure", "tpu in use", `RuntimeError: Unable to initialize backend 'tpu': ABORTED: The TPU is already in use by process with pid 1234. Not attempting to load libtpu.so in this process.`, false},
 	// autotuner fallbacks, Triton shared memory
-	{"cudnn fallback", `W tensorflow/compiler/xla/service/gpu/gpu_conv_algorithm_picker.cc:729] Failed to determine best cudnn convolution algorithm: Resource exhausted: Out of memory while trying to allocate 16777716 bytes.`, false},
-	{"triton smem", `RESOURCE_EXHAUSTED: Shared memory size limit exceeded: requested 110592, available: 101376`, false},
-	{"triton smem context", `jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Shared memory size limit exceeded: requested 262144, available: 232448, context: [Fusion: triton_gemm_dot.3]`, false},
+	{"autotuner-and-triton", "cudnn fallback", `W tensorflow/compiler/xla/service/gpu/gpu_conv_algorithm_picker.cc:729] Failed to determine best cudnn convolution algorithm: Resource exhausted: Out of memory while trying to allocate 16777716 bytes.`, false},
+	{"autotuner-and-triton", "triton smem", `RESOURCE_EXHAUSTED: Shared memory size limit exceeded: requested 110592, available: 101376`, false},
+	{"autotuner-and-triton", "triton smem context", `jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Shared memory size limit exceeded: requested 262144, available: 232448, context: [Fusion: triton_gemm_dot.3]`, false},
 	// PyTorch and TensorFlow native OOMs (not XLA)
-	{"torch oom", `torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 15.78 GiB total capacity; 14.56 GiB already allocated; 3.06 MiB free; 14.71 GiB reserved in total by PyTorch) If reserved memory is >> allocated memory try setting max_split_size_mb to avoid fragmentation.`, true},
-	{"torch oom old", `RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 23.70 GiB total capacity; 19.47 GiB already allocated; 1.44 GiB free; 20.85 GiB reserved in total by PyTorch)`, false},
-	{"tf native oom", `tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor with shape[16,64,64,64] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc [Op:Conv2D]`, false},
-	{"tf op kernel", `W tensorflow/core/framework/op_kernel.cc:1763] OP_REQUIRES failed at cast_op.cc:109 : Resource exhausted: OOM when allocating tensor with shape[1024,1024,64] and type float on /job:localhost/replica:0/task:0/device:CPU:0 by allocator cpu`, false},
+	{"foreign-oom", "torch oom", `torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 15.78 GiB total capacity; 14.56 GiB already allocated; 3.06 MiB free; 14.71 GiB reserved in total by PyTorch) If reserved memory is >> allocated memory try setting max_split_size_mb to avoid fragmentation.`, true},
+	{"foreign-oom", "torch oom old", `RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 23.70 GiB total capacity; 19.47 GiB already allocated; 1.44 GiB free; 20.85 GiB reserved in total by PyTorch)`, false},
+	{"foreign-oom", "tf native oom", `tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor with shape[16,64,64,64] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc [Op:Conv2D]`, false},
+	{"foreign-oom", "tf op kernel", `W tensorflow/core/framework/op_kernel.cc:1763] OP_REQUIRES failed at cast_op.cc:109 : Resource exhausted: OOM when allocating tensor with shape[1024,1024,64] and type float on /job:localhost/replica:0/task:0/device:CPU:0 by allocator cpu`, false},
 	// other XLA errors that carry codes
-	{"E1200", "jax.errors.JaxRuntimeError: INVALID_ARGUMENT: E1200: CompileTimeHostOffloadOutputLocationMismatch:\nTensor which is moved to host (starting from square.790) is returned from the entry computation but the layout for this output is not set to host memory.\nSee https://openxla.org/xla/errors/error_1200 for more details.", false},
-	{"E0200", `jax.errors.JaxRuntimeError: INTERNAL: E0200: RuntimeUnexpectedCoreHalt: Program or fatal error occurred; computation may be invalid: ... Please read https://openxla.org/xla/errors/error_0200 carefully`, false},
-	{"E3001", `XLA:TPU compile permanent error. Compilation failure: No viable logical replica count for the embedding table with metadata: max_nz_per_row = 141352, total_spmem_size_bytes = 524288)`, true},
-	{"E0007 alone", `jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: E0007: ResourceExhausted: Shared memory size limit exceeded: requested 110592, available: 101376`, false},
-	// GPU compiler warnings seen in real captures (testdata/real)
-	{"schedule base limit", `E1122 10:53:02.114250     727 gpu_hlo_schedule.cc:1068] The byte size of input/output arguments (100000000000) exceeds the base limit (63753420390). This indicates an error in the calculation!`, true},
-	{"allocator summary", `I1122 10:52:34.461500     537 bfc_allocator.cc:1120] Allocator memory summary: pool size 0B, in use 0B, largest free block 0B`, true},
-	{"empty pool", `W1122 10:52:34.461615     537 bfc_allocator.cc:609] <allocator contains no memory>`, true},
+	{"other-xla-code", "E1200", "jax.errors.JaxRuntimeError: INVALID_ARGUMENT: E1200: CompileTimeHostOffloadOutputLocationMismatch:\nTensor which is moved to host (starting from square.790) is returned from the entry computation but the layout for this output is not set to host memory.\nSee https://openxla.org/xla/errors/error_1200 for more details.", false},
+	{"other-xla-code", "E0200", `jax.errors.JaxRuntimeError: INTERNAL: E0200: RuntimeUnexpectedCoreHalt: Program or fatal error occurred; computation may be invalid: ... Please read https://openxla.org/xla/errors/error_0200 carefully`, false},
+	{"other-xla-code", "E3001", `XLA:TPU compile permanent error. Compilation failure: No viable logical replica count for the embedding table with metadata: max_nz_per_row = 141352, total_spmem_size_bytes = 524288)`, true},
+	{"other-xla-code", "E0007 alone", `jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: E0007: ResourceExhausted: Shared memory size limit exceeded: requested 110592, available: 101376`, false},
+	// GPU compiler warnings seen in real captures (../testdata/real)
+	{"gpu-compiler-warning", "schedule base limit", `E1122 10:53:02.114250     727 gpu_hlo_schedule.cc:1068] The byte size of input/output arguments (100000000000) exceeds the base limit (63753420390). This indicates an error in the calculation!`, true},
+	{"gpu-compiler-warning", "allocator summary", `I1122 10:52:34.461500     537 bfc_allocator.cc:1120] Allocator memory summary: pool size 0B, in use 0B, largest free block 0B`, true},
+	{"gpu-compiler-warning", "empty pool", `W1122 10:52:34.461615     537 bfc_allocator.cc:609] <allocator contains no memory>`, true},
 	// ordinary lines that mention memory or allocation
-	{"peak memory", `I1010 10:10:10.101 3321 profiler.py:61] Peak memory usage on device 0 during step 500: 61.2 GiB of 80.0 GiB`, true},
-	{"java oom", `Exception in thread "main" java.lang.OutOfMemoryError: Java heap space`, true},
-	{"kernel oom killer", `Out of memory: Killed process 1234 (python3) total-vm:123456789kB, anon-rss:98765432kB, file-rss:0kB, shmem-rss:0kB, UID:1000 pgtables:200000kB oom_score_adj:0`, true},
-	{"attempting other", `Attempting to allocate 3 more workers to the data loader`, true},
-	{"allocator stats", `I1010 10:10:11.000 3321 allocator_stats.py:40] Allocation histogram updated: 1204 live buffers, 2.1GiB in use`, true},
-	{"kv cache", `INFO 05-28 07:03:09 [gpu_worker.py:227] Available KV cache memory: 61.27 GiB; allocating 2.00GiB for the prefix cache`, true},
-	{"resource ok", `Resource usage is fine: 12 GiB of memory in use`, true},
-	{"python MemoryError", `MemoryError: Unable to allocate 7.45 GiB for an array with shape (1000000000,) and data type float64`, true},
+	{"ordinary-memory-talk", "peak memory", `I1010 10:10:10.101 3321 profiler.py:61] Peak memory usage on device 0 during step 500: 61.2 GiB of 80.0 GiB`, true},
+	{"ordinary-memory-talk", "java oom", `Exception in thread "main" java.lang.OutOfMemoryError: Java heap space`, true},
+	{"ordinary-memory-talk", "kernel oom killer", `Out of memory: Killed process 1234 (python3) total-vm:123456789kB, anon-rss:98765432kB, file-rss:0kB, shmem-rss:0kB, UID:1000 pgtables:200000kB oom_score_adj:0`, true},
+	{"ordinary-memory-talk", "attempting other", `Attempting to allocate 3 more workers to the data loader`, true},
+	{"ordinary-memory-talk", "allocator stats", `I1010 10:10:11.000 3321 allocator_stats.py:40] Allocation histogram updated: 1204 live buffers, 2.1GiB in use`, true},
+	{"ordinary-memory-talk", "kv cache", `INFO 05-28 07:03:09 [gpu_worker.py:227] Available KV cache memory: 61.27 GiB; allocating 2.00GiB for the prefix cache`, true},
+	{"ordinary-memory-talk", "resource ok", `Resource usage is fine: 12 GiB of memory in use`, true},
+	{"ordinary-memory-talk", "python MemoryError", `MemoryError: Unable to allocate 7.45 GiB for an array with shape (1000000000,) and data type float64`, true},
 }
 
 func TestLookalikes(t *testing.T) {
@@ -136,7 +147,7 @@ func TestANSIAndEscapedRecords(t *testing.T) {
 			if !ok {
 				t.Fatal("not recognised")
 			}
-			checkReport(t, r, want{code: "E0100", family: "F", backend: "tpu", space: "hbm", device: "0x0x1_HBM0", req: b(8388608), free: b(6742344), cause: "exhaustion"})
+			checkReport(t, r, want{code: "E0100", family: "tpu-runtime-buffer", backend: "tpu", space: "hbm", device: "0x0x1_HBM0", req: b(8388608), free: b(6742344), cause: "exhaustion"})
 		})
 	}
 }

@@ -2,17 +2,28 @@ package oom
 
 import (
 	"regexp"
+	"regexp/syntax"
 	"strconv"
 	"strings"
 )
 
-// pattern is a regexp that runs only where its literal anchor occurs.
+// pattern is a family's regexp, run only where its literal anchor occurs, on
+// a bounded window around it.
 type pattern struct {
 	anchor string
-	back   int  // how far before the anchor a match starts (exact) or may start
-	exact  bool // the match starts exactly back bytes before the anchor
-	span   int  // how far past the anchor a match may reach
-	re     *regexp.Regexp
+	// lead is how many bytes of the message come before the anchor: exactly
+	// (fixedLead) or at most. Computed from the expression (computeLead).
+	lead      int
+	fixedLead bool
+	span      int // how far past the anchor a match may reach
+	re        *regexp.Regexp
+	groups    []namedGroup // the expression's named groups, in order
+}
+
+// namedGroup is a named capture group of a family's expression.
+type namedGroup struct {
+	name  string
+	index int // submatch index in re
 }
 
 // defaultSpan bounds how far past its anchor a match may reach. Short
@@ -21,32 +32,106 @@ type pattern struct {
 // length. The longest headline (program load) is under 250 bytes.
 const defaultSpan = 320
 
-// pat compiles expr, whose match starts exactly back bytes before anchor
-// (expr's text before the anchor has that fixed length). The regexp is
-// anchored, so it runs once, from that start.
-func pat(anchor string, back int, expr string) pattern {
-	checkAnchor(anchor, expr)
-	return pattern{anchor, back, true, defaultSpan, regexp.MustCompile(`^(` + expr + `)`)}
-}
+// maxLeadToken bounds what an unbounded repeat before the anchor (a number,
+// a size or an allocator name) may match when the lead is computed: 64 bytes
+// is more than any count (20 digits) or allocator name XLA prints.
+const maxLeadToken = 64
 
-// patUpTo compiles expr, whose match starts at most back bytes before anchor
-// (a number or a name of varying length comes first). The regexp tries each
-// start in that range, from the farthest, and keeps the first that matches.
-func patUpTo(anchor string, back int, expr string) pattern {
-	checkAnchor(anchor, expr)
-	return pattern{anchor, back, false, defaultSpan, regexp.MustCompile(`^(?s:.{0,` + strconv.Itoa(back) + `}?)(` + expr + `)`)}
-}
-
-func checkAnchor(anchor, expr string) {
-	if !strings.Contains(strings.ReplaceAll(expr, `\`, ""), anchor) {
-		panic("oom: pattern " + expr + " does not contain its anchor " + anchor)
+// compilePattern compiles a family's expression. When the text before the
+// anchor has a fixed length, the regexp is anchored there and runs once;
+// otherwise it tries each start up to lead bytes before the anchor, from
+// the farthest, and keeps the first that matches. It panics on a malformed
+// entry (caught by every test run, since the table is built at start-up).
+func compilePattern(id, anchor, expr string, span int) pattern {
+	lead, fixed := computeLead(id, anchor, expr)
+	if span == 0 {
+		span = defaultSpan
 	}
+	var re *regexp.Regexp
+	if fixed {
+		re = regexp.MustCompile(`^(` + expr + `)`)
+	} else {
+		re = regexp.MustCompile(`^(?s:.{0,` + strconv.Itoa(lead) + `}?)(` + expr + `)`)
+	}
+	p := pattern{anchor: anchor, lead: lead, fixedLead: fixed, span: span, re: re}
+	for i, name := range re.SubexpNames() {
+		if name != "" {
+			p.groups = append(p.groups, namedGroup{name, i})
+		}
+	}
+	return p
 }
 
-// withSpan returns p reaching n bytes past its anchor.
-func (p pattern) withSpan(n int) pattern {
-	p.span = n
-	return p
+// computeLead finds the anchor in a literal run of expr's top-level sequence
+// and measures the text the expression matches before it.
+func computeLead(id, anchor, expr string) (lead int, fixed bool) {
+	re, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		panic("oom: family " + id + ": " + err.Error())
+	}
+	parts := []*syntax.Regexp{re}
+	if re.Op == syntax.OpConcat {
+		parts = re.Sub
+	}
+	minLead, maxLead := 0, 0
+	for _, p := range parts {
+		if p.Op == syntax.OpLiteral && p.Flags&syntax.FoldCase == 0 {
+			lit := string(p.Rune)
+			if k := strings.Index(lit, anchor); k >= 0 {
+				return maxLead + k, minLead == maxLead
+			}
+		}
+		lo, hi := matchWidth(p)
+		minLead, maxLead = minLead+lo, maxLead+hi
+	}
+	panic("oom: family " + id + ": the anchor " + strconv.Quote(anchor) +
+		" is not literal text of the expression's top level: " + expr)
+}
+
+// matchWidth returns the fewest and the most bytes re matches, an unbounded
+// repeat counting as at most maxLeadToken bytes.
+func matchWidth(re *syntax.Regexp) (lo, hi int) {
+	switch re.Op {
+	case syntax.OpLiteral:
+		n := len(string(re.Rune))
+		return n, n
+	case syntax.OpCharClass, syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		return 1, 1 // every class in the grammar is ASCII
+	case syntax.OpCapture:
+		return matchWidth(re.Sub[0])
+	case syntax.OpConcat:
+		for _, s := range re.Sub {
+			l, h := matchWidth(s)
+			lo, hi = lo+l, hi+h
+		}
+		return lo, hi
+	case syntax.OpAlternate:
+		lo = -1
+		for _, s := range re.Sub {
+			l, h := matchWidth(s)
+			if lo < 0 || l < lo {
+				lo = l
+			}
+			hi = max(hi, h)
+		}
+		return lo, hi
+	case syntax.OpQuest:
+		_, h := matchWidth(re.Sub[0])
+		return 0, h
+	case syntax.OpStar, syntax.OpPlus:
+		l, _ := matchWidth(re.Sub[0])
+		if re.Op == syntax.OpStar {
+			l = 0
+		}
+		return l, max(l, maxLeadToken)
+	case syntax.OpRepeat:
+		l, h := matchWidth(re.Sub[0])
+		if re.Max < 0 {
+			return l * re.Min, max(l*re.Min, maxLeadToken)
+		}
+		return l * re.Min, min(h*re.Max, max(h*re.Min, maxLeadToken))
+	}
+	return 0, 0 // empty-width assertions
 }
 
 // each calls fn for every match of p in s, in order.
@@ -57,8 +142,8 @@ func (p *pattern) each(s string, fn func(m match)) {
 			return
 		}
 		i += from
-		lo := max(i-p.back, from)
-		if p.exact && lo != i-p.back {
+		lo := max(i-p.lead, from)
+		if p.fixedLead && lo != i-p.lead {
 			from = i + 1 // the fixed text before the anchor is not there
 			continue
 		}
@@ -73,26 +158,38 @@ func (p *pattern) each(s string, fn func(m match)) {
 				loc[k] += lo
 			}
 		}
-		fn(match{s, loc})
+		fn(match{s, loc, p})
 		from = max(loc[3], i+1)
 	}
 }
 
 // match is one match of a pattern in the flattened text.
 type match struct {
-	s   string
-	loc []int
+	text    string
+	loc     []int
+	pattern *pattern
 }
 
-// g returns the text of expr's group i (1-based), or "".
-func (m match) g(i int) string {
-	k := 2 * (i + 1)
+// group returns the text of the named group, or "" when it did not take part
+// in the match (or the expression has no such group).
+func (m match) group(name string) string {
+	for _, g := range m.pattern.groups {
+		if g.name == name {
+			return m.submatch(g.index)
+		}
+	}
+	return ""
+}
+
+func (m match) submatch(index int) string {
+	k := 2 * index
 	if k+1 >= len(m.loc) || m.loc[k] < 0 {
 		return ""
 	}
-	return m.s[m.loc[k]:m.loc[k+1]]
+	return m.text[m.loc[k]:m.loc[k+1]]
 }
 
+// start is where the family's message starts (the expression's first byte).
 func (m match) start() int { return m.loc[2] }
 
 // eachAnchor calls fn with the index of every occurrence of anchor in s.

@@ -288,70 +288,70 @@ const (
 
 var realOOMs = []realOOM{
 	{name: "device_put", script: "result.requested.bytes", token: "93.13GiB", allocator: "GPU_0_bfc",
-		phase: PhaseRuntime, excFamily: "I", stderrReq: 100000000000, stderrLit: realBFCLit, relation: "bfc",
+		phase: PhaseRuntime, excFamily: "gpu-allocator-status", stderrReq: 100000000000, stderrLit: realBFCLit, relation: "bfc",
 		free: KnownSize(63758789509), cause: CauseExhaustion, // BFC "Allocator memory summary": total free in pool + unallocated bytes
 		pool: KnownSize(63758789509), advice: []string{realAdvFrac, realAdvFoot}, stderrAdvice: []string{realAdvPool}},
 	{name: "jit_temps", script: "result.requested.temporaries_total_bytes",
 		allocCase: "memory_analysis", allocPath: "result.memory_analysis.temps_pool_rows_50000.temp_size_in_bytes",
 		token: "69.85GiB", allocator: "GPU_0_bfc", program: "jit_temps_exceed_memory", execFirst: true,
-		phase: PhaseRuntime, excFamily: "I", stderrReq: 75003125760, stderrLit: realBFCLit, relation: "bfc",
+		phase: PhaseRuntime, excFamily: "gpu-allocator-status", stderrReq: 75003125760, stderrLit: realBFCLit, relation: "bfc",
 		free: KnownSize(63758789509), cause: CauseExhaustion, // BFC "Allocator memory summary": total free in pool + unallocated bytes
 		pool: KnownSize(63758789509), advice: []string{realAdvFrac, realAdvFoot}, stderrAdvice: []string{realAdvPool}},
 	{name: "jit_temps_defaultlog", script: "result.requested.temporaries_total_bytes",
 		allocCase: "memory_analysis", allocPath: "result.memory_analysis.temps_pool_rows_50000.temp_size_in_bytes",
 		token: "69.85GiB", allocator: "GPU_0_bfc", program: "jit_temps_exceed_memory", execFirst: false,
-		phase: PhaseRuntime, excFamily: "I", stderrReq: 75003125760, stderrLit: realBFCLit, relation: "bfc",
+		phase: PhaseRuntime, excFamily: "gpu-allocator-status", stderrReq: 75003125760, stderrLit: realBFCLit, relation: "bfc",
 		advice: []string{realAdvFrac, realAdvFoot}},
 	{name: "jit_temps_vmodule", script: "result.requested.temporaries_total_bytes",
 		allocCase: "memory_analysis", allocPath: "result.memory_analysis.temps_pool_rows_50000.temp_size_in_bytes",
 		token: "69.85GiB", allocator: "GPU_0_bfc", program: "jit_temps_exceed_memory", execFirst: true,
-		phase: PhaseRuntime, excFamily: "I", stderrReq: 75003125760, stderrLit: realBFCLit, relation: "bfc",
+		phase: PhaseRuntime, excFamily: "gpu-allocator-status", stderrReq: 75003125760, stderrLit: realBFCLit, relation: "bfc",
 		free: KnownSize(63758789509), cause: CauseExhaustion, // BFC "Allocator memory summary": total free in pool + unallocated bytes
 		pool: KnownSize(63758789509), advice: []string{realAdvFrac, realAdvFoot}, stderrAdvice: []string{realAdvPool}},
 	{name: "jit_output", script: "result.requested.output.bytes", token: "93.13GiB", allocator: "GPU_0_bfc",
 		program: "jit_make_big_output", execFirst: true,
-		phase: PhaseRuntime, excFamily: "I", stderrReq: 100000000000, stderrLit: realBFCLit, relation: "bfc",
+		phase: PhaseRuntime, excFamily: "gpu-allocator-status", stderrReq: 100000000000, stderrLit: realBFCLit, relation: "bfc",
 		free: KnownSize(63758789509), cause: CauseExhaustion, // BFC "Allocator memory summary": total free in pool + unallocated bytes
 		pool: KnownSize(63758789509), advice: []string{realAdvFrac, realAdvFoot}, stderrAdvice: []string{realAdvPool}},
 	// Compiles (only a rematerialization warning), fails at run time.
 	{name: "compile_exceeds_device", script: "result.requested.temporaries_total_bytes",
 		allocCase: "compile_exceeds_device", allocPath: "result.memory_analysis.temp_size_in_bytes",
 		token: "167.64GiB", allocator: "GPU_0_bfc", program: "jit_temps_exceed_memory", execFirst: true,
-		phase: PhaseRuntime, excFamily: "I", stderrReq: 180007500544, stderrLit: realBFCLit, relation: "bfc",
+		phase: PhaseRuntime, excFamily: "gpu-allocator-status", stderrReq: 180007500544, stderrLit: realBFCLit, relation: "bfc",
 		free: KnownSize(63758789509), cause: CauseExhaustion, // BFC "Allocator memory summary": total free in pool + unallocated bytes
 		pool: KnownSize(63758789509), advice: []string{realAdvFrac, realAdvFoot}, stderrAdvice: []string{realAdvPool}},
 	{name: "mem_fraction_jit", script: "result.requested.temporaries_total_bytes",
 		allocCase: "memory_analysis", allocPath: "result.memory_analysis.temps_small_rows_4000.temp_size_in_bytes",
 		token: "5.59GiB", allocator: "GPU_0_bfc", program: "jit_temps_exceed_memory", execFirst: false,
-		phase: PhaseRuntime, excFamily: "I", stderrReq: 6000500736, stderrLit: realBFCLit, relation: "bfc",
+		phase: PhaseRuntime, excFamily: "gpu-allocator-status", stderrReq: 6000500736, stderrLit: realBFCLit, relation: "bfc",
 		free: KnownSize(4252017623), cause: CauseExhaustion, // BFC "Allocator memory summary": total free in pool + unallocated bytes
 		pool: KnownSize(4252017623), advice: []string{realAdvFrac, realAdvFoot}, stderrAdvice: []string{realAdvPool}},
 	{name: "mem_fraction_fragmented", script: "result.requested.final_request.bytes", token: "1.50GiB",
 		allocator: "GPU_0_bfc", program: "jit_broadcast_in_dim", execFirst: true,
-		phase: PhaseRuntime, excFamily: "I", stderrReq: 1610612736, stderrLit: realBFCLit, relation: "bfc",
+		phase: PhaseRuntime, excFamily: "gpu-allocator-status", stderrReq: 1610612736, stderrLit: realBFCLit, relation: "bfc",
 		free: KnownSize(2104533975), cause: CauseFragmentation, // BFC "Allocator memory summary": total free in pool + unallocated bytes
 		pool: KnownSize(4252017623), advice: []string{realAdvFrac, realAdvFoot}, stderrAbsent: []string{realAdvPool}},
 	{name: "mem_fraction_device_put", script: "result.requested.bytes", token: "6.00GiB", allocator: "GPU_0_bfc",
-		phase: PhaseRuntime, excFamily: "I", stderrReq: 6442450944, stderrLit: realBFCLit, relation: "bfc",
+		phase: PhaseRuntime, excFamily: "gpu-allocator-status", stderrReq: 6442450944, stderrLit: realBFCLit, relation: "bfc",
 		free: KnownSize(4252017623), cause: CauseExhaustion, // BFC "Allocator memory summary": total free in pool + unallocated bytes
 		pool: KnownSize(4252017623), advice: []string{realAdvFrac, realAdvFoot}, stderrAdvice: []string{realAdvPool}},
 	{name: "platform_device_put", script: "result.requested.bytes", token: "93.13GiB", allocator: "SE_0_space_0",
-		phase: PhaseRuntime, excFamily: "I", stderrReq: 100000000000, stderrLit: realPlatformLit, relation: "exact",
+		phase: PhaseRuntime, excFamily: "gpu-allocator-status", stderrReq: 100000000000, stderrLit: realPlatformLit, relation: "exact",
 		advice: []string{realAdvFrac, realAdvFoot}},
 	{name: "platform_jit", script: "result.requested.temporaries_total_bytes",
 		allocCase: "memory_analysis", allocPath: "result.memory_analysis.temps_card_rows_120000.temp_size_in_bytes",
 		token: "167.64GiB", allocator: "SE_0_space_0", program: "jit_temps_exceed_memory", execFirst: false,
-		phase: PhaseRuntime, excFamily: "I", stderrReq: 180007500304, stderrLit: realPlatformLit, relation: "exact",
+		phase: PhaseRuntime, excFamily: "gpu-allocator-status", stderrReq: 180007500304, stderrLit: realPlatformLit, relation: "exact",
 		advice: []string{realAdvFrac, realAdvFoot}},
 	{name: "cuda_async_device_put", script: "result.requested.bytes", token: "93.13GiB", allocator: "gpu_async_0",
-		phase: PhaseRuntime, excFamily: "I", stderrReq: 100000000000, stderrLit: realAsyncLit, relation: "exact",
+		phase: PhaseRuntime, excFamily: "gpu-allocator-status", stderrReq: 100000000000, stderrLit: realAsyncLit, relation: "exact",
 		free: KnownSize(20701184000), capacity: KnownSize(85017493504), cause: CauseExhaustion,
 		pool: KnownSize(63758789509), advice: []string{realAdvFoot}, stderrAdvice: []string{realAdvWhole, "only 19.28 GiB is free"},
 		stderrAbsent: []string{realAdvFrac}}, // no allocator setting fits a request larger than the GPU
 	{name: "cuda_async_jit", script: "result.requested.temporaries_total_bytes",
 		allocCase: "memory_analysis", allocPath: "result.memory_analysis.temps_card_rows_120000.temp_size_in_bytes",
 		token: "167.64GiB", allocator: "gpu_async_0", program: "jit_temps_exceed_memory", execFirst: true,
-		phase: PhaseRuntime, excFamily: "I", stderrReq: 180007500304, stderrLit: realAsyncLit, relation: "exact",
+		phase: PhaseRuntime, excFamily: "gpu-allocator-status", stderrReq: 180007500304, stderrLit: realAsyncLit, relation: "exact",
 		free: KnownSize(20676018176), capacity: KnownSize(85017493504), cause: CauseExhaustion,
 		pool: KnownSize(63758789509), advice: []string{realAdvFoot}, stderrAdvice: []string{realAdvWhole, "only 19.26 GiB is free"},
 		stderrAbsent: []string{realAdvFrac}}, // no allocator setting fits a request larger than the GPU
@@ -359,7 +359,7 @@ var realOOMs = []realOOM{
 	// for the 32 MiB scratch; it checks instead that the request could not
 	// fit the largest free block before the failure.
 	{name: "autotune_starved", token: "32.00MiB", allocator: "GPU_0_bfc",
-		phase: PhaseCompile, excFamily: "R", stderrReq: 33554432,
+		phase: PhaseCompile, excFamily: "gpu-compile-autotuner", stderrReq: 33554432,
 		advice: []string{realAdvAutotune, realAdvFrac}},
 }
 
@@ -502,7 +502,7 @@ func TestRealCaptures(t *testing.T) {
 				// ... Status: RESOURCE_EXHAUSTED: Out of memory ..." logged
 				// before it), family I in every capture; the allocator log
 				// lines lend their exact figure and free/total.
-				w.family = "I"
+				w.family = "gpu-allocator-status"
 				w.req = KnownSize(c.stderrReq)
 				w.free, w.capacity, w.poolLimit, w.cause = c.free, c.capacity, c.pool, c.cause
 				w.absent = c.stderrAbsent
@@ -573,7 +573,7 @@ func TestRealCaptures(t *testing.T) {
 					if !ok {
 						t.Fatal("start-up preallocation failure not recognised")
 					}
-					checkRealReport(t, r, realWant{code: "E0007", family: "M2", phase: PhaseRuntime, backend: BackendGPU,
+					checkRealReport(t, r, realWant{code: "E0007", family: "gpu-preallocation", phase: PhaseRuntime, backend: BackendGPU,
 						device: "0", req: KnownSize(limit), advice: []string{realAdvFallback, realAdvFrac}})
 				})
 			}
@@ -674,12 +674,12 @@ func TestRealWrinkles(t *testing.T) {
 			req                  int64
 			free, capacity       Size
 		}{
-			{"platform_device_put.stderr.txt", "Failed to allocate device memory", "M2", 100000000000, Size{}, Size{}},
-			{"platform_jit.stderr.txt", "Failed to allocate device memory", "M2", 180007500304, Size{}, Size{}},
-			{"prealloc_0995.stderr.txt", "Failed to allocate device memory", "M2", m.int(t, "prealloc_0995", "result.memory_stats_at_start.bytes_limit"), Size{}, Size{}},
-			{"prealloc_100.stderr.txt", "Failed to allocate device memory", "M2", m.int(t, "prealloc_100", "result.memory_stats_at_start.bytes_limit"), Size{}, Size{}},
-			{"cuda_async_device_put.stderr.txt", "cuMemAllocAsync failed", "N", 100000000000, KnownSize(20701184000), KnownSize(85017493504)},
-			{"cuda_async_jit.stderr.txt", "cuMemAllocAsync failed", "N", 180007500304, KnownSize(20676018176), KnownSize(85017493504)},
+			{"platform_device_put.stderr.txt", "Failed to allocate device memory", "gpu-preallocation", 100000000000, Size{}, Size{}},
+			{"platform_jit.stderr.txt", "Failed to allocate device memory", "gpu-preallocation", 180007500304, Size{}, Size{}},
+			{"prealloc_0995.stderr.txt", "Failed to allocate device memory", "gpu-preallocation", m.int(t, "prealloc_0995", "result.memory_stats_at_start.bytes_limit"), Size{}, Size{}},
+			{"prealloc_100.stderr.txt", "Failed to allocate device memory", "gpu-preallocation", m.int(t, "prealloc_100", "result.memory_stats_at_start.bytes_limit"), Size{}, Size{}},
+			{"cuda_async_device_put.stderr.txt", "cuMemAllocAsync failed", "gpu-cuda-async-allocator", 100000000000, KnownSize(20701184000), KnownSize(85017493504)},
+			{"cuda_async_jit.stderr.txt", "cuMemAllocAsync failed", "gpu-cuda-async-allocator", 180007500304, KnownSize(20676018176), KnownSize(85017493504)},
 		} {
 			t.Run(tc.file, func(t *testing.T) {
 				rec := realExcerpt(t, readReal(t, tc.file), tc.anchor)
@@ -742,7 +742,7 @@ func TestRealWrinkles(t *testing.T) {
 			// (pool free + unallocated) and the pool limit: both less than the
 			// request, so the advice is about the pool, not fragmentation.
 			free := map[string]int64{"device_put": 63758789509, "mem_fraction_device_put": 4252017623}[n]
-			checkRealReport(t, r, realWant{code: "E0007", family: "L", phase: PhaseRuntime, backend: BackendGPU, device: "0",
+			checkRealReport(t, r, realWant{code: "E0007", family: "gpu-bfc-allocator", phase: PhaseRuntime, backend: BackendGPU, device: "0",
 				req: KnownSize(realRoundUp256(req)), free: KnownSize(free), poolLimit: KnownSize(free), cause: CauseExhaustion,
 				advice: []string{"is free", realAdvPool}})
 		}

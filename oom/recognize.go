@@ -18,6 +18,9 @@ func Recognize(text string) (Report, bool) {
 	cands := buf[:0]
 	for i := range families {
 		f := &families[i]
+		if f.kind == warning {
+			continue // warnings never make a record an OOM
+		}
 		f.each(flat, func(m match) {
 			if guarded(flat, m.start()) {
 				return
@@ -26,14 +29,9 @@ func Recognize(text string) (Report, bool) {
 				return
 			}
 			r := Report{Family: f.id, Code: f.code, Phase: f.phase, Backend: f.backend}
-			if f.read(&r, m) {
-				c := candidate{f: f, at: m.start(), r: r}
-				for _, g := range f.req {
-					if c.reqTok = m.g(g); c.reqTok != "" {
-						break
-					}
-				}
-				cands = append(cands, c)
+			readStandardGroups(&r, m)
+			if f.read == nil || f.read(&r, m) {
+				cands = append(cands, candidate{f: f, at: m.start(), r: r, requestedToken: requestedToken(m)})
 			}
 		})
 	}
@@ -42,20 +40,22 @@ func Recognize(text string) (Report, bool) {
 	codes := findCodes(flat, codeBuf[:0])
 
 	var r Report
+	var traits adviceTraits
 	if p := primary(cands); p >= 0 {
-		if !cands[p].f.fatal && vetoed(flat) {
+		if cands[p].f.kind != fatal && vetoed(flat) {
 			return Report{}, false
 		}
 		r = cands[p].r
 		for i := range cands {
 			if i != p {
 				mergeFrom(&r, &cands[i].r)
-				preferExact(&r, cands[p].reqTok, &cands[i])
+				preferExact(&r, cands[p].requestedToken, &cands[i])
 			}
 		}
 		if c, ok := codeFor(codes, cands[p].at); ok {
 			r.Code = c
 		}
+		traits = cands[p].f.advice
 	} else {
 		// A catalog OOM code with no readable message (e.g. a truncated
 		// "RESOURCE_EXHAUSTED: E1000: CompileTimeHbmOom:").
@@ -63,7 +63,7 @@ func Recognize(text string) (Report, bool) {
 		if !ok {
 			return Report{}, false
 		}
-		r = Report{Family: "Q", Code: c}
+		r = Report{Family: familyCodeOnly, Code: c}
 	}
 
 	for _, d := range details {
@@ -80,7 +80,7 @@ func Recognize(text string) (Report, bool) {
 	if hasBreakdown(flat) {
 		readBreakdown(&r.Breakdown, flat, MaxAllocations)
 	}
-	finish(&r, flat)
+	finish(&r, flat, traits)
 	return r, true
 }
 
@@ -90,10 +90,10 @@ const maxCandidates = 32
 
 // candidate is one family match.
 type candidate struct {
-	f      *family
-	at     int
-	r      Report
-	reqTok string // Requested as printed
+	f              *family
+	at             int
+	r              Report
+	requestedToken string // Requested as printed
 }
 
 // primary picks the failure: the earliest returned status, else the earliest
@@ -101,8 +101,8 @@ type candidate struct {
 func primary(c []candidate) int {
 	best := -1
 	for i := range c {
-		if best < 0 || c[i].f.fatal && !c[best].f.fatal ||
-			c[i].f.fatal == c[best].f.fatal && c[i].at < c[best].at {
+		iFatal, bestFatal := c[i].f.kind == fatal, best >= 0 && c[best].f.kind == fatal
+		if best < 0 || iFatal && !bestFatal || iFatal == bestFatal && c[i].at < c[best].at {
 			best = i
 		}
 	}
@@ -138,11 +138,11 @@ func mergeFrom(r, o *Report) {
 // prints for the same allocation, when r's own is a rounded human size:
 // "Out of memory while trying to allocate 93.13GiB" after the allocator's
 // "93.13GiB (rounded to 100000000000)".
-func preferExact(r *Report, tok string, o *candidate) {
-	if tok == "" || isExactToken(tok) || !isExactToken(o.reqTok) || !o.r.Requested.Known || o.r.Code != r.Code {
+func preferExact(r *Report, printed string, o *candidate) {
+	if printed == "" || isExactToken(printed) || !isExactToken(o.requestedToken) || !o.r.Requested.Known || o.r.Code != r.Code {
 		return
 	}
-	if formatHuman(o.r.Requested.Bytes, strings.HasSuffix(tok, "iB")) == tok {
+	if formatHuman(o.r.Requested.Bytes, strings.HasSuffix(printed, "iB")) == printed {
 		r.Requested = o.r.Requested
 	}
 }
@@ -270,7 +270,7 @@ func standaloneCode(codes []codeAt) (string, bool) {
 
 // finish derives what the matched fields imply: catalog names, backend,
 // cause and remediation.
-func finish(r *Report, flat string) {
+func finish(r *Report, flat string, traits adviceTraits) {
 	e, _ := lookupCode(r.Code)
 	r.Code, r.Name, r.Category, r.DocURL = e.Code, e.Name, e.Category, e.DocURL
 	if e.Phase != "" {
@@ -292,7 +292,7 @@ func finish(r *Report, flat string) {
 			r.Cause = CauseExhaustion
 		}
 	}
-	r.Remediation = remediate(r, flat)
+	r.Remediation = remediate(r, flat, traits)
 }
 
 // evidenceBackend returns the one backend whose evidence the text shows, or "".

@@ -10,7 +10,7 @@ import (
 // for first, the general ones after. The wording is ours; the facts (flags,
 // APIs) come from the OpenXLA error pages E0100, E0101, E1000, E1001, E3000,
 // the OOM debugging guide and JAX's GPU memory allocation notes.
-func remediate(r *Report, flat string) []string {
+func remediate(r *Report, flat string, traits adviceTraits) []string {
 	var a advice
 	switch r.Code {
 	case codeBuffer:
@@ -18,13 +18,13 @@ func remediate(r *Report, flat string) []string {
 	case codeProgram:
 		a.programLoad(r)
 	case codeHbm:
-		a.compileHbm(r, flat)
+		a.compileHbm(r, flat, traits)
 	case codeVmem:
 		a.scopedVmem(r)
 	case codeSparseCore:
 		a.sparseCore(r)
 	default:
-		a.generic(r, flat)
+		a.generic(r, flat, traits)
 	}
 	if len(r.Breakdown.Allocations) == 0 && !r.Breakdown.Total.Known && !r.Breakdown.AvailableAfter.Known {
 		return a
@@ -44,7 +44,8 @@ type advice []string
 
 func (a *advice) add(parts ...string) { *a = append(*a, strings.Join(parts, "")) }
 
-func hb(s Size) string { return humanBytes(s.Bytes) }
+// humanSize formats a size for advice text ("1.50GiB").
+func humanSize(s Size) string { return humanBytes(s.Bytes) }
 
 // ratio returns need/have, or 0 when either is unknown or have is not positive.
 func ratio(need, have Size) float64 {
@@ -60,11 +61,11 @@ func fmtRatio(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) + "Ã
 func (a *advice) runtimeBuffer(r *Report) {
 	switch r.Cause {
 	case CauseFragmentation:
-		a.add("HBM is fragmented: ", hb(r.Free), " is free in total but no single block holds ", hb(r.Requested),
+		a.add("HBM is fragmented: ", humanSize(r.Free), " is free in total but no single block holds ", humanSize(r.Requested),
 			". Free buffers you no longer need (jax.Array.delete(), drop references) and re-create the large ones together so they pack; the runtime defragments only when it can.")
 		a.add("Allocate the largest long-lived buffers (parameters, optimizer state, caches) first, before many small or short-lived arrays break memory up.")
 	case CauseExhaustion:
-		a.add("The buffer needs ", hb(r.Requested), " but only ", hb(r.Free), " is free (short by ", humanBytes(r.Requested.Bytes-r.Free.Bytes),
+		a.add("The buffer needs ", humanSize(r.Requested), " but only ", humanSize(r.Free), " is free (short by ", humanBytes(r.Requested.Bytes-r.Free.Bytes),
 			"): shrink what lives on the device: a smaller batch or sequence length, parameters sharded over more cores (e.g. FSDP).")
 	default:
 		a.add("Shrink what lives on the device: a smaller batch or sequence length, parameters sharded over more cores (e.g. FSDP).")
@@ -78,12 +79,12 @@ func (a *advice) runtimeBuffer(r *Report) {
 func (a *advice) programLoad(r *Report) {
 	switch r.Cause {
 	case CauseFragmentation:
-		a.add("Loading the program needs ", hb(r.Requested), " of contiguous HBM; ", hb(r.Free),
+		a.add("Loading the program needs ", humanSize(r.Requested), " of contiguous HBM; ", humanSize(r.Free),
 			" is free but not in one piece: free or re-create data buffers so a large block opens up before the program loads.")
 	case CauseExhaustion:
-		s := "Loading the program needs " + hb(r.Requested) + " but only " + hb(r.Free) + " is free"
+		s := "Loading the program needs " + humanSize(r.Requested) + " but only " + humanSize(r.Free) + " is free"
 		if r.Reservable.Known {
-			s += " (" + hb(r.Reservable) + " reservable)"
+			s += " (" + humanSize(r.Reservable) + " reservable)"
 		}
 		a.add(s, ": data buffers take priority over programs, so shrink them (smaller batch, sharded parameters, donate_argnums).")
 	default:
@@ -95,24 +96,26 @@ func (a *advice) programLoad(r *Report) {
 }
 
 // E1000: the compiled program does not fit in HBM.
-func (a *advice) compileHbm(r *Report, flat string) {
+// The family's lead step comes first, its note after the sizing advice.
+func (a *advice) compileHbm(r *Report, flat string, traits adviceTraits) {
 	need := r.Used
 	if !need.Known {
 		need = r.Requested
 	}
 	x := ratio(need, r.Capacity)
-	if r.Family == "D" && x > 0 {
-		a.add("One allocation of ", hb(r.Requested), " alone exceeds the ", hb(r.Capacity),
-			" memory: check that this array is sharded as intended (mesh axes, sharding constraints) rather than replicated or gathered, and that no jax.debug.print materializes it.")
+	if traits.lead != nil {
+		if s := traits.lead(r); s != "" {
+			a.add(s)
+		}
 	}
 	switch {
 	case x >= 2:
 		n := int64(math.Ceil(x))
-		a.add("The program needs ", hb(need), " and the device has ", hb(r.Capacity), ": shrink the footprint by ", fmtRatio(x),
+		a.add("The program needs ", humanSize(need), " and the device has ", humanSize(r.Capacity), ": shrink the footprint by ", fmtRatio(x),
 			" or shard it over at least ", strconv.FormatInt(n, 10), " devices; flags alone will not close a gap this large.")
 		a.add("Cut the per-device batch size (by about ", fmtRatio(x), "), or use microbatching / gradient accumulation.")
 	case x > 1.15:
-		a.add("The program needs ", hb(need), " and the device has ", hb(r.Capacity), " (", fmtRatio(x),
+		a.add("The program needs ", humanSize(need), " and the device has ", humanSize(r.Capacity), " (", fmtRatio(x),
 			"): reduce the batch size by at least ", fmtRatio(x), ", keep large tensors in bfloat16 (or quantize them), or shard parameters and optimizer state over at least ",
 			strconv.FormatInt(int64(math.Ceil(x)), 10), " devices.")
 	case x > 0:
@@ -121,17 +124,14 @@ func (a *advice) compileHbm(r *Report, flat string) {
 			over = r.Exceeded.Bytes // the exact figure, not a difference of rounded ones
 		}
 		pct := strconv.FormatFloat((x-1)*100, 'f', 1, 64)
-		a.add("The program is only ", humanBytes(over), " (", pct, "%) over the ", hb(r.Capacity),
+		a.add("The program is only ", humanBytes(over), " (", pct, "%) over the ", humanSize(r.Capacity),
 			" available: let rematerialization work harder, e.g. --xla_tpu_rematerialization_algo=PEAK_PRIORITY and --xla_tpu_max_hbm_size_mib=",
 			strconv.FormatInt(r.Capacity.Bytes*9/10>>20, 10), " (a target below the real capacity), or jax.checkpoint on the largest layers; sharded over ",
 			strconv.FormatInt(int64(math.Ceil(x)), 10), " devices it fits without either.")
 		a.add("Keep the largest tensors in bfloat16 to win back the last few percent.")
 	}
-	if r.Family == "B" {
-		a.add("Compilation stopped early; to see which buffers make up the peak, rerun with --xla_tpu_impure_oom_fast_exit_threshold=-1 so it fails later with the full breakdown.")
-	}
-	if r.Family == "C" {
-		a.add("TensorCore and SparseCore programs share HBM: balance them (e.g. --xla_sc_num_serialized_tables_to_optimize_hbm), and check embedding table padding, sharding and maximum_parallel_iterations.")
+	if traits.note != "" {
+		a.add(traits.note)
 	}
 	if x == 0 {
 		a.add("Reduce the batch size, keep large tensors in bfloat16, and shard parameters and optimizer state over more chips.")
@@ -159,7 +159,7 @@ func (a *advice) scopedVmem(r *Report) {
 	}
 	if need.Known && r.Capacity.Known {
 		kib := (need.Bytes + (1<<20 - 1)) >> 20 << 10 // rounded up to a whole MiB, in KiB
-		a.add("It needs ", hb(need), " of scoped ", space, " but the limit is ", hb(r.Capacity),
+		a.add("It needs ", humanSize(need), " of scoped ", space, " but the limit is ", humanSize(r.Capacity),
 			": use smaller block sizes (BlockSpec tiles) so each step fits, or raise the limit for this kernel with vmem_limit_bytes=",
 			strconv.FormatInt(kib<<10, 10), " in the Pallas compiler params.")
 		a.add("To raise the limit for every kernel instead: --xla_tpu_scoped_vmem_limit_kib=", strconv.FormatInt(kib, 10), " (it must stay below the chip's VMEM).")
@@ -195,14 +195,23 @@ func (a *advice) sparseCore(r *Report) {
 }
 
 // E0007: GPU and CPU allocator failures.
-func (a *advice) generic(r *Report, flat string) {
-	if r.Backend == BackendCPU && r.MemorySpace != "host" || r.Family == "O" {
-		a.add("The host ran out of RAM allocating ", hb(r.Requested), ": reduce the batch size or the data kept in host memory, and check the process's memory limit (container or cgroup).")
+// The family's traits: hostRAM switches to the host advice; lead and note
+// come after it, ahead of the sizing advice; poolSetup drops the advice to
+// give XLA more of the GPU; suggestAsyncAllocator names the async allocator
+// when the cause is unknown.
+func (a *advice) generic(r *Report, flat string, traits adviceTraits) {
+	if r.Backend == BackendCPU && r.MemorySpace != "host" || traits.hostRAM {
+		a.add("The host ran out of RAM allocating ", humanSize(r.Requested), ": reduce the batch size or the data kept in host memory, and check the process's memory limit (container or cgroup).")
 		a.add("Donate inputs (donate_argnums) and avoid holding several copies of large arrays at once.")
 		return
 	}
-	if r.Family == "M2" {
-		a.add("If this was logged while XLA set up its memory pool (preallocation at start-up), XLA falls back to a smaller pool and the program goes on: lower XLA_PYTHON_CLIENT_MEM_FRACTION (or set XLA_PYTHON_CLIENT_PREALLOCATE=false) to leave room for other users of the GPU.")
+	if traits.lead != nil {
+		if s := traits.lead(r); s != "" {
+			a.add(s)
+		}
+	}
+	if traits.note != "" {
+		a.add(traits.note)
 	}
 	if r.Phase == PhaseCompile {
 		a.add("The GPU autotuner ran out of memory while compiling: free device memory before compiling (delete arrays, compile ahead of time), or cut autotuning with XLA_FLAGS=--xla_gpu_autotune_level=0.")
@@ -213,28 +222,28 @@ func (a *advice) generic(r *Report, flat string) {
 	tooBigForPool := !tooBigForDevice && r.PoolLimit.Known && r.Requested.Known && r.Requested.Bytes > r.PoolLimit.Bytes
 	switch {
 	case tooBigForDevice:
-		a.add("A single allocation of ", hb(r.Requested), " is larger than the whole device (", hb(r.Capacity), freeNote(r),
+		a.add("A single allocation of ", humanSize(r.Requested), " is larger than the whole device (", humanSize(r.Capacity), freeNote(r),
 			"): shard or shrink that array; no allocator setting can fit it.")
 	case tooBigForPool:
 		a.poolTooSmall(r)
 	}
 	switch {
 	case r.Cause == CauseFragmentation:
-		a.add(hb(r.Free), " is free but no block holds ", hb(r.Requested),
+		a.add(humanSize(r.Free), " is free but no block holds ", humanSize(r.Requested),
 			": memory is fragmented. Use the CUDA async allocator (XLA_PYTHON_CLIENT_ALLOCATOR=cuda_async in JAX, TF_GPU_ALLOCATOR=cuda_malloc_async in TensorFlow) or, to allocate exactly on demand, XLA_PYTHON_CLIENT_ALLOCATOR=platform.")
 	case r.Cause == CauseExhaustion && !tooBigForDevice && !tooBigForPool:
-		a.add("The allocation needs ", hb(r.Requested), " but only ", hb(r.Free), " is free: reduce what the program keeps on the device.")
+		a.add("The allocation needs ", humanSize(r.Requested), " but only ", humanSize(r.Free), " is free: reduce what the program keeps on the device.")
 	}
 	if r.MemorySpace == "host" {
 		a.add("This is pinned host memory used for transfers and host offload: transfer or offload less at once, or raise the host memory available to the process.")
 	}
 	a.add("Reduce the per-device footprint: a smaller batch, jax.checkpoint (remat) on large blocks, bfloat16 for large tensors, donate_argnums for inputs not needed after the step, or shard over more GPUs.")
 	// A pool that is too small was dealt with above; the start-up pool
-	// message (M2) already says to ask for less, not more.
-	if !tooBigForDevice && !tooBigForPool && r.Family != "M2" {
+	// message (poolSetup) already says to ask for less, not more.
+	if !tooBigForDevice && !tooBigForPool && !traits.poolSetup {
 		a.add("Give XLA more of the GPU with XLA_PYTHON_CLIENT_MEM_FRACTION (default .75, e.g. .90); if other processes or libraries need GPU memory, set XLA_PYTHON_CLIENT_PREALLOCATE=false instead.")
 	}
-	if r.Family == "L" && r.Cause == "" {
+	if traits.suggestAsyncAllocator && r.Cause == "" {
 		a.add("If the failure comes from fragmentation rather than a full device, TF_GPU_ALLOCATOR=cuda_malloc_async (XLA_PYTHON_CLIENT_ALLOCATOR=cuda_async in JAX) may help.")
 	}
 	if strings.Contains(flat, "BufferAssignment OOM Debugging") {
@@ -245,7 +254,7 @@ func (a *advice) generic(r *Report, flat string) {
 // poolTooSmall advises on a GPU request larger than XLA's whole memory pool:
 // freeing arrays cannot help, only a larger pool or a smaller array can.
 func (a *advice) poolTooSmall(r *Report) {
-	s := "The request (" + hb(r.Requested) + ") is larger than XLA's whole memory pool on this GPU (pool limit " + hb(r.PoolLimit) + freeNote(r) +
+	s := "The request (" + humanSize(r.Requested) + ") is larger than XLA's whole memory pool on this GPU (pool limit " + humanSize(r.PoolLimit) + freeNote(r) +
 		"), so freeing other arrays cannot make room. "
 	if r.Capacity.Known && r.Capacity.Bytes > 0 {
 		// The pool must hold the request and what is already live: the
@@ -253,14 +262,14 @@ func (a *advice) poolTooSmall(r *Report) {
 		// Beyond 0.95 the CUDA context and libraries have no room left.
 		need := float64(r.Requested.Bytes) / float64(r.Capacity.Bytes)
 		frac := math.Ceil(need*20+1) / 20
-		s += "The request is " + strconv.FormatFloat(need*100, 'f', 0, 64) + "% of the GPU's " + hb(r.Capacity)
+		s += "The request is " + strconv.FormatFloat(need*100, 'f', 0, 64) + "% of the GPU's " + humanSize(r.Capacity)
 		if frac <= 0.95 {
 			s += ": raise XLA_PYTHON_CLIENT_MEM_FRACTION to at least " + strconv.FormatFloat(frac, 'f', 2, 64) + " (default .75), or shard or shrink the array."
 		} else {
 			s += ", more than any XLA_PYTHON_CLIENT_MEM_FRACTION can leave room for: shard or shrink the array."
 		}
 	} else {
-		s += "Raising XLA_PYTHON_CLIENT_MEM_FRACTION (default .75, e.g. .90) helps only if the GPU has well over " + hb(r.Requested) +
+		s += "Raising XLA_PYTHON_CLIENT_MEM_FRACTION (default .75, e.g. .90) helps only if the GPU has well over " + humanSize(r.Requested) +
 			" in total; otherwise shard or shrink the array."
 	}
 	a.add(s)
@@ -271,5 +280,5 @@ func freeNote(r *Report) string {
 	if !r.Free.Known {
 		return ""
 	}
-	return "; only " + hb(r.Free) + " is free"
+	return "; only " + humanSize(r.Free) + " is free"
 }

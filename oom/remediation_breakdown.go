@@ -13,7 +13,7 @@ func breakdownAdvice(r *Report) advice {
 	b := &r.Breakdown
 	if i := b.Culprit(); i >= 0 {
 		c := &b.Allocations[i]
-		s := "The largest allocation naming an operator is " + hb(c.Size)
+		s := "The largest allocation naming an operator is " + humanSize(c.Size)
 		if c.Shape != "" {
 			s += " (" + c.Shape + ")"
 		}
@@ -25,7 +25,7 @@ func breakdownAdvice(r *Report) advice {
 	}
 	if i := b.LargestInput(); i >= 0 {
 		in := &b.Allocations[i]
-		s := "The largest program input in the list takes " + hb(in.Size)
+		s := "The largest program input in the list takes " + humanSize(in.Size)
 		if in.Shape != "" {
 			s += " (" + in.Shape + ")"
 		}
@@ -44,9 +44,9 @@ func breakdownAdvice(r *Report) advice {
 		} else {
 			s += "an allocation "
 		}
-		s += "holds " + hb(e.Size)
+		s += "holds " + humanSize(e.Size)
 		if e.Unpadded.Known {
-			s += " for " + hb(e.Unpadded) + " of data"
+			s += " for " + humanSize(e.Unpadded) + " of data"
 		}
 		s += " (" + strconv.FormatFloat(e.Expansion, 'f', 1, 64) + "× expansion)."
 		if hint := alignmentHint(e.Shape); hint != "" {
@@ -57,27 +57,27 @@ func breakdownAdvice(r *Report) advice {
 		a.add(s)
 	}
 	if b.Padding.Known && b.Temp.Known && b.Temp.Bytes > 0 && b.Padding.Bytes*4 > b.Temp.Bytes {
-		a.add(humanBytes(b.Padding.Bytes), " of the ", hb(b.Temp), " of HLO temporaries is tile padding: aligning array dimensions to the TPU tile saves more than any flag.")
+		a.add(humanBytes(b.Padding.Bytes), " of the ", humanSize(b.Temp), " of HLO temporaries is tile padding: aligning array dimensions to the TPU tile saves more than any flag.")
 	}
 	if b.Output.Known && b.OutputShared.Known && b.OutputShared.Bytes == 0 && b.Arguments.Known &&
 		b.Arguments.Bytes >= 1<<30 && (!b.Total.Known || b.Arguments.Bytes*10 >= b.Total.Bytes) {
-		a.add("The arguments take ", hb(b.Arguments), " and the output (", hb(b.Output),
+		a.add("The arguments take ", humanSize(b.Arguments), " and the output (", humanSize(b.Output),
 			") shares none of it: donate the arguments the step replaces (jax.jit(..., donate_argnums=...)) so the output is written into their memory.")
 	}
 	if b.AvailableAfter.Known && b.AvailableAfter.Bytes < 0 {
 		s := "After the request the device would be short by " + humanBytes(-b.AvailableAfter.Bytes)
 		if b.Allocated.Known {
-			s += ", with " + hb(b.Allocated) + " already allocated by data buffers"
+			s += ", with " + humanSize(b.Allocated) + " already allocated by data buffers"
 		}
 		if b.Program.Known {
-			s += " and the program needing " + hb(b.Program)
+			s += " and the program needing " + humanSize(b.Program)
 		}
 		a.add(s, ": this is exhaustion, not fragmentation; free or shard data buffers before the program loads.")
 	}
 	if r.Phase == PhaseRuntime && b.Fragmentation.Known && b.Total.Known && b.Total.Bytes > 0 {
 		pct := float64(b.Fragmentation.Bytes) / float64(b.Total.Bytes) * 100
 		if pct >= 10 {
-			a.add("The buffer assignment wastes ", hb(b.Fragmentation), " (", strconv.FormatFloat(pct, 'f', 1, 64),
+			a.add("The buffer assignment wastes ", humanSize(b.Fragmentation), " (", strconv.FormatFloat(pct, 'f', 1, 64),
 				"%) to fragmentation: a different allocator (XLA_PYTHON_CLIENT_ALLOCATOR=cuda_async) or fewer live buffers of mixed sizes may recover it.")
 		}
 	}

@@ -123,8 +123,8 @@ func unitShift(u string) (uint, bool) {
 	return 0, false
 }
 
-// size reads tok into a Size; an unreadable token gives an unknown Size.
-func size(tok string) Size {
+// parseSizeToken reads tok into a Size; an unreadable token gives an unknown Size.
+func parseSizeToken(tok string) Size {
 	if tok == "" {
 		return Size{}
 	}

@@ -61,10 +61,10 @@ func TestParseSize(t *testing.T) {
 }
 
 func TestSizeUnknownToken(t *testing.T) {
-	if s := size(""); s.Known {
-		t.Errorf("size(\"\") = %+v", s)
+	if s := parseSizeToken(""); s.Known {
+		t.Errorf("parseSizeToken(\"\") = %+v", s)
 	}
-	if s := size("99999999999999T"); s.Known {
+	if s := parseSizeToken("99999999999999T"); s.Known {
 		t.Errorf("overflow gave %+v", s)
 	}
 }

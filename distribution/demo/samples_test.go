@@ -42,9 +42,10 @@ func TestSamplesCoverEveryFamily(t *testing.T) {
 		fams = append(fams, f)
 	}
 	sort.Strings(fams)
-	// A C D B E1 F G H I J N O: every family of the brief (L and M are log-only
-	// lines that accompany I/J; the BFC line here is the non-fatal look-alike).
-	want := "A B C D E1 F G H I J N O"
+	// The families the samples show as the failure (the BFC, driver and
+	// preallocation lines only accompany GPU statuses there; the BFC line
+	// alone is the non-fatal look-alike).
+	want := "cpu-runtime gpu-allocator-status gpu-cuda-async-allocator gpu-platform-allocator tpu-compile-allocation-exceeds-memory tpu-compile-early-abort tpu-compile-hbm-used tpu-compile-sparsecore-offset tpu-compile-tensorcore-sparsecore-hbm tpu-compile-vmem-stack tpu-runtime-buffer tpu-runtime-program-load"
 	if s := strings.Join(fams, " "); s != want {
 		t.Errorf("families %q, want %q", s, want)
 	}

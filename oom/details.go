@@ -1,0 +1,160 @@
+package oom
+
+import "strings"
+
+// What the families (families_*.go) share: the details that can surround any
+// of them (replica/partition context, program, device, allocator figures),
+// the error-code tokens, the guards and foreign failures that make a match a
+// false alarm, and the evidence that reveals a backend.
+// docs/message-formats.md describes each of them.
+//
+// Every pattern runs on flattened text (see flatten): log headers stripped and
+// every whitespace run turned into one space, so a literal space in a pattern
+// also matches a line break or a re-logged line's prefix. Patterns are RE2
+// (linear time). A pattern runs only where its literal anchor occurs, on a
+// bounded window around it, so a huge record costs time linear in its size.
+
+// detail is a phrase that adds facts to whichever failure the record holds.
+// Details only fill fields the failure itself left empty. They are short and
+// fixed, so they are read with string operations, not regexps: after is the
+// text that follows the anchor (at most detailSpan bytes), before the text
+// that precedes it (at most detailSpan bytes).
+type detail struct {
+	anchor string
+	read   func(r *Report, before, after string)
+}
+
+const detailSpan = 256
+
+var details = []detail{
+	{ // pjrt log line: "Execution of replica 0 failed: RESOURCE_EXHAUSTED: ..."
+		"Execution of replica ", func(r *Report, _, a string) {
+			if n, rest := leadingDigits(a); n != "" && strings.HasPrefix(rest, " failed") {
+				setReplica(r, n)
+			}
+		},
+	},
+	{ // "...: while running replica 0 and partition 34 of a replicated computation (other replicas may have failed as well)."
+		// Old PyLocalClient text lacks a space: "of areplicated computation".
+		"while running replica ", func(r *Report, _, a string) {
+			rep, rest := leadingDigits(a)
+			rest, ok := strings.CutPrefix(rest, " and partition ")
+			part, rest := leadingDigits(rest)
+			if rep != "" && ok && part != "" &&
+				(strings.HasPrefix(rest, " of a replicated computation") || strings.HasPrefix(rest, " of areplicated computation")) {
+				setReplica(r, rep)
+				setPartition(r, part)
+			}
+		},
+	},
+	{ // Program being loaded: "Error loading program 'jit_embedding_pipeline_step_fn': ..."
+		"Error loading program", func(r *Report, _, a string) {
+			a = strings.TrimPrefix(strings.TrimPrefix(a, " "), "[")
+			setString(&r.Program, quoted(a))
+		},
+	},
+	{ // Status payload: "[executable_name='jit_train_step']"
+		"[executable_name=", func(r *Report, _, a string) {
+			if name := quoted(a); name != "" && strings.HasPrefix(a[len(name)+2:], "]") {
+				setString(&r.Program, name)
+			}
+		},
+	},
+	{ // PyTorch/XLA: "Exception in device=TPU:6: RESOURCE_EXHAUSTED: ..."
+		"Exception in device=", func(r *Report, _, a string) {
+			k := 0
+			for k < len(a) && (a[k] >= 'A' && a[k] <= 'Z' || a[k] >= 'a' && a[k] <= 'z') {
+				k++
+			}
+			if n, _ := leadingDigits(a[min(k+1, len(a)):]); k > 0 && hasAt(a, k, ":") && n != "" {
+				setString(&r.Device, a[:k+1+len(n)])
+			}
+		},
+	},
+	{ // TPU memory id anywhere in the record: "(0x0x1_HBM0)", "(1x0x0_HBM0)", "0x3x0_HBM1"
+		"_HBM", func(r *Report, b, a string) {
+			n, _ := leadingDigits(a)
+			chip := chipID(b)
+			if n != "" && chip != "" {
+				setString(&r.Device, chip+"_HBM"+n)
+			}
+		},
+	},
+	{ // cudaMallocAsync: " Reported by CUDA: Free memory/Total memory: 22635544576/85095874560"
+		"Free memory/Total memory: ", func(r *Report, _, a string) {
+			free, rest := leadingDigits(a)
+			total, _ := leadingDigits(strings.TrimPrefix(rest, "/"))
+			if free != "" && total != "" && strings.HasPrefix(rest, "/") {
+				setSize(&r.Free, free)
+				setSize(&r.Capacity, total)
+			}
+		},
+	},
+	{ // BFC allocator (2025+): "Allocator memory summary: rounded request 1.50GiB, total free in pool
+		// 1.96GiB, largest free chunk usable by lower end 1.00GiB, unallocated bytes 0B, pool size 3.96GiB,
+		// pool limit 3.96GiB". What the allocator could still hand out is the pool's free memory plus the
+		// bytes it has not yet claimed; the pool limit is not the device, so it is PoolLimit, not Capacity.
+		"Allocator memory summary: ", func(r *Report, _, a string) {
+			free, unallocated := summaryField(a, "total free in pool "), summaryField(a, "unallocated bytes ")
+			if !r.Free.Known {
+				r.Free = addSizes(parseSizeToken(free), parseSizeToken(unallocated))
+			}
+			setSize(&r.PoolLimit, summaryField(a, "pool limit "))
+		},
+	},
+	{ // cudaMallocAsync allocator stats: "Stats: Limit:                        59.38GiB\nInUse: ..."
+		"Stats: Limit:", func(r *Report, _, a string) {
+			if f := strings.Fields(a); len(f) > 0 && len(f[0]) <= 24 {
+				setSize(&r.PoolLimit, f[0])
+			}
+		},
+	},
+	{ // GPU autotuning (compilation) that ran out of memory: "Failed to get configs for: 3 out of 3
+		// instructions. See logs for all failures. Example failure: Out of memory while trying to allocate ..."
+		"Failed to get configs for", func(r *Report, _, _ string) { r.Phase = PhaseCompile },
+	},
+	{ // the per-instruction log line: "Could not get config for HLO: %fusion = ... Status: RESOURCE_EXHAUSTED: Out of memory ..."
+		"Could not get config for HLO", func(r *Report, _, _ string) { r.Phase = PhaseCompile },
+	},
+	{ // XRT-era program-load breakdown: "HBM capacity 8.00G:"
+		"HBM capacity ", func(r *Report, _, a string) {
+			if tok, _, ok := strings.Cut(a, ":"); ok && len(tok) <= 24 && parseSizeToken(tok).Known {
+				setSize(&r.Capacity, tok)
+				setString(&r.MemorySpace, "hbm")
+			}
+		},
+	},
+}
+
+// Error-code tokens. The factory format is "E1000: CompileTimeHbmOom:\n<msg>
+// \nSee https://openxla.org/xla/errors/error_1000 for more details.";
+// AnnotateWithCode uses ": " after the name; older builds appended
+// "https://openxla.org/xla/errors#e1000"; some builds print the bare name.
+var (
+	codeNameEnds = []string{"Oom:", "Failure:", "Exhausted:"} // how every catalog name ends
+	codeURL      = "openxla.org/xla/errors"                   // then "/error_1000" or "#e1000"
+)
+
+// guards are phrases that, right before a match in the same sentence, show
+// that the allocation failure was not fatal or not a device OOM.
+var guards = []string{
+	"Failed to determine best cudnn convolution algorithm", // the autotuner falls back to another algorithm
+	"CUDA backend failed to initialize",                    // JAX start-up warning, not an OOM of a program
+}
+
+// foreignFailures are failures of other runtimes. A record that holds one
+// and only allocator or driver warnings (no XLA status) is not an XLA OOM.
+var foreignFailures = []string{
+	"OOM when allocating tensor", // TensorFlow's own (non-XLA) kernels, which share the BFC allocator
+}
+
+// Figures and names that reveal the backend when the failure's own text does
+// not (checked in order; the first backend with a hit wins, ties leave it out).
+var backendEvidence = []struct {
+	backend string
+	tokens  []string
+}{
+	{BackendTPU, []string{"XLA:TPU", "_HBM", "SparseCore", "TensorCore", "libtpu", "device=TPU:", "/job:tpu_worker", "tpu_execute", "TPU:"}},
+	{BackendGPU, []string{"GPU_", "gpu_", "GPU:", "CUDA", "cuda_", "cuMem", "cudaMalloc", "HIP_", "ROCm", "rocm", "device ordinal", "BufferAssignment OOM Debugging", "NVIDIA"}},
+	{BackendCPU, []string{"TFRT_CPU", "cpu_client", "/device:CPU:"}},
+}

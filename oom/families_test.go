@@ -1,0 +1,150 @@
+package oom
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// familyIDs is every Report.Family value: the registered entries and the
+// code printed without a message.
+func familyIDs() []string {
+	ids := []string{familyCodeOnly}
+	for i := range families {
+		ids = append(ids, families[i].id)
+	}
+	return ids
+}
+
+// TestEveryFamilyHasFixture: a family without a real fixture is untested
+// grammar. Warning entries are not OOMs; their fixtures are the look-alikes.
+func TestEveryFamilyHasFixture(t *testing.T) {
+	covered := map[string]int{}
+	for _, f := range fixtures {
+		covered[f.want.family]++
+	}
+	for i := range families {
+		f := &families[i]
+		if f.kind == warning {
+			continue
+		}
+		if covered[f.id] == 0 {
+			t.Errorf("family %s has no fixture in fixtures_test.go: add a real message of it", f.id)
+		}
+	}
+	if covered[familyCodeOnly] == 0 {
+		t.Errorf("family %s has no fixture", familyCodeOnly)
+	}
+	for id := range covered {
+		if !slices.Contains(familyIDs(), id) {
+			t.Errorf("a fixture expects family %q, which is not registered", id)
+		}
+	}
+}
+
+// TestFamilyFixturesPassPrefilter: every fixture of every family passes
+// MayContain, so the processor never skips a message the recogniser reads.
+func TestFamilyFixturesPassPrefilter(t *testing.T) {
+	for _, f := range fixtures {
+		if !MayContain(f.body(t)) {
+			t.Errorf("family %s: fixture %q does not pass MayContain: give the family a cue (family.cues)", f.want.family, f.name)
+		}
+	}
+}
+
+// TestFamilyExamples: the example the docs show is one of the family's own
+// fixtures, passes the prefilter and is recognised as that family.
+func TestFamilyExamples(t *testing.T) {
+	for i := range families {
+		f := &families[i]
+		t.Run(f.id, func(t *testing.T) {
+			if f.example == "" {
+				t.Fatal("no example")
+			}
+			found := false
+			for _, fx := range fixtures {
+				if fx.want.family == f.id && fx.file == "" && fx.text == f.example {
+					found = true
+				}
+			}
+			if !found && f.kind != warning {
+				t.Errorf("the example is not the text of a fixture of this family")
+			}
+			if f.kind == warning {
+				return
+			}
+			if !MayContain(f.example) {
+				t.Errorf("the example does not pass MayContain")
+			}
+			if r, ok := Recognize(f.example); !ok || r.Family != f.id {
+				t.Errorf("the example is recognised as %q (ok %v)", r.Family, ok)
+			}
+		})
+	}
+}
+
+// TestFamilyEntries checks what registerFamilies cannot: a readable summary,
+// and a span that lets the expression reach past its anchor.
+func TestFamilyEntries(t *testing.T) {
+	for i := range families {
+		f := &families[i]
+		if f.summary == "" || !strings.HasSuffix(f.summary, ".") {
+			t.Errorf("family %s: the summary must be one sentence", f.id)
+		}
+		if f.lead < 0 || f.lead > 512 {
+			t.Errorf("family %s: computed lead %d", f.id, f.lead)
+		}
+		if strings.ContainsAny(f.id, " _ABCDEFGHIJKLMNOPQRSTUVWXYZ") {
+			t.Errorf("family %s: ids are lower-case words joined by hyphens", f.id)
+		}
+	}
+}
+
+// TestComputedLeads pins the computed distance between a message's start
+// and its anchor for the families whose anchor is not their first word.
+func TestComputedLeads(t *testing.T) {
+	for id, want := range map[string]struct {
+		lead  int
+		fixed bool
+	}{
+		"tpu-compile-hbm-used":          {len("Ran out of memor"), true},
+		"gpu-platform-allocator":        {len("Failed to allocate re"), true},
+		"gpu-compile-autotuner":         {len("RESOURCE_EXHAUSTED: "), true},
+		"tpu-runtime-buffer":            {0, true},
+		"gpu-preallocation":             {len("[") + maxLeadToken + len("] "), false},
+		"tpu-compile-sparsecore-offset": {len("current allocation offset upper bound (") + maxLeadToken + len(" "), false},
+	} {
+		i := slices.IndexFunc(families, func(f family) bool { return f.id == id })
+		if i < 0 {
+			t.Fatalf("no family %s", id)
+		}
+		if f := &families[i]; f.lead != want.lead || f.fixedLead != want.fixed {
+			t.Errorf("%s: lead %d fixed %v, want %d %v", id, f.lead, f.fixedLead, want.lead, want.fixed)
+		}
+	}
+}
+
+// TestLookalikeClasses: every class of look-alike has a negative, every
+// negative a declared class, and every guard and foreign failure phrase of
+// the grammar is exercised by one.
+func TestLookalikeClasses(t *testing.T) {
+	count := map[string]int{}
+	all := ""
+	for _, l := range lookalikes {
+		count[l.class]++
+		all += l.text + "\n"
+		if !slices.Contains(lookalikeClasses, l.class) {
+			t.Errorf("look-alike %q: class %q is not in lookalikeClasses", l.name, l.class)
+		}
+	}
+	for _, c := range lookalikeClasses {
+		if count[c] == 0 {
+			t.Errorf("look-alike class %q has no negative", c)
+		}
+	}
+	for _, p := range append(append([]string{}, guards...), foreignFailures...) {
+		if !strings.Contains(all, p) {
+			t.Errorf("no look-alike exercises %q", p)
+		}
+	}
+}

@@ -1,0 +1,213 @@
+package oom
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// A message family is one message format XLA (or a runtime under it) prints
+// when memory runs out. Each family is one self-contained entry: how to find
+// it (anchor, expr), what it means (kind, code, phase, backend), what it
+// yields (the expression's named groups), how MayContain lets it through
+// (cues) and how it changes the advice (advice). docs/message-formats.md is
+// generated from these entries.
+//
+// Adding a family: write an entry in a families_<group>.go file, register it
+// with registerFamilies, add a real fixture to fixtures_test.go, run
+// `make generate` and `make test` (CONTRIBUTING.md has a worked example).
+type family struct {
+	// id names the family in Report.Family, the tests and the docs:
+	// backend-phase-what, e.g. "tpu-runtime-buffer".
+	id string
+	// summary is one line for the docs: what the message says happened.
+	summary string
+	kind    familyKind
+	code    string // default code; a code printed in the text wins
+	phase   string // PhaseCompile or PhaseRuntime
+	backend string // the backend the message itself proves, "" if it does not
+
+	// anchor is a literal piece of the message, searched with strings.Index;
+	// the expression runs only around it. Pick its rarest stable words.
+	anchor string
+	// expr is the RE2 expression for the whole message, run on flattened
+	// text (see flatten: headers stripped, whitespace runs turned into one
+	// space). The anchor must appear in it as literal text outside any group;
+	// how far before the anchor the message starts is computed from expr.
+	// Named groups carry what the message yields; the standard names fill
+	// Report fields directly (see readStandardGroups):
+	//   requested, requested_exact (the exact bytes printed next to a rounded
+	//   requested size), free, used, capacity, exceeded, reserved, reservable:
+	//   sizes; space: MemorySpace; device: Device; instruction: Instruction.
+	// Other names are read by the entry's read function.
+	expr string
+	// span is how far past the anchor a match may reach (0: defaultSpan).
+	span int
+	// read, when set, fills what the standard groups cannot (derived codes,
+	// sums, backends from allocator names); false rejects the match.
+	read func(r *Report, m match) bool
+	// cues are the phrases of this message that let it through MayContain
+	// when it is printed without a status (RESOURCE_EXHAUSTED...), see
+	// prefilter.go. Nil when the message is always printed as a status.
+	cues []cue
+	// advice is how this family changes its code's advice (remediation.go).
+	advice adviceTraits
+	// example is a real message of this family, verbatim from a fixture of
+	// fixtures_test.go (checked by TestFamilyExamples); the docs show it.
+	example string
+
+	pattern // compiled from anchor and expr by registerFamilies
+}
+
+// familyKind says what a match of a family means.
+type familyKind int
+
+const (
+	// fatal: a returned status, what the program fails with.
+	fatal familyKind = iota + 1
+	// logOnly: an allocator or driver log line. It is the failure only when
+	// the record holds no status, and otherwise lends its details to it.
+	logOnly
+	// warning: a non-fatal memory warning. It never makes a record an OOM:
+	// Recognize skips warning entries (the extension point for reporting
+	// warnings separately).
+	warning
+)
+
+func (k familyKind) String() string {
+	switch k {
+	case fatal:
+		return "fatal"
+	case logOnly:
+		return "log-only"
+	case warning:
+		return "warning"
+	}
+	return "unknown"
+}
+
+// familyCodeOnly is Report.Family for a catalog OOM code printed without a
+// readable message (e.g. a truncated "RESOURCE_EXHAUSTED: E1000: CompileTimeHbmOom:").
+const familyCodeOnly = "code-only"
+
+// adviceTraits is how a family refines the advice of its code. Every field is
+// optional; remediation.go says where each one lands.
+type adviceTraits struct {
+	// lead returns a first step, ahead of the code's own advice ("" for none).
+	lead func(r *Report) string
+	// note is a step right after the code's sizing advice.
+	note string
+	// hostRAM: the host (not a device) ran out of memory: CPU advice only.
+	hostRAM bool
+	// poolSetup: logged while XLA set up its memory pool, so never advise
+	// giving XLA a larger share of the GPU.
+	poolSetup bool
+	// suggestAsyncAllocator: an allocator line whose cause is unknown; name
+	// the async allocator in case memory is fragmented.
+	suggestAsyncAllocator bool
+}
+
+// familyGroup is the families one file registers, at a position in the
+// matching order.
+type familyGroup struct {
+	position int
+	families []family
+}
+
+var (
+	registered []familyGroup
+	// families is every registered entry in matching order, built by init.
+	families []family
+)
+
+// registerFamilies adds a group of families at position (groups are matched
+// in ascending position; entries within a group in order). Call it from a
+// package-level var of a families_*.go file:
+//
+//	var _ = registerFamilies(50, []family{...})
+//
+// so that every group is registered before init builds the tables, whatever
+// the file order. The position decides which family's details win when two
+// messages of a record fill the same field; it must be unique.
+func registerFamilies(position int, group []family) bool {
+	for i := range group {
+		f := &group[i]
+		f.pattern = compilePattern(f.id, f.anchor, f.expr, f.span)
+	}
+	registered = append(registered, familyGroup{position, group})
+	return true
+}
+
+func init() {
+	slices.SortStableFunc(registered, func(a, b familyGroup) int { return a.position - b.position })
+	seen := map[string]bool{familyCodeOnly: true}
+	positions := map[int]bool{}
+	for _, g := range registered {
+		if positions[g.position] {
+			panic("oom: two family groups at position " + strconv.Itoa(g.position))
+		}
+		positions[g.position] = true
+		for _, f := range g.families {
+			if seen[f.id] {
+				panic("oom: duplicate family id " + f.id)
+			}
+			seen[f.id] = true
+			if f.kind == 0 || f.code == "" || f.phase == "" {
+				panic("oom: family " + f.id + " lacks a kind, code or phase")
+			}
+			families = append(families, f)
+		}
+	}
+	buildPrefilter()
+}
+
+// readStandardGroups fills r from the named groups whose names are Report
+// fields.
+func readStandardGroups(r *Report, m match) {
+	for _, g := range m.pattern.groups {
+		v := m.submatch(g.index)
+		switch g.name {
+		case "requested":
+			r.Requested = exact(v, m.group("requested_exact"))
+		case "free":
+			r.Free = parseSizeToken(v)
+		case "used":
+			r.Used = parseSizeToken(v)
+		case "capacity":
+			r.Capacity = parseSizeToken(v)
+		case "exceeded":
+			r.Exceeded = parseSizeToken(v)
+		case "reserved":
+			r.Reserved = parseSizeToken(v)
+		case "reservable":
+			r.Reservable = parseSizeToken(v)
+		case "space":
+			if v != "" {
+				r.MemorySpace = strings.ToLower(v)
+			}
+		case "device":
+			r.Device = v
+		case "instruction":
+			r.Instruction = v
+		}
+	}
+}
+
+// requestedToken is the requested size as printed, exact figure first: a
+// rounded one can then take the exact figure another message of the record
+// prints for the same allocation.
+func requestedToken(m match) string {
+	if t := m.group("requested_exact"); t != "" {
+		return t
+	}
+	return m.group("requested")
+}
+
+// yields lists what a family's message yields (its named groups), for the docs.
+func (f *family) yields() []string {
+	out := make([]string, 0, len(f.groups))
+	for _, g := range f.groups {
+		out = append(out, g.name)
+	}
+	return out
+}

@@ -1,0 +1,134 @@
+package oom
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestRegexpAudit: regular expressions are Go RE2 (linear time) and only
+// compiled from program text at package initialisation; no user-supplied
+// pattern is ever compiled. In the component module's non-test files only
+// oom/pattern.go imports regexp and calls only regexp.MustCompile; the
+// functions that reach it (compilePattern, registerFamilies) live in
+// pattern.go and family.go, and every other file calls them only from
+// package-level var initialisers (var _ = registerFamilies(...) in
+// families_*.go), never from a function body, so never with runtime data.
+func TestRegexpAudit(t *testing.T) {
+	fset := token.NewFileSet()
+	root := ".." // the component module
+	var files []*ast.File
+	var names []string
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path != root {
+				if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil {
+					return filepath.SkipDir // another module (distribution, bench, tools)
+				}
+				if base := d.Name(); base == "testdata" || base == "out" || strings.HasPrefix(base, ".") || strings.HasPrefix(base, "_") {
+					return filepath.SkipDir
+				}
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		files, names = append(files, f), append(names, rel)
+		return nil
+	})
+	if err != nil || len(files) == 0 {
+		t.Fatal(err, len(files))
+	}
+
+	// compilers: functions that call regexp directly, then those that call
+	// a compiler (to a fixed point). All must live in package oom.
+	compilers := map[string]bool{}
+	for i, f := range files {
+		for _, im := range f.Imports {
+			if im.Path.Value == `"regexp"` || im.Path.Value == `"regexp/syntax"` {
+				if names[i] != filepath.Join("oom", "pattern.go") {
+					t.Errorf("%s imports %s: a new file compiles regular expressions: audit it and extend this test", names[i], im.Path.Value)
+				}
+			}
+		}
+		eachFunc(f, func(fn *ast.FuncDecl) {
+			ast.Inspect(fn, func(n ast.Node) bool {
+				sel, ok := n.(*ast.SelectorExpr)
+				if !ok {
+					return true
+				}
+				if x, ok := sel.X.(*ast.Ident); ok && x.Name == "regexp" && sel.Sel.Name != "Regexp" {
+					if sel.Sel.Name != "MustCompile" {
+						t.Errorf("%s: regexp.%s", fset.Position(sel.Pos()), sel.Sel.Name)
+					}
+					compilers[fn.Name.Name] = true
+				}
+				return true
+			})
+		})
+	}
+	if len(compilers) == 0 {
+		t.Fatal("no function compiles a regexp: the audit lost track of pattern.go")
+	}
+	for grown := true; grown; {
+		grown = false
+		for _, f := range files {
+			eachFunc(f, func(fn *ast.FuncDecl) {
+				if !compilers[fn.Name.Name] && callsAny(fn.Body, compilers) != nil {
+					compilers[fn.Name.Name], grown = true, true
+				}
+			})
+		}
+	}
+	// Only pattern.go and family.go may hold compilers: any other function
+	// that reaches regexp (e.g. one calling registerFamilies at run time)
+	// joined the set above from another file.
+	for i, f := range files {
+		if names[i] == filepath.Join("oom", "pattern.go") || names[i] == filepath.Join("oom", "family.go") {
+			continue
+		}
+		eachFunc(f, func(fn *ast.FuncDecl) {
+			if call := callsAny(fn.Body, compilers); call != nil {
+				t.Errorf("%s: %s calls %s inside func %s: a pattern compiled at run time",
+					names[i], fset.Position(call.Pos()), call.Fun.(*ast.Ident).Name, fn.Name.Name)
+			}
+		})
+	}
+	t.Logf("regexp compiled only through %v, at package initialisation", compilers)
+}
+
+func eachFunc(f *ast.File, fn func(*ast.FuncDecl)) {
+	for _, decl := range f.Decls {
+		if d, ok := decl.(*ast.FuncDecl); ok && d.Body != nil {
+			fn(d)
+		}
+	}
+}
+
+// callsAny returns the first call in n of a function named in set, or nil.
+func callsAny(n ast.Node, set map[string]bool) *ast.CallExpr {
+	var found *ast.CallExpr
+	ast.Inspect(n, func(n ast.Node) bool {
+		if call, ok := n.(*ast.CallExpr); ok && found == nil {
+			if id, ok := call.Fun.(*ast.Ident); ok && set[id.Name] {
+				found = call
+			}
+		}
+		return found == nil
+	})
+	return found
+}
