@@ -31,6 +31,7 @@ const (
 // Warning is one memory-pressure warning read from log text.
 type Warning struct {
 	Kind        string // one of the Warning* kinds
+	Family      string // the family entry (families_warnings.go) or familyStartupBackoff; for tests, not an attribute
 	Phase       string // PhaseCompile or PhaseRuntime
 	Backend     string // BackendGPU/TPU/CPU when the text shows it
 	Device      string // GPU ordinal when printed
@@ -90,20 +91,25 @@ func WarningKinds() []string {
 func RecognizeWarning(text string) (Warning, bool) {
 	flat := flatten(text)
 	best, at := Warning{}, -1
-	for i := range warningForms {
-		f := &warningForms[i]
+	for i := range families {
+		f := &families[i]
+		if f.kind != warning {
+			continue
+		}
 		f.each(flat, func(m match) {
 			if at >= 0 && m.start() >= at {
 				return
 			}
-			w := Warning{Kind: f.kind, Phase: f.phase, Backend: f.backend}
-			if f.read(&w, m) {
-				best, at = w, m.start()
+			r := Report{Backend: f.backend}
+			readStandardGroups(&r, m)
+			if f.read != nil && !f.read(&r, m) {
+				return
 			}
+			best, at = Warning{
+				Kind: warningKinds[f.id], Family: f.id, Phase: f.phase, Backend: r.Backend, Device: r.Device,
+				Requested: r.Requested, Used: r.Used, Free: r.Free, Capacity: r.Capacity,
+			}, m.start()
 		})
-	}
-	if w, i, ok := autotuneFallback(flat); ok && (at < 0 || i < at) {
-		best, at = w, i
 	}
 	if w, i, ok := startupBackoff(text, flat); ok && (at < 0 || i < at) {
 		best, at = w, i

@@ -1,0 +1,176 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestWarningThenOOMTicketThenPage runs the early-warning path in a real
+// Prometheus: a job logs memory-pressure warnings (rematerialization shortfall,
+// BFC allocator retry) and later fails with an OOM. The warnings open the
+// ticket (XlaMemoryWarningsRising, examples/prometheus/warnings.yaml) while no
+// failure alert fires; the OOM then fires the failure alert (XlaOomErrors,
+// alerts.yaml), which Prometheus reports active later than the ticket.
+func TestWarningThenOOMTicketThenPage(t *testing.T) {
+	promBin, err := exec.LookPath("prometheus")
+	if err != nil {
+		t.Skip("prometheus is not installed (Debian: apt-get install -y prometheus); .ci/run installs it")
+	}
+	dir := t.TempDir()
+	logs := filepath.Join(dir, "logs")
+	gpu := filepath.Join(logs, "gpu-c", "train.log")
+	appendFile(t, gpu, "I0912 07:00:09.402118   27487 train.py:96] Model vit: 2.71B params per device\n")
+
+	exporter := freeAddr(t)
+	if err := os.MkdirAll(filepath.Join(dir, "out"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	startCollector(t, "collector", filepath.Join(demoDir, "config.yaml"), []string{
+		"XLAOOM_LOGS=" + filepath.Join(logs, "*", "*.log"),
+		"XLAOOM_OUT=" + filepath.Join(dir, "out"),
+		"XLAOOM_PROMETHEUS=" + exporter,
+	}, exporter)
+	prom := startPrometheus(t, promBin, dir, exporter, "alerts.yaml", "warnings.yaml")
+	eventually(t, 30*time.Second, func() string {
+		r, err := prom.query(`up{job="otelcol-xlaoom"}`)
+		if err != nil || len(r) != 1 || r[0].Value != "1" {
+			return fmt.Sprintf("Prometheus does not scrape the collector yet: %v %v", r, err)
+		}
+		return ""
+	})
+
+	// Phase 1: warnings, no failure.
+	appendFile(t, gpu, "W0912 07:00:31.224101   27487 hlo_rematerialization.cc:3363] Can't reduce memory use below 56.41GiB (60574761232 bytes) by rematerialization; only reduced to 58.44GiB (62750982717 bytes), down from 61.02GiB (65520000000 bytes) originally\n"+
+		"I0912 07:01:44.001291   27487 train.py:201] step=400 loss=3.0172\n"+
+		"2025-09-12 07:02:43.112233: W external/xla/xla/tsl/framework/bfc_allocator.cc:291] Allocator (GPU_0_bfc) ran out of memory trying to allocate 2.19GiB with freed_by_count=0. The caller indicates that this is not a failure, but this may mean that there could be performance gains if more memory were available.\n"+
+		"I0912 07:02:43.501887   27487 train.py:201] step=410 loss=3.0101\n")
+	ticket := prom.waitAlert(t, "XlaMemoryWarningsRising", "firing", 2, func(l map[string]string) bool {
+		return l["service_name"] == "train" && l["severity"] == "ticket"
+	})
+	if page := prom.alerts(t, "XlaOomErrors"); len(page) != 0 {
+		t.Fatalf("a failure alert fired on warnings alone: %v", page)
+	}
+	r, err := prom.query(`sum(xla_oom_errors_total)`)
+	if err != nil || len(r) != 0 {
+		t.Errorf("xla_oom_errors_total exists after warnings only: %v %v", r, err)
+	}
+	r, err = prom.query(`xla_memory_warning_pressure_ratio{service_name="train",xla_memory_warning="rematerialization"}`)
+	if err != nil || len(r) != 1 {
+		t.Fatalf("warning pressure series: %v %v", r, err)
+	}
+	if v, _ := strconv.ParseFloat(r[0].Value, 64); v < 1.03 || v > 1.04 {
+		t.Errorf("rematerialization pressure = %v, want 62750982717/60574761232 = 1.036", v)
+	}
+	if _, ok := r[0].Metric["host_name"]; ok {
+		t.Errorf("warning series carry host_name (want the job resource): %v", r[0].Metric)
+	}
+
+	// Phase 2: the job fails.
+	appendFile(t, gpu, "E0912 07:02:44.350251   27487 pjrt_stream_executor_client.cc:3045] Execution of replica 0 failed: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 2110783616 bytes.\n"+
+		"I0912 07:02:45.000112   27487 train.py:230] Restarting from step 400\n")
+	page := prom.waitAlert(t, "XlaOomErrors", "firing", 1, func(l map[string]string) bool {
+		return l["host_name"] == "gpu-c" && l["xla_error_code"] == "E0007"
+	})
+	if !ticket[0].ActiveAt.Before(page[0].ActiveAt) {
+		t.Errorf("ticket active at %v, page at %v: the warning must come first", ticket[0].ActiveAt, page[0].ActiveAt)
+	}
+	checkWarningPanel(t, prom)
+	r, err = prom.query(`sum by (service_name) (xla_memory_warnings_total)`)
+	if err != nil || len(r) != 1 || r[0].Value != "2" {
+		t.Errorf("xla_memory_warnings_total by job = %v, %v; want train=2 (the OOM is not a warning)", r, err)
+	}
+}
+
+// promAlert is one alert of Prometheus's /api/v1/alerts.
+type promAlert struct {
+	Labels   map[string]string `json:"labels"`
+	State    string            `json:"state"`
+	ActiveAt time.Time         `json:"activeAt"`
+}
+
+// alerts returns the alerts named name, in any state.
+func (p *prometheus) alerts(t *testing.T, name string) []promAlert {
+	t.Helper()
+	var data struct {
+		Alerts []promAlert `json:"alerts"`
+	}
+	if err := p.get("/api/v1/alerts", &data); err != nil {
+		t.Fatal(err)
+	}
+	var out []promAlert
+	for _, a := range data.Alerts {
+		if a.Labels["alertname"] == name {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// waitAlert waits until exactly n alerts named name whose labels match are
+// in state, and returns them.
+func (p *prometheus) waitAlert(t *testing.T, name, state string, n int, match func(map[string]string) bool) []promAlert {
+	t.Helper()
+	var got []promAlert
+	eventually(t, 60*time.Second, func() string {
+		got = got[:0]
+		for _, a := range p.alerts(t, name) {
+			if a.State == state && match(a.Labels) {
+				got = append(got, a)
+			}
+		}
+		if len(got) != n {
+			return fmt.Sprintf("%d %s alerts %s, want %d: %v", len(got), name, state, n, p.alerts(t, name))
+		}
+		return ""
+	})
+	return got
+}
+
+// TestWarningRulesPromtool checks the early-warning rules and runs their unit
+// tests (examples/prometheus/warnings_test.yaml) with promtool.
+func TestWarningRulesPromtool(t *testing.T) {
+	promtool, err := exec.LookPath("promtool")
+	if err != nil {
+		t.Skip("promtool is not installed (Debian: apt-get install -y prometheus); .ci/run installs it")
+	}
+	for _, args := range [][]string{{"check", "rules", "warnings.yaml"}, {"test", "rules", "warnings_test.yaml"}} {
+		cmd := exec.Command(promtool, args...)
+		cmd.Dir = filepath.Join(examplesDir, "prometheus")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("promtool %v: %v\n%s", args, err, out)
+		}
+	}
+}
+
+// checkWarningPanel runs the queries of the shipped Grafana panel
+// (examples/grafana/memory-warnings-panel.json) against the live Prometheus:
+// each must return the job's series.
+func checkWarningPanel(t *testing.T, prom *prometheus) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(examplesDir, "grafana", "memory-warnings-panel.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var panel struct {
+		Targets []struct {
+			Expr string `json:"expr"`
+		} `json:"targets"`
+	}
+	if err := json.Unmarshal(b, &panel); err != nil || len(panel.Targets) == 0 {
+		t.Fatalf("panel: %v %+v", err, panel)
+	}
+	for _, target := range panel.Targets {
+		q := strings.ReplaceAll(target.Expr, "$__rate_interval", "5m")
+		r, err := prom.query(q)
+		if err != nil || len(r) == 0 || r[0].Metric["service_name"] != "train" {
+			t.Errorf("panel query %s = %v, %v", q, r, err)
+		}
+	}
+}
