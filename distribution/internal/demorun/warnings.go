@@ -58,7 +58,7 @@ func printWarnings(w io.Writer, recs []records.Record) {
 	}
 	tw.Flush()
 	for _, wn := range uniqueKinds(list) {
-		fmt.Fprintf(w, "  %s: %s\n", wn.kind, clip(wn.explanation, 130))
+		fmt.Fprintf(w, "  %s: %s\n", wn.kind, clip(wn.explanation, 160))
 	}
 	fmt.Fprintln(w)
 }
