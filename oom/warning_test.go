@@ -1,6 +1,8 @@
 package oom
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -209,5 +211,54 @@ func TestWarningFamilyExamples(t *testing.T) {
 	}
 	if n != len(warningKinds) {
 		t.Errorf("%d warning families, %d in warningKinds", n, len(warningKinds))
+	}
+}
+
+// TestRealCaptureWarnings reads every line of the real H100 captures
+// (testdata/real of the repository root, jax 0.11.2): each rematerialization
+// and BFC retry line is a warning of its kind with its sizes, passes the
+// prefilter, and is not an OOM; no other line is a warning.
+func TestRealCaptureWarnings(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "testdata", "real", "*.stderr.txt"))
+	if err != nil || len(files) == 0 {
+		t.Fatal(err, files)
+	}
+	count := map[string]int{}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(data), "\n") {
+			want := ""
+			switch {
+			case strings.Contains(line, "by rematerialization; only reduced to"):
+				want = WarningRematerialization
+			case strings.Contains(line, "with freed_by_count="):
+				want = WarningAllocatorRetry
+			}
+			w, ok := RecognizeWarning(line)
+			if want == "" {
+				if ok {
+					t.Errorf("%s:%d: recognised as warning %s: %s", f, i+1, w.Kind, line)
+				}
+				continue
+			}
+			if !ok || w.Kind != want || !MayContain(line) {
+				t.Errorf("%s:%d: got %+v, %v (MayContain %v), want %s", f, i+1, w, ok, MayContain(line), want)
+				continue
+			}
+			if _, isOOM := Recognize(line); isOOM {
+				t.Errorf("%s:%d: a warning line recognised as an OOM", f, i+1)
+			}
+			if p, hasP := w.Pressure(); want == WarningRematerialization && (!hasP || p < 1) {
+				t.Errorf("%s:%d: rematerialization pressure %v, %v: the warning is printed only above the limit", f, i+1, p, hasP)
+			}
+			count[want]++
+		}
+	}
+	t.Logf("warnings in the real captures: %v", count)
+	if count[WarningRematerialization] == 0 || count[WarningAllocatorRetry] == 0 {
+		t.Errorf("the captures hold both kinds: %v", count)
 	}
 }
