@@ -7,6 +7,9 @@ import (
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
+
+	"github.com/xlaoom/xlaoomprocessor/oom"
+	"github.com/xlaoom/xlaoomprocessor/xlaoomconnector/internal/metadata"
 )
 
 // warningsBy returns xla.memory.warnings per service.name and kind, and the
@@ -93,4 +96,15 @@ func TestWarningsTaggedOnly(t *testing.T) {
 	got := consumeAndEmit(t, c, sink, readLogs(t, "warnings", "input.yaml"))
 	counts, _ := warningsBy(got)
 	assert.Equal(t, map[string]int64{"trainer/rematerialization": 1, "trainer/allocator_retry": 1}, counts)
+}
+
+// Every kind the recogniser reports is in the metadata.yaml enum, so none is
+// dropped as a hand-made tag.
+func TestWarningKindsAreInTheEnum(t *testing.T) {
+	kinds := oom.WarningKinds()
+	assert.Len(t, metadata.MapAttributeXlaMemoryWarning, len(kinds))
+	for _, k := range kinds {
+		_, ok := metadata.MapAttributeXlaMemoryWarning[k]
+		assert.True(t, ok, k)
+	}
 }
