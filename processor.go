@@ -27,7 +27,7 @@ func newLogsProcessor(cfg *Config, telemetry *metadata.TelemetryBuilder) *logsPr
 // and a record that is not an OOM is not touched at all.
 func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, error) {
 	var scanned int64
-	var tagged, warned codeCounts
+	var tagged codeCounts // failures by code and, marked warning, warnings by kind: one table, one allocation
 	rls := ld.ResourceLogs()
 	for i := 0; i < rls.Len(); i++ {
 		sls := rls.At(i).ScopeLogs()
@@ -35,23 +35,21 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 			lrs := sls.At(j).LogRecords()
 			scanned += int64(lrs.Len())
 			for k := 0; k < lrs.Len(); k++ {
-				switch label, t := p.tag(lrs.At(k)); t {
-				case taggedOOM:
-					tagged.add(label)
-				case taggedWarning:
-					warned.add(label)
+				if label, t := p.tag(lrs.At(k)); t != untouched {
+					tagged.add(label, t == taggedWarning)
 				}
 			}
 		}
 	}
 	p.telemetry.ProcessorXlaOomRecordsScanned.Add(ctx, scanned)
 	for _, c := range tagged.counts {
+		if c.warning {
+			p.telemetry.ProcessorXlaOomRecordsWarned.Add(ctx, c.n,
+				metric.WithAttributes(attribute.String(oomattr.WarningKind, c.code)))
+			continue
+		}
 		p.telemetry.ProcessorXlaOomRecordsTagged.Add(ctx, c.n,
 			metric.WithAttributes(attribute.String(oomattr.ErrorCode, c.code)))
-	}
-	for _, c := range warned.counts {
-		p.telemetry.ProcessorXlaOomRecordsWarned.Add(ctx, c.n,
-			metric.WithAttributes(attribute.String(oomattr.WarningKind, c.code)))
 	}
 	return ld, nil
 }
@@ -103,21 +101,22 @@ func (p *logsProcessor) tagCandidate(lr plog.LogRecord) (string, tagging) {
 	return report.Code, taggedOOM
 }
 
-// codeCounts counts tagged records per code without allocating: a batch holds
-// only a handful of distinct codes.
+// codeCounts counts tagged records per code (and warnings per kind) without
+// allocating: a batch holds only a handful of distinct codes.
 type codeCounts struct {
 	counts []codeCount
 	inline [8]codeCount
 }
 
 type codeCount struct {
-	code string
-	n    int64
+	code    string // the xla.error.code, or the xla.memory.warning kind
+	warning bool
+	n       int64
 }
 
-func (c *codeCounts) add(code string) {
+func (c *codeCounts) add(code string, warning bool) {
 	for i := range c.counts {
-		if c.counts[i].code == code {
+		if c.counts[i].code == code && c.counts[i].warning == warning {
 			c.counts[i].n++
 			return
 		}
@@ -125,5 +124,5 @@ func (c *codeCounts) add(code string) {
 	if c.counts == nil {
 		c.counts = c.inline[:0]
 	}
-	c.counts = append(c.counts, codeCount{code: code, n: 1})
+	c.counts = append(c.counts, codeCount{code: code, warning: warning, n: 1})
 }
