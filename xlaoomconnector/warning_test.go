@@ -108,3 +108,19 @@ func TestWarningKindsAreInTheEnum(t *testing.T) {
 		assert.True(t, ok, k)
 	}
 }
+
+// Hand-made tags: sizes that cannot be a demand or a limit set no pressure.
+func TestWarningPressureOfHandMadeTags(t *testing.T) {
+	for name, w := range map[string]oom.Warning{
+		"negative used":    {Kind: oom.WarningRematerialization, Used: oom.KnownSize(-5), Capacity: oom.KnownSize(10)},
+		"zero limit":       {Kind: oom.WarningRematerialization, Used: oom.KnownSize(5), Capacity: oom.KnownSize(0)},
+		"free above total": {Kind: oom.WarningMemoryUsage, Free: oom.KnownSize(11), Capacity: oom.KnownSize(10)},
+		"no limit":         {Kind: oom.WarningAllocatorRetry, Requested: oom.KnownSize(5)},
+	} {
+		m, ok := measureWarning(w, dimensions{})
+		assert.True(t, ok, name)
+		assert.False(t, m.hasPressure, name)
+	}
+	_, ok := measureWarning(oom.Warning{Kind: "made_up"}, dimensions{})
+	assert.False(t, ok)
+}
