@@ -92,6 +92,9 @@ type MetricConfig struct {
 var optionalDimensions = []string{oomattr.Program, oomattr.Backend, oomattr.MemorySpace}
 
 const (
+	// minEmitInterval keeps a mistyped interval (1ns) from turning the
+	// emitter into a busy loop.
+	minEmitInterval     = 100 * time.Millisecond
 	defaultEmitInterval = 30 * time.Second
 	defaultSeriesExpiry = 15 * time.Minute
 	defaultSeriesLimit  = 2000
@@ -105,11 +108,12 @@ func defaultIncidentResourceAttributes() []string {
 	}
 }
 
-// defaultBuckets are powers of 4 from 1 MiB to 16 TiB: a small host buffer
-// up to the HBM of a whole TPU pod slice, 13 bounds.
+// defaultBuckets are powers of 2 from 1 MiB to 1 TiB, 21 bounds: a small
+// host buffer up to the HBM of a large TPU slice. Steps of at most 2× keep a
+// quantile read from the buckets within a factor of 2 of the true size.
 func defaultBuckets() []float64 {
-	b := make([]float64, 0, 13)
-	for v := float64(1 << 20); v <= float64(1<<44); v *= 4 {
+	b := make([]float64, 0, 21)
+	for v := float64(1 << 20); v <= float64(1<<40); v *= 2 {
 		b = append(b, v)
 	}
 	return b
@@ -145,8 +149,8 @@ func (c *Config) Validate() error {
 		errs = append(errs, fmt.Errorf("aggregation_temporality: must be %q or %q, got %q",
 			TemporalityCumulative, TemporalityDelta, c.AggregationTemporality))
 	}
-	if c.EmitInterval <= 0 {
-		errs = append(errs, fmt.Errorf("emit_interval: must be positive, got %s", c.EmitInterval))
+	if c.EmitInterval < minEmitInterval {
+		errs = append(errs, fmt.Errorf("emit_interval: must be at least %s, got %s", minEmitInterval, c.EmitInterval))
 	}
 	if c.SeriesExpiry < c.EmitInterval {
 		errs = append(errs, fmt.Errorf("series_expiry: must be at least emit_interval (%s), got %s", c.EmitInterval, c.SeriesExpiry))
@@ -158,6 +162,10 @@ func (c *Config) Validate() error {
 	errs = append(errs, validateDimensions(c.Dimensions)...)
 	if err := incidentwindow.Validate(c.IncidentWindow); err != nil {
 		errs = append(errs, err)
+	}
+	if c.Metrics.XlaOomIncidents.Enabled && len(c.IncidentResourceAttributes) == 0 {
+		errs = append(errs, errors.New("incident_resource_attributes: must name at least one attribute while xla.oom.incidents is enabled, "+
+			"or the incidents of every job would merge into one"))
 	}
 	errs = append(errs, keylist.Validate("incident_resource_attributes", c.IncidentResourceAttributes)...)
 	if !c.Metrics.anyEnabled() {

@@ -43,11 +43,11 @@ func TestLoadConfig(t *testing.T) {
 		assert.Equal(t, 2000, cfg.SeriesLimit)
 		assert.Empty(t, cfg.Dimensions)
 		assert.Equal(t, [numMetrics]bool{true, true, true, true, true, true, true}, cfg.Metrics.enabled())
-		require.Len(t, cfg.Buckets, 13)
+		require.Len(t, cfg.Buckets, 21)
 		assert.Equal(t, float64(1<<20), cfg.Buckets[0], "1 MiB")
-		assert.Equal(t, float64(1<<44), cfg.Buckets[12], "16 TiB")
+		assert.Equal(t, float64(1<<40), cfg.Buckets[20], "1 TiB")
 		for i := 1; i < len(cfg.Buckets); i++ {
-			assert.Equal(t, 4*cfg.Buckets[i-1], cfg.Buckets[i])
+			assert.LessOrEqual(t, cfg.Buckets[i], 2*cfg.Buckets[i-1], "steps of at most 2x")
 		}
 	})
 	t.Run("custom", func(t *testing.T) {
@@ -80,8 +80,10 @@ func TestLoadConfigInvalid(t *testing.T) {
 		want []string // substrings of the error; each names the field
 	}{
 		{"temporality_unknown", []string{`aggregation_temporality: must be "cumulative" or "delta", got "Cumulative"`}},
-		{"interval_zero", []string{"emit_interval: must be positive, got 0s"}},
-		{"interval_negative", []string{"emit_interval: must be positive, got -1s"}},
+		{"interval_zero", []string{"emit_interval: must be at least 100ms, got 0s"}},
+		{"interval_negative", []string{"emit_interval: must be at least 100ms, got -1s"}},
+		{"interval_busy", []string{"emit_interval: must be at least 100ms, got 1ns"}},
+		{"incident_attributes_empty", []string{"incident_resource_attributes: must name at least one attribute"}},
 		{"expiry_below_interval", []string{"series_expiry: must be at least emit_interval (1m0s), got 30s"}},
 		{"series_limit_zero", []string{"series_limit: must be at least 1, got 0"}},
 		{"buckets_empty", []string{"buckets: must list at least one bound"}},

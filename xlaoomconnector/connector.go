@@ -1,6 +1,7 @@
 package xlaoomconnector // import "github.com/xlaoom/xlaoomprocessor/xlaoomconnector"
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"sync"
@@ -46,6 +47,9 @@ type xlaOOMConnector struct {
 	stopOnce sync.Once
 	done     chan struct{}
 	wg       sync.WaitGroup
+	// cancelSends aborts a send of the ticker that a blocked downstream
+	// holds, so Shutdown does not wait for it.
+	cancelSends context.CancelFunc
 }
 
 var _ connector.Logs = (*xlaOOMConnector)(nil)
@@ -72,6 +76,8 @@ func (*xlaOOMConnector) Capabilities() consumer.Capabilities {
 
 // Start begins emitting every emit_interval.
 func (c *xlaOOMConnector) Start(context.Context, component.Host) error {
+	ctx, cancel := context.WithCancel(context.Background())
+	c.cancelSends = cancel
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
@@ -82,7 +88,7 @@ func (c *xlaOOMConnector) Start(context.Context, component.Host) error {
 			case <-c.done:
 				return
 			case <-ticker.C:
-				if err := c.emit(context.Background()); err != nil {
+				if err := c.emit(ctx); err != nil {
 					c.logger.Warn("xla_oom connector: sending metrics failed", zap.Error(err))
 				}
 			}
@@ -94,7 +100,12 @@ func (c *xlaOOMConnector) Start(context.Context, component.Host) error {
 // Shutdown stops the ticker and sends what is held one last time, so nothing
 // counted is lost.
 func (c *xlaOOMConnector) Shutdown(ctx context.Context) error {
-	c.stopOnce.Do(func() { close(c.done) })
+	c.stopOnce.Do(func() {
+		close(c.done)
+		if c.cancelSends != nil {
+			c.cancelSends()
+		}
+	})
 	c.wg.Wait()
 	err := c.emit(ctx)
 	c.telemetry.Shutdown()
@@ -135,7 +146,7 @@ func (c *xlaOOMConnector) ConsumeLogs(ctx context.Context, ld plog.Logs) error {
 				o := observation{m: measure(r, c.dims), t: recordtime.Of(lr, now)}
 				obs = append(obs, o)
 				if c.state.enabled[metricIncidents] {
-					c.addIncident(incidents, rl, lr, &r, o)
+					c.addIncident(incidents, rl, &r, o.t)
 				}
 			}
 		}
@@ -160,9 +171,12 @@ func (c *xlaOOMConnector) ConsumeLogs(ctx context.Context, ld plog.Logs) error {
 		c.mu.Lock()
 		for _, k := range keys {
 			job := incidents[k]
+			// In record order, so that the copies of one failure chain into
+			// one incident whatever order the batch holds them in.
+			slices.SortStableFunc(job.obs, func(a, b observation) int { return cmp.Compare(a.t, b.t) })
 			fresh := job.obs[:0]
-			for i, ob := range job.obs {
-				if c.state.newIncident(string(k)+"\x00"+job.ids[i], now) {
+			for _, ob := range job.obs {
+				if c.state.incidents.observe(k, ob.t, now) {
 					fresh = append(fresh, ob)
 				}
 			}
@@ -194,28 +208,27 @@ func (c *xlaOOMConnector) read(lr plog.LogRecord) (r oom.Report, tagged, ok bool
 	if r, ok := oomattr.Get(lr.Attributes()); ok {
 		return r, true, true
 	}
+	if !c.cfg.RecognizeUntagged {
+		// A record that carries xla.error.code of another type or empty is
+		// not a tag; its text is not read unless asked for.
+		return oom.Report{}, false, false
+	}
 	r, ok = c.cfg.Find(lr)
 	return r, false, ok
 }
 
-// jobIncidents are the incidents of one job-level resource in a batch.
+// jobIncidents are the OOM records of one job-level resource in a batch.
 type jobIncidents struct {
 	resource  pcommon.Resource
 	schemaURL string
 	obs       []observation
-	ids       []string
 }
 
-// addIncident files the record's incident under its job resource: the
-// record's resource reduced to incident_resource_attributes. The incident ID
-// is the one the processor wrote, else computed here the same way.
-func (c *xlaOOMConnector) addIncident(into map[resourceKey]*jobIncidents, rl plog.ResourceLogs, lr plog.LogRecord, r *oom.Report, o observation) {
-	id := ""
-	if v, ok := lr.Attributes().Get(oomattr.Incident); ok && v.Type() == pcommon.ValueTypeStr && v.Str() != "" {
-		id = v.Str()
-	} else {
-		id = oomattr.IncidentID(r, o.t.AsTime(), c.cfg.IncidentWindow)
-	}
+// addIncident files the record under its job resource: the record's resource
+// reduced to incident_resource_attributes. Whether it opens an incident is
+// decided under the lock (see incidentMemory); the xla.oom.incident.id the
+// processor wrote is a log-correlation key and is not needed here.
+func (c *xlaOOMConnector) addIncident(into map[resourceKey]*jobIncidents, rl plog.ResourceLogs, r *oom.Report, t pcommon.Timestamp) {
 	res := pcommon.NewResource()
 	src := rl.Resource().Attributes()
 	for _, k := range c.cfg.IncidentResourceAttributes {
@@ -230,28 +243,31 @@ func (c *xlaOOMConnector) addIncident(into map[resourceKey]*jobIncidents, rl plo
 		into[key] = job
 	}
 	m := measurement{attrs: attrKey{code: r.Code}, incident: true}
-	job.obs = append(job.obs, observation{m: m, t: o.t})
-	job.ids = append(job.ids, id)
+	job.obs = append(job.obs, observation{m: m, t: t})
 }
 
-// emit sends the points due, if any.
+// emit sends the points due, if any, and settles them with the outcome of
+// the send: delta values that did not arrive go back into their series.
 func (c *xlaOOMConnector) emit(ctx context.Context) error {
 	c.emitMu.Lock()
 	defer c.emitMu.Unlock()
-	md := pmetric.NewMetrics()
 	c.mu.Lock()
-	expired := c.state.collect(c.now(), md, c.scope, &c.desc)
+	out := c.state.collect(c.now(), c.scope, &c.desc)
 	size := c.state.size()
 	c.mu.Unlock()
 
 	c.telemetry.ConnectorXlaOomSeries.Record(ctx, size)
-	if expired > 0 {
-		c.telemetry.ConnectorXlaOomSeriesExpired.Add(ctx, expired)
+	if out.expired > 0 {
+		c.telemetry.ConnectorXlaOomSeriesExpired.Add(ctx, out.expired)
 	}
-	if md.DataPointCount() == 0 {
+	if out.md.DataPointCount() == 0 {
 		return nil
 	}
-	return c.next.ConsumeMetrics(ctx, md)
+	err := c.next.ConsumeMetrics(ctx, out.md)
+	c.mu.Lock()
+	c.state.settle(out, err == nil)
+	c.mu.Unlock()
+	return err
 }
 
 func (c *xlaOOMConnector) scope(sm pmetric.ScopeMetrics) {

@@ -134,10 +134,13 @@ func TestGoldenTemporality(t *testing.T) {
 
 			require.NoError(t, c.emit(context.Background()))
 			if temporality == TemporalityCumulative {
-				// Every live series again, unchanged, so the backend keeps it.
+				// Every live series again, same values and starts, at a later
+				// time, so the backend keeps it.
 				require.Len(t, sink.AllMetrics(), 3)
-				require.NoError(t, pmetrictest.CompareMetrics(second, sink.AllMetrics()[2],
+				third := sink.AllMetrics()[2]
+				require.NoError(t, pmetrictest.CompareMetrics(second, third, pmetrictest.IgnoreTimestamp(),
 					pmetrictest.IgnoreMetricsOrder(), pmetrictest.IgnoreMetricDataPointsOrder()))
+				assertLaterPoints(t, second, third)
 				assert.Equal(t, int64(9), sumErrors(second))
 			} else {
 				// Nothing new, nothing sent.
@@ -329,23 +332,33 @@ func TestExpiry(t *testing.T) {
 	// Host b's series are now 2m30s old, host a's 1m30s: host b goes.
 	clk.Add(90 * time.Second)
 	third := consumeAndEmit(t, c, sink)
-	require.Equal(t, 1, third.ResourceMetrics().Len())
-	host, _ := third.ResourceMetrics().At(0).Resource().Attributes().Get("host.name")
+	live, ends := splitEndMarkers(third)
+	require.Equal(t, 1, live.ResourceMetrics().Len())
+	host, _ := live.ResourceMetrics().At(0).Resource().Attributes().Get("host.name")
 	assert.Equal(t, "tpu-host-a", host.Str())
-	assert.Equal(t, int64(4+2), sumErrors(third), "cumulative values of the kept series are intact")
+	assert.Equal(t, int64(4+2), sumErrors(live), "cumulative values of the kept series are intact")
+	assert.Equal(t, 8, ends.DataPointCount(), "one end marker per expired series of host b")
+	for _, rm := range ends.ResourceMetrics().All() {
+		host, _ := rm.Resource().Attributes().Get("host.name")
+		assert.Equal(t, "tpu-host-b", host.Str())
+	}
 	metadatatest.AssertEqualConnectorXlaOomSeriesExpired(t, tt,
 		[]metricdata.DataPoint[int64]{{Value: 8}}, metricdatatest.IgnoreTimestamp())
 	metadatatest.AssertEqualConnectorXlaOomSeries(t, tt,
 		[]metricdata.DataPoint[int64]{{Value: 7}}, metricdatatest.IgnoreTimestamp())
 
-	// Host b comes back: its series start again from 1.
+	// Host b comes back: its counters continue from their retired values,
+	// so a backend that still holds them sees them rise.
 	clk.Add(30 * time.Second)
 	fourth := consumeAndEmit(t, c, sink, readLogs(t, "tagged", "input.yaml"))
-	assert.Equal(t, int64(6+4+3), sumErrors(fourth), "host a: 6 + 4 more; host b: 3, started again")
+	assert.Equal(t, int64(6+4+3+3), sumErrors(fourth), "host a: 6 + 4 more; host b: 3 + 3 more")
 
-	// Everything expires once nothing is reported.
+	// Everything expires once nothing is reported: end markers, then nothing.
 	clk.Add(cfg.SeriesExpiry)
+	live, _ = splitEndMarkers(consumeAndEmit(t, c, sink))
+	assert.Zero(t, live.DataPointCount())
 	before := len(sink.AllMetrics())
+	clk.Add(cfg.EmitInterval)
 	require.NoError(t, c.emit(context.Background()))
 	assert.Len(t, sink.AllMetrics(), before, "nothing left to send")
 	assert.Zero(t, c.state.size())
@@ -367,7 +380,14 @@ func TestExpiryKeepsUnsentData(t *testing.T) {
 			assert.Equal(t, int64(7), sumErrors(got))
 			clk.Add(cfg.SeriesExpiry)
 			require.NoError(t, c.emit(context.Background()))
-			assert.Len(t, sink.AllMetrics(), 1, "sent once, then expired")
+			if temporality == TemporalityCumulative {
+				require.Len(t, sink.AllMetrics(), 2, "sent once, then its end")
+				live, ends := splitEndMarkers(sink.AllMetrics()[1])
+				assert.Zero(t, live.DataPointCount())
+				assert.Equal(t, got.DataPointCount(), ends.DataPointCount())
+			} else {
+				assert.Len(t, sink.AllMetrics(), 1, "sent once, then expired")
+			}
 			assert.Zero(t, c.state.size())
 		})
 	}
@@ -402,7 +422,7 @@ func TestShutdownReturnsSendError(t *testing.T) {
 
 func TestEmitsOnInterval(t *testing.T) {
 	cfg := createDefaultConfig()
-	cfg.EmitInterval = 10 * time.Millisecond
+	cfg.EmitInterval = minEmitInterval
 	sink := new(consumertest.MetricsSink)
 	c, _ := newTestConnector(t, cfg, settings(), sink)
 	require.NoError(t, c.Start(context.Background(), componenttest.NewNopHost()))
@@ -422,7 +442,7 @@ func TestConcurrent(t *testing.T) {
 		t.Run(temporality, func(t *testing.T) {
 			cfg := createDefaultConfig()
 			cfg.AggregationTemporality = temporality
-			cfg.EmitInterval = time.Millisecond
+			cfg.EmitInterval = minEmitInterval
 			cfg.SeriesExpiry = time.Hour
 			if temporality == TemporalityDelta {
 				// Series expire between ticks: only unsent data keeps one alive.
@@ -499,4 +519,65 @@ func TestTaggedOnly(t *testing.T) {
 	c, _ = newTestConnector(t, cfg, settings(), sink)
 	got := consumeAndEmit(t, c, sink, readLogs(t, "tagged", "input.yaml"))
 	assert.Equal(t, int64(7), sumErrors(got))
+}
+
+// splitEndMarkers separates the points flagged NoRecordedValue (the end of an
+// expired series) from the others.
+func splitEndMarkers(md pmetric.Metrics) (live, ends pmetric.Metrics) {
+	live, ends = pmetric.NewMetrics(), pmetric.NewMetrics()
+	md.CopyTo(live)
+	md.CopyTo(ends)
+	keep := func(md pmetric.Metrics, wantEnd bool) {
+		for _, rm := range md.ResourceMetrics().All() {
+			for _, sm := range rm.ScopeMetrics().All() {
+				sm.Metrics().RemoveIf(func(m pmetric.Metric) bool {
+					drop := func(f pmetric.DataPointFlags) bool { return f.NoRecordedValue() != wantEnd }
+					switch m.Type() {
+					case pmetric.MetricTypeSum:
+						m.Sum().DataPoints().RemoveIf(func(dp pmetric.NumberDataPoint) bool { return drop(dp.Flags()) })
+					case pmetric.MetricTypeGauge:
+						m.Gauge().DataPoints().RemoveIf(func(dp pmetric.NumberDataPoint) bool { return drop(dp.Flags()) })
+					case pmetric.MetricTypeHistogram:
+						m.Histogram().DataPoints().RemoveIf(func(dp pmetric.HistogramDataPoint) bool { return drop(dp.Flags()) })
+					default:
+					}
+					return pointCount(m) == 0
+				})
+			}
+			rm.ScopeMetrics().RemoveIf(func(sm pmetric.ScopeMetrics) bool { return sm.Metrics().Len() == 0 })
+		}
+		md.ResourceMetrics().RemoveIf(func(rm pmetric.ResourceMetrics) bool { return rm.ScopeMetrics().Len() == 0 })
+	}
+	keep(live, false)
+	keep(ends, true)
+	return live, ends
+}
+
+func pointCount(m pmetric.Metric) int {
+	switch m.Type() {
+	case pmetric.MetricTypeSum:
+		return m.Sum().DataPoints().Len()
+	case pmetric.MetricTypeGauge:
+		return m.Gauge().DataPoints().Len()
+	case pmetric.MetricTypeHistogram:
+		return m.Histogram().DataPoints().Len()
+	default:
+		return 0
+	}
+}
+
+// TestTaggedOnlyIgnoresABadTag: with recognize_untagged false, a record whose
+// xla.error.code is not a string is no tag, and its text is not read.
+func TestTaggedOnlyIgnoresABadTag(t *testing.T) {
+	cfg := createDefaultConfig()
+	cfg.RecognizeUntagged = false
+	sink := new(consumertest.MetricsSink)
+	c, _ := newTestConnector(t, cfg, settings(), sink)
+	ld := plog.NewLogs()
+	lr := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
+	lr.Body().SetStr("RESOURCE_EXHAUSTED: Out of memory while trying to allocate 1477187472 bytes.")
+	lr.Attributes().PutInt(oomattr.ErrorCode, 100)
+	require.NoError(t, c.ConsumeLogs(context.Background(), ld))
+	require.NoError(t, c.emit(context.Background()))
+	assert.Empty(t, sink.AllMetrics())
 }

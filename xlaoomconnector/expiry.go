@@ -1,18 +1,46 @@
 package xlaoomconnector // import "github.com/xlaoom/xlaoomprocessor/xlaoomconnector"
 
-import "time"
+import (
+	"time"
 
-// expire drops the series that nothing updated for the expiry. A series with
-// data not yet emitted is kept whatever its age, so nothing counted is lost.
-func (st *state) expire(now time.Time) (expired int64) {
-	st.expireIncidents(now)
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+)
+
+// ended is a series removed by expiry whose end the next emission reports.
+type ended struct {
+	key       resourceKey
+	resource  pcommon.Resource // empty for an overflow series
+	schemaURL string
+	metric    metricID
+	series    *series
+}
+
+// expire drops the series that nothing updated for the expiry and returns
+// them. A series with data not yet emitted is kept whatever its age, so
+// nothing counted is lost.
+//
+// When cumulative, an expired counter is retired rather than forgotten: if
+// it comes back it continues from its value, so a repeat failure after any
+// gap raises the counter above every value the backend has seen and
+// increase() shows it, even where the backend still serves the old value.
+//
+// at is the emission time: the end marker's time, after the series' last point.
+func (st *state) expire(now time.Time, at pcommon.Timestamp) []ended {
+	st.incidents.expire(now)
 	stale := func(s *series) bool { return !s.dirty && now.Sub(s.seen) >= st.expiry }
+	var out []ended
 	for key, rs := range st.resources {
 		for k, s := range rs.series {
-			if stale(s) {
-				delete(rs.series, k)
-				st.counts[k.metric]--
-				expired++
+			if !stale(s) {
+				continue
+			}
+			delete(rs.series, k)
+			st.counts[k.metric]--
+			s.lastPoint = s.pointTime(at)
+			out = append(out, ended{key: key, resource: rs.resource, schemaURL: rs.schemaURL, metric: k.metric, series: s})
+			if !st.delta && k.metric.metricType() == pmetric.MetricTypeSum {
+				st.retire(retiredKey{resource: key, series: k}, s)
 			}
 		}
 		if len(rs.series) == 0 {
@@ -22,8 +50,20 @@ func (st *state) expire(now time.Time) (expired int64) {
 	for id, s := range st.overflow {
 		if s != nil && stale(s) {
 			st.overflow[id] = nil
-			expired++
+			s.lastPoint = s.pointTime(at)
+			out = append(out, ended{resource: pcommon.NewResource(), metric: metricID(id), series: s})
 		}
 	}
-	return expired
+	return out
+}
+
+// retire remembers an expired counter, dropping the one retired longest ago
+// past series_limit per metric.
+func (st *state) retire(k retiredKey, s *series) {
+	retired := st.retired[k.series.metric]
+	retired.put(k, retiredCounter{count: s.count, start: s.start, lastPoint: s.lastPoint})
+	if retired.len() > st.limit {
+		oldest, _, _ := retired.oldest()
+		retired.remove(oldest)
+	}
 }

@@ -26,7 +26,36 @@ func (h *histogram) observe(bounds []float64, v float64) {
 	h.buckets[sort.SearchFloat64s(bounds, v)]++
 }
 
-func (h *histogram) reset() {
+// take returns the histogram's content and leaves it empty: the values of a
+// delta point on their way out.
+func (h *histogram) take() histogram {
+	out := histogram{count: h.count, sum: h.sum, min: h.min, max: h.max}
+	if h.buckets != nil {
+		out.buckets = append([]uint64(nil), h.buckets...)
+	}
 	h.count, h.sum, h.min, h.max = 0, 0, 0, 0
 	clear(h.buckets)
+	return out
+}
+
+// merge adds o back into h (a delta point whose send failed): the result is
+// what h would hold had o never been taken.
+func (h *histogram) merge(o histogram) {
+	if o.count == 0 {
+		return
+	}
+	if h.count == 0 || o.min < h.min {
+		h.min = o.min
+	}
+	if h.count == 0 || o.max > h.max {
+		h.max = o.max
+	}
+	h.count += o.count
+	h.sum += o.sum
+	if h.buckets == nil {
+		h.buckets = make([]uint64, len(o.buckets))
+	}
+	for i, n := range o.buckets {
+		h.buckets[i] += n
+	}
 }

@@ -88,17 +88,85 @@ func TestGoldenIncidents(t *testing.T) {
 	compareGolden(t, got, "incidents", "multi_host.yaml")
 }
 
-func TestIncidentsUseTheProcessorsID(t *testing.T) {
+// The lines one GPU failure logs, as three records per host: the BFC
+// allocator's warning (a rounded size), the runtime's status line (the exact
+// request) and the Python exception.
+const (
+	bfcLine    = "W external/xla/xla/tsl/framework/bfc_allocator.cc:501] Allocator (GPU_0_bfc) ran out of memory trying to allocate 1.38GiB (rounded to 1477187584)requested by op "
+	statusLine = "E0314 21:29:02.854727  957629 pjrt_stream_executor_client.cc:3045] Execution of replica 0 failed: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 1477187472 bytes."
+	pythonLine = "jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 1477187472 bytes."
+)
+
+// TestIncidentsOneFailureManyLines: every line of one failure on every host
+// of a job, tagged by the processor with the ids it computes (which differ
+// between the rounded and the exact size), is one incident; and a burst that
+// straddles a minute boundary is not split.
+func TestIncidentsOneFailureManyLines(t *testing.T) {
 	sink := new(consumertest.MetricsSink)
 	c, clk := newTestConnector(t, incidentConfig(), settings(), sink)
-	ld := multiHostLogs(4, clk.Now(), false)
-	for i, rl := range ld.ResourceLogs().All() {
-		lr := rl.ScopeLogs().At(0).LogRecords().At(0)
-		lr.Attributes().PutStr(oomattr.ErrorCode, "E1000")
-		lr.Attributes().PutStr(oomattr.Incident, fmt.Sprintf("id-%d", i%2)) // two incidents, as tagged upstream
+	ld := plog.NewLogs()
+	start := clk.Now().Truncate(time.Minute).Add(50 * time.Second) // the burst crosses a minute boundary
+	for h := range 4 {
+		rl := ld.ResourceLogs().AppendEmpty()
+		rl.Resource().Attributes().PutStr("service.name", "trainer")
+		rl.Resource().Attributes().PutStr("host.name", fmt.Sprintf("gpu-host-%d", h))
+		for i, line := range []string{bfcLine, statusLine, pythonLine} {
+			lr := rl.ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
+			lr.SetTimestamp(pcommon.NewTimestampFromTime(start.Add(time.Duration(h*5+i) * time.Second)))
+			r, ok := c.cfg.Find(withBody(lr, line))
+			require.True(t, ok, line)
+			oomattr.Put(r, lr.Attributes())
+			lr.Attributes().PutStr(oomattr.Incident, fmt.Sprintf("processor-id-%d", i))
+		}
 	}
 	got := consumeAndEmit(t, c, sink, ld)
-	assert.Equal(t, map[string]int64{"trainer": 2}, incidentsBy(got))
+	assert.Equal(t, map[string]int64{"trainer": 1}, incidentsBy(got))
+	assert.Equal(t, int64(12), sumErrors(got), "xla.oom.errors counts every tagged record")
+}
+
+func withBody(lr plog.LogRecord, body string) plog.LogRecord {
+	lr.Body().SetStr(body)
+	return lr
+}
+
+// TestIncidentsSeparatedByAQuietGap: records of one job more than
+// incident_window apart are two incidents, however the batch orders them;
+// records closer than that chain into one.
+func TestIncidentsSeparatedByAQuietGap(t *testing.T) {
+	sink := new(consumertest.MetricsSink)
+	c, clk := newTestConnector(t, incidentConfig(), settings(), sink)
+	ld := plog.NewLogs()
+	rl := ld.ResourceLogs().AppendEmpty()
+	rl.Resource().Attributes().PutStr("service.name", "trainer")
+	base := clk.Now()
+	for _, at := range []time.Duration{0, 3 * time.Minute, 40 * time.Second, 80 * time.Second} {
+		lr := rl.ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
+		lr.SetTimestamp(pcommon.NewTimestampFromTime(base.Add(at)))
+		lr.Body().SetStr(pythonLine)
+	}
+	// 0s, 40s, 80s chain (gaps under a minute); 3m is a second incident.
+	assert.Equal(t, map[string]int64{"trainer": 2}, incidentsBy(consumeAndEmit(t, c, sink, ld)))
+}
+
+// TestIncidentMemoryWorkPerIncidentIsConstant files 10,000 and 100,000
+// distinct incidents in one batch and counts the entries the memory looks
+// at: the same per incident at both sizes (the old set scanned all of them
+// for every new incident past 10,000).
+func TestIncidentMemoryWorkPerIncidentIsConstant(t *testing.T) {
+	perIncident := func(n int) float64 {
+		m := newIncidentMemory(time.Minute, 15*time.Minute)
+		now := time.Date(2025, 11, 22, 10, 0, 0, 0, time.UTC)
+		for i := range n {
+			require.True(t, m.observe(resourceKey(fmt.Sprint("job-", i)), pcommon.NewTimestampFromTime(now), now))
+		}
+		m.expire(now)
+		assert.Equal(t, min(n, maxIncidents), m.len(), "bounded")
+		return float64(m.visits) / float64(n)
+	}
+	small, large := perIncident(10000), perIncident(100000)
+	t.Logf("entries visited per incident: %.3f at 10k, %.3f at 100k", small, large)
+	assert.LessOrEqual(t, large, 2.0)
+	assert.LessOrEqual(t, small, 2.0)
 }
 
 func TestIncidentsExpireAndStayBounded(t *testing.T) {
@@ -106,17 +174,21 @@ func TestIncidentsExpireAndStayBounded(t *testing.T) {
 	c, clk := newTestConnector(t, incidentConfig(), settings(), sink)
 	consumeAndEmit(t, c, sink, multiHostLogs(2, clk.Now(), false))
 	c.mu.Lock()
-	assert.Len(t, c.state.incidents, 1)
+	assert.Equal(t, 1, c.state.incidents.len())
 	c.mu.Unlock()
 	clk.Add(c.cfg.SeriesExpiry + time.Second)
 	require.NoError(t, c.emit(context.Background()))
 	c.mu.Lock()
-	assert.Empty(t, c.state.incidents, "remembered incidents expire with series_expiry")
+	defer c.mu.Unlock()
+	assert.Zero(t, c.state.incidents.len(), "remembered incidents expire with series_expiry")
 	for i := range maxIncidents + 10 {
-		c.state.newIncident(fmt.Sprint(i), clk.Now())
+		c.state.incidents.observe(resourceKey(fmt.Sprint(i)), 0, clk.Now())
 	}
-	assert.Len(t, c.state.incidents, maxIncidents)
-	c.mu.Unlock()
+	assert.Equal(t, maxIncidents, c.state.incidents.len())
+	_, seen := c.state.incidents.open.get("9")
+	assert.False(t, seen, "the oldest are forgotten first")
+	_, seen = c.state.incidents.open.get(resourceKey(fmt.Sprint(maxIncidents + 9)))
+	assert.True(t, seen)
 }
 
 func TestIncidentsOnByDefaultAndCanBeTurnedOff(t *testing.T) {
@@ -141,4 +213,36 @@ func TestIncidentConfigValidation(t *testing.T) {
 	assert.ErrorContains(t, err, "incident_window: must be positive")
 	assert.ErrorContains(t, err, "incident_resource_attributes[1]: must not be empty")
 	assert.ErrorContains(t, err, `incident_resource_attributes[2]: "service.name" is listed twice`)
+}
+
+// BenchmarkDistinctIncidents feeds one batch of n distinct incidents (n jobs,
+// one record each) and reports the time per incident, which should not grow
+// with n: go test -bench DistinctIncidents -run '^$' ./xlaoomconnector
+func BenchmarkDistinctIncidents(b *testing.B) {
+	for _, n := range []int{10000, 100000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			ld := plog.NewLogs()
+			at := pcommon.NewTimestampFromTime(time.Date(2025, 11, 22, 10, 0, 0, 0, time.UTC))
+			for i := range n {
+				rl := ld.ResourceLogs().AppendEmpty()
+				rl.Resource().Attributes().PutStr("service.name", fmt.Sprint("job-", i))
+				lr := rl.ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
+				lr.SetTimestamp(at)
+				lr.Attributes().PutStr(oomattr.ErrorCode, "E0100")
+			}
+			ld.MarkReadOnly()
+			cfg := incidentConfig()
+			cfg.Metrics.XlaOomErrors.Enabled = false // the incidents alone
+			cfg.SeriesLimit = 2 * n
+			b.ResetTimer()
+			for range b.N {
+				b.StopTimer()
+				c, err := NewFactory().CreateLogsToMetrics(context.Background(), settings(), cfg, new(consumertest.MetricsSink))
+				require.NoError(b, err)
+				b.StartTimer()
+				require.NoError(b, c.ConsumeLogs(context.Background(), ld))
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/incident")
+		})
+	}
 }

@@ -211,9 +211,7 @@ func measure(r oom.Report, dims dimensions) measurement {
 	if dims.memorySpace {
 		m.attrs.memorySpace = r.MemorySpace
 	}
-	if r.Requested.Known && r.Requested.Bytes >= 0 {
-		m.requested, m.hasRequested = r.Requested.Bytes, true
-	}
+	m.requested, m.hasRequested = bytesOf(r.Requested)
 	m.shortfall, m.hasShortfall = shortfall(r)
 	m.pressure, m.hasPressure = pressure(r)
 	return m
@@ -230,15 +228,22 @@ func (m measurement) attrsFor(id metricID) attrKey {
 
 // shortfall is how much memory was missing: the compile-time excess over
 // capacity (printed, or used - capacity), else requested - free. A failure
-// with nothing missing in total (fragmentation) has none.
+// with nothing missing in total (fragmentation) has none. Only sizes that are
+// known and not negative take part (a hand-made tag can carry anything), so
+// the subtractions can neither overflow nor turn negative.
 func shortfall(r oom.Report) (int64, bool) {
+	exceeded, hasExceeded := bytesOf(r.Exceeded)
+	used, hasUsed := bytesOf(r.Used)
+	capacity, hasCapacity := bytesOf(r.Capacity)
+	requested, hasRequested := bytesOf(r.Requested)
+	free, hasFree := bytesOf(r.Free)
 	switch {
-	case r.Exceeded.Known && r.Exceeded.Bytes > 0:
-		return r.Exceeded.Bytes, true
-	case r.Used.Known && r.Capacity.Known && r.Used.Bytes > r.Capacity.Bytes:
-		return r.Used.Bytes - r.Capacity.Bytes, true
-	case r.Requested.Known && r.Free.Known && r.Requested.Bytes > r.Free.Bytes && r.Free.Bytes >= 0:
-		return r.Requested.Bytes - r.Free.Bytes, true
+	case hasExceeded && exceeded > 0:
+		return exceeded, true
+	case hasUsed && hasCapacity && used > capacity:
+		return used - capacity, true
+	case hasRequested && hasFree && requested > free:
+		return requested - free, true
 	}
 	return 0, false
 }
@@ -246,13 +251,22 @@ func shortfall(r oom.Report) (int64, bool) {
 // pressure is demand divided by what was available: used / capacity, else
 // requested / free, else requested / capacity.
 func pressure(r oom.Report) (float64, bool) {
+	used, hasUsed := bytesOf(r.Used)
+	capacity, hasCapacity := bytesOf(r.Capacity)
+	requested, hasRequested := bytesOf(r.Requested)
+	free, hasFree := bytesOf(r.Free)
 	switch {
-	case r.Used.Known && r.Capacity.Known && r.Capacity.Bytes > 0 && r.Used.Bytes >= 0:
-		return float64(r.Used.Bytes) / float64(r.Capacity.Bytes), true
-	case r.Requested.Known && r.Free.Known && r.Free.Bytes > 0 && r.Requested.Bytes >= 0:
-		return float64(r.Requested.Bytes) / float64(r.Free.Bytes), true
-	case r.Requested.Known && r.Capacity.Known && r.Capacity.Bytes > 0 && r.Requested.Bytes >= 0:
-		return float64(r.Requested.Bytes) / float64(r.Capacity.Bytes), true
+	case hasUsed && hasCapacity && capacity > 0:
+		return float64(used) / float64(capacity), true
+	case hasRequested && hasFree && free > 0:
+		return float64(requested) / float64(free), true
+	case hasRequested && hasCapacity && capacity > 0:
+		return float64(requested) / float64(capacity), true
 	}
 	return 0, false
+}
+
+// bytesOf returns a size that is known and not negative.
+func bytesOf(s oom.Size) (int64, bool) {
+	return s.Bytes, s.Known && s.Bytes >= 0
 }

@@ -2,6 +2,7 @@ package xlaoomconnector
 
 import (
 	"context"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -22,7 +23,9 @@ import (
 // The names, instruments and units are a contract with dashboards and alerts.
 func TestDescriptors(t *testing.T) {
 	d := descriptors(settings())
-	assert.Equal(t, descriptor{"xla.oom.errors", "XLA out-of-memory failures seen in log records.", "{error}"}, d[metricErrors])
+	assert.Equal(t, "xla.oom.errors", d[metricErrors].name)
+	assert.Equal(t, "{error}", d[metricErrors].unit)
+	assert.Equal(t, metadata.MetricsInfo.XlaOomErrors.Name, d[metricErrors].name)
 	assert.Equal(t, "xla.oom.requested.size", d[metricRequested].name)
 	assert.Equal(t, "By", d[metricRequested].unit)
 	assert.Equal(t, "xla.oom.shortfall.size", d[metricShortfall].name)
@@ -206,4 +209,23 @@ func TestResourceKey(t *testing.T) {
 	assert.NotEqual(t, resourceKeyOf(n1, ""), resourceKeyOf(n2, ""))
 	n2.Attributes().Remove("s")
 	assert.Equal(t, resourceKeyOf(n1, ""), resourceKeyOf(n2, ""), "nested maps are sorted too")
+}
+
+// TestShortfallGuardsAbsurdSizes: negative or overflowing sizes, possible
+// only on a hand-made tag, give no shortfall or pressure instead of a
+// negative or wrapped one.
+func TestShortfallGuardsAbsurdSizes(t *testing.T) {
+	for name, r := range map[string]oom.Report{
+		"negative capacity":  {Used: oom.KnownSize(10), Capacity: oom.KnownSize(math.MinInt64)},
+		"negative free":      {Requested: oom.KnownSize(math.MaxInt64), Free: oom.KnownSize(-1)},
+		"negative requested": {Requested: oom.KnownSize(-5), Free: oom.KnownSize(-10)},
+		"negative exceeded":  {Exceeded: oom.KnownSize(-1)},
+	} {
+		_, ok := shortfall(r)
+		assert.False(t, ok, name)
+		m := measure(r, dimensions{})
+		assert.False(t, m.hasShortfall, name)
+		assert.False(t, m.hasPressure, name)
+		assert.False(t, m.hasRequested && m.requested < 0, name)
+	}
 }

@@ -9,11 +9,42 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric"
 )
 
-// collect expires stale series, then writes the points due into md: every
-// series when cumulative (so a Prometheus-style backend does not mark it
-// stale), only series with new data when delta, whose values then restart.
-func (st *state) collect(now time.Time, md pmetric.Metrics, scope func(pmetric.ScopeMetrics), desc *[numMetrics]descriptor) (expired int64) {
-	expired = st.expire(now)
+// emission is one collect's output: the metrics to send, and what must be
+// settled once the send succeeded or failed.
+type emission struct {
+	md      pmetric.Metrics
+	expired int64
+	// inFlight are the delta points sent: their values were taken out of
+	// their series, and go back in if the send fails.
+	inFlight []inFlight
+}
+
+// inFlight is the content of one delta point on its way out.
+type inFlight struct {
+	series *series
+	count  int64
+	hist   histogram
+	end    pcommon.Timestamp
+}
+
+// writer turns series into pmetric data.
+type writer struct {
+	st    *state
+	at    pcommon.Timestamp // the emission time
+	scope func(pmetric.ScopeMetrics)
+	desc  *[numMetrics]descriptor
+	out   *emission
+}
+
+// collect expires stale series, then writes the points due: every series
+// when cumulative (so a Prometheus-style backend does not mark it stale),
+// only series with new data when delta; and, when cumulative, an end marker
+// for every series that expired.
+func (st *state) collect(now time.Time, scope func(pmetric.ScopeMetrics), desc *[numMetrics]descriptor) *emission {
+	out := &emission{md: pmetric.NewMetrics()}
+	w := writer{st: st, at: pcommon.NewTimestampFromTime(now), scope: scope, desc: desc, out: out}
+	gone := st.expire(now, w.at)
+	out.expired = int64(len(gone))
 
 	resources := make([]*resourceState, 0, len(st.resources))
 	for _, rs := range st.resources {
@@ -31,7 +62,7 @@ func (st *state) collect(now time.Time, md pmetric.Metrics, scope func(pmetric.S
 				due[k.metric] = append(due[k.metric], s)
 			}
 		}
-		st.write(md, rs.resource, rs.schemaURL, &due, scope, desc)
+		w.write(rs.resource, rs.schemaURL, &due)
 	}
 
 	for id := range due {
@@ -40,14 +71,32 @@ func (st *state) collect(now time.Time, md pmetric.Metrics, scope func(pmetric.S
 			due[id] = append(due[id], s)
 		}
 	}
-	st.write(md, pcommon.NewResource(), "", &due, scope, desc)
-	return expired
+	w.write(pcommon.NewResource(), "", &due)
+	if !st.delta {
+		w.writeEnds(gone)
+	}
+	return out
+}
+
+// settle finishes an emission once its send returned. Delta points that
+// were delivered move their series' next start to their end, so the next
+// point begins where they ended; those whose send failed put their values
+// back, and the next point covers both intervals.
+func (st *state) settle(e *emission, delivered bool) {
+	for _, p := range e.inFlight {
+		s := p.series
+		if delivered {
+			s.nextStart = p.end
+			continue
+		}
+		s.count += p.count
+		s.hist.merge(p.hist)
+		s.dirty = true
+	}
 }
 
 // write appends one ResourceMetrics holding the due series, if any.
-func (st *state) write(md pmetric.Metrics, res pcommon.Resource, schemaURL string, due *[numMetrics][]*series,
-	scope func(pmetric.ScopeMetrics), desc *[numMetrics]descriptor,
-) {
+func (w *writer) write(res pcommon.Resource, schemaURL string, due *[numMetrics][]*series) {
 	n := 0
 	for id := range due {
 		n += len(due[id])
@@ -55,15 +104,7 @@ func (st *state) write(md pmetric.Metrics, res pcommon.Resource, schemaURL strin
 	if n == 0 {
 		return
 	}
-	rm := md.ResourceMetrics().AppendEmpty()
-	res.CopyTo(rm.Resource())
-	rm.SetSchemaUrl(schemaURL)
-	sm := rm.ScopeMetrics().AppendEmpty()
-	scope(sm)
-	temporality := pmetric.AggregationTemporalityCumulative
-	if st.delta {
-		temporality = pmetric.AggregationTemporalityDelta
-	}
+	sm := w.appendScope(res, schemaURL)
 	for id := metricID(0); id < numMetrics; id++ {
 		list := due[id]
 		if len(list) == 0 {
@@ -78,87 +119,146 @@ func (st *state) write(md pmetric.Metrics, res pcommon.Resource, schemaURL strin
 			}
 			return 0
 		})
-		m := sm.Metrics().AppendEmpty()
-		m.SetName(desc[id].name)
-		m.SetDescription(desc[id].description)
-		m.SetUnit(desc[id].unit)
-		switch id.metricType() {
-		case pmetric.MetricTypeSum:
-			sum := m.SetEmptySum()
-			sum.SetIsMonotonic(true)
-			sum.SetAggregationTemporality(temporality)
-			sum.DataPoints().EnsureCapacity(len(list))
-			for _, s := range list {
-				dp := sum.DataPoints().AppendEmpty()
-				st.times(s, dp.SetStartTimestamp, dp.SetTimestamp)
-				s.putAttributes(dp.Attributes())
-				dp.SetIntValue(s.count)
-			}
-		case pmetric.MetricTypeHistogram:
-			h := m.SetEmptyHistogram()
-			h.SetAggregationTemporality(temporality)
-			h.DataPoints().EnsureCapacity(len(list))
-			for _, s := range list {
-				dp := h.DataPoints().AppendEmpty()
-				st.times(s, dp.SetStartTimestamp, dp.SetTimestamp)
-				s.putAttributes(dp.Attributes())
-				dp.SetCount(s.hist.count)
-				dp.SetSum(s.hist.sum)
-				if s.hist.count > 0 {
-					dp.SetMin(s.hist.min)
-					dp.SetMax(s.hist.max)
-				}
-				dp.ExplicitBounds().FromRaw(st.bounds)
-				if s.hist.buckets == nil {
-					s.hist.buckets = make([]uint64, len(st.bounds)+1)
-				}
-				dp.BucketCounts().FromRaw(s.hist.buckets)
-			}
-		case pmetric.MetricTypeGauge:
-			g := m.SetEmptyGauge()
-			g.DataPoints().EnsureCapacity(len(list))
-			for _, s := range list {
-				dp := g.DataPoints().AppendEmpty()
-				dp.SetTimestamp(s.gaugeAt)
-				s.putAttributes(dp.Attributes())
-				dp.SetDoubleValue(s.gauge)
-			}
-		default:
-		}
+		m := w.appendMetric(sm, id)
 		for _, s := range list {
-			st.emitted(id, s)
+			w.writePoint(m, id, s)
 		}
 	}
 }
 
-// times sets a point's start and time. Cumulative: the series' first record
-// and its latest. Delta: the previous point's end (or, for the first point,
-// the interval's first record) and the interval's latest record. The time is
-// never before the start, even when records arrive out of order.
-func (st *state) times(s *series, setStart, setTime func(pcommon.Timestamp)) {
+func (w *writer) appendScope(res pcommon.Resource, schemaURL string) pmetric.ScopeMetrics {
+	rm := w.out.md.ResourceMetrics().AppendEmpty()
+	res.CopyTo(rm.Resource())
+	rm.SetSchemaUrl(schemaURL)
+	sm := rm.ScopeMetrics().AppendEmpty()
+	w.scope(sm)
+	return sm
+}
+
+func (w *writer) appendMetric(sm pmetric.ScopeMetrics, id metricID) pmetric.Metric {
+	m := sm.Metrics().AppendEmpty()
+	m.SetName(w.desc[id].name)
+	m.SetDescription(w.desc[id].description)
+	m.SetUnit(w.desc[id].unit)
+	temporality := pmetric.AggregationTemporalityCumulative
+	if w.st.delta {
+		temporality = pmetric.AggregationTemporalityDelta
+	}
+	switch id.metricType() {
+	case pmetric.MetricTypeSum:
+		m.SetEmptySum().SetIsMonotonic(true)
+		m.Sum().SetAggregationTemporality(temporality)
+	case pmetric.MetricTypeHistogram:
+		m.SetEmptyHistogram().SetAggregationTemporality(temporality)
+	default:
+		m.SetEmptyGauge()
+	}
+	return m
+}
+
+// writePoint appends the point of s to m and marks it emitted. A delta
+// point's values leave the series until settle says whether they arrived.
+func (w *writer) writePoint(m pmetric.Metric, id metricID, s *series) {
+	end := s.pointTime(w.at)
 	start := s.start
-	if st.delta && s.emitted {
-		start = s.prevEnd
+	if w.st.delta {
+		start = s.nextStart
 	}
-	setStart(start)
-	setTime(max(s.last, start))
+	count, hist := s.count, s.hist
+	if w.st.delta && id != metricPressure && id != metricWarningPressure {
+		p := inFlight{series: s, count: s.count, hist: s.hist.take(), end: end}
+		s.count = 0
+		count, hist = p.count, p.hist
+		w.out.inFlight = append(w.out.inFlight, p)
+	}
+	switch m.Type() {
+	case pmetric.MetricTypeSum:
+		dp := m.Sum().DataPoints().AppendEmpty()
+		dp.SetStartTimestamp(start)
+		dp.SetTimestamp(end)
+		s.putAttributes(dp.Attributes())
+		dp.SetIntValue(count)
+	case pmetric.MetricTypeHistogram:
+		dp := m.Histogram().DataPoints().AppendEmpty()
+		dp.SetStartTimestamp(start)
+		dp.SetTimestamp(end)
+		s.putAttributes(dp.Attributes())
+		dp.SetCount(hist.count)
+		dp.SetSum(hist.sum)
+		if hist.count > 0 {
+			dp.SetMin(hist.min)
+			dp.SetMax(hist.max)
+		}
+		dp.ExplicitBounds().FromRaw(w.st.bounds)
+		buckets := hist.buckets
+		if buckets == nil {
+			buckets = make([]uint64, len(w.st.bounds)+1)
+		}
+		dp.BucketCounts().FromRaw(buckets)
+	default:
+		dp := m.Gauge().DataPoints().AppendEmpty()
+		dp.SetTimestamp(end)
+		s.putAttributes(dp.Attributes())
+		dp.SetDoubleValue(s.gauge)
+		if w.st.delta {
+			// A gauge has nothing to put back: a failed send marks it for the next.
+			w.out.inFlight = append(w.out.inFlight, inFlight{series: s, end: end})
+		}
+	}
+	s.lastPoint = end
+	s.dirty = false
 }
 
-// emitted updates a series after its point was written.
-func (st *state) emitted(id metricID, s *series) {
-	if id != metricPressure && id != metricWarningPressure {
-		start := s.start
-		if st.delta && s.emitted {
-			start = s.prevEnd
+// writeEnds writes one end marker per expired series: a point flagged
+// NoRecordedValue at the emission time. The Prometheus exporter drops the
+// series on it (and Prometheus marks it stale at the next scrape), remote
+// write sends a staleness marker; without it both would keep serving the
+// last value for their own expiry.
+//
+// Each marker gets a Metric of its own: the Prometheus exporter (v0.158)
+// stops reading a metric's points at the first flagged one.
+func (w *writer) writeEnds(gone []ended) {
+	slices.SortFunc(gone, func(a, b ended) int {
+		if c := strings.Compare(string(a.key), string(b.key)); c != 0 {
+			return c
 		}
-		s.prevEnd = max(s.last, start)
-	} else {
-		s.prevEnd = s.gaugeAt
-	}
-	s.emitted = true
-	s.dirty = false
-	if st.delta {
-		s.count = 0
-		s.hist.reset()
+		if a.metric != b.metric {
+			return int(a.metric) - int(b.metric)
+		}
+		switch {
+		case a.series.attrs.less(b.series.attrs):
+			return -1
+		case b.series.attrs.less(a.series.attrs):
+			return 1
+		}
+		return 0
+	})
+	var sm pmetric.ScopeMetrics
+	for i, g := range gone {
+		if i == 0 || g.key != gone[i-1].key || g.series.overflow != gone[i-1].series.overflow {
+			sm = w.appendScope(g.resource, g.schemaURL)
+		}
+		m := w.appendMetric(sm, g.metric)
+		s := g.series
+		flags := pmetric.DefaultDataPointFlags.WithNoRecordedValue(true)
+		switch m.Type() {
+		case pmetric.MetricTypeSum:
+			dp := m.Sum().DataPoints().AppendEmpty()
+			dp.SetStartTimestamp(s.start)
+			dp.SetTimestamp(s.lastPoint)
+			s.putAttributes(dp.Attributes())
+			dp.SetFlags(flags)
+		case pmetric.MetricTypeHistogram:
+			dp := m.Histogram().DataPoints().AppendEmpty()
+			dp.SetStartTimestamp(s.start)
+			dp.SetTimestamp(s.lastPoint)
+			s.putAttributes(dp.Attributes())
+			dp.SetFlags(flags)
+		default:
+			dp := m.Gauge().DataPoints().AppendEmpty()
+			dp.SetTimestamp(s.lastPoint)
+			s.putAttributes(dp.Attributes())
+			dp.SetFlags(flags)
+		}
 	}
 }

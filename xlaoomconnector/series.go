@@ -13,38 +13,50 @@ type seriesKey struct {
 }
 
 // series is the running state of one metric stream.
+//
+// Its point times come from the connector's clock, not from the records:
+// a cumulative point carries the series' start and the emission time, a delta
+// point the end of the previous point and the emission time. Record times
+// are not monotonic (hosts, backfilled files, late batches), and a point
+// dated by them would repeat or go back in time, which push backends
+// (Prometheus remote write, OTLP into delta-to-cumulative) reject.
 type series struct {
 	attrs    attrKey
 	overflow bool // the overflow series of its metric
 
-	// start is the earliest record time of the data not yet emitted; for a
-	// cumulative series that has been emitted it is frozen (a cumulative start
-	// that moved would read as a reset).
+	// start is when the connector began accumulating the series: the start
+	// of every cumulative point and of the first delta point.
 	start pcommon.Timestamp
-	// last is the latest record time ever added.
-	last pcommon.Timestamp
-	// prevEnd is the time of the last emitted point (delta start of the next).
-	prevEnd pcommon.Timestamp
-	emitted bool
-	dirty   bool      // data added since the last emission
-	seen    time.Time // wall clock of the last update, for expiry
+	// nextStart is the start of the next delta point: the time of the last
+	// delta point delivered (start before the first), so delta points tile.
+	nextStart pcommon.Timestamp
+	// lastPoint is the time of the last point written; the next is later.
+	lastPoint pcommon.Timestamp
+	dirty     bool      // data added since the last point was written
+	seen      time.Time // wall clock of the last update, for expiry
 
-	count   int64             // xla.oom.errors
+	count   int64             // xla.oom.errors, xla.oom.incidents
 	gauge   float64           // xla.oom.pressure: the value of the latest record
-	gaugeAt pcommon.Timestamp // and that record's time
+	gaugeAt pcommon.Timestamp // and that record's time, so a late record does not replace it
 	hist    histogram         // size histograms
 }
 
-// touch moves the series' times for a record at t, seen at now.
-func (s *series) touch(t pcommon.Timestamp, now time.Time, delta bool) {
-	if (delta || !s.emitted) && (!s.dirty || t < s.start) {
-		s.start = t
-	}
-	if t > s.last {
-		s.last = t
-	}
+func newSeries(attrs attrKey, overflow bool, now time.Time) *series {
+	start := pcommon.NewTimestampFromTime(now)
+	return &series{attrs: attrs, overflow: overflow, start: start, nextStart: start}
+}
+
+// touch marks new data, seen at now.
+func (s *series) touch(now time.Time) {
 	s.dirty = true
 	s.seen = now
+}
+
+// pointTime is the time of the next point emitted at now: after the
+// series' start and always after its previous point, even if the clock
+// stalls or steps back.
+func (s *series) pointTime(now pcommon.Timestamp) pcommon.Timestamp {
+	return max(now, s.start+1, s.lastPoint+1)
 }
 
 func (s *series) putAttributes(dst pcommon.Map) {

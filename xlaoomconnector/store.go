@@ -28,21 +28,42 @@ type state struct {
 	counts    [numMetrics]int     // series per metric
 	overflow  [numMetrics]*series // nil until a metric overflows
 
-	// incidents are the incidents already counted (job resource key +
-	// incident ID), with the wall clock they were last seen, for expiry.
-	incidents map[string]time.Time
+	// retired keeps the value of expired counters (cumulative only), so that
+	// a counter that comes back continues from where it stopped instead of
+	// restarting at 1: see retire.
+	retired [numMetrics]*lru[retiredKey, retiredCounter]
+
+	incidents incidentMemory
+}
+
+// retiredKey names an expired series.
+type retiredKey struct {
+	resource resourceKey
+	series   seriesKey
+}
+
+// retiredCounter is what a counter needs to continue: its value, its start
+// and the time of its last point (the end marker).
+type retiredCounter struct {
+	count     int64
+	start     pcommon.Timestamp
+	lastPoint pcommon.Timestamp
 }
 
 func newState(cfg *Config) *state {
-	return &state{
+	st := &state{
 		delta:     cfg.AggregationTemporality == TemporalityDelta,
 		limit:     cfg.SeriesLimit,
 		expiry:    cfg.SeriesExpiry,
 		bounds:    slices.Clone(cfg.Buckets),
 		enabled:   cfg.Metrics.enabled(),
 		resources: map[resourceKey]*resourceState{},
-		incidents: map[string]time.Time{},
+		incidents: newIncidentMemory(cfg.IncidentWindow, cfg.SeriesExpiry),
 	}
+	for id := range st.retired {
+		st.retired[id] = newLRU[retiredKey, retiredCounter]()
+	}
+	return st
 }
 
 // observation is one XLA OOM record: its measurement and its time.
@@ -62,11 +83,11 @@ func (st *state) add(key resourceKey, res pcommon.Resource, schemaURL string, ob
 				continue
 			}
 			var s *series
-			s, rs = st.lookup(rs, key, res, schemaURL, seriesKey{metric: id, attrs: o.m.attrsFor(id)})
+			s, rs = st.lookup(rs, key, res, schemaURL, seriesKey{metric: id, attrs: o.m.attrsFor(id)}, now)
 			if s.overflow {
 				overflowed++
 			}
-			s.touch(o.t, now, st.delta)
+			s.touch(now)
 			switch id {
 			case metricErrors, metricIncidents, metricWarnings:
 				s.count++
@@ -105,7 +126,10 @@ func (m *measurement) has(id metricID) bool {
 
 // lookup finds or creates the series of k, creating the resource state on
 // first use; past the limit it returns the metric's overflow series.
-func (st *state) lookup(rs *resourceState, key resourceKey, res pcommon.Resource, schemaURL string, k seriesKey) (*series, *resourceState) {
+//
+// A counter that expired earlier continues from its retired value and start
+// time: to a backend it is the same cumulative stream after a gap.
+func (st *state) lookup(rs *resourceState, key resourceKey, res pcommon.Resource, schemaURL string, k seriesKey, now time.Time) (*series, *resourceState) {
 	if rs != nil {
 		if s, ok := rs.series[k]; ok {
 			return s, rs
@@ -113,7 +137,7 @@ func (st *state) lookup(rs *resourceState, key resourceKey, res pcommon.Resource
 	}
 	if st.counts[k.metric] >= st.limit {
 		if st.overflow[k.metric] == nil {
-			st.overflow[k.metric] = &series{overflow: true}
+			st.overflow[k.metric] = newSeries(attrKey{}, true, now)
 		}
 		return st.overflow[k.metric], rs
 	}
@@ -122,7 +146,11 @@ func (st *state) lookup(rs *resourceState, key resourceKey, res pcommon.Resource
 		res.CopyTo(rs.resource)
 		st.resources[key] = rs
 	}
-	s := &series{attrs: k.attrs}
+	s := newSeries(k.attrs, false, now)
+	if old, ok := st.retired[k.metric].get(retiredKey{resource: key, series: k}); ok {
+		s.count, s.start, s.nextStart, s.lastPoint = old.count, old.start, old.start, old.lastPoint
+		st.retired[k.metric].remove(retiredKey{resource: key, series: k})
+	}
 	rs.series[k] = s
 	st.counts[k.metric]++
 	return s, rs

@@ -15,9 +15,9 @@ import (
 // TestWarningThenOOMTicketThenPage runs the early-warning path in a real
 // Prometheus: a job logs memory-pressure warnings (rematerialization shortfall,
 // BFC allocator retry) and later fails with an OOM. The warnings open the
-// ticket (XlaMemoryWarningsRising, examples/prometheus/warnings.yaml) while no
-// failure alert fires; the OOM then fires the failure alert (XlaOomErrors,
-// alerts.yaml), which Prometheus reports active later than the ticket.
+// ticket (XlaMemoryWarningsRising, severity ticket, examples/prometheus/warnings.yaml)
+// while no page fires; the OOM then fires the page (XlaOomIncident, severity
+// page, alerts.yaml), which Prometheus reports active later than the ticket.
 func TestWarningThenOOMTicketThenPage(t *testing.T) {
 	promBin, err := exec.LookPath("prometheus")
 	if err != nil {
@@ -54,8 +54,8 @@ func TestWarningThenOOMTicketThenPage(t *testing.T) {
 	ticket := prom.waitAlert(t, "XlaMemoryWarningsRising", "firing", 2, func(l map[string]string) bool {
 		return l["service_name"] == "train" && l["severity"] == "ticket"
 	})
-	if page := prom.alerts(t, "XlaOomErrors"); len(page) != 0 {
-		t.Fatalf("a failure alert fired on warnings alone: %v", page)
+	if page := prom.alerts(t, "XlaOomIncident"); len(page) != 0 {
+		t.Fatalf("a page fired on warnings alone: %v", page)
 	}
 	r, err := prom.query(`sum(xla_oom_errors_total)`)
 	if err != nil || len(r) != 0 {
@@ -75,8 +75,8 @@ func TestWarningThenOOMTicketThenPage(t *testing.T) {
 	// Phase 2: the job fails.
 	appendFile(t, gpu, "E0912 07:02:44.350251   27487 pjrt_stream_executor_client.cc:3045] Execution of replica 0 failed: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 2110783616 bytes.\n"+
 		"I0912 07:02:45.000112   27487 train.py:230] Restarting from step 400\n")
-	page := prom.waitAlert(t, "XlaOomErrors", "firing", 1, func(l map[string]string) bool {
-		return l["host_name"] == "gpu-c" && l["xla_error_code"] == "E0007"
+	page := prom.waitAlert(t, "XlaOomIncident", "firing", 1, func(l map[string]string) bool {
+		return l["service_name"] == "train" && l["xla_error_code"] == "E0007" && l["severity"] == "page"
 	})
 	if !ticket[0].ActiveAt.Before(page[0].ActiveAt) {
 		t.Errorf("ticket active at %v, page at %v: the warning must come first", ticket[0].ActiveAt, page[0].ActiveAt)

@@ -77,11 +77,12 @@ func TestIncidentID(t *testing.T) {
 		"another host, replica, partition or device within the window: the same incident")
 	assert.NotEqual(t, id, IncidentID(&r, base.Add(time.Minute), time.Minute), "the next window")
 	other = r
-	other.Requested = oom.KnownSize(1)
-	assert.NotEqual(t, id, IncidentID(&other, base, time.Minute), "other sizes")
+	other.Requested = oom.KnownSize(r.Requested.Bytes + 112) // the BFC line's rounded request
+	other.Program = ""                                       // a line that does not name the program
+	assert.Equal(t, id, IncidentID(&other, base, time.Minute), "another line of the same failure")
 	other = r
-	other.Program = "jit_other"
-	assert.NotEqual(t, id, IncidentID(&other, base, time.Minute), "another program")
+	other.Code = "E1001"
+	assert.NotEqual(t, id, IncidentID(&other, base, time.Minute), "another code")
 	assert.Equal(t, IncidentID(&r, base, 0), IncidentID(&r, base.Add(time.Hour), 0), "window 0: time left out")
 	before := time.Unix(-30, 0)
 	assert.Equal(t, IncidentID(&r, before, time.Minute), IncidentID(&r, time.Unix(-59, 0), time.Minute), "floor before the epoch")

@@ -249,12 +249,16 @@ func lastColon(s string) int {
 }
 
 // IncidentID returns the incident key of r logged at ts: an FNV-64a hash
-// (16 hex digits) of the code, the program name, the failure's sizes
-// (requested, used, capacity, exceeded, breakdown total and program) and the
-// start of the window of length window that holds ts. Nothing that tells the
-// hosts, replicas, partitions or devices apart is hashed, so the copies of one
-// failure logged by every host of a job share the ID. Copies that straddle a
-// window boundary get two IDs; a window of 0 leaves time out of the key.
+// (16 hex digits) of the code and the start of the window of length window
+// that holds ts. It is a key for finding a failure's records in a log backend
+// (with the job's resource attributes, which it does not hold).
+//
+// Only what every line of a failure shares is hashed: not the sizes (the BFC
+// allocator's line prints a rounded request, the runtime's status line the
+// exact one), not the program (most lines do not name it), and nothing that
+// tells hosts, replicas, partitions or devices apart. Records of one failure
+// that straddle a window boundary get two IDs; a window of 0 leaves time out.
+// The connector does not count incidents by this ID: see its incidentMemory.
 func IncidentID(r *oom.Report, ts time.Time, window time.Duration) string {
 	h := fnv.New64a()
 	var buf [8]byte
@@ -262,20 +266,8 @@ func IncidentID(r *oom.Report, ts time.Time, window time.Duration) string {
 		binary.LittleEndian.PutUint64(buf[:], uint64(n))
 		_, _ = h.Write(buf[:])
 	}
-	putSize := func(s oom.Size) {
-		if s.Known {
-			putInt(s.Bytes)
-		} else {
-			putInt(-1 << 63)
-		}
-	}
 	_, _ = h.Write([]byte(r.Code))
 	_, _ = h.Write([]byte{0})
-	_, _ = h.Write([]byte(r.Program))
-	_, _ = h.Write([]byte{0})
-	for _, s := range [...]oom.Size{r.Requested, r.Used, r.Capacity, r.Exceeded, r.Breakdown.Total, r.Breakdown.Program} {
-		putSize(s)
-	}
 	if window > 0 {
 		n := ts.UnixNano()
 		start := n - n%int64(window)

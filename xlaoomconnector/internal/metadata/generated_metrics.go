@@ -248,7 +248,7 @@ type metricXlaOomErrors struct {
 // init fills xla.oom.errors metric with initial data.
 func (m *metricXlaOomErrors) init() {
 	m.data.SetName("xla.oom.errors")
-	m.data.SetDescription("XLA out-of-memory failures seen in log records.")
+	m.data.SetDescription("XLA out-of-memory log records (tagged by the processor, or recognised here), per resource: every line and every host's copy of a failure counts. Alert on xla.oom.incidents instead.")
 	m.data.SetUnit("{error}")
 	m.data.SetEmptySum()
 	m.data.Sum().SetIsMonotonic(true)
@@ -306,7 +306,7 @@ type metricXlaOomIncidents struct {
 // init fills xla.oom.incidents metric with initial data.
 func (m *metricXlaOomIncidents) init() {
 	m.data.SetName("xla.oom.incidents")
-	m.data.SetDescription("Distinct XLA out-of-memory incidents: the copies of one failure logged by every host of a job (same xla.oom.incident.id) count once, per job-level resource (the record resource reduced to incident_resource_attributes).")
+	m.data.SetDescription("XLA out-of-memory failures per job-level resource (the record resource reduced to incident_resource_attributes): the records a job's hosts log about one failure, every line of it, count once; records more than incident_window apart from the job's recent ones start a new incident.")
 	m.data.SetUnit("{incident}")
 	m.data.SetEmptySum()
 	m.data.Sum().SetIsMonotonic(true)

@@ -138,7 +138,7 @@ func TestMetricsBuilder(t *testing.T) {
 					validatedMetrics["xla.oom.errors"] = true
 					assert.Equal(t, pmetric.MetricTypeSum, mi.Type())
 					assert.Equal(t, 1, mi.Sum().DataPoints().Len())
-					assert.Equal(t, "XLA out-of-memory failures seen in log records.", mi.Description())
+					assert.Equal(t, "XLA out-of-memory log records (tagged by the processor, or recognised here), per resource: every line and every host's copy of a failure counts. Alert on xla.oom.incidents instead.", mi.Description())
 					assert.Equal(t, "{error}", mi.Unit())
 					assert.True(t, mi.Sum().IsMonotonic())
 					assert.Equal(t, pmetric.AggregationTemporalityCumulative, mi.Sum().AggregationTemporality())
@@ -161,7 +161,7 @@ func TestMetricsBuilder(t *testing.T) {
 					validatedMetrics["xla.oom.incidents"] = true
 					assert.Equal(t, pmetric.MetricTypeSum, mi.Type())
 					assert.Equal(t, 1, mi.Sum().DataPoints().Len())
-					assert.Equal(t, "Distinct XLA out-of-memory incidents: the copies of one failure logged by every host of a job (same xla.oom.incident.id) count once, per job-level resource (the record resource reduced to incident_resource_attributes).", mi.Description())
+					assert.Equal(t, "XLA out-of-memory failures per job-level resource (the record resource reduced to incident_resource_attributes): the records a job's hosts log about one failure, every line of it, count once; records more than incident_window apart from the job's recent ones start a new incident.", mi.Description())
 					assert.Equal(t, "{incident}", mi.Unit())
 					assert.True(t, mi.Sum().IsMonotonic())
 					assert.Equal(t, pmetric.AggregationTemporalityCumulative, mi.Sum().AggregationTemporality())
