@@ -7,7 +7,8 @@ GOTESTSUM := $(TOOLS) gotestsum
 .PHONY: all
 all: generate lint test
 
-## generate: regenerate internal/metadata, generated tests and documentation from metadata.yaml
+## generate: regenerate internal/metadata, generated tests and documentation from metadata.yaml,
+## and examples/prometheus/prometheusrule.yaml from alerts.yaml
 .PHONY: generate
 # mdatagen names the package of generated tests after the directory, so it runs
 # through a link called xlaoomprocessor whatever the checkout is called.
@@ -16,6 +17,7 @@ generate:
 	  (cd $$link && $(MDATAGEN) $$link/metadata.yaml && \
 	   if [ -f xlaoomconnector/metadata.yaml ]; then $(MDATAGEN) $$link/xlaoomconnector/metadata.yaml; fi) && \
 	  rm $$link
+	$(GO) run ./scripts/prometheusrule
 
 ## test: every test — component (race), distribution and end-to-end, benchmarks' harness,
 ## newest-collector compatibility, alert rules — with one summary at the end

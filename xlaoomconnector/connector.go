@@ -143,10 +143,10 @@ func (c *xlaOOMConnector) ConsumeLogs(ctx context.Context, ld plog.Logs) error {
 				} else {
 					fromText++
 				}
-				o := observation{m: measure(r, c.dims), t: recordtime.Of(lr, now)}
-				obs = append(obs, o)
+				ob := observation{measured: measure(r, c.dims), at: recordtime.Of(lr, now)}
+				obs = append(obs, ob)
 				if c.state.enabled[metricIncidents] {
-					c.addIncident(incidents, rl, &r, o.t)
+					c.addIncident(incidents, rl, &r, ob.at)
 				}
 			}
 		}
@@ -173,10 +173,10 @@ func (c *xlaOOMConnector) ConsumeLogs(ctx context.Context, ld plog.Logs) error {
 			job := incidents[k]
 			// In record order, so that the copies of one failure chain into
 			// one incident whatever order the batch holds them in.
-			slices.SortStableFunc(job.obs, func(a, b observation) int { return cmp.Compare(a.t, b.t) })
+			slices.SortStableFunc(job.obs, func(a, b observation) int { return cmp.Compare(a.at, b.at) })
 			fresh := job.obs[:0]
 			for _, ob := range job.obs {
-				if c.state.incidents.observe(k, ob.t, now) {
+				if c.state.incidents.observe(k, ob.at, now) {
 					fresh = append(fresh, ob)
 				}
 			}
@@ -243,7 +243,7 @@ func (c *xlaOOMConnector) addIncident(into map[resourceKey]*jobIncidents, rl plo
 		into[key] = job
 	}
 	m := measurement{attrs: attrKey{code: r.Code}, incident: true}
-	job.obs = append(job.obs, observation{m: m, t: t})
+	job.obs = append(job.obs, observation{measured: m, at: t})
 }
 
 // emit sends the points due, if any, and settles them with the outcome of

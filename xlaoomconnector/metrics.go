@@ -1,6 +1,8 @@
 package xlaoomconnector // import "github.com/xlaoom/xlaoomprocessor/xlaoomconnector"
 
 import (
+	"strings"
+
 	"go.opentelemetry.io/collector/connector"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
@@ -141,15 +143,16 @@ func (k attrKey) putAttributes(dst pcommon.Map) {
 	}
 }
 
-func (k attrKey) less(o attrKey) bool {
+// compare orders attribute sets field by field, for a stable output order.
+func (k attrKey) compare(o attrKey) int {
 	a := [...]string{k.code, k.phase, k.cause, k.program, k.backend, k.memorySpace, k.warning}
 	b := [...]string{o.code, o.phase, o.cause, o.program, o.backend, o.memorySpace, o.warning}
 	for i := range a {
-		if a[i] != b[i] {
-			return a[i] < b[i]
+		if c := strings.Compare(a[i], b[i]); c != 0 {
+			return c
 		}
 	}
-	return false
+	return 0
 }
 
 // dimensions says which opt-in attributes are on.

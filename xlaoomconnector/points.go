@@ -110,15 +110,7 @@ func (w *writer) write(res pcommon.Resource, schemaURL string, due *[numMetrics]
 		if len(list) == 0 {
 			continue
 		}
-		slices.SortFunc(list, func(a, b *series) int {
-			switch {
-			case a.attrs.less(b.attrs):
-				return -1
-			case b.attrs.less(a.attrs):
-				return 1
-			}
-			return 0
-		})
+		slices.SortFunc(list, func(a, b *series) int { return a.attrs.compare(b.attrs) })
 		m := w.appendMetric(sm, id)
 		for _, s := range list {
 			w.writePoint(m, id, s)
@@ -225,13 +217,7 @@ func (w *writer) writeEnds(gone []ended) {
 		if a.metric != b.metric {
 			return int(a.metric) - int(b.metric)
 		}
-		switch {
-		case a.series.attrs.less(b.series.attrs):
-			return -1
-		case b.series.attrs.less(a.series.attrs):
-			return 1
-		}
-		return 0
+		return a.series.attrs.compare(b.series.attrs)
 	})
 	var sm pmetric.ScopeMetrics
 	for i, g := range gone {
@@ -240,25 +226,32 @@ func (w *writer) writeEnds(gone []ended) {
 		}
 		m := w.appendMetric(sm, g.metric)
 		s := g.series
-		flags := pmetric.DefaultDataPointFlags.WithNoRecordedValue(true)
 		switch m.Type() {
 		case pmetric.MetricTypeSum:
-			dp := m.Sum().DataPoints().AppendEmpty()
-			dp.SetStartTimestamp(s.start)
-			dp.SetTimestamp(s.lastPoint)
-			s.putAttributes(dp.Attributes())
-			dp.SetFlags(flags)
+			markEnd(m.Sum().DataPoints().AppendEmpty(), s, true)
 		case pmetric.MetricTypeHistogram:
-			dp := m.Histogram().DataPoints().AppendEmpty()
-			dp.SetStartTimestamp(s.start)
-			dp.SetTimestamp(s.lastPoint)
-			s.putAttributes(dp.Attributes())
-			dp.SetFlags(flags)
+			markEnd(m.Histogram().DataPoints().AppendEmpty(), s, true)
 		default:
-			dp := m.Gauge().DataPoints().AppendEmpty()
-			dp.SetTimestamp(s.lastPoint)
-			s.putAttributes(dp.Attributes())
-			dp.SetFlags(flags)
+			markEnd(m.Gauge().DataPoints().AppendEmpty(), s, false)
 		}
 	}
+}
+
+// endPoint is what number and histogram data points share.
+type endPoint interface {
+	SetStartTimestamp(pcommon.Timestamp)
+	SetTimestamp(pcommon.Timestamp)
+	Attributes() pcommon.Map
+	SetFlags(pmetric.DataPointFlags)
+}
+
+// markEnd makes dp the end marker of s: no value, at the series' last point
+// time (a gauge has no start).
+func markEnd[P endPoint](dp P, s *series, withStart bool) {
+	if withStart {
+		dp.SetStartTimestamp(s.start)
+	}
+	dp.SetTimestamp(s.lastPoint)
+	s.putAttributes(dp.Attributes())
+	dp.SetFlags(pmetric.DefaultDataPointFlags.WithNoRecordedValue(true))
 }

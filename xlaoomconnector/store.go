@@ -66,10 +66,10 @@ func newState(cfg *Config) *state {
 	return st
 }
 
-// observation is one XLA OOM record: its measurement and its time.
+// observation is one XLA OOM record: what it measures and when it happened.
 type observation struct {
-	m measurement
-	t pcommon.Timestamp
+	measured measurement
+	at       pcommon.Timestamp // the record's time (recordtime.Of)
 }
 
 // add records the observations of one resource and returns how many
@@ -77,13 +77,13 @@ type observation struct {
 func (st *state) add(key resourceKey, res pcommon.Resource, schemaURL string, obs []observation, now time.Time) (overflowed int64) {
 	rs := st.resources[key]
 	for i := range obs {
-		o := &obs[i]
+		ob := &obs[i]
 		for id := metricID(0); id < numMetrics; id++ {
-			if !st.enabled[id] || !o.m.has(id) {
+			if !st.enabled[id] || !ob.measured.has(id) {
 				continue
 			}
 			var s *series
-			s, rs = st.lookup(rs, key, res, schemaURL, seriesKey{metric: id, attrs: o.m.attrsFor(id)}, now)
+			s, rs = st.lookup(rs, key, res, schemaURL, seriesKey{metric: id, attrs: ob.measured.attrsFor(id)}, now)
 			if s.overflow {
 				overflowed++
 			}
@@ -92,12 +92,12 @@ func (st *state) add(key resourceKey, res pcommon.Resource, schemaURL string, ob
 			case metricErrors, metricIncidents, metricWarnings:
 				s.count++
 			case metricRequested:
-				s.hist.observe(st.bounds, float64(o.m.requested))
+				s.hist.observe(st.bounds, float64(ob.measured.requested))
 			case metricShortfall:
-				s.hist.observe(st.bounds, float64(o.m.shortfall))
+				s.hist.observe(st.bounds, float64(ob.measured.shortfall))
 			case metricPressure, metricWarningPressure:
-				if o.t >= s.gaugeAt {
-					s.gauge, s.gaugeAt = o.m.pressure, o.t
+				if ob.at >= s.gaugeAt {
+					s.gauge, s.gaugeAt = ob.measured.pressure, ob.at
 				}
 			}
 		}

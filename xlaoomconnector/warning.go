@@ -64,7 +64,7 @@ func (c *xlaOOMConnector) addWarning(into map[resourceKey]*jobWarnings, rl plog.
 		jw = &jobWarnings{resource: res, schemaURL: rl.SchemaUrl()}
 		into[key] = jw
 	}
-	jw.obs = append(jw.obs, observation{m: m, t: recordtime.Of(lr, now)})
+	jw.obs = append(jw.obs, observation{measured: m, at: recordtime.Of(lr, now)})
 }
 
 // addWarnings adds a batch's warnings to the state, jobs in key order, and

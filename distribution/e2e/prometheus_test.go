@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -8,91 +9,91 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
-	"sort"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 )
 
-// TestPrometheusAlerting runs a real Prometheus against the collector: OOM
-// records are appended to log files while both run, Prometheus scrapes the
-// prometheus exporter every second and evaluates examples/prometheus/alerts.yaml
-// (with `for:` shortened), and the test reads the counts and the alerts back
-// through Prometheus's HTTP API.
-func TestPrometheusAlerting(t *testing.T) {
-	promBin, err := exec.LookPath("prometheus")
-	if err != nil {
-		t.Skip("prometheus is not installed (Debian: apt-get install -y prometheus); .ci/run installs it")
-	}
-	dir := t.TempDir()
-	logs := filepath.Join(dir, "logs")
-	tpu := filepath.Join(logs, "tpu-a", "train.log")
-	gpu := filepath.Join(logs, "gpu-b", "train.log")
-	appendFile(t, tpu, "I0912 06:58:05.118224    4412 train.py:118] Process 0/2 on tpu-a: 4 local devices, 8 global devices\n")
-	appendFile(t, gpu, "I0912 07:00:09.402118   27487 train.py:96] Model vit: 2.71B params per device\n")
+// prometheusServer is one Prometheus binary the alerting tests run against.
+type prometheusServer struct {
+	name, bin string
+}
 
-	exporter := freeAddr(t)
-	if err := os.MkdirAll(filepath.Join(dir, "out"), 0o755); err != nil {
+// prometheusServers returns every Prometheus to test with: the paths in
+// $XLAOOM_E2E_PROMETHEUS (separated like PATH) when set, else the
+// `prometheus` on PATH (Debian's 2.x) and Prometheus 3 from
+// scripts/install-prometheus3.sh (out/tools/prometheus3) when installed.
+func prometheusServers(t *testing.T) []prometheusServer {
+	t.Helper()
+	var bins []string
+	if env := os.Getenv("XLAOOM_E2E_PROMETHEUS"); env != "" {
+		bins = filepath.SplitList(env)
+	} else {
+		if p, err := exec.LookPath("prometheus"); err == nil {
+			bins = append(bins, p)
+		}
+		if p, err := filepath.Abs(filepath.Join(distDir, "..", "out", "tools", "prometheus3", "prometheus")); err == nil {
+			if _, err := os.Stat(p); err == nil {
+				bins = append(bins, p)
+			}
+		}
+	}
+	if len(bins) == 0 {
+		t.Skip("no Prometheus: install Debian's (apt-get install -y prometheus) or run scripts/install-prometheus3.sh; .ci/run does")
+	}
+	var out []prometheusServer
+	for _, b := range bins {
+		out = append(out, prometheusServer{name: prometheusVersion(b), bin: b})
+	}
+	return out
+}
+
+// prometheusVersion names a binary by its version ("2.42.0+ds"), or by its
+// directory when it has none (a `go install` build prints an empty one).
+func prometheusVersion(bin string) string {
+	out, _ := exec.Command(bin, "--version").Output()
+	if f := strings.Fields(string(out)); len(f) > 2 && f[1] == "version" && f[2] != "(branch:" {
+		return "v" + f[2]
+	}
+	return filepath.Base(filepath.Dir(bin))
+}
+
+// testWindows shortens the windows of the shipped rules for the tests:
+// 10m (a new incident) and 1h (a crash loop).
+var testWindows = []struct{ from, to string }{
+	{"[10m]", "[15s]"}, {"offset 10m", "offset 15s"},
+	{"[1h]", "[45s]"}, {"offset 1h", "offset 45s"},
+}
+
+// testRules returns examples/prometheus/alerts.yaml with testWindows applied;
+// it fails if a window is no longer in the rules, so that a change to them
+// cannot leave the tests on production windows.
+func testRules(t *testing.T) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(examplesDir, "prometheus", "alerts.yaml"))
+	if err != nil {
 		t.Fatal(err)
 	}
-	startCollector(t, "collector", filepath.Join(demoDir, "config.yaml"), []string{
-		"XLAOOM_LOGS=" + filepath.Join(logs, "*", "*.log"),
-		"XLAOOM_OUT=" + filepath.Join(dir, "out"),
-		"XLAOOM_PROMETHEUS=" + exporter,
-	}, exporter)
-
-	prom := startPrometheus(t, promBin, dir, exporter)
-
-	eventually(t, 30*time.Second, func() string {
-		r, err := prom.query(`up{job="otelcol-xlaoom"}`)
-		if err != nil || len(r) != 1 || r[0].Value != "1" {
-			return fmt.Sprintf("Prometheus does not scrape the collector yet: %v %v", r, err)
+	s := string(b)
+	for _, w := range testWindows {
+		if !strings.Contains(s, w.from) {
+			t.Fatalf("alerts.yaml has no %q any more: update testWindows", w.from)
 		}
-		return ""
-	})
-
-	// Phase 1: the first failures of each host and code create their series.
-	hbm := func(used, exceeded string) string {
-		return "E0912 07:01:12.118224    4412 train.py:244] Compilation of jit_train_step failed\n" +
-			"jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of memory in memory space hbm. Used " +
-			used + " of 95.74G hbm. Exceeded hbm capacity by " + exceeded + ".\n"
+		s = strings.ReplaceAll(s, w.from, w.to)
 	}
-	appendFile(t, tpu, hbm("118.42G", "22.68G")+
-		"W0912 07:05:44.551312    4412 gcs_uploader.cc:412] RPC failed: RESOURCE_EXHAUSTED: grpc: received message larger than max (8388608 vs. 4194304)\n"+
-		hbm("101.02G", "5.28G")+hbm("99.00G", "3.26G")+
-		"E0912 07:09:13.044581    4412 train.py:330] Failed to stage the next batch on device\n"+
-		"ValueError: RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate 8.00G. That was not possible. There are 6.43G free.; (0x0x1_HBM0)\n"+
-		"I0912 07:09:13.201877    4412 train.py:339] Dropping prefetch depth from 2 to 1\n")
-	appendFile(t, gpu, "2025-09-12 07:02:43.112233: W external/xla/xla/tsl/framework/bfc_allocator.cc:291] Allocator (GPU_0_bfc) ran out of memory trying to allocate 2.19GiB with freed_by_count=0. The caller indicates that this is not a failure, but this may mean that there could be performance gains if more memory were available.\n"+
-		"E0912 07:02:44.350251   27487 pjrt_stream_executor_client.cc:3045] Execution of replica 0 failed: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 2110783616 bytes.\n"+
-		"BufferAssignment OOM Debugging.\nBufferAssignment stats:\n             parameter allocation:   10.04GiB\n                 total allocation:   58.44GiB\n"+
-		"I0912 07:02:45.000112   27487 train.py:230] Restarting from step 400\n")
+	return []byte(s)
+}
 
-	prom.waitCounts(t, map[string]float64{"tpu-a/E1000": 3, "tpu-a/E0100": 1, "gpu-b/E0007": 1})
-	prom.waitAlerts(t, "XlaOomErrors", "firing", "tpu-a/E1000", "tpu-a/E0100", "gpu-b/E0007")
-	// The GPU message prints no free memory, so it has no pressure series.
-	states := prom.waitAlerts(t, "XlaOomMemoryPressure", "firing", "tpu-a/E1000", "tpu-a/E0100")
-	t.Logf("XlaOomMemoryPressure states seen for tpu-a/E1000: %v", states["tpu-a/E1000"])
-	if s := states["tpu-a/E1000"]; len(s) == 0 || s[0] != "pending" {
-		t.Errorf("XlaOomMemoryPressure was not pending before firing (for: 4s): %v", s)
-	}
-
-	// Phase 2: more failures on a known series fire through increase().
-	appendFile(t, tpu, hbm("120.00G", "24.26G")+hbm("121.00G", "25.26G")+
-		"I0912 07:10:40.512003    4412 train.py:301] step=12050 loss=2.1688\n")
-	prom.waitCounts(t, map[string]float64{"tpu-a/E1000": 5, "tpu-a/E0100": 1, "gpu-b/E0007": 1})
-	prom.waitAlerts(t, "XlaOomErrors", "firing", "tpu-a/E1000", "tpu-a/E0100", "gpu-b/E0007")
-	r, err := prom.query(`sum by (host_name, xla_error_code) (increase(xla_oom_errors_total{host_name="tpu-a",xla_error_code="E1000"}[5m]))`)
-	if err != nil || len(r) != 1 || r[0].Value == "0" {
-		t.Errorf("increase() of the E1000 series after phase 2: %v %v", r, err)
-	}
+// ruleFile is a rule file startPrometheus loads besides the test rules.
+type ruleFile struct {
+	name    string
+	content []byte
 }
 
 type prometheus struct {
 	base string
+	log  string // path of its log
 }
 
 type promSample struct {
@@ -100,48 +101,47 @@ type promSample struct {
 	Value  string
 }
 
-// startPrometheus runs Prometheus on target with the shipped rule files of
-// examples/prometheus (alerts.yaml when none are named).
-func startPrometheus(t *testing.T, bin, dir, target string, ruleFiles ...string) *prometheus {
+// startPrometheus runs bin with the test rules, evaluating every second. It
+// scrapes target every second when target is not empty; remoteWrite turns on
+// its remote-write receiver. extraRules are more rule files to load (name ->
+// content), e.g. the early-warning rules.
+func startPrometheus(t *testing.T, bin, dir, target string, remoteWrite bool, extraRules ...ruleFile) *prometheus {
 	t.Helper()
-	if len(ruleFiles) == 0 {
-		ruleFiles = []string{"alerts.yaml"}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
 	}
-	// The shipped rules, with `for:` shortened to seconds.
-	var rulePaths []string
-	for _, name := range ruleFiles {
-		rules, err := os.ReadFile(filepath.Join(examplesDir, "prometheus", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		rules = regexp.MustCompile(`for: \d+m`).ReplaceAll(rules, []byte("for: 4s"))
-		rulesPath := filepath.Join(dir, name)
-		if err := os.WriteFile(rulesPath, rules, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		rulePaths = append(rulePaths, strconv.Quote(rulesPath))
-	}
+	rulesPath := filepath.Join(dir, "alerts.yaml")
 	cfgPath := filepath.Join(dir, "prometheus.yml")
-	cfg := fmt.Sprintf(`global:
-  scrape_interval: 1s
-  scrape_timeout: 1s
-  evaluation_interval: 1s
-rule_files: [%s]
-scrape_configs:
-  - job_name: otelcol-xlaoom
-    static_configs:
-      - targets: [%q]
-`, strings.Join(rulePaths, ", "), target)
+	if err := os.WriteFile(rulesPath, testRules(t), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rulePaths := fmt.Sprintf("%q", rulesPath)
+	for _, r := range extraRules {
+		path := filepath.Join(dir, r.name)
+		if err := os.WriteFile(path, r.content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rulePaths += fmt.Sprintf(", %q", path)
+	}
+	cfg := fmt.Sprintf("global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n  evaluation_interval: 1s\nrule_files: [%s]\n", rulePaths)
+	if target != "" {
+		cfg += fmt.Sprintf("scrape_configs:\n  - job_name: otelcol-xlaoom\n    static_configs:\n      - targets: [%q]\n", target)
+	}
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	addr := freeAddr(t)
-	logf, err := os.Create(filepath.Join(dir, "prometheus.log"))
+	logPath := filepath.Join(dir, "prometheus.log")
+	logf, err := os.Create(logPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "--config.file="+cfgPath, "--storage.tsdb.path="+filepath.Join(dir, "tsdb"),
-		"--web.listen-address="+addr, "--log.level=warn", "--storage.tsdb.retention.time=1h")
+	args := []string{"--config.file=" + cfgPath, "--storage.tsdb.path=" + filepath.Join(dir, "tsdb"),
+		"--web.listen-address=" + addr, "--log.level=warn", "--storage.tsdb.retention.time=1h"}
+	if remoteWrite {
+		args = append(args, "--web.enable-remote-write-receiver")
+	}
+	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -157,11 +157,11 @@ scrape_configs:
 			<-done
 		}
 		if t.Failed() {
-			b, _ := os.ReadFile(filepath.Join(dir, "prometheus.log"))
-			t.Logf("prometheus log:\n%s", b)
+			b, _ := os.ReadFile(logPath)
+			t.Logf("prometheus log (%s):\n%s", dir, b)
 		}
 	})
-	p := &prometheus{base: "http://" + addr}
+	p := &prometheus{base: "http://" + addr, log: logPath}
 	eventually(t, 60*time.Second, func() string {
 		resp, err := http.Get(p.base + "/-/ready")
 		if err != nil {
@@ -216,62 +216,46 @@ func (p *prometheus) query(q string) ([]promSample, error) {
 	return out, nil
 }
 
-// waitCounts waits until xla_oom_errors_total, summed by host and code, is
-// exactly want ("host/code" -> count): nothing missing, nothing extra.
-func (p *prometheus) waitCounts(t *testing.T, want map[string]float64) {
-	t.Helper()
-	eventually(t, 60*time.Second, func() string {
-		r, err := p.query(`sum by (host_name, xla_error_code) (xla_oom_errors_total)`)
-		if err != nil {
-			return err.Error()
-		}
-		got := map[string]float64{}
-		for _, s := range r {
-			var v float64
-			fmt.Sscan(s.Value, &v)
-			got[s.Metric["host_name"]+"/"+s.Metric["xla_error_code"]] = v
-		}
-		if fmt.Sprint(got) != fmt.Sprint(want) {
-			return fmt.Sprintf("xla_oom_errors_total by host/code = %v, want %v", got, want)
-		}
-		return ""
-	})
+// promAlert is an alert as /api/v1/alerts lists it.
+type promAlert struct {
+	Labels map[string]string `json:"labels"`
+	State  string            `json:"state"`
 }
 
-// waitAlerts waits until alert is in state for exactly the given host/code
-// pairs, and returns the states seen per pair on the way.
-func (p *prometheus) waitAlerts(t *testing.T, alert, state string, want ...string) map[string][]string {
-	t.Helper()
-	sort.Strings(want)
-	seen := map[string][]string{}
-	eventually(t, 60*time.Second, func() string {
-		var data struct {
-			Alerts []struct {
-				Labels map[string]string `json:"labels"`
-				State  string            `json:"state"`
-			} `json:"alerts"`
+func (p *prometheus) alerts() ([]promAlert, error) {
+	var data struct {
+		Alerts []promAlert `json:"alerts"`
+	}
+	err := p.get("/api/v1/alerts", &data)
+	return data.Alerts, err
+}
+
+// selfMetric returns the sum of the samples of Prometheus's own metric name
+// whose labels contain every one of match ("code=\"400\""), read from its
+// /metrics endpoint.
+func (p *prometheus) selfMetric(name string, match ...string) (float64, error) {
+	resp, err := http.Get(p.base + "/metrics")
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	var sum float64
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.HasPrefix(line, name+"{") && !strings.HasPrefix(line, name+" ") {
+			continue
 		}
-		if err := p.get("/api/v1/alerts", &data); err != nil {
-			return err.Error()
+		ok := true
+		for _, m := range match {
+			ok = ok && strings.Contains(line, m)
 		}
-		var got []string
-		for _, a := range data.Alerts {
-			if a.Labels["alertname"] != alert {
-				continue
-			}
-			k := a.Labels["host_name"] + "/" + a.Labels["xla_error_code"]
-			if s := seen[k]; len(s) == 0 || s[len(s)-1] != a.State {
-				seen[k] = append(seen[k], a.State)
-			}
-			if a.State == state {
-				got = append(got, k)
-			}
+		if f := strings.Fields(line); ok && len(f) >= 2 {
+			var v float64
+			fmt.Sscan(f[len(f)-1], &v)
+			sum += v
 		}
-		sort.Strings(got)
-		if strings.Join(got, " ") != strings.Join(want, " ") {
-			return fmt.Sprintf("%s %s for %v, want %v", alert, state, got, want)
-		}
-		return ""
-	})
-	return seen
+	}
+	return sum, sc.Err()
 }

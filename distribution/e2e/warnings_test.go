@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -19,10 +18,12 @@ import (
 // while no page fires; the OOM then fires the page (XlaOomIncident, severity
 // page, alerts.yaml), which Prometheus reports active later than the ticket.
 func TestWarningThenOOMTicketThenPage(t *testing.T) {
-	promBin, err := exec.LookPath("prometheus")
-	if err != nil {
-		t.Skip("prometheus is not installed (Debian: apt-get install -y prometheus); .ci/run installs it")
+	for _, server := range prometheusServers(t) {
+		t.Run(server.name, func(t *testing.T) { runWarningThenOOM(t, server.bin) })
 	}
+}
+
+func runWarningThenOOM(t *testing.T, promBin string) {
 	dir := t.TempDir()
 	logs := filepath.Join(dir, "logs")
 	gpu := filepath.Join(logs, "gpu-c", "train.log")
@@ -37,7 +38,11 @@ func TestWarningThenOOMTicketThenPage(t *testing.T) {
 		"XLAOOM_OUT=" + filepath.Join(dir, "out"),
 		"XLAOOM_PROMETHEUS=" + exporter,
 	}, exporter)
-	prom := startPrometheus(t, promBin, dir, exporter, "alerts.yaml", "warnings.yaml")
+	warnings, err := os.ReadFile(filepath.Join(examplesDir, "prometheus", "warnings.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prom := startPrometheus(t, promBin, filepath.Join(dir, "prometheus"), exporter, false, ruleFile{"warnings.yaml", warnings})
 	eventually(t, 30*time.Second, func() string {
 		r, err := prom.query(`up{job="otelcol-xlaoom"}`)
 		if err != nil || len(r) != 1 || r[0].Value != "1" {
@@ -51,10 +56,10 @@ func TestWarningThenOOMTicketThenPage(t *testing.T) {
 		"I0912 07:01:44.001291   27487 train.py:201] step=400 loss=3.0172\n"+
 		"2025-09-12 07:02:43.112233: W external/xla/xla/tsl/framework/bfc_allocator.cc:291] Allocator (GPU_0_bfc) ran out of memory trying to allocate 2.19GiB with freed_by_count=0. The caller indicates that this is not a failure, but this may mean that there could be performance gains if more memory were available.\n"+
 		"I0912 07:02:43.501887   27487 train.py:201] step=410 loss=3.0101\n")
-	ticket := prom.waitAlert(t, "XlaMemoryWarningsRising", "firing", 2, func(l map[string]string) bool {
+	ticket := prom.waitAlertAt(t, "XlaMemoryWarningsRising", 2, func(l map[string]string) bool {
 		return l["service_name"] == "train" && l["severity"] == "ticket"
 	})
-	if page := prom.alerts(t, "XlaOomIncident"); len(page) != 0 {
+	if page := prom.alertsAt(t, "XlaOomIncident"); len(page) != 0 {
 		t.Fatalf("a page fired on warnings alone: %v", page)
 	}
 	r, err := prom.query(`sum(xla_oom_errors_total)`)
@@ -71,40 +76,41 @@ func TestWarningThenOOMTicketThenPage(t *testing.T) {
 	if _, ok := r[0].Metric["host_name"]; ok {
 		t.Errorf("warning series carry host_name (want the job resource): %v", r[0].Metric)
 	}
+	checkWarningPanel(t, prom)
 
 	// Phase 2: the job fails.
 	appendFile(t, gpu, "E0912 07:02:44.350251   27487 pjrt_stream_executor_client.cc:3045] Execution of replica 0 failed: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 2110783616 bytes.\n"+
 		"I0912 07:02:45.000112   27487 train.py:230] Restarting from step 400\n")
-	page := prom.waitAlert(t, "XlaOomIncident", "firing", 1, func(l map[string]string) bool {
+	page := prom.waitAlertAt(t, "XlaOomIncident", 1, func(l map[string]string) bool {
 		return l["service_name"] == "train" && l["xla_error_code"] == "E0007" && l["severity"] == "page"
 	})
 	if !ticket[0].ActiveAt.Before(page[0].ActiveAt) {
 		t.Errorf("ticket active at %v, page at %v: the warning must come first", ticket[0].ActiveAt, page[0].ActiveAt)
 	}
-	checkWarningPanel(t, prom)
 	r, err = prom.query(`sum by (service_name) (xla_memory_warnings_total)`)
 	if err != nil || len(r) != 1 || r[0].Value != "2" {
 		t.Errorf("xla_memory_warnings_total by job = %v, %v; want train=2 (the OOM is not a warning)", r, err)
 	}
 }
 
-// promAlert is one alert of Prometheus's /api/v1/alerts.
-type promAlert struct {
+// alertAt is an alert of Prometheus's /api/v1/alerts with the time it
+// became active.
+type alertAt struct {
 	Labels   map[string]string `json:"labels"`
 	State    string            `json:"state"`
 	ActiveAt time.Time         `json:"activeAt"`
 }
 
-// alerts returns the alerts named name, in any state.
-func (p *prometheus) alerts(t *testing.T, name string) []promAlert {
+// alertsAt returns the alerts named name, in any state.
+func (p *prometheus) alertsAt(t *testing.T, name string) []alertAt {
 	t.Helper()
 	var data struct {
-		Alerts []promAlert `json:"alerts"`
+		Alerts []alertAt `json:"alerts"`
 	}
 	if err := p.get("/api/v1/alerts", &data); err != nil {
 		t.Fatal(err)
 	}
-	var out []promAlert
+	var out []alertAt
 	for _, a := range data.Alerts {
 		if a.Labels["alertname"] == name {
 			out = append(out, a)
@@ -113,20 +119,20 @@ func (p *prometheus) alerts(t *testing.T, name string) []promAlert {
 	return out
 }
 
-// waitAlert waits until exactly n alerts named name whose labels match are
-// in state, and returns them.
-func (p *prometheus) waitAlert(t *testing.T, name, state string, n int, match func(map[string]string) bool) []promAlert {
+// waitAlertAt waits until exactly n alerts named name whose labels match are
+// firing, and returns them.
+func (p *prometheus) waitAlertAt(t *testing.T, name string, n int, match func(map[string]string) bool) []alertAt {
 	t.Helper()
-	var got []promAlert
+	var got []alertAt
 	eventually(t, 60*time.Second, func() string {
 		got = got[:0]
-		for _, a := range p.alerts(t, name) {
-			if a.State == state && match(a.Labels) {
+		for _, a := range p.alertsAt(t, name) {
+			if a.State == "firing" && match(a.Labels) {
 				got = append(got, a)
 			}
 		}
 		if len(got) != n {
-			return fmt.Sprintf("%d %s alerts %s, want %d: %v", len(got), name, state, n, p.alerts(t, name))
+			return fmt.Sprintf("%d %s alerts firing, want %d: %v", len(got), name, n, p.alertsAt(t, name))
 		}
 		return ""
 	})
@@ -149,28 +155,29 @@ func TestWarningRulesPromtool(t *testing.T) {
 	}
 }
 
-// checkWarningPanel runs the queries of the shipped Grafana panel
-// (examples/grafana/memory-warnings-panel.json) against the live Prometheus:
-// each must return the job's series.
+// checkWarningPanel runs the queries of the dashboard's early-warning panel
+// (examples/grafana/xla-oom-dashboard.json) against the live Prometheus: each
+// must return the job's series within a few scrapes.
 func checkWarningPanel(t *testing.T, prom *prometheus) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(examplesDir, "grafana", "memory-warnings-panel.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var panel struct {
-		Targets []struct {
-			Expr string `json:"expr"`
-		} `json:"targets"`
-	}
-	if err := json.Unmarshal(b, &panel); err != nil || len(panel.Targets) == 0 {
-		t.Fatalf("panel: %v %+v", err, panel)
-	}
-	for _, target := range panel.Targets {
-		q := strings.NewReplacer("$service", ".*", "$__rate_interval", "5m").Replace(target.Expr)
-		r, err := prom.query(q)
-		if err != nil || len(r) == 0 || r[0].Metric["service_name"] != "train" {
-			t.Errorf("panel query %s = %v, %v", q, r, err)
+	n := 0
+	for title, queries := range dashboardQueries(t) {
+		if !strings.HasPrefix(title, "Memory warnings") {
+			continue
 		}
+		for _, q := range queries {
+			n++
+			// increase() needs two scrapes of the new series
+			eventually(t, 30*time.Second, func() string {
+				r, err := prom.query(q)
+				if err != nil || len(r) == 0 || r[0].Metric["service_name"] != "train" {
+					return fmt.Sprintf("panel %q query %s = %v, %v", title, q, r, err)
+				}
+				return ""
+			})
+		}
+	}
+	if n == 0 {
+		t.Error("the dashboard has no early-warning panel")
 	}
 }

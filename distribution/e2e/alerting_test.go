@@ -1,0 +1,469 @@
+package e2e
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/pmetric"
+)
+
+// alertingConfig is the collector of the alerting tests: file_log reads
+// <logs>/<host>/<service>.log (resource host.name and service.name), the
+// xla_oom processor tags, one connector feeds the Prometheus exporter (pull),
+// the remote-write exporter (push) and a file, a delta connector a second
+// file. Windows are seconds long so that expiry and repeats fit in a test.
+const alertingConfig = `
+receivers:
+  file_log:
+    include:
+      - ${env:XLAOOM_LOGS}
+    start_at: beginning
+    include_file_path: true
+    poll_interval: 100ms
+    operators:
+      - type: regex_parser
+        parse_from: attributes["log.file.path"]
+        regex: '(?P<host>[^/\\]+)[/\\](?P<service>[^/\\]+)\.log$'
+        parse_to: resource
+      - type: move
+        from: resource["host"]
+        to: resource["host.name"]
+      - type: move
+        from: resource["service"]
+        to: resource["service.name"]
+      # The record's time is the one written at the start of its line, not
+      # when file_log read it, so a slow machine cannot merge two failures.
+      - type: regex_parser
+        parse_from: body
+        regex: '^(?P<written>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z) '
+        timestamp:
+          parse_from: attributes.written
+          layout_type: gotime
+          layout: '2006-01-02T15:04:05.000000000Z'
+        on_error: send_quiet
+processors:
+  xla_oom:
+    incident_window: 3s
+connectors:
+  xla_oom:
+    emit_interval: 500ms
+    series_expiry: 5s
+    incident_window: 3s
+  xla_oom/delta:
+    aggregation_temporality: delta
+    emit_interval: 500ms
+    series_expiry: 1m   # series live across the failures, so their points must touch
+    incident_window: 3s
+exporters:
+  prometheus:
+    endpoint: ${env:XLAOOM_PROMETHEUS}
+    resource_to_telemetry_conversion:
+      enabled: true
+  prometheus_remote_write:
+    endpoint: ${env:XLAOOM_REMOTE_WRITE}
+    resource_to_telemetry_conversion:
+      enabled: true
+  file/cumulative:
+    path: ${env:XLAOOM_OUT}/cumulative.json
+  file/delta:
+    path: ${env:XLAOOM_OUT}/delta.json
+service:
+  telemetry:
+    logs:
+      level: warn
+    metrics:
+      level: none
+  pipelines:
+    logs:
+      receivers: [file_log]
+      processors: [xla_oom]
+      exporters: [xla_oom, xla_oom/delta]
+    metrics:
+      receivers: [xla_oom]
+      exporters: [prometheus, prometheus_remote_write, file/cumulative]
+    metrics/delta:
+      receivers: [xla_oom/delta]
+      exporters: [file/delta]
+`
+
+const (
+	// compileOOM is one compile-time failure as each host of the job logs it.
+	compileOOM = "E0912 07:01:12.118224    4412 train.py:244] jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of memory in memory space hbm. Used 118.42G of 95.74G hbm. Exceeded hbm capacity by 22.68G.\n"
+	// rematWarning is a memory-pressure warning (README "Early warning"), not a failure.
+	rematWarning = "W0912 07:08:01.224101    4412 hlo_rematerialization.cc:3363] Can't reduce memory use below 56.41GiB (60574761232 bytes) by rematerialization; only reduced to 58.44GiB (62750982717 bytes), down from 61.02GiB (65520000000 bytes) originally\n"
+	// runtimeOOM is a run-time failure that prints the request and the free memory.
+	runtimeOOM = "E0912 07:09:13.044581    4412 train.py:330] ValueError: RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate 8.00G. That was not possible. There are 6.43G free.; (0x0x1_HBM0)\n"
+	jobHosts   = 64
+)
+
+// TestAlerting runs the collector with two real Prometheus servers of each
+// version found (see prometheusServers), one scraping the Prometheus
+// exporter and one receiving remote write, both evaluating the shipped rules
+// with short windows:
+//
+//  1. one OOM on 64 hosts of one job pages exactly once, on the job;
+//  2. the same failure after the connector expired the series pages again;
+//  3. a crash loop pages once as XlaOomCrashLoop, and no incident pages twice;
+//
+// and then checks that no sample was rejected (Prometheus's counters and
+// logs, the collector's log), that every series' point times strictly
+// increase with start <= time and delta points tiling, and that every query
+// of the Grafana dashboard returns data.
+func TestAlerting(t *testing.T) {
+	for _, server := range prometheusServers(t) {
+		t.Run(server.name, func(t *testing.T) { runAlerting(t, server.bin) })
+	}
+}
+
+func runAlerting(t *testing.T, promBin string) {
+	dir := t.TempDir()
+	logs := filepath.Join(dir, "logs")
+	out := filepath.Join(dir, "out")
+	for h := range jobHosts {
+		// A first line of its own: file_log tells files apart by their first bytes.
+		appendFile(t, hostLog(logs, h), fmt.Sprintf("I0912 06:58:05.118224    4412 train.py:118] process %d of %d starting\n", h, jobHosts))
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfgPath := filepath.Join(dir, "collector.yaml")
+	if err := os.WriteFile(cfgPath, []byte(alertingConfig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	push := startPrometheus(t, promBin, filepath.Join(dir, "push"), "", true)
+	exporter := freeAddr(t)
+	coll := startCollector(t, "collector", cfgPath, []string{
+		"XLAOOM_LOGS=" + filepath.Join(logs, "*", "*.log"),
+		"XLAOOM_OUT=" + out,
+		"XLAOOM_PROMETHEUS=" + exporter,
+		"XLAOOM_REMOTE_WRITE=" + push.base + "/api/v1/write",
+	}, exporter)
+	pull := startPrometheus(t, promBin, filepath.Join(dir, "pull"), exporter, false)
+	servers := map[string]*prometheus{"pull": pull, "push": push}
+
+	eventually(t, 30*time.Second, func() string {
+		r, err := pull.query(`up{job="otelcol-xlaoom"}`)
+		if err != nil || len(r) != 1 || r[0].Value != "1" {
+			return fmt.Sprintf("Prometheus does not scrape the collector yet: %v %v", r, err)
+		}
+		return ""
+	})
+	watch := watchAlerts(t, servers)
+
+	failure := func(line string) {
+		written := time.Now().UTC().Format("2006-01-02T15:04:05.000000000Z") + " "
+		for h := range jobHosts {
+			appendFile(t, hostLog(logs, h), written+line)
+		}
+	}
+
+	// 1. One failure on 64 hosts: one page, on the job.
+	failure(compileOOM)
+	for name, p := range servers {
+		waitAlert(t, name, p, "XlaOomIncident", "firing")
+		assertOneAlert(t, name, p, "XlaOomIncident")
+		// every host's record counted, on its host's series (which may have expired already)
+		waitValue(t, name, p, `count(max_over_time(xla_oom_errors_total{service_name="trainer"}[1m]))`, "64")
+	}
+	// The page ends and the series expire (an end marker: the series goes stale).
+	for name, p := range servers {
+		waitAlert(t, name, p, "XlaOomIncident", "")
+		waitValue(t, name, p, `count(xla_oom_incidents_total{service_name="trainer"})`, "")
+	}
+
+	// 2. The same failure again, after expiry: the counter continues, the page fires again.
+	failure(compileOOM)
+	for name, p := range servers {
+		waitAlert(t, name, p, "XlaOomIncident", "firing")
+		assertOneAlert(t, name, p, "XlaOomIncident")
+		waitValue(t, name, p, `sum(max_over_time(xla_oom_incidents_total{service_name="trainer"}[1m]))`, "2")
+	}
+
+	// 3. A crash loop: three more failures five seconds apart (incident_window
+	// is 3s), the last one at run time, which also feeds the size histograms.
+	// A memory warning first feeds the dashboard's early-warning panel; it
+	// pages nothing.
+	failure(rematWarning)
+	for _, line := range []string{compileOOM, compileOOM, runtimeOOM} {
+		time.Sleep(5 * time.Second)
+		failure(line)
+	}
+	for name, p := range servers {
+		waitAlert(t, name, p, "XlaOomCrashLoop", "firing")
+		assertOneAlert(t, name, p, "XlaOomCrashLoop")
+		// E1000 continues to 4; the run-time failure starts the E0100 series
+		waitValue(t, name, p, `sum(max by (xla_error_code) (max_over_time(xla_oom_incidents_total{service_name="trainer"}[1m])))`, "5")
+	}
+	time.Sleep(3 * time.Second) // let a second page, if any, show up
+	for name, episodes := range watch.stop() {
+		want := "XlaOomCrashLoop=1 XlaOomIncident=2"
+		if episodes != want {
+			t.Errorf("%s: firing episodes %s, want %s (one per incident and one for the loop)", name, episodes, want)
+		} else {
+			t.Logf("%s: firing episodes %s", name, episodes)
+		}
+	}
+
+	checkDashboard(t, servers)
+	checkNoRejections(t, push, coll.Log)
+	checkPointTimes(t, filepath.Join(out, "cumulative.json"), false)
+	checkPointTimes(t, filepath.Join(out, "delta.json"), true)
+}
+
+func hostLog(logs string, h int) string {
+	return filepath.Join(logs, fmt.Sprintf("tpu-host-%02d", h), "trainer.log")
+}
+
+// waitAlert waits until alert is in state for the job "trainer" ("" for
+// not active at all).
+func waitAlert(t *testing.T, name string, p *prometheus, alert, state string) {
+	t.Helper()
+	eventually(t, 60*time.Second, func() string {
+		as, err := p.alerts()
+		if err != nil {
+			return err.Error()
+		}
+		got := ""
+		for _, a := range as {
+			if a.Labels["alertname"] == alert && a.Labels["service_name"] == "trainer" {
+				got = a.State
+			}
+		}
+		if got != state {
+			return fmt.Sprintf("%s: %s is %q, want %q", name, alert, got, state)
+		}
+		return ""
+	})
+}
+
+// assertOneAlert checks that exactly one alert named alert is active.
+func assertOneAlert(t *testing.T, name string, p *prometheus, alert string) {
+	t.Helper()
+	as, err := p.alerts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []map[string]string
+	for _, a := range as {
+		if a.Labels["alertname"] == alert {
+			got = append(got, a.Labels)
+		}
+	}
+	if len(got) != 1 {
+		t.Errorf("%s: %d %s alerts active, want exactly 1: %v", name, len(got), alert, got)
+	}
+}
+
+// waitValue waits until the instant query q returns one sample of value want,
+// or none when want is "".
+func waitValue(t *testing.T, name string, p *prometheus, q, want string) {
+	t.Helper()
+	eventually(t, 60*time.Second, func() string {
+		r, err := p.query(q)
+		if err != nil {
+			return err.Error()
+		}
+		switch {
+		case want == "" && len(r) == 0, len(r) == 1 && r[0].Value == want:
+			return ""
+		}
+		return fmt.Sprintf("%s: %s = %v, want %q", name, q, r, want)
+	})
+}
+
+// alertWatch records, per server, how many times each alert of the job
+// "trainer" went from not firing to firing.
+type alertWatch struct {
+	mu       sync.Mutex
+	episodes map[string]map[string]int
+	done     chan struct{}
+	wg       sync.WaitGroup
+}
+
+func watchAlerts(t *testing.T, servers map[string]*prometheus) *alertWatch {
+	w := &alertWatch{episodes: map[string]map[string]int{}, done: make(chan struct{})}
+	for name, p := range servers {
+		w.episodes[name] = map[string]int{}
+		w.wg.Add(1)
+		go func() {
+			defer w.wg.Done()
+			firing := map[string]bool{}
+			for {
+				select {
+				case <-w.done:
+					return
+				case <-time.After(200 * time.Millisecond):
+				}
+				as, err := p.alerts()
+				if err != nil {
+					continue
+				}
+				now := map[string]bool{}
+				for _, a := range as {
+					if a.State == "firing" && a.Labels["service_name"] == "trainer" {
+						now[a.Labels["alertname"]] = true
+					}
+				}
+				w.mu.Lock()
+				for alert := range now {
+					if !firing[alert] {
+						w.episodes[name][alert]++
+					}
+				}
+				w.mu.Unlock()
+				firing = now
+			}
+		}()
+	}
+	t.Cleanup(func() { w.stop() })
+	return w
+}
+
+// stop ends the watch and returns the episodes per server as
+// "Alert=n Alert=n".
+func (w *alertWatch) stop() map[string]string {
+	select {
+	case <-w.done:
+	default:
+		close(w.done)
+	}
+	w.wg.Wait()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := map[string]string{}
+	for name, e := range w.episodes {
+		var parts []string
+		for alert, n := range e {
+			parts = append(parts, fmt.Sprintf("%s=%d", alert, n))
+		}
+		sort.Strings(parts)
+		out[name] = strings.Join(parts, " ")
+	}
+	return out
+}
+
+// checkNoRejections: the remote-write receiver rejected nothing (no 4xx/5xx
+// answer, no out-of-order or out-of-bounds sample, nothing in its log), and
+// the collector logged no failed export.
+func checkNoRejections(t *testing.T, push *prometheus, collectorLog string) {
+	t.Helper()
+	written, err := push.selfMetric("prometheus_http_requests_total", `handler="/api/v1/write"`, `code="204"`)
+	if err != nil || written == 0 {
+		t.Errorf("remote write: %v accepted requests (%v), want some", written, err)
+	}
+	for _, c := range []string{`code="400"`, `code="500"`} {
+		if n, err := push.selfMetric("prometheus_http_requests_total", `handler="/api/v1/write"`, c); err != nil || n != 0 {
+			t.Errorf("remote write: %v requests answered %s (%v)", n, c, err)
+		}
+	}
+	for _, m := range []string{"prometheus_tsdb_out_of_order_samples_total", "prometheus_tsdb_out_of_bound_samples_total"} {
+		if n, err := push.selfMetric(m); err != nil || n != 0 {
+			t.Errorf("%s = %v (%v)", m, n, err)
+		}
+	}
+	rejected := regexp.MustCompile(`(?i)out of order|out of bounds|duplicate sample|error appending|error on ingesting`)
+	if b, err := os.ReadFile(push.log); err != nil || rejected.Match(b) {
+		t.Errorf("Prometheus logged rejected samples (%v):\n%s", err, b)
+	}
+	failed := regexp.MustCompile(`(?i)exporting failed|permanent error|dropping data`)
+	if b, err := os.ReadFile(collectorLog); err != nil || failed.Match(b) {
+		t.Errorf("the collector logged failed exports (%v):\n%s", err, b)
+	}
+}
+
+// checkPointTimes reads the metrics a file exporter wrote and checks every
+// series: point times strictly increase, start <= time, and, when delta
+// (whose series outlive the test), each point starts where the previous one
+// of its series ended (gauges have no start).
+func checkPointTimes(t *testing.T, path string, delta bool) {
+	t.Helper()
+	time.Sleep(1500 * time.Millisecond) // the file exporter flushes every second
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	type last struct{ start, time uint64 }
+	seen := map[string]last{}
+	points, problems, touching := 0, 0, 0
+	report := func(format string, args ...any) {
+		if problems++; problems <= 10 {
+			t.Errorf(format, args...)
+		}
+	}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 16<<20), 16<<20)
+	var u pmetric.JSONUnmarshaler
+	for sc.Scan() {
+		md, err := u.UnmarshalMetrics(sc.Bytes())
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		forEachPoint(md, func(key string, start, ts uint64) {
+			points++
+			if start > ts {
+				report("%s: %s: start %d after time %d", path, key, start, ts)
+			}
+			if prev, ok := seen[key]; ok {
+				if ts <= prev.time {
+					report("%s: %s: time %d not after the previous %d", path, key, ts, prev.time)
+				}
+				if delta && start != 0 {
+					if start != prev.time {
+						report("%s: %s: delta start %d is not the previous end %d", path, key, start, prev.time)
+					}
+					touching++
+				}
+			}
+			seen[key] = last{start, ts}
+		})
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if points == 0 {
+		t.Errorf("%s: no points", path)
+	}
+	if delta && touching == 0 {
+		t.Errorf("%s: no delta point starts where its predecessor ended", path)
+	}
+	t.Logf("%s: %d points of %d series checked", filepath.Base(path), points, len(seen))
+	if delta {
+		t.Logf("%s: %d points start where their predecessor ended", filepath.Base(path), touching)
+	}
+}
+
+func forEachPoint(md pmetric.Metrics, f func(key string, start, ts uint64)) {
+	for _, rm := range md.ResourceMetrics().All() {
+		res := fmt.Sprint(rm.Resource().Attributes().AsRaw())
+		for _, sm := range rm.ScopeMetrics().All() {
+			for _, m := range sm.Metrics().All() {
+				key := func(attrs map[string]any) string { return res + " " + m.Name() + fmt.Sprint(attrs) }
+				switch m.Type() {
+				case pmetric.MetricTypeSum:
+					for _, dp := range m.Sum().DataPoints().All() {
+						f(key(dp.Attributes().AsRaw()), uint64(dp.StartTimestamp()), uint64(dp.Timestamp()))
+					}
+				case pmetric.MetricTypeGauge:
+					for _, dp := range m.Gauge().DataPoints().All() {
+						f(key(dp.Attributes().AsRaw()), uint64(dp.StartTimestamp()), uint64(dp.Timestamp()))
+					}
+				case pmetric.MetricTypeHistogram:
+					for _, dp := range m.Histogram().DataPoints().All() {
+						f(key(dp.Attributes().AsRaw()), uint64(dp.StartTimestamp()), uint64(dp.Timestamp()))
+					}
+				default:
+				}
+			}
+		}
+	}
+}
