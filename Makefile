@@ -8,7 +8,8 @@ GOTESTSUM := $(TOOLS) gotestsum
 all: generate lint test
 
 ## generate: regenerate internal/metadata, generated tests and documentation from metadata.yaml,
-## and examples/prometheus/prometheusrule.yaml from alerts.yaml
+## examples/prometheus/prometheusrule.yaml from alerts.yaml, and docs/message-formats.md plus the
+## README's family table from the oom family entries
 .PHONY: generate
 # mdatagen names the package of generated tests after the directory, so it runs
 # through a link called xlaoomprocessor whatever the checkout is called.
@@ -18,6 +19,7 @@ generate:
 	   if [ -f xlaoomconnector/metadata.yaml ]; then $(MDATAGEN) $$link/xlaoomconnector/metadata.yaml; fi) && \
 	  rm $$link
 	$(GO) run ./scripts/prometheusrule
+	$(GO) run ./oom/internal/gendocs
 
 ## test: every test — component (race), distribution and end-to-end, benchmarks' harness,
 ## newest-collector compatibility, alert rules — with one summary at the end

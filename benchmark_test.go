@@ -165,24 +165,6 @@ func BenchmarkRecognizeOrdinary(b *testing.B) {
 	}
 }
 
-// BenchmarkRecognize is the recogniser's cost on each OOM message, one-liners
-// and whole multi-line records.
-func BenchmarkRecognize(b *testing.B) {
-	for _, m := range workload.OOMMessages {
-		b.Run(shape(m)+"/"+m.Family, func(b *testing.B) {
-			if !oom.MayContain(m.Text) {
-				b.Fatalf("the prefilter rejects %s", m.Family)
-			}
-			b.ReportAllocs()
-			for i := 0; i < b.N; i++ {
-				if oom.MayContain(m.Text) {
-					sinkReport, sinkBool = oom.Recognize(m.Text)
-				}
-			}
-		})
-	}
-}
-
 // BenchmarkProcessorOOMRecord is the whole cost of one OOM record through the
 // processor (find, recognise, write the attributes), per family: a pool of
 // one-record batches, restored between rounds like the 1,000-record pools.

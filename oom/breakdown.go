@@ -10,14 +10,14 @@ import (
 // per-line prefixed (vLLM/Ray process tags, glog/XRT headers) and a breakdown
 // flattened onto one line read the same way:
 //
-//   - TPU compile time (reference §4): "Total hbm usage >= X: reserved R
+//   - TPU compile time (docs/message-formats.md, "Breakdowns"): "Total hbm usage >= X: reserved R
 //     program P arguments A", "Output size O; shares S with arguments.",
 //     "Program hbm requirement P: global G scoped S HLO temp T (…%
 //     utilization: Unpadded (U) Padded (D), …% fragmentation (F))",
 //     "Largest program allocations in hbm:" then numbered entries.
-//   - GPU BufferAssignment dump (§2.1 K): "BufferAssignment stats:" and
+//   - GPU BufferAssignment dump (docs/message-formats.md): "BufferAssignment stats:" and
 //     "Peak buffers: Buffer N: Size: …".
-//   - XRT program load (§2.4 item 7): "HBM capacity C: Top-of-Memory
+//   - XRT program load (docs/message-formats.md): "HBM capacity C: Top-of-Memory
 //     reserved: … Currently allocated: … Program requirement: … Available
 //     after request: …", exact "( 554,696,704 bytes)" figures preferred.
 //

@@ -63,7 +63,7 @@ func TestFamilyExamples(t *testing.T) {
 			}
 			found := false
 			for _, fx := range fixtures {
-				if fx.want.family == f.id && fx.file == "" && fx.text == f.example {
+				if fx.want.family == f.id && fx.text != "" && fx.text == f.example {
 					found = true
 				}
 			}

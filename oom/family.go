@@ -91,11 +91,13 @@ func (k familyKind) String() string {
 const familyCodeOnly = "code-only"
 
 // adviceTraits is how a family refines the advice of its code. Every field is
-// optional; remediation.go says where each one lands.
+// optional; remediation.go places them.
 type adviceTraits struct {
 	// lead returns a first step, ahead of the code's own advice ("" for none).
+	// For E0007 it follows the host-memory check.
 	lead func(r *Report) string
-	// note is a step right after the code's sizing advice.
+	// note is a step after the code's sizing advice (E1000, E0007) or after
+	// the code's own advice (the other codes).
 	note string
 	// hostRAM: the host (not a device) ran out of memory: CPU advice only.
 	hostRAM bool
@@ -128,8 +130,9 @@ var (
 //
 // so that every group is registered before init builds the tables, whatever
 // the file order. The position decides which family's details win when two
-// messages of a record fill the same field; it must be unique.
-func registerFamilies(position int, group []family) bool {
+// messages of a record fill the same field; it must be unique. The result
+// only lets a package-level var make the call.
+func registerFamilies(position int, group []family) bool { //nolint:unparam // see above
 	for i := range group {
 		f := &group[i]
 		f.pattern = compilePattern(f.id, f.anchor, f.expr, f.span)

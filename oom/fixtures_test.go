@@ -12,8 +12,8 @@ import (
 // Phase and DocURL are checked from the code through catalogWant, a table
 // written independently of catalog.go.
 type want struct {
-	code, family, backend, space, program, device, cause, instr string
-	req, free, used, capacity, exceeded, reserved, reservable   Size
+	code, family, backend, space, program, device, cause, instr     string
+	requested, free, used, capacity, exceeded, reserved, reservable Size
 	// rp is "" (none), "r0" (replica only) or "r0p34" (replica and partition).
 	rp string
 	// phase overrides the code's phase (E0007 has none of its own).
@@ -33,21 +33,27 @@ var catalogWant = map[string]struct{ name, category, phase, doc string }{
 
 func b(n int64) Size { return KnownSize(n) }
 
-// fixture is one real message. src names where the text comes from: a URL
-// quoted in the reference, or the reference section (§) and doc seed; texts
-// marked "composed" join verbatim pieces the sources elide.
+// fixture is one real message. src names where the text comes from: a public
+// URL, an OpenXLA error page, a capture under ../testdata/real, or the
+// family's section of docs/message-formats.md; texts marked "composed" join
+// verbatim pieces the sources elide.
 type fixture struct {
 	name, src string
 	text      string // inline text, or
-	file      string // a file under testdata/messages
+	file      string // a file under testdata/messages, or
+	capture   string // a raw capture under ../testdata/real (its only copy)
 	want      want
 }
 
 func (f fixture) body(t testing.TB) string {
-	if f.file == "" {
+	path := filepath.Join("testdata", "messages", f.file)
+	switch {
+	case f.capture != "":
+		path = filepath.Join(realDir, f.capture)
+	case f.file == "":
 		return f.text
 	}
-	data, err := os.ReadFile(filepath.Join("testdata", "messages", f.file))
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,283 +61,283 @@ func (f fixture) body(t testing.TB) string {
 }
 
 var fixtures = []fixture{
-	// ---- A: TPU compile "Ran out of memory in memory space"
-	{name: "A/E1000 doc", src: "seeds/003 (error_1000.md); ref §1.1",
+	// ---- tpu-compile-hbm-used: TPU compile "Ran out of memory in memory space"
+	{name: "tpu-compile-hbm-used/E1000 doc", src: "OpenXLA error page E1000; docs/message-formats.md",
 		text: `RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of memory in memory space hbm. Used 49.34G of 32.00G hbm. Exceeded hbm capacity by 17.34G.`,
 		want: want{code: "E1000", family: "tpu-compile-hbm-used", backend: "tpu", space: "hbm", used: b(52978421596), capacity: b(34359738368), exceeded: b(18618683228),
 			advice: []string{"1.54×", "at least 2 devices", "donate_argnums", "XProf"}}},
-	{name: "A/errors_overview flattened breakdown", src: "ref §1.1 (E1000 earliest stub, errors_overview.md)",
+	{name: "tpu-compile-hbm-used/errors_overview flattened breakdown", src: "docs/message-formats.md (E1000 earliest stub, errors_overview.md)",
 		text: `XlaRuntimeError: RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of memory in memory space hbm. Used 49.34G of 32.00G hbm. Exceeded hbm capacity by 17.34G. Total hbm usage >= 49.34G: reserved 3.12M program unknown size arguments 49.34G`,
 		want: want{code: "E1000", family: "tpu-compile-hbm-used", backend: "tpu", space: "hbm", used: b(52978421596), capacity: b(34359738368), exceeded: b(18618683228),
 			advice: []string{"over at least 2 devices"}}},
-	{name: "A/Enzyme-JAX code prefix", src: "https://github.com/EnzymeAD/Enzyme-JAX/pull/2422",
+	{name: "tpu-compile-hbm-used/Enzyme-JAX code prefix", src: "https://github.com/EnzymeAD/Enzyme-JAX/pull/2422",
 		text: `ERROR: LoadError: RESOURCE_EXHAUSTED: E1000: CompileTimeHbmOom: XLA:TPU compile permanent error. Ran out of memory in memory space hbm. Used 215.17G of 31.25G hbm. Exceeded hbm capacity by 183.92G.`,
 		want: want{code: "E1000", family: "tpu-compile-hbm-used", backend: "tpu", space: "hbm", used: b(231037028270), capacity: b(33554432000), exceeded: b(197482596270),
 			advice: []string{"6.89×", "at least 7 devices", "batch size"}}},
-	{name: "A/JaxRuntimeError a few % over", src: "ref §1 (public experiment notes)",
+	{name: "tpu-compile-hbm-used/JaxRuntimeError a few % over", src: "docs/message-formats.md (public experiment notes)",
 		text: `jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: E1000: CompileTimeHbmOom: XLA:TPU compile permanent error. Ran out of memory in memory space hbm. Used 31.91G of 31.25G hbm. Exceeded hbm capacity by 681.08M.`,
 		want: want{code: "E1000", family: "tpu-compile-hbm-used", backend: "tpu", space: "hbm", used: b(34263101604), capacity: b(33554432000), exceeded: b(714164142),
 			advice: []string{"(2.1%) over", "--xla_tpu_rematerialization_algo=PEAK_PRIORITY", "--xla_tpu_max_hbm_size_mib=28800", "bfloat16"}}},
-	{name: "A/factory newline, no Exceeded", src: "ref §1 (public notes)",
+	{name: "tpu-compile-hbm-used/factory newline, no Exceeded", src: "docs/message-formats.md (public notes)",
 		text: "jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: E1000: CompileTimeHbmOom:\nRan out of memory in memory space hbm. Used 32.08G of 31.25G hbm.",
 		want: want{code: "E1000", family: "tpu-compile-hbm-used", backend: "tpu", space: "hbm", used: b(34445637714), capacity: b(33554432000),
 			advice: []string{"--xla_tpu_max_hbm_size_mib"}}},
-	{name: "A/jax#7502 old spelling + breakdown", src: "https://github.com/jax-ml/jax/issues/7502", file: "A_jax7502_breakdown.txt",
+	{name: "tpu-compile-hbm-used/jax#7502 old spelling + breakdown", src: "https://github.com/jax-ml/jax/issues/7502", file: "tpu-compile-hbm-used_jax7502_breakdown.txt",
 		want: want{code: "E1000", family: "tpu-compile-hbm-used", backend: "tpu", space: "hbm", used: b(68719476736), capacity: b(16621523436), exceeded: b(52097953300),
 			advice: []string{"4.13×", "at least 5 devices", "largest allocations"}}},
-	{name: "A/EasyDeL#166 breakdown", src: "https://github.com/erfanzar/EasyDeL/issues/166", file: "A_easydel166_breakdown.txt",
+	{name: "tpu-compile-hbm-used/EasyDeL#166 breakdown", src: "https://github.com/erfanzar/EasyDeL/issues/166", file: "tpu-compile-hbm-used_easydel166_breakdown.txt",
 		want: want{code: "E1000", family: "tpu-compile-hbm-used", backend: "tpu", space: "hbm", used: b(68504728371), capacity: b(33017561088), exceeded: b(35487167283),
 			advice: []string{"2.07×", "at least 3 devices"}}},
-	{name: "A/LWM#60 headline wrapped before Exceeded", src: "https://github.com/LargeWorldModel/LWM/issues/60", file: "A_lwm60_wrapped.txt",
+	{name: "tpu-compile-hbm-used/LWM#60 headline wrapped before Exceeded", src: "https://github.com/LargeWorldModel/LWM/issues/60", file: "tpu-compile-hbm-used_lwm60_wrapped.txt",
 		want: want{code: "E1000", family: "tpu-compile-hbm-used", backend: "tpu", space: "hbm", used: b(23568633037), capacity: b(16621523436), exceeded: b(6947109601),
 			advice: []string{"1.42×", "bfloat16"}}},
-	{name: "A/2019 TF Compilation failure", src: "ref §2.4 item 1 (2019 TF TPUEstimator)",
+	{name: "tpu-compile-hbm-used/2019 TF Compilation failure", src: "docs/message-formats.md (2019 TF TPUEstimator)",
 		text: `Compilation failure: Ran out of memory in memory space hbm. Used 41.74G of 16.00G hbm. Exceeded hbm capacity by 25.74G.`,
 		want: want{code: "E1000", family: "tpu-compile-hbm-used", backend: "tpu", space: "hbm", used: b(44817983734), capacity: b(17179869184), exceeded: b(27638114550),
 			advice: []string{"2.61×"}}},
-	{name: "A/vmem Used of (pytorch/xla#9524)", src: "https://github.com/pytorch/xla/issues/9524",
+	{name: "tpu-compile-hbm-used/vmem Used of (pytorch/xla#9524)", src: "https://github.com/pytorch/xla/issues/9524",
 		text: `RuntimeError: Bad StatusOr access: RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of memory in memory space vmem. Used 32.42M of 16.00M vmem. Exceeded vmem capacity by 16.42M`,
 		want: want{code: "E1001", family: "tpu-compile-hbm-used", backend: "tpu", space: "vmem", used: b(33994834), capacity: b(16777216), exceeded: b(17217618),
 			advice: []string{"vmem_limit_bytes=34603008", "--xla_tpu_scoped_vmem_limit_kib=33792", "block sizes"}}},
-	{name: "A/smem Used of (vllm#8318)", src: "https://github.com/vllm-project/vllm/issues/8318",
+	{name: "tpu-compile-hbm-used/smem Used of (vllm#8318)", src: "https://github.com/vllm-project/vllm/issues/8318",
 		text: `RuntimeError: Bad StatusOr access: RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of memory in memory space smem. Used 1.00M of 1.00M smem. Exceeded smem capacity by 1.7K.`,
 		want: want{code: "E1001", family: "tpu-compile-hbm-used", backend: "tpu", space: "smem", used: b(1048576), capacity: b(1048576), exceeded: b(1741),
 			advice: []string{"SMEM holds scalars"}}},
-	{name: "A/JAX traceback with code and trailer", src: "composed: ref §5.2 (SimplifiedTraceback) + §1 code example", file: "A_jax_traceback.txt",
+	{name: "tpu-compile-hbm-used/JAX traceback with code and trailer", src: "composed: docs/message-formats.md (SimplifiedTraceback) + the code example of tpu-compile-hbm-used", file: "tpu-compile-hbm-used_jax_traceback.txt",
 		want: want{code: "E1000", family: "tpu-compile-hbm-used", backend: "tpu", space: "hbm", used: b(34263101604), capacity: b(33554432000), exceeded: b(714164142),
 			advice: []string{"PEAK_PRIORITY"}}},
-	{name: "A/vLLM process tag on every line", src: "composed: headline per §2.4 + https://github.com/vllm-project/tpu-inference/pull/1882 breakdown", file: "A_vllm_prefixed.txt",
+	{name: "tpu-compile-hbm-used/vLLM process tag on every line", src: "composed: headline per docs/message-formats.md + https://github.com/vllm-project/tpu-inference/pull/1882 breakdown", file: "tpu-compile-hbm-used_vllm_prefixed.txt",
 		want: want{code: "E1000", family: "tpu-compile-hbm-used", backend: "tpu", space: "hbm", used: b(108716359680), capacity: b(101737037824), exceeded: b(6979321856),
 			advice: []string{"(6.9%) over"}}},
 
-	// ---- B: early abort
-	{name: "B/E1000 doc", src: "seeds/003 (error_1000.md)",
+	// ---- tpu-compile-early-abort: early abort
+	{name: "tpu-compile-early-abort/E1000 doc", src: "OpenXLA error page E1000",
 		text: `RESOURCE_EXHAUSTED: Compilation failure: Aborting compilation early because it's unlikely to have enough memory. Requires 3.84T, has 90.96G available. If more detailed logging is desired, set --xla_tpu_impure_oom_fast_exit_threshold=-1`,
-		want: want{code: "E1000", family: "tpu-compile-early-abort", backend: "tpu", req: b(4222124650660), capacity: b(97667556311),
+		want: want{code: "E1000", family: "tpu-compile-early-abort", backend: "tpu", requested: b(4222124650660), capacity: b(97667556311),
 			advice: []string{"--xla_tpu_impure_oom_fast_exit_threshold=-1", "at least 44 devices"}}},
-	{name: "B/jax#7822 3.47E", src: "https://github.com/jax-ml/jax/issues/7822",
+	{name: "tpu-compile-early-abort/jax#7822 3.47E", src: "https://github.com/jax-ml/jax/issues/7822",
 		text: `Compilation failure: Aborting compilation early because it's unlikely to have enough memory. Requires 3.47E, has 14.49G available.`,
-		want: want{code: "E1000", family: "tpu-compile-early-abort", backend: "tpu", req: b(4000637620985759007), capacity: b(15558519030),
+		want: want{code: "E1000", family: "tpu-compile-early-abort", backend: "tpu", requested: b(4000637620985759007), capacity: b(15558519030),
 			advice: []string{"--xla_tpu_impure_oom_fast_exit_threshold=-1"}}},
 
-	// ---- C: TensorCore + SparseCore HBM
-	{name: "C/E1000 doc", src: "ref §1.1 (error_1000.md, formerly E1002)",
+	// ---- tpu-compile-tensorcore-sparsecore-hbm: TensorCore + SparseCore HBM
+	{name: "tpu-compile-tensorcore-sparsecore-hbm/E1000 doc", src: "docs/message-formats.md (error_1000.md, formerly E1002)",
 		text: `RESOURCE_EXHAUSTED: TPU TensorCore Hbm usage: 34.82G, SparseCore Hbm usage 174.10G, exceeding available bytes: 95.74G`,
 		want: want{code: "E1000", family: "tpu-compile-tensorcore-sparsecore-hbm", backend: "tpu", space: "hbm", used: b(224326141870), capacity: b(102800042230),
 			advice: []string{"--xla_sc_num_serialized_tables_to_optimize_hbm", "2.18×"}}},
 
-	// ---- D: allocation would exceed memory
-	{name: "D/oom_debugging TPU hbm", src: "seeds/004 (oom_debugging.md)",
+	// ---- tpu-compile-allocation-exceeds-memory: allocation would exceed memory
+	{name: "tpu-compile-allocation-exceeds-memory/oom_debugging TPU hbm", src: "OpenXLA guide 'Debug OOM errors with XProf'",
 		text: `XlaRuntimeError: RESOURCE_EXHAUSTED: Allocation (size=107374182400) would exceed memory (size=17179869184) :: #allocation7 [shape = 'u8[327680,327680]{1,0:T(8,128)(4,1)}', space=hbm, size = 0xffffffffffffffff, tag = 'output of xor_convert_fusion@{}'] :: <no-hlo-instruction>`,
-		want: want{code: "E1000", family: "tpu-compile-allocation-exceeds-memory", backend: "tpu", space: "hbm", req: b(107374182400), capacity: b(17179869184),
+		want: want{code: "E1000", family: "tpu-compile-allocation-exceeds-memory", backend: "tpu", space: "hbm", requested: b(107374182400), capacity: b(17179869184),
 			advice: []string{"One allocation of 100.00 GiB", "sharded", "at least 7 devices"}}},
-	{name: "D/E1001 stub vmem", src: "ref §1.1 (error_1001.md stub)",
+	{name: "tpu-compile-allocation-exceeds-memory/E1001 stub vmem", src: "docs/message-formats.md (error_1001.md stub)",
 		text: `XlaRuntimeError: RESOURCE_EXHAUSTED: Allocation (size=134217728) would exceed memory (size=67108864) :: #allocation25 [shape = 'u8[134217728]{0}', space=vmem, size = 0x8000000, tag = 'scoped memory for ragged_latency_optimized_all_gather_lhs_contracting_gated_matmul_kernel.2'] :: ragged_latency_optimized_all_gather_lhs_contracting_gated_matmul_kernel.2`,
-		want: want{code: "E1001", family: "tpu-compile-allocation-exceeds-memory", backend: "tpu", space: "vmem", req: b(134217728), capacity: b(67108864),
+		want: want{code: "E1001", family: "tpu-compile-allocation-exceeds-memory", backend: "tpu", space: "vmem", requested: b(134217728), capacity: b(67108864),
 			advice: []string{"--xla_tpu_scoped_vmem_limit_kib=131072"}}},
-	{name: "D/jaxlib._jax elided descriptor", src: "ref §5.2 (2025 notes)",
+	{name: "tpu-compile-allocation-exceeds-memory/jaxlib._jax elided descriptor", src: "docs/message-formats.md (2025 notes)",
 		text: `jaxlib._jax.XlaRuntimeError: RESOURCE_EXHAUSTED: Allocation (size=38654705664) would exceed memory (size=34359738368) :: #allocation598 [...]`,
-		want: want{code: "E1000", family: "tpu-compile-allocation-exceeds-memory", backend: "tpu", req: b(38654705664), capacity: b(34359738368),
+		want: want{code: "E1000", family: "tpu-compile-allocation-exceeds-memory", backend: "tpu", requested: b(38654705664), capacity: b(34359738368),
 			advice: []string{"(12.5%) over"}}},
-	{name: "D/scoped descriptor", src: "composed: ref §2.4 item 4 (scoped variant)",
+	{name: "tpu-compile-allocation-exceeds-memory/scoped descriptor", src: "composed: docs/message-formats.md (scoped variant)",
 		text: `RESOURCE_EXHAUSTED: Allocation (size=33554432) would exceed memory (size=16777216) :: #allocation3 [shape = 'u8[33554432]{0}', space=vmem, scoped, tag = 'input window allocation for operator input 2. '] :: fusion.12`,
-		want: want{code: "E1001", family: "tpu-compile-allocation-exceeds-memory", backend: "tpu", space: "vmem", req: b(33554432), capacity: b(16777216),
+		want: want{code: "E1001", family: "tpu-compile-allocation-exceeds-memory", backend: "tpu", space: "vmem", requested: b(33554432), capacity: b(16777216),
 			advice: []string{"vmem_limit_bytes=33554432"}}},
 
-	// ---- E: scoped VMEM
-	{name: "E1/E1001 doc", src: "ref §1.1 (error_1001.md)",
+	// ---- tpu-compile-vmem-stack, tpu-compile-scoped-vmem: scoped VMEM
+	{name: "tpu-compile-vmem-stack/E1001 doc", src: "docs/message-formats.md (error_1001.md)",
 		text: `RESOURCE_EXHAUSTED: Ran out of memory in memory space vmem while allocating on stack for %my-custom-kernel = bf16[2048,4096]{1,0:T(8,128)(2,1)} custom-call(...) ...`,
 		want: want{code: "E1001", family: "tpu-compile-vmem-stack", backend: "tpu", space: "vmem", instr: "%my-custom-kernel",
 			advice: []string{"%my-custom-kernel", "vmem_limit_bytes", "--xla_tpu_scoped_vmem_limit_kib"}}},
-	{name: "E1/measured on silicon, bare name + trailer", src: "ref §1 (test fixture 'measured on silicon')", file: "E1_measured_on_silicon.txt",
-		want: want{code: "E1001", family: "tpu-compile-vmem-stack", backend: "tpu", space: "vmem", instr: "%_fwd.1", req: b(38010880), capacity: b(33554432), exceeded: b(4456448),
+	{name: "tpu-compile-vmem-stack/measured on silicon, bare name + trailer", src: "docs/message-formats.md (test fixture 'measured on silicon')", file: "tpu-compile-vmem-stack_measured_on_silicon.txt",
+		want: want{code: "E1001", family: "tpu-compile-vmem-stack", backend: "tpu", space: "vmem", instr: "%_fwd.1", requested: b(38010880), capacity: b(33554432), exceeded: b(4456448),
 			advice: []string{"It needs 36.25 MiB of scoped vmem but the limit is 32.00 MiB", "vmem_limit_bytes=38797312", "--xla_tpu_scoped_vmem_limit_kib=37888"}}},
-	{name: "E2/scoped allocation sentence", src: "ref §2.4 item 8",
+	{name: "tpu-compile-scoped-vmem/scoped allocation sentence", src: "docs/message-formats.md",
 		text: `RESOURCE_EXHAUSTED: Scoped allocation with size 36.25M and limit 32.00M exceeded scoped vmem limit by 4.25M.`,
-		want: want{code: "E1001", family: "tpu-compile-scoped-vmem", backend: "tpu", space: "vmem", req: b(38010880), capacity: b(33554432), exceeded: b(4456448),
+		want: want{code: "E1001", family: "tpu-compile-scoped-vmem", backend: "tpu", space: "vmem", requested: b(38010880), capacity: b(33554432), exceeded: b(4456448),
 			advice: []string{"--xla_tpu_scoped_vmem_limit_kib=37888"}}},
 
-	// ---- F: TPU runtime buffer (E0100)
-	{name: "F/E0100 doc", src: "seeds/002 (error_0100.md)",
+	// ---- tpu-runtime-buffer: TPU runtime buffer (E0100)
+	{name: "tpu-runtime-buffer/E0100 doc", src: "OpenXLA error page E0100",
 		text: `ValueError: RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate 8.00M. That was not possible. There are 6.43M free.; (0x0x1_HBM0)`,
-		want: want{code: "E0100", family: "tpu-runtime-buffer", backend: "tpu", space: "hbm", device: "0x0x1_HBM0", req: b(8388608), free: b(6742344), cause: "exhaustion",
+		want: want{code: "E0100", family: "tpu-runtime-buffer", backend: "tpu", space: "hbm", device: "0x0x1_HBM0", requested: b(8388608), free: b(6742344), cause: "exhaustion",
 			advice: []string{"short by 1.57 MiB", "donate_argnums", "tpu_log_allocations_on_oom"}}},
-	{name: "F/E0100 factory, wrapped", src: "ref §1 (public notes)", file: "F_E0100_factory_wrapped.txt",
-		want: want{code: "E0100", family: "tpu-runtime-buffer", backend: "tpu", space: "hbm", device: "0x1x0_HBM0", req: b(16777216), free: b(16221471), cause: "exhaustion",
+	{name: "tpu-runtime-buffer/E0100 factory, wrapped", src: "docs/message-formats.md (public notes)", file: "tpu-runtime-buffer_E0100_factory_wrapped.txt",
+		want: want{code: "E0100", family: "tpu-runtime-buffer", backend: "tpu", space: "hbm", device: "0x1x0_HBM0", requested: b(16777216), free: b(16221471), cause: "exhaustion",
 			advice: []string{"tpu_log_allocations_on_oom"}}},
-	{name: "F/pytorch/xla#8020 replica context", src: "https://github.com/pytorch/xla/issues/8020",
+	{name: "tpu-runtime-buffer/pytorch/xla#8020 replica context", src: "https://github.com/pytorch/xla/issues/8020",
 		text: `RuntimeError: Bad StatusOr access: RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate 196.00M. That was not possible. There are 134.44M free.; (1x0x0_HBM0): while running replica 0 and partition 0 of a replicated computation (other replicas may have failed as well).`,
-		want: want{code: "E0100", family: "tpu-runtime-buffer", backend: "tpu", space: "hbm", device: "1x0x0_HBM0", req: b(205520896), free: b(140970557), cause: "exhaustion", rp: "r0p0",
+		want: want{code: "E0100", family: "tpu-runtime-buffer", backend: "tpu", space: "hbm", device: "1x0x0_HBM0", requested: b(205520896), free: b(140970557), cause: "exhaustion", rp: "r0p0",
 			advice: []string{"FSDP"}}},
-	{name: "F/bare form", src: "ref §2.4 item 5",
+	{name: "tpu-runtime-buffer/bare form", src: "docs/message-formats.md",
 		text: `Attempting to allocate 180.59M. That was not possible. There are 142.58M free.; (0x3x0_HBM1)`,
-		want: want{code: "E0100", family: "tpu-runtime-buffer", backend: "tpu", space: "hbm", device: "0x3x0_HBM1", req: b(189362340), free: b(149505966), cause: "exhaustion",
+		want: want{code: "E0100", family: "tpu-runtime-buffer", backend: "tpu", space: "hbm", device: "0x3x0_HBM1", requested: b(189362340), free: b(149505966), cause: "exhaustion",
 			advice: []string{"tpu_log_allocations_on_oom"}}},
-	{name: "F/Error loading program prefix", src: "ref §2.4 item 5",
+	{name: "tpu-runtime-buffer/Error loading program prefix", src: "docs/message-formats.md",
 		text: `Error loading program: Attempting to allocate 1.28G. That was not possible. There are 785.61M free.; (0x0x0_HBM0)`,
-		want: want{code: "E0100", family: "tpu-runtime-buffer", backend: "tpu", space: "hbm", device: "0x0x0_HBM0", req: b(1374389535), free: b(823771791), cause: "exhaustion",
+		want: want{code: "E0100", family: "tpu-runtime-buffer", backend: "tpu", space: "hbm", device: "0x0x0_HBM0", requested: b(1374389535), free: b(823771791), cause: "exhaustion",
 			advice: []string{"donate_argnums"}}},
-	{name: "F/fragmentation", src: "composed: ref §2.4 item 5 grammar, free > requested",
+	{name: "tpu-runtime-buffer/fragmentation", src: "composed: docs/message-formats.md grammar, free > requested",
 		text: `jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate 1.28G. That was not possible. There are 6.90G free.; (0x0x0_HBM0)`,
-		want: want{code: "E0100", family: "tpu-runtime-buffer", backend: "tpu", space: "hbm", device: "0x0x0_HBM0", req: b(1374389535), free: b(7408818586), cause: "fragmentation",
+		want: want{code: "E0100", family: "tpu-runtime-buffer", backend: "tpu", space: "hbm", device: "0x0x0_HBM0", requested: b(1374389535), free: b(7408818586), cause: "fragmentation",
 			advice: []string{"fragmented", "largest long-lived buffers", "re-create"}}},
 
-	// ---- G: TPU runtime program load (E0101)
-	{name: "G/E0101 doc", src: "seeds/000, seeds/001 (error_0101.md)",
+	// ---- tpu-runtime-program-load: TPU runtime program load (E0101)
+	{name: "tpu-runtime-program-load/E0101 doc", src: "OpenXLA error page E0101",
 		text: `XlaRuntimeError: RESOURCE_EXHAUSTED: Error loading program 'jit_embedding_pipeline_step_fn': Attempting to reserve 29.49G at the bottom of memory. That was not possible. There are 147.64M free, 0B reserved, and 147.64M reservable. Scope: unknown..: while running replica 0 and partition 34 of a replicated computation (other replicas may have failed as well).`,
-		want: want{code: "E0101", family: "tpu-runtime-program-load", backend: "tpu", program: "jit_embedding_pipeline_step_fn", req: b(31664646390), free: b(154811761), reserved: b(0), reservable: b(154811761),
+		want: want{code: "E0101", family: "tpu-runtime-program-load", backend: "tpu", program: "jit_embedding_pipeline_step_fn", requested: b(31664646390), free: b(154811761), reserved: b(0), reservable: b(154811761),
 			cause: "exhaustion", rp: "r0p34", advice: []string{"29.49 GiB", "tpu_shared_memory_percent", "fewer programs"}}},
-	{name: "G/pytorch/xla#4847 fatal statusor", src: "https://github.com/pytorch/xla/issues/4847",
+	{name: "tpu-runtime-program-load/pytorch/xla#4847 fatal statusor", src: "https://github.com/pytorch/xla/issues/4847",
 		text: `2023-04-08 11:22:09.148143: F tensorflow/tsl/platform/statusor.cc:33] Attempting to fetch value instead of handling error RESOURCE_EXHAUSTED: Error loading program: Attempting to reserve 7.04G at the bottom of memory. That was not possible. There are 6.90G free, 0B reserved, and 6.90G reservable.`,
-		want: want{code: "E0101", family: "tpu-runtime-program-load", backend: "tpu", req: b(7559142441), free: b(7408818586), reserved: b(0), reservable: b(7408818586),
+		want: want{code: "E0101", family: "tpu-runtime-program-load", backend: "tpu", requested: b(7559142441), free: b(7408818586), reserved: b(0), reservable: b(7408818586),
 			cause: "exhaustion", advice: []string{"tpu_shared_memory_percent"}}},
-	{name: "G/XRT bare, fragmentation", src: "ref §2.4 item 6",
+	{name: "tpu-runtime-program-load/XRT bare, fragmentation", src: "docs/message-formats.md",
 		text: `RESOURCE_EXHAUSTED: Attempting to reserve 6.48G at the bottom of memory. That was not possible. There are 6.78G free, 0B reserved, and 3.33G reservable.`,
-		want: want{code: "E0101", family: "tpu-runtime-program-load", backend: "tpu", req: b(6957847020), free: b(7279969567), reserved: b(0), reservable: b(3575560274),
+		want: want{code: "E0101", family: "tpu-runtime-program-load", backend: "tpu", requested: b(6957847020), free: b(7279969567), reserved: b(0), reservable: b(3575560274),
 			cause: "fragmentation", advice: []string{"not in one piece"}}},
-	{name: "G/XRT From /job + runtime breakdown", src: "composed: https://github.com/pytorch/xla/issues/1735 (§5.3 headline, §2.4 item 7 breakdown)", file: "G_xrt_breakdown.txt",
-		want: want{code: "E0101", family: "tpu-runtime-program-load", backend: "tpu", space: "hbm", req: b(4241280205), free: b(2061584302), reserved: b(0), reservable: b(2061584302), capacity: b(8589934592),
+	{name: "tpu-runtime-program-load/XRT From /job + runtime breakdown", src: "composed: https://github.com/pytorch/xla/issues/1735 (headline and breakdown in docs/message-formats.md)", file: "tpu-runtime-program-load_xrt_breakdown.txt",
+		want: want{code: "E0101", family: "tpu-runtime-program-load", backend: "tpu", space: "hbm", requested: b(4241280205), free: b(2061584302), reserved: b(0), reservable: b(2061584302), capacity: b(8589934592),
 			cause: "exhaustion", advice: []string{"tpu_shared_memory_percent"}}},
-	{name: "G/transformers#22328 root errors, device=TPU:6", src: "composed: https://github.com/huggingface/transformers/issues/22328 (§5.3)", file: "G_transformers22328_root_errors.txt",
-		want: want{code: "E0101", family: "tpu-runtime-program-load", backend: "tpu", device: "TPU:6", req: b(11285026570), free: b(6259914834), reserved: b(0), reservable: b(6259914834),
+	{name: "tpu-runtime-program-load/transformers#22328 root errors, device=TPU:6", src: "composed: https://github.com/huggingface/transformers/issues/22328 (docs/message-formats.md)", file: "tpu-runtime-program-load_transformers22328_root_errors.txt",
+		want: want{code: "E0101", family: "tpu-runtime-program-load", backend: "tpu", device: "TPU:6", requested: b(11285026570), free: b(6259914834), reserved: b(0), reservable: b(6259914834),
 			cause: "exhaustion", advice: []string{"tpu_shared_memory_percent"}}},
 
-	// ---- H: SparseCore (E3000)
-	{name: "H/E3000 doc", src: "ref §1.1 (error_3000.md)",
+	// ---- tpu-compile-sparsecore-offset: SparseCore (E3000)
+	{name: "tpu-compile-sparsecore-offset/E3000 doc", src: "docs/message-formats.md (error_3000.md)",
 		text: `INTERNAL:Failed to run pass pipeline. Hlo-Op: result.1:279:1: error: 'memref.alloca' op current allocation offset upper bound (140704 words) exceeds the legitimate user allocatable offset upper bound (131071 words) in memory space 201 when allocating 23440 words. ...`,
 		want: want{code: "E3000", family: "tpu-compile-sparsecore-offset", backend: "tpu", space: "tilespmem", words: SparseCoreWords{Offset: 140704, Limit: 131071, Requested: 23440},
 			advice: []string{"over by 9633 words", "--xla_sc_dump_mlir_to", "scratch_shapes", "collective_offload_all_gather=false"}}},
-	{name: "H/SparseCore HBM space", src: "composed: ref §1.1 E3000 grammar, space 203",
+	{name: "tpu-compile-sparsecore-offset/SparseCore HBM space", src: "composed: docs/message-formats.md E3000 grammar, space 203",
 		text: `RESOURCE_EXHAUSTED: 'memref.alloca' op current allocation offset upper bound (9000000 words) exceeds the legitimate user allocatable offset upper bound (8388607 words) in memory space 203 when allocating 1048576 words.`,
 		want: want{code: "E3000", family: "tpu-compile-sparsecore-offset", backend: "tpu", space: "hbm", words: SparseCoreWords{Offset: 9000000, Limit: 8388607, Requested: 1048576},
 			advice: []string{"max_ids_per_partition"}}},
 
-	// ---- I: GPU BFC / TF allocator adapter
-	{name: "I/oom_debugging GPU", src: "seeds/004 (oom_debugging.md)",
+	// ---- gpu-allocator-status: GPU BFC / TF allocator adapter
+	{name: "gpu-allocator-status/oom_debugging GPU", src: "OpenXLA guide 'Debug OOM errors with XProf'",
 		text: `XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 214748364800 bytes.`,
-		want: want{code: "E0007", family: "gpu-allocator-status", req: b(214748364800), advice: []string{"XLA_PYTHON_CLIENT_MEM_FRACTION", "XLA_PYTHON_CLIENT_PREALLOCATE=false"}}},
-	{name: "I/alphafold BFC warning then status", src: "https://github.com/google-deepmind/alphafold/issues/184 (ref §5.2)", file: "I_alphafold_bfc_then_status.txt",
-		want: want{code: "E0007", family: "gpu-allocator-status", backend: "gpu", device: "0", req: b(2110783616), rp: "r0",
+		want: want{code: "E0007", family: "gpu-allocator-status", requested: b(214748364800), advice: []string{"XLA_PYTHON_CLIENT_MEM_FRACTION", "XLA_PYTHON_CLIENT_PREALLOCATE=false"}}},
+	{name: "gpu-allocator-status/alphafold BFC warning then status", src: "https://github.com/google-deepmind/alphafold/issues/184 (docs/message-formats.md)", file: "gpu-allocator-status_alphafold_bfc_then_status.txt",
+		want: want{code: "E0007", family: "gpu-allocator-status", backend: "gpu", device: "0", requested: b(2110783616), rp: "r0",
 			advice: []string{"Peak buffers", "XLA_PYTHON_CLIENT_MEM_FRACTION"}}},
-	{name: "I/jax#13428 BufferAssignment dump", src: "https://github.com/jax-ml/jax/issues/13428", file: "I_jax13428_bufferassignment.txt",
-		want: want{code: "E0007", family: "gpu-allocator-status", backend: "gpu", req: b(6291456), advice: []string{"Peak buffers"}}},
-	{name: "I/2025 payload", src: "ref §2.1 I (public notes)",
+	{name: "gpu-allocator-status/jax#13428 BufferAssignment dump", src: "https://github.com/jax-ml/jax/issues/13428", file: "gpu-allocator-status_jax13428_bufferassignment.txt",
+		want: want{code: "E0007", family: "gpu-allocator-status", backend: "gpu", requested: b(6291456), advice: []string{"Peak buffers"}}},
+	{name: "gpu-allocator-status/2025 payload", src: "docs/message-formats.md (public notes)",
 		text: `E0314 21:29:02.854727  957629 pjrt_stream_executor_client.cc:3045] Execution of replica 0 failed: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 4831838208 bytes. [tf-allocator-allocation-error='']`,
-		want: want{code: "E0007", family: "gpu-allocator-status", req: b(4831838208), rp: "r0", advice: []string{"XLA_PYTHON_CLIENT_MEM_FRACTION"}}},
-	{name: "I/TSL size + executable_name", src: "ref §2.1 I newer variant",
+		want: want{code: "E0007", family: "gpu-allocator-status", requested: b(4831838208), rp: "r0", advice: []string{"XLA_PYTHON_CLIENT_MEM_FRACTION"}}},
+	{name: "gpu-allocator-status/TSL size + executable_name", src: "docs/message-formats.md newer variant",
 		text: `RESOURCE_EXHAUSTED: Out of memory while trying to allocate 12.50GiB. [executable_name='jit_semantic_fused_w2_backward_pallas'] [tf-allocator-allocation-error='']`,
-		want: want{code: "E0007", family: "gpu-allocator-status", program: "jit_semantic_fused_w2_backward_pallas", req: b(13421772800), advice: []string{"donate_argnums"}}},
-	{name: "I/payload order varies", src: "ref §2.1 I newer variant",
+		want: want{code: "E0007", family: "gpu-allocator-status", program: "jit_semantic_fused_w2_backward_pallas", requested: b(13421772800), advice: []string{"donate_argnums"}}},
+	{name: "gpu-allocator-status/payload order varies", src: "docs/message-formats.md newer variant",
 		text: `jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 20.71GiB. [tf-allocator-allocation-error=''] [executable_name='jit_train_step']`,
-		want: want{code: "E0007", family: "gpu-allocator-status", program: "jit_train_step", req: b(22237193175), advice: []string{"jax.checkpoint"}}},
-	{name: "I/with allocator, wrapped", src: "ref §2.1 I newer variant",
+		want: want{code: "E0007", family: "gpu-allocator-status", program: "jit_train_step", requested: b(22237193175), advice: []string{"jax.checkpoint"}}},
+	{name: "gpu-allocator-status/with allocator, wrapped", src: "docs/message-formats.md newer variant",
 		text: "JaxRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 1.95GiB\nwith allocator GPU_0_bfc on device 0.\n[executable_name='jit_greater'] [tf-allocator-allocation-error='']",
-		want: want{code: "E0007", family: "gpu-allocator-status", backend: "gpu", device: "0", program: "jit_greater", req: b(2093796557), advice: []string{"XLA_PYTHON_CLIENT_MEM_FRACTION"}}},
-	{name: "I/with allocator one line", src: "ref §2.1 I newer variant",
+		want: want{code: "E0007", family: "gpu-allocator-status", backend: "gpu", device: "0", program: "jit_greater", requested: b(2093796557), advice: []string{"XLA_PYTHON_CLIENT_MEM_FRACTION"}}},
+	{name: "gpu-allocator-status/with allocator one line", src: "docs/message-formats.md newer variant",
 		text: "jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 896.00MiB with allocator GPU_0_bfc on device 0.\n[executable_name='jit_initialize_state']",
-		want: want{code: "E0007", family: "gpu-allocator-status", backend: "gpu", device: "0", program: "jit_initialize_state", req: b(939524096), advice: []string{"XLA_PYTHON_CLIENT_MEM_FRACTION"}}},
-	{name: "I/jax#788 old local client, wrapped 'Out \\nof'", src: "https://github.com/jax-ml/jax/issues/788",
+		want: want{code: "E0007", family: "gpu-allocator-status", backend: "gpu", device: "0", program: "jit_initialize_state", requested: b(939524096), advice: []string{"XLA_PYTHON_CLIENT_MEM_FRACTION"}}},
+	{name: "gpu-allocator-status/jax#788 old local client, wrapped 'Out \\nof'", src: "https://github.com/jax-ml/jax/issues/788",
 		text: "E external/org_tensorflow/tensorflow/compiler/xla/python/local_client.cc:672] Execution of replica 0 failed: Resource exhausted: Out \nof memory while trying to allocate 5520758552 bytes.",
-		want: want{code: "E0007", family: "gpu-allocator-status", req: b(5520758552), rp: "r0", advice: []string{"XLA_PYTHON_CLIENT_PREALLOCATE=false"}}},
-	{name: "I/alphafold nested headers", src: "https://github.com/google-deepmind/alphafold/issues/184 (ref §5.5)",
+		want: want{code: "E0007", family: "gpu-allocator-status", requested: b(5520758552), rp: "r0", advice: []string{"XLA_PYTHON_CLIENT_PREALLOCATE=false"}}},
+	{name: "gpu-allocator-status/alphafold nested headers", src: "https://github.com/google-deepmind/alphafold/issues/184 (docs/message-formats.md)",
 		text: `I0922 09:49:00.854184 140053800166976 run_docker.py:193] 2021-09-22 16:49:00.853879: E external/org_tensorflow/tensorflow/compiler/xla/pjrt/pjrt_stream_executor_client.cc:2040] Execution of replica 0 failed: Resource exhausted: Out of memory while trying to allocate 48803099744 bytes.`,
-		want: want{code: "E0007", family: "gpu-allocator-status", req: b(48803099744), rp: "r0", advice: []string{"donate_argnums"}}},
-	{name: "I/TF root errors (DeepLearningExamples#405)", src: "https://github.com/NVIDIA/DeepLearningExamples/issues/405", file: "I_tf_root_errors.txt",
-		want: want{code: "E0007", family: "gpu-allocator-status", req: b(68852648264), advice: []string{"XLA_PYTHON_CLIENT_MEM_FRACTION"}}},
-	{name: "I/host memory", src: "composed: ref §2.1 I template 'Out of [host ]memory'",
+		want: want{code: "E0007", family: "gpu-allocator-status", requested: b(48803099744), rp: "r0", advice: []string{"donate_argnums"}}},
+	{name: "gpu-allocator-status/TF root errors (DeepLearningExamples#405)", src: "https://github.com/NVIDIA/DeepLearningExamples/issues/405", file: "gpu-allocator-status_tf_root_errors.txt",
+		want: want{code: "E0007", family: "gpu-allocator-status", requested: b(68852648264), advice: []string{"XLA_PYTHON_CLIENT_MEM_FRACTION"}}},
+	{name: "gpu-allocator-status/host memory", src: "composed: docs/message-formats.md template 'Out of [host ]memory'",
 		text: `RESOURCE_EXHAUSTED: Out of host memory while trying to allocate 268435456 bytes.`,
-		want: want{code: "E0007", family: "gpu-allocator-status", backend: "cpu", space: "host", req: b(268435456), advice: []string{"pinned host memory"}}},
+		want: want{code: "E0007", family: "gpu-allocator-status", backend: "cpu", space: "host", requested: b(268435456), advice: []string{"pinned host memory"}}},
 
-	// ---- J: GPU platform allocator
-	{name: "J/ROCm driver line then status", src: "https://github.com/ROCm/legacy-rocm-build/issues/3364", file: "J_rocm_driver_then_status.txt",
-		want: want{code: "E0007", family: "gpu-platform-allocator", backend: "gpu", device: "0", req: b(165425291480), rp: "r0", advice: []string{"Peak buffers"}}},
-	{name: "J/mesh-transformer-jax#66 old spelling", src: "https://github.com/kingoflolz/mesh-transformer-jax/issues/66",
+	// ---- gpu-platform-allocator: GPU platform allocator
+	{name: "gpu-platform-allocator/ROCm driver line then status", src: "https://github.com/ROCm/legacy-rocm-build/issues/3364", file: "gpu-platform-allocator_rocm_driver_then_status.txt",
+		want: want{code: "E0007", family: "gpu-platform-allocator", backend: "gpu", device: "0", requested: b(165425291480), rp: "r0", advice: []string{"Peak buffers"}}},
+	{name: "gpu-platform-allocator/mesh-transformer-jax#66 old spelling", src: "https://github.com/kingoflolz/mesh-transformer-jax/issues/66",
 		text: `RuntimeError: Resource exhausted: Failed to allocate request for 32.00MiB (33554432B) on device ordinal 0`,
-		want: want{code: "E0007", family: "gpu-platform-allocator", backend: "gpu", device: "0", req: b(33554432), advice: []string{"XLA_PYTHON_CLIENT_MEM_FRACTION"}}},
-	{name: "J/bare", src: "ref §2.1 J",
+		want: want{code: "E0007", family: "gpu-platform-allocator", backend: "gpu", device: "0", requested: b(33554432), advice: []string{"XLA_PYTHON_CLIENT_MEM_FRACTION"}}},
+	{name: "gpu-platform-allocator/bare", src: "docs/message-formats.md",
 		text: `Failed to allocate request for 154.06GiB (165425291480B) on device ordinal 0`,
-		want: want{code: "E0007", family: "gpu-platform-allocator", backend: "gpu", device: "0", req: b(165425291480), advice: []string{"XLA_PYTHON_CLIENT_MEM_FRACTION"}}},
+		want: want{code: "E0007", family: "gpu-platform-allocator", backend: "gpu", device: "0", requested: b(165425291480), advice: []string{"XLA_PYTHON_CLIENT_MEM_FRACTION"}}},
 
-	{name: "J/old PyLocalClient 'areplicated'", src: "composed: ref §2.3 (old PyLocalClient context text) around the J headline",
+	{name: "gpu-platform-allocator/old PyLocalClient 'areplicated'", src: "composed: docs/message-formats.md (old PyLocalClient context text) around the J headline",
 		text: `RuntimeError: Resource exhausted: Failed to allocate request for 1.00GiB (1073741824B) on device ordinal 0: while running replica 0 and partition 1 of areplicated computation (other replicas may have failed as well).`,
-		want: want{code: "E0007", family: "gpu-platform-allocator", backend: "gpu", device: "0", req: b(1073741824), rp: "r0p1", advice: []string{"donate_argnums"}}},
+		want: want{code: "E0007", family: "gpu-platform-allocator", backend: "gpu", device: "0", requested: b(1073741824), rp: "r0p1", advice: []string{"donate_argnums"}}},
 
-	// ---- L: BFC warning alone
-	{name: "L/BFC warning alone", src: "ref §2.1 L (public notes)",
+	// ---- gpu-bfc-allocator: BFC warning alone
+	{name: "gpu-bfc-allocator/BFC warning alone", src: "docs/message-formats.md (public notes)",
 		text: `W external/xla/xla/tsl/framework/bfc_allocator.cc:501] Allocator (GPU_0_bfc) ran out of memory trying to allocate 4.50GiB (rounded to 4831838208)requested by op `,
-		want: want{code: "E0007", family: "gpu-bfc-allocator", backend: "gpu", device: "0", req: b(4831838208), advice: []string{"TF_GPU_ALLOCATOR=cuda_malloc_async"}}},
-	{name: "L/current head with hint and dump", src: "ref §2.1 L current head template", file: "L_head_fragmentation_hint.txt",
-		want: want{code: "E0007", family: "gpu-bfc-allocator", backend: "gpu", device: "0", req: b(1073741824), advice: []string{"cuda_malloc_async"}}},
+		want: want{code: "E0007", family: "gpu-bfc-allocator", backend: "gpu", device: "0", requested: b(4831838208), advice: []string{"TF_GPU_ALLOCATOR=cuda_malloc_async"}}},
+	{name: "gpu-bfc-allocator/current head with hint and dump", src: "docs/message-formats.md current head template", file: "gpu-bfc-allocator_head_fragmentation_hint.txt",
+		want: want{code: "E0007", family: "gpu-bfc-allocator", backend: "gpu", device: "0", requested: b(1073741824), advice: []string{"cuda_malloc_async"}}},
 
-	// ---- M: driver / preallocation lines
-	{name: "M1/old TF cuda_driver G3 size", src: "https://github.com/jax-ml/jax/issues/788",
+	// ---- gpu-driver-alloc, gpu-preallocation: driver / preallocation lines
+	{name: "gpu-driver-alloc/old TF cuda_driver G3 size", src: "https://github.com/jax-ml/jax/issues/788",
 		text: `E external/org_tensorflow/tensorflow/stream_executor/cuda/cuda_driver.cc:828] failed to allocate 528.00M (553648128 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY: out of memory`,
-		want: want{code: "E0007", family: "gpu-driver-alloc", backend: "gpu", req: b(553648128), advice: []string{"XLA_PYTHON_CLIENT_MEM_FRACTION"}}},
-	{name: "M1/ROCm HIP", src: "https://github.com/ROCm/legacy-rocm-build/issues/3364",
+		want: want{code: "E0007", family: "gpu-driver-alloc", backend: "gpu", requested: b(553648128), advice: []string{"XLA_PYTHON_CLIENT_MEM_FRACTION"}}},
+	{name: "gpu-driver-alloc/ROCm HIP", src: "https://github.com/ROCm/legacy-rocm-build/issues/3364",
 		text: `2024-06-24 17:01:13.933585: E external/xla/xla/stream_executor/rocm/rocm_driver.cc:1268] failed to allocate 154.06GiB (165425291480 bytes) from device: HIP_ERROR_OutOfMemory`,
-		want: want{code: "E0007", family: "gpu-driver-alloc", backend: "gpu", req: b(165425291480), advice: []string{"XLA_PYTHON_CLIENT_MEM_FRACTION"}}},
-	{name: "M2/preallocation with device prefix", src: "ref §2.1 M (public notes)",
+		want: want{code: "E0007", family: "gpu-driver-alloc", backend: "gpu", requested: b(165425291480), advice: []string{"XLA_PYTHON_CLIENT_MEM_FRACTION"}}},
+	{name: "gpu-preallocation/preallocation with device prefix", src: "docs/message-formats.md (public notes)",
 		text: `E0914 08:00:01.000000 1 cuda_executor.cc:1182] [0] Failed to allocate device memory of 28.85GiB (30979129344 bytes): RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY`,
-		want: want{code: "E0007", family: "gpu-preallocation", backend: "gpu", device: "0", req: b(30979129344), advice: []string{"XLA_PYTHON_CLIENT_MEM_FRACTION"}}},
-	{name: "M2/preallocation without exact bytes", src: "ref §2.1 M (public notes)",
+		want: want{code: "E0007", family: "gpu-preallocation", backend: "gpu", device: "0", requested: b(30979129344), advice: []string{"XLA_PYTHON_CLIENT_MEM_FRACTION"}}},
+	{name: "gpu-preallocation/preallocation without exact bytes", src: "docs/message-formats.md (public notes)",
 		text: `E0914 cuda_executor.cc:1182] Failed to allocate device memory of 1.00GiB: RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory`,
-		want: want{code: "E0007", family: "gpu-preallocation", backend: "gpu", req: b(1073741824), advice: []string{"XLA_PYTHON_CLIENT_PREALLOCATE=false"}}},
+		want: want{code: "E0007", family: "gpu-preallocation", backend: "gpu", requested: b(1073741824), advice: []string{"XLA_PYTHON_CLIENT_PREALLOCATE=false"}}},
 
-	// ---- N: cudaMallocAsync
-	{name: "N/SkyRL#624 free/total", src: "https://github.com/NovaSky-AI/SkyRL/issues/624", file: "N_skyrl624.txt",
-		want: want{code: "E0007", family: "gpu-cuda-async-allocator", backend: "gpu", device: "1", req: b(1225195446464), free: b(22635544576), capacity: b(85095874560), cause: "exhaustion",
+	// ---- gpu-cuda-async-allocator: cudaMallocAsync
+	{name: "gpu-cuda-async-allocator/SkyRL#624 free/total", src: "https://github.com/NovaSky-AI/SkyRL/issues/624", file: "gpu-cuda-async-allocator_skyrl624.txt",
+		want: want{code: "E0007", family: "gpu-cuda-async-allocator", backend: "gpu", device: "1", requested: b(1225195446464), free: b(22635544576), capacity: b(85095874560), cause: "exhaustion",
 			advice: []string{"larger than the whole device", "only 21.08 GiB is free"}}},
 
-	{name: "N/fragmentation", src: "composed: ref §2.1 N template, free > requested",
+	{name: "gpu-cuda-async-allocator/fragmentation", src: "composed: docs/message-formats.md template, free > requested",
 		text: "E1103 18:23:55.103160 3413767 gpu_cudamallocasync_allocator.cc:361] gpu_async_0 cuMemAllocAsync failed to allocate 1073741824 bytes: RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory\n Reported by CUDA: Free memory/Total memory: 2147483648/85095874560",
-		want: want{code: "E0007", family: "gpu-cuda-async-allocator", backend: "gpu", device: "0", req: b(1073741824), free: b(2147483648), capacity: b(85095874560), cause: "fragmentation",
+		want: want{code: "E0007", family: "gpu-cuda-async-allocator", backend: "gpu", device: "0", requested: b(1073741824), free: b(2147483648), capacity: b(85095874560), cause: "fragmentation",
 			advice: []string{"fragmented", "XLA_PYTHON_CLIENT_ALLOCATOR=platform", "TF_GPU_ALLOCATOR=cuda_malloc_async"}}},
 
-	// ---- O: CPU
-	{name: "O/CPU JaxRuntimeError", src: "ref §2.2 (public notes)",
+	// ---- cpu-runtime: CPU
+	{name: "cpu-runtime/CPU JaxRuntimeError", src: "docs/message-formats.md (public notes)",
 		text: `jax.errors.JaxRuntimeError: Out of memory allocating 41246000000 bytes`,
-		want: want{code: "E0007", family: "cpu-runtime", backend: "cpu", req: b(41246000000), advice: []string{"host ran out of RAM", "cgroup"}}},
-	{name: "O/CPU status", src: "ref §2.2 template",
+		want: want{code: "E0007", family: "cpu-runtime", backend: "cpu", requested: b(41246000000), advice: []string{"host ran out of RAM", "cgroup"}}},
+	{name: "cpu-runtime/CPU status", src: "docs/message-formats.md template",
 		text: `RESOURCE_EXHAUSTED: Out of memory allocating 1,073,741,824 bytes.`,
-		want: want{code: "E0007", family: "cpu-runtime", backend: "cpu", req: b(1073741824), advice: []string{"host ran out of RAM"}}},
+		want: want{code: "E0007", family: "cpu-runtime", backend: "cpu", requested: b(1073741824), advice: []string{"host ran out of RAM"}}},
 
 	// ---- Real captures: jax 0.11.2 on an NVIDIA H100 80GB, copied verbatim from
 	// testdata/real (see its README). Every stderr record holds the allocator's
 	// exact figure, which replaces the exception's rounded "93.13GiB".
-	{name: "real/device_put BFC", src: "testdata/real/device_put.stderr.txt (device capture)", file: "real_device_put.stderr.txt",
-		want: want{code: "E0007", family: "gpu-allocator-status", backend: "gpu", device: "0", req: b(100000000000), free: b(63758789509),
+	{name: "real/device_put BFC", src: "../testdata/real/device_put.stderr.txt (device capture)", capture: "device_put.stderr.txt",
+		want: want{code: "E0007", family: "gpu-allocator-status", backend: "gpu", device: "0", requested: b(100000000000), free: b(63758789509),
 			cause: "exhaustion", advice: []string{"XLA_PYTHON_CLIENT_MEM_FRACTION"}}},
-	{name: "real/platform allocator jit", src: "testdata/real/platform_jit.stderr.txt (device capture)", file: "real_platform_jit.stderr.txt",
-		want: want{code: "E0007", family: "gpu-allocator-status", backend: "gpu", device: "0", program: "jit_temps_exceed_memory", req: b(180007500304), advice: []string{"donate_argnums"}}},
-	{name: "real/platform allocator, exception only", src: "testdata/real/platform_device_put.exception.txt (device capture)", file: "real_platform_device_put.exception.txt",
-		want: want{code: "E0007", family: "gpu-allocator-status", backend: "gpu", device: "0", req: b(99997576069), advice: []string{"XLA_PYTHON_CLIENT_MEM_FRACTION"}}},
-	{name: "real/cuda_async jit", src: "testdata/real/cuda_async_jit.stderr.txt (device capture)", file: "real_cuda_async_jit.stderr.txt",
-		want: want{code: "E0007", family: "gpu-allocator-status", backend: "gpu", device: "0", program: "jit_temps_exceed_memory", req: b(180007500304), free: b(20676018176), capacity: b(85017493504),
+	{name: "real/platform allocator jit", src: "../testdata/real/platform_jit.stderr.txt (device capture)", capture: "platform_jit.stderr.txt",
+		want: want{code: "E0007", family: "gpu-allocator-status", backend: "gpu", device: "0", program: "jit_temps_exceed_memory", requested: b(180007500304), advice: []string{"donate_argnums"}}},
+	{name: "real/platform allocator, exception only", src: "../testdata/real/platform_device_put.exception.txt (device capture)", capture: "platform_device_put.exception.txt",
+		want: want{code: "E0007", family: "gpu-allocator-status", backend: "gpu", device: "0", requested: b(99997576069), advice: []string{"XLA_PYTHON_CLIENT_MEM_FRACTION"}}},
+	{name: "real/cuda_async jit", src: "../testdata/real/cuda_async_jit.stderr.txt (device capture)", capture: "cuda_async_jit.stderr.txt",
+		want: want{code: "E0007", family: "gpu-allocator-status", backend: "gpu", device: "0", program: "jit_temps_exceed_memory", requested: b(180007500304), free: b(20676018176), capacity: b(85017493504),
 			cause: "exhaustion", advice: []string{"larger than the whole device (79.18 GiB;"}}},
-	{name: "real/autotuner starved (compile time)", src: "testdata/real/autotune_starved.stderr.txt (device capture)", file: "real_autotune_starved.stderr.txt",
-		want: want{code: "E0007", family: "gpu-allocator-status", phase: PhaseCompile, backend: "gpu", device: "0", req: b(33554432), advice: []string{"--xla_gpu_autotune_level=0"}}},
-	{name: "real/autotuner exception line alone", src: "testdata/real/autotune_starved.stderr.txt line 97 (device capture)",
+	{name: "real/autotuner starved (compile time)", src: "../testdata/real/autotune_starved.stderr.txt (device capture)", capture: "autotune_starved.stderr.txt",
+		want: want{code: "E0007", family: "gpu-allocator-status", phase: PhaseCompile, backend: "gpu", device: "0", requested: b(33554432), advice: []string{"--xla_gpu_autotune_level=0"}}},
+	{name: "real/autotuner exception line alone", src: "../testdata/real/autotune_starved.stderr.txt line 97 (device capture)",
 		text: "jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Failed to get configs for: 3 out of 3 instructions. See logs for all failures. Example failure: ",
 		want: want{code: "E0007", family: "gpu-compile-autotuner", phase: PhaseCompile, advice: []string{"--xla_gpu_autotune_level=0"}}},
-	{name: "real/autotuner per-instruction status", src: "testdata/real/autotune_starved.stderr.txt lines 16-26 (device capture)",
+	{name: "real/autotuner per-instruction status", src: "../testdata/real/autotune_starved.stderr.txt lines 16-26 (device capture)",
 		text: "E1122 10:54:45.401850    2426 config_assigner.cc:536] Could not get config for HLO: %input_reduce_fusion.1 = f32[2048]{0} fusion(%gemm_fusion_dot_general.1), kind=kInput, calls=\n%fused_reduce {\n}, metadata={op_name=\"jit(<lambda>)/reduce_sum\" stack_frame_id=6}. Status: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 32.00MiB with allocator GPU_0_bfc on device 0. [tf-allocator-allocation-error='']",
-		want: want{code: "E0007", family: "gpu-allocator-status", phase: PhaseCompile, backend: "gpu", device: "0", req: b(33554432), advice: []string{"--xla_gpu_autotune_level=0"}}},
-	{name: "real/fragmented small pool", src: "testdata/real/mem_fraction_fragmented.stderr.txt (device capture)", file: "real_mem_fraction_fragmented.stderr.txt",
-		want: want{code: "E0007", family: "gpu-allocator-status", backend: "gpu", device: "0", program: "jit_broadcast_in_dim", req: b(1610612736), free: b(2104533975),
+		want: want{code: "E0007", family: "gpu-allocator-status", phase: PhaseCompile, backend: "gpu", device: "0", requested: b(33554432), advice: []string{"--xla_gpu_autotune_level=0"}}},
+	{name: "real/fragmented small pool", src: "../testdata/real/mem_fraction_fragmented.stderr.txt (device capture)", capture: "mem_fraction_fragmented.stderr.txt",
+		want: want{code: "E0007", family: "gpu-allocator-status", backend: "gpu", device: "0", program: "jit_broadcast_in_dim", requested: b(1610612736), free: b(2104533975),
 			cause: "fragmentation", advice: []string{"fragmented"}}},
-	{name: "real/preallocation fails at start-up", src: "testdata/real/prealloc_100.stderr.txt (device capture)", file: "real_prealloc_100.stderr.txt",
-		want: want{code: "E0007", family: "gpu-preallocation", backend: "gpu", device: "0", req: b(85018542080), advice: []string{"falls back to a smaller pool"}}},
+	{name: "real/preallocation fails at start-up", src: "../testdata/real/prealloc_100.stderr.txt (device capture)", capture: "prealloc_100.stderr.txt",
+		want: want{code: "E0007", family: "gpu-preallocation", backend: "gpu", device: "0", requested: b(85018542080), advice: []string{"falls back to a smaller pool"}}},
 
-	// ---- Q: a catalog code with no readable message
-	{name: "Q/truncated code-only status", src: "composed: ref §1.2 factory format, message cut off",
+	// ---- code-only: a catalog code with no readable message
+	{name: "code-only/truncated code-only status", src: "composed: docs/message-formats.md factory format, message cut off",
 		text: "jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: E1000: CompileTimeHbmOom:",
 		want: want{code: "E1000", family: "code-only", advice: []string{"donate_argnums", "XProf"}}},
-	{name: "Q/a printed code wins", src: "composed: ref §1.2 (code printed with a vmem headline)",
+	{name: "code-only/a printed code wins", src: "composed: docs/message-formats.md (code printed with a vmem headline)",
 		text: "RESOURCE_EXHAUSTED: E1000: CompileTimeHbmOom: Ran out of memory in memory space vmem. Used 32.42M of 16.00M vmem.",
 		want: want{code: "E1000", family: "tpu-compile-hbm-used", backend: "tpu", space: "vmem", used: b(33994834), capacity: b(16777216), advice: []string{"2.03×"}}},
-	{name: "Q/old #e1000 URL", src: "composed: ref §1.2 earlier header",
+	{name: "code-only/old #e1000 URL", src: "composed: docs/message-formats.md earlier header",
 		text: "RESOURCE_EXHAUSTED: E1001: CompileTimeScopedVmemOom:\nScoped allocation with size 36.25M and limit 32.00M exceeded scoped vmem limit by 4.25M.\nhttps://openxla.org/xla/errors#e1001",
-		want: want{code: "E1001", family: "tpu-compile-scoped-vmem", backend: "tpu", space: "vmem", req: b(38010880), capacity: b(33554432), exceeded: b(4456448), advice: []string{"vmem_limit_bytes"}}},
+		want: want{code: "E1001", family: "tpu-compile-scoped-vmem", backend: "tpu", space: "vmem", requested: b(38010880), capacity: b(33554432), exceeded: b(4456448), advice: []string{"vmem_limit_bytes"}}},
 }
 
 func TestFixtures(t *testing.T) {
@@ -382,7 +388,7 @@ func checkReport(t *testing.T, r Report, w want) {
 		name      string
 		got, want Size
 	}{
-		{"Requested", r.Requested, w.req}, {"Free", r.Free, w.free}, {"Used", r.Used, w.used},
+		{"Requested", r.Requested, w.requested}, {"Free", r.Free, w.free}, {"Used", r.Used, w.used},
 		{"Capacity", r.Capacity, w.capacity}, {"Exceeded", r.Exceeded, w.exceeded},
 		{"Reserved", r.Reserved, w.reserved}, {"Reservable", r.Reservable, w.reservable},
 	} {

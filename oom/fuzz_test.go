@@ -15,7 +15,8 @@ import (
 // `go test -run=^$ -fuzz=<target> ./oom` explores beyond them.
 
 // fuzzSeeds returns the fixture texts, lookalikes, testdata/messages,
-// testdata/negative, ordinary.txt lines and ../testdata/real/*.exception.txt.
+// testdata/negative, the real negative captures, ordinary.txt lines and
+// ../testdata/real/*.exception.txt.
 func fuzzSeeds(tb testing.TB) []string {
 	var seeds []string
 	for _, fx := range fixtures {
@@ -24,7 +25,11 @@ func fuzzSeeds(tb testing.TB) []string {
 	for _, c := range lookalikes {
 		seeds = append(seeds, c.text)
 	}
-	for _, glob := range []string{"testdata/messages/*", "testdata/negative/*", "../testdata/real/*.exception.txt"} {
+	globs := []string{"testdata/messages/*", "testdata/negative/*", "../testdata/real/*.exception.txt"}
+	for _, name := range realNegatives {
+		globs = append(globs, filepath.Join(realDir, name))
+	}
+	for _, glob := range globs {
 		files, _ := filepath.Glob(glob)
 		for _, f := range files {
 			b, err := os.ReadFile(f)

@@ -97,10 +97,17 @@ func TestLookalikes(t *testing.T) {
 	}
 }
 
+// realNegatives are raw GPU captures (their only copy is in ../testdata/real)
+// of runs that raised nothing and logged no OOM.
+var realNegatives = []string{"control.stderr.txt", "cuda_async_jit_pool.stderr.txt", "memory_analysis.stderr.txt", "prealloc_099.stderr.txt"}
+
 func TestNegativeFiles(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "negative", "*.txt"))
 	if err != nil || len(files) == 0 {
 		t.Fatal(err, files)
+	}
+	for _, name := range realNegatives {
+		files = append(files, filepath.Join(realDir, name))
 	}
 	for _, f := range files {
 		data, err := os.ReadFile(f)
@@ -148,7 +155,7 @@ func TestANSIAndEscapedRecords(t *testing.T) {
 			if !ok {
 				t.Fatal("not recognised")
 			}
-			checkReport(t, r, want{code: "E0100", family: "tpu-runtime-buffer", backend: "tpu", space: "hbm", device: "0x0x1_HBM0", req: b(8388608), free: b(6742344), cause: "exhaustion"})
+			checkReport(t, r, want{code: "E0100", family: "tpu-runtime-buffer", backend: "tpu", space: "hbm", device: "0x0x1_HBM0", requested: b(8388608), free: b(6742344), cause: "exhaustion"})
 		})
 	}
 }

@@ -13,10 +13,11 @@ import (
 // a branch per occurrence of the needle's first byte. Every extra pass costs
 // as much again, and every hit on a common byte costs a mispredicted branch,
 // so MayContain scans only for bytes that are rare in ordinary log lines but
-// present in every XLA OOM message ('R' and 'B' for today's cues), and
-// confirms each hit against the cues keyed by that byte and the byte after
-// it. The cues come from two places, both turned into tables by
-// buildPrefilter:
+// present in every XLA OOM message ('R' and 'B' for today's cues). A hit is
+// confirmed only when a cue can continue with the byte after it, then with
+// one or two word comparisons against those cues' first eight bytes, and
+// only then character by character. The cues come from two places, both
+// turned into tables by buildPrefilter:
 //
 //   - statusCues below: the status and wrapper words XLA prints around any
 //     family (RESOURCE_EXHAUSTED, Resource exhausted, the catalog's code
@@ -24,10 +25,10 @@ import (
 //   - each family's own cues (family.cues): the phrase that lets its message
 //     through when it is printed bare, as a log line without a status.
 //
-// A cue whose text holds neither 'R' nor 'B' adds a scan for its own rarest
+// A cue whose text holds neither 'R' nor 'B' adds a scan for its own key
 // byte, which BenchmarkMayContainRatio will show.
 //
-// It allocates nothing and costs about 1.4x one strings.Contains on ordinary
+// It allocates nothing and costs about 1.46x one strings.Contains on ordinary
 // lines (BenchmarkMayContainRatio); one strings.Contains per phrase costs ~25x.
 //
 // What it lets through that is not an OOM (gRPC RESOURCE_EXHAUSTED, Python
@@ -38,13 +39,14 @@ import (
 // ..."), which MayContain always passes.
 func MayContain(text string) bool {
 	// The preferred keys get loops of their own, with the byte a constant:
-	// a loop over prefilterScans measured ~15% slower (BenchmarkMayContainRatio).
+	// a loop over the scans measured slower (BenchmarkMayContainRatio).
 	for off := 0; ; {
 		j := strings.IndexByte(text[off:], 'R')
 		if j < 0 {
 			break
 		}
-		if scanR.worthConfirming(text, off+j) && scanR.confirm(text, off+j) {
+		// Most hits stop at the byte after the 'R': no cue continues with it.
+		if i := off + j + 1; i < len(text) && scanR.cueSet[text[i]] != 0 && scanR.confirm(text, off+j) {
 			return true
 		}
 		off += j + 1
@@ -54,7 +56,9 @@ func MayContain(text string) bool {
 		if j < 0 {
 			break
 		}
-		if scanB.worthConfirming(text, off+j) && scanB.confirm(text, off+j) {
+		// Worth confirming when a cue continues with the next byte or a size
+		// may end at this one.
+		if i := off + j; (i+1 < len(text) && scanB.cueSet[text[i+1]] != 0 || i > 0 && scanB.endsSize[text[i-1]]) && scanB.confirm(text, i) {
 			return true
 		}
 		off += j + 1
@@ -72,7 +76,7 @@ func scanOthers(text string) bool {
 			if j < 0 {
 				break
 			}
-			if scan.worthConfirming(text, off+j) && scan.confirm(text, off+j) {
+			if scan.confirm(text, off+j) {
 				return true
 			}
 			off += j + 1
@@ -111,67 +115,156 @@ var statusCues = []cue{
 // prefilterScan is one byte MayContain scans for and the cues it confirms.
 type prefilterScan struct {
 	key byte
-	// cueSet[b] indexes cueSets: the cues whose key byte is followed by
-	// byte b (0: none). A byte-sized index keeps the table in a few cache
-	// lines.
+	// cueSet[b] indexes cueSets: the cues whose key byte may be followed by
+	// byte b (0: none). leads[b] are two words, one of which the eight bytes
+	// at a hit must match for any of those cues to match: their heads when
+	// they have at most two distinct ones, else the bytes all of them start
+	// with; an unused slot holds a word no text matches.
 	cueSet  [256]uint8
-	cueSets [][]keyedCue
-	// sizeVerbs are the sizeAfter cues' verbs (key 'B' only); endsSize is
-	// set when there are any.
+	cueSets []cueSet
+	leads   [256][2]word
+	// sizeVerbs are the sizeAfter cues' verbs (key 'B' only), and endsSize
+	// the bytes that may stand before a size's 'B' (digits, the 'i' of GiB).
 	sizeVerbs []string
-	endsSize  bool
+	endsSize  [256]bool
 }
 
-// worthConfirming is the inlined first check of a hit at s[i]: does any cue
-// start with the bytes around it? Most hits in ordinary text stop here.
-func (scan *prefilterScan) worthConfirming(s string, i int) bool {
-	var next byte
-	if i+1 < len(s) {
-		next = s[i+1]
+// confirm checks the hit of scan.key at s[i] against the cues that may match
+// there, then against the size verbs.
+func (scan *prefilterScan) confirm(s string, i int) bool {
+	if t := s[i:]; len(t) >= 8 {
+		// The eight bytes at the hit against the leads of the cues filed
+		// under the next byte: most hits stop here.
+		w := uint64(t[0]) | uint64(t[1])<<8 | uint64(t[2])<<16 | uint64(t[3])<<24 |
+			uint64(t[4])<<32 | uint64(t[5])<<40 | uint64(t[6])<<48 | uint64(t[7])<<56
+		if l := &scan.leads[t[1]]; (w&l[0].mask == l[0].word || w&l[1].mask == l[1].word) && scan.confirmCues(s, i, w) {
+			return true
+		}
+	} else if len(t) > 1 && scan.cueSet[t[1]] != 0 && scan.confirmCues(s, i, word8Tail(s, i)) {
+		return true
 	}
-	return scan.cueSet[next] != 0 || scan.endsSize && i >= 2 && isDigit(s[i-1]) ||
-		scan.endsSize && i >= 4 && s[i-1] == 'i' && isDigit(s[i-3])
+	return scan.sizeVerbs != nil && mayEndSize(s, i) && sizeFollowsVerb(s, i, scan.sizeVerbs)
+}
+
+// confirmCues checks the hit at s[i], whose eight bytes are w, against the
+// cues filed under the byte after it.
+func (scan *prefilterScan) confirmCues(s string, i int, w uint64) bool {
+	set := &scan.cueSets[scan.cueSet[s[i+1]]]
+	for k, head := range set.heads {
+		if w&head.mask == head.word && set.cues[k].matchAt(s, i) {
+			return true
+		}
+	}
+	return false
+}
+
+// mayEndSize reports whether the 'B' at s[i] may end a size: it follows a
+// digit ("512B") or a digit and a unit ("1.97GiB"); "61.2 GiB", "HBM" and
+// "80GB" do not.
+func mayEndSize(s string, i int) bool {
+	return i >= 1 && isDigit(s[i-1]) || i >= 3 && s[i-1] == 'i' && isDigit(s[i-3])
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
-// addCue files c under every byte that may follow its key byte.
-func (scan *prefilterScan) addCue(c keyedCue, follows func(b byte) bool) {
-	if len(scan.cueSets) == 0 {
-		scan.cueSets = [][]keyedCue{nil} // set 0: no cue
-	}
-	// Bytes that share the same cue set keep sharing one after the addition.
-	remap := map[uint8]uint8{}
-	for b := range 256 {
-		if !follows(byte(b)) {
-			continue
+// cueSet is the cues that may match after one byte. heads holds up
+// to the first eight bytes of each cue's after run, and common the bytes all
+// of them share, so that one or two word comparisons reject nearly every hit.
+type cueSet struct {
+	common, commonMask uint64
+	heads              []word
+	cues               []keyedCue
+}
+
+// impossible is a word no text matches: the key byte is never NUL.
+var impossible = word{word: 0, mask: 0xff}
+
+// leads returns two words one of which a hit must match for any cue of the
+// set to match (see prefilterScan.leads).
+func (set *cueSet) leads() [2]word {
+	var distinct []word
+	for _, h := range set.heads {
+		if !slices.Contains(distinct, h) {
+			distinct = append(distinct, h)
 		}
-		old := scan.cueSet[b]
-		n, ok := remap[old]
-		if !ok {
-			if len(scan.cueSets) > 255 {
-				panic("oom: too many prefilter cue sets")
+	}
+	switch len(distinct) {
+	case 0:
+		return [2]word{impossible, impossible}
+	case 1:
+		return [2]word{distinct[0], impossible}
+	case 2:
+		return [2]word{distinct[0], distinct[1]}
+	}
+	return [2]word{{set.common, set.commonMask}, impossible}
+}
+
+// word is up to eight bytes of text, little-endian, and the mask of the
+// bytes it holds.
+type word struct{ word, mask uint64 }
+
+func wordOf(s string) word {
+	var w word
+	for b := 0; b < 8 && b < len(s); b++ {
+		w.word |= uint64(s[b]) << (8 * b)
+		w.mask |= 0xff << (8 * b)
+	}
+	return w
+}
+
+func (set *cueSet) add(c keyedCue) {
+	h := wordOf(c.after)
+	if len(set.cues) == 0 {
+		set.common, set.commonMask = h.word, h.mask
+	} else {
+		// Keep the leading bytes every head agrees on.
+		m := set.commonMask & h.mask
+		for b := 0; b < 8; b++ {
+			if m>>(8*b)&0xff == 0 || (set.common^h.word)>>(8*b)&0xff != 0 {
+				m &= 1<<(8*b) - 1
+				break
 			}
-			scan.cueSets = append(scan.cueSets, append(append([]keyedCue(nil), scan.cueSets[old]...), c))
-			n = uint8(len(scan.cueSets) - 1)
-			remap[old] = n
 		}
-		scan.cueSet[b] = n
+		set.commonMask, set.common = m, set.common&m
 	}
+	set.heads, set.cues = append(set.heads, h), append(set.cues, c)
+}
+
+// word8 returns the eight bytes at s[i:] as a little-endian word, zero past
+// the end of s (a NUL never occurs in a cue, so a padded word cannot match).
+func word8(s string, i int) uint64 {
+	if i+8 <= len(s) {
+		t := s[i : i+8]
+		return uint64(t[0]) | uint64(t[1])<<8 | uint64(t[2])<<16 | uint64(t[3])<<24 |
+			uint64(t[4])<<32 | uint64(t[5])<<40 | uint64(t[6])<<48 | uint64(t[7])<<56
+	}
+	return word8Tail(s, i)
+}
+
+// word8Tail is word8 near the end of s, kept out of line so that the common
+// case stays small.
+//
+//go:noinline
+func word8Tail(s string, i int) uint64 {
+	var w uint64
+	for b := 0; i+b < len(s); b++ {
+		w |= uint64(s[i+b]) << (8 * b)
+	}
+	return w
 }
 
 // keyedCue is a cue and the index of its key byte in its text. before and
 // after are the literal runs (no space, no '#') that end just before and
-// start at the key: two string comparisons reject nearly every hit, and
-// settle a plain cue (one without space or '#') entirely.
+// start at the key; a plain cue (no space or '#' at all) is settled by them.
 type keyedCue struct {
 	cue
 	at            int
 	before, after string
 	plain         bool
-	// head and headMask hold up to the first four bytes of after, compared
-	// as one word before any string comparison.
-	head, headMask uint32
+	beforeWord    word
+	// wordsCoverRuns: both runs fit in eight bytes, so the word comparisons
+	// settle them without a string comparison.
+	wordsCoverRuns bool
 }
 
 func newKeyedCue(c cue, at int) keyedCue {
@@ -181,23 +274,25 @@ func newKeyedCue(c cue, at int) keyedCue {
 		end = at + k
 	}
 	k := keyedCue{cue: c, at: at, before: c.text[start:at], after: c.text[at:end], plain: start == 0 && end == len(c.text)}
-	for b := 0; b < 4 && b < len(k.after); b++ {
-		k.head |= uint32(k.after[b]) << (8 * b)
-		k.headMask |= 0xff << (8 * b)
-	}
+	k.beforeWord = wordOf(k.before)
+	k.wordsCoverRuns = len(k.before) <= 8 && len(k.after) <= 8
 	return k
 }
 
-// word4 returns the four bytes at s[i:] as a little-endian word, 0 past the end.
-func word4(s string, i int) uint32 {
-	if i+4 > len(s) {
-		var w uint32
-		for b := 0; i+b < len(s); b++ {
-			w |= uint32(s[i+b]) << (8 * b)
-		}
-		return w
+// matchAt reports whether the cue, whose head word matched, matches around
+// s[i], where its key byte lies.
+func (c *keyedCue) matchAt(s string, i int) bool {
+	if c.before != "" && (i < len(c.before) || word8(s, i-len(c.before))&c.beforeWord.mask != c.beforeWord.word) {
+		return false
 	}
-	return uint32(s[i]) | uint32(s[i+1])<<8 | uint32(s[i+2])<<16 | uint32(s[i+3])<<24
+	if !c.wordsCoverRuns && (s[i-len(c.before):i] != c.before || !strings.HasPrefix(s[i:], c.after)) {
+		return false
+	}
+	end, ok := i+len(c.after), true
+	if !c.plain {
+		end, ok = matchCue(s, i, c)
+	}
+	return ok && (c.near == "" || strings.Contains(s[end:min(len(s), end+cueNearSpan)], c.near))
 }
 
 // The scans: the two preferred keys, then any other key a cue needed.
@@ -229,16 +324,14 @@ func buildPrefilter() {
 		}
 		if c.sizeAfter {
 			scanB.sizeVerbs = append(scanB.sizeVerbs, c.text)
-			scanB.endsSize = true
+			for b := byte('0'); b <= '9'; b++ {
+				scanB.endsSize[b] = true
+			}
+			scanB.endsSize['i'] = true
 			continue
 		}
 		at := cueKey(c.text)
-		s := scanFor(c.text[at])
-		if at+1 == len(c.text) {
-			s.addCue(newKeyedCue(c, at), func(byte) bool { return true })
-			continue
-		}
-		s.addCue(newKeyedCue(c, at), func(b byte) bool { return cueByteMatches(c.text[at+1], b) })
+		scanFor(c.text[at]).addCue(newKeyedCue(c, at))
 	}
 }
 
@@ -275,6 +368,41 @@ func scanFor(key byte) *prefilterScan {
 	return &otherScans[len(otherScans)-1]
 }
 
+// addCue files c under every byte that may follow its key byte (past the
+// end of the text a byte reads as 0).
+func (scan *prefilterScan) addCue(c keyedCue) {
+	if len(scan.cueSets) == 0 {
+		scan.cueSets = []cueSet{{}} // set 0: no cue
+		for b := range scan.leads {
+			scan.leads[b] = [2]word{impossible, impossible}
+		}
+	}
+	// Bytes that share a cue set keep sharing one after the addition.
+	remap := map[uint8]uint8{}
+	for b := range 256 {
+		if c.at+1 < len(c.text) && !cueByteMatches(c.text[c.at+1], byte(b)) {
+			continue
+		}
+		old := scan.cueSet[b]
+		n, ok := remap[old]
+		if !ok {
+			if len(scan.cueSets) > 255 {
+				panic("oom: too many prefilter cue sets")
+			}
+			var set cueSet
+			for _, o := range scan.cueSets[old].cues {
+				set.add(o)
+			}
+			set.add(c)
+			scan.cueSets = append(scan.cueSets, set)
+			n = uint8(len(scan.cueSets) - 1)
+			remap[old] = n
+		}
+		scan.cueSet[b] = n
+		scan.leads[b] = scan.cueSets[n].leads()
+	}
+}
+
 // cueByteMatches reports whether byte b of a text matches cue byte c.
 func cueByteMatches(c, b byte) bool {
 	switch c {
@@ -284,34 +412,6 @@ func cueByteMatches(c, b byte) bool {
 		return b >= '0' && b <= '9'
 	}
 	return b == c
-}
-
-// confirm checks the hit of scan.key at s[i] against the cues keyed there.
-func (scan *prefilterScan) confirm(s string, i int) bool {
-	next := byte(0)
-	if i+1 < len(s) {
-		next = s[i+1]
-	}
-	if set := scan.cueSet[next]; set != 0 {
-		cues := scan.cueSets[set]
-		w := word4(s, i)
-		for k := range cues {
-			c := &cues[k]
-			// The literal runs around the key, inline: nearly every hit
-			// stops here, most at the one-word comparison.
-			if w&c.headMask != c.head || !strings.HasPrefix(s[i:], c.after) || i < len(c.before) || s[i-len(c.before):i] != c.before {
-				continue
-			}
-			end, ok := i+len(c.after), true
-			if !c.plain {
-				end, ok = matchCue(s, i, c)
-			}
-			if ok && (c.near == "" || strings.Contains(s[end:min(len(s), end+cueNearSpan)], c.near)) {
-				return true
-			}
-		}
-	}
-	return scan.sizeVerbs != nil && sizeFollowsVerb(s, i, scan.sizeVerbs)
 }
 
 // matchCue matches c.text around s[i], where its key byte c.at lies, and
@@ -408,7 +508,9 @@ func trimSpaceRight(s string) string {
 	return s
 }
 
-// lastNewline is strings.LastIndexByte(s, '\n') behind a vectorised IndexByte.
+// lastNewline is strings.LastIndexByte(s, '\n') behind a vectorised
+// IndexByte: on a one-line text (nearly all) it is ~15x faster than the
+// backward byte loop alone (BenchmarkLastNewline).
 func lastNewline(s string) int {
 	if strings.IndexByte(s, '\n') < 0 {
 		return -1

@@ -187,7 +187,7 @@ func TestRealTSLHumanBytes(t *testing.T) {
 // partition and instruction must be absent: no capture prints them.
 type realWant struct {
 	code, family, phase, backend, space, device, program, cause string
-	req, free, capacity, poolLimit                              Size
+	requested, free, capacity, poolLimit                        Size
 	advice                                                      []string
 	absent                                                      []string // advice that must not be given
 }
@@ -219,7 +219,7 @@ func checkRealReport(t *testing.T, r Report, w realWant) {
 		name      string
 		got, want Size
 	}{
-		{"Requested", r.Requested, w.req}, {"Free", r.Free, w.free}, {"Capacity", r.Capacity, w.capacity},
+		{"Requested", r.Requested, w.requested}, {"Free", r.Free, w.free}, {"Capacity", r.Capacity, w.capacity},
 		{"PoolLimit", r.PoolLimit, w.poolLimit},
 		{"Used", r.Used, Size{}}, {"Exceeded", r.Exceeded, Size{}}, {"Reserved", r.Reserved, Size{}},
 		{"Reservable", r.Reservable, Size{}},
@@ -369,7 +369,7 @@ var realOOMs = []realOOM{
 // bytes): RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY", then XLA silently
 // falls back to a smaller pool and the program runs (manifest: returncode 0,
 // pool_bytes < bytes_limit). The recogniser deliberately reports that line
-// (family M2, E0007, exact bytes): a log line alone cannot tell start-up
+// (gpu-preallocation, E0007, exact bytes): a log line alone cannot tell start-up
 // preallocation from a later failing allocation, and a pool smaller than the
 // configured fraction is worth an operator's attention; its advice says XLA
 // falls back. So these two are recognised, the other four are not.
@@ -463,7 +463,7 @@ func TestRealCaptures(t *testing.T) {
 			}
 
 			excWant := realWant{code: "E0007", family: c.excFamily, phase: c.phase, backend: BackendGPU,
-				device: "0", program: c.program, req: KnownSize(realTSLValue(t, c.token)), advice: c.advice}
+				device: "0", program: c.program, requested: KnownSize(realTSLValue(t, c.token)), advice: c.advice}
 			for _, kind := range []string{"exception", "traceback"} {
 				t.Run(kind, func(t *testing.T) {
 					text := readReal(t, c.name+"."+kind+".txt")
@@ -500,10 +500,10 @@ func TestRealCaptures(t *testing.T) {
 				// The first returned status is the failure: the exception
 				// print (for autotune_starved the per-HLO "Could not get config
 				// ... Status: RESOURCE_EXHAUSTED: Out of memory ..." logged
-				// before it), family I in every capture; the allocator log
+				// before it), gpu-allocator-status in every capture; the allocator log
 				// lines lend their exact figure and free/total.
 				w.family = "gpu-allocator-status"
-				w.req = KnownSize(c.stderrReq)
+				w.requested = KnownSize(c.stderrReq)
 				w.free, w.capacity, w.poolLimit, w.cause = c.free, c.capacity, c.pool, c.cause
 				w.absent = c.stderrAbsent
 				w.advice = append(append([]string(nil), c.advice...), c.stderrAdvice...)
@@ -574,7 +574,7 @@ func TestRealCaptures(t *testing.T) {
 						t.Fatal("start-up preallocation failure not recognised")
 					}
 					checkRealReport(t, r, realWant{code: "E0007", family: "gpu-preallocation", phase: PhaseRuntime, backend: BackendGPU,
-						device: "0", req: KnownSize(limit), advice: []string{realAdvFallback, realAdvFrac}})
+						device: "0", requested: KnownSize(limit), advice: []string{realAdvFallback, realAdvFrac}})
 				})
 			}
 		})
@@ -671,7 +671,7 @@ func TestRealWrinkles(t *testing.T) {
 		var trailing, bare int
 		for _, tc := range []struct {
 			file, anchor, family string
-			req                  int64
+			requested            int64
 			free, capacity       Size
 		}{
 			{"platform_device_put.stderr.txt", "Failed to allocate device memory", "gpu-preallocation", 100000000000, Size{}, Size{}},
@@ -699,13 +699,13 @@ func TestRealWrinkles(t *testing.T) {
 					t.Fatalf("not recognised:\n%s", rec)
 				}
 				w := realWant{code: "E0007", family: tc.family, phase: PhaseRuntime, backend: BackendGPU, device: "0",
-					req: KnownSize(tc.req), free: tc.free, capacity: tc.capacity}
+					requested: KnownSize(tc.requested), free: tc.free, capacity: tc.capacity}
 				if tc.free.Known {
 					// Larger than the GPU: no allocator setting is offered.
 					w.cause = CauseExhaustion
 					w.advice, w.absent = []string{realAdvWhole}, []string{realAdvFrac}
 				} else {
-					// M2: worded for start-up, asking for a smaller pool, never a larger one.
+					// gpu-preallocation: worded for start-up, asking for a smaller pool, never a larger one.
 					w.advice, w.absent = []string{realAdvFrac, realAdvFallback}, []string{"Give XLA more of the GPU"}
 				}
 				checkRealReport(t, r, w)
@@ -737,13 +737,13 @@ func TestRealWrinkles(t *testing.T) {
 			if !ok {
 				t.Fatalf("%s: BFC warning block not recognised", n)
 			}
-			req := m.int(t, n, "result.requested.bytes")
+			requested := m.int(t, n, "result.requested.bytes")
 			// The block's "Allocator memory summary" gives what was free
 			// (pool free + unallocated) and the pool limit: both less than the
 			// request, so the advice is about the pool, not fragmentation.
 			free := map[string]int64{"device_put": 63758789509, "mem_fraction_device_put": 4252017623}[n]
 			checkRealReport(t, r, realWant{code: "E0007", family: "gpu-bfc-allocator", phase: PhaseRuntime, backend: BackendGPU, device: "0",
-				req: KnownSize(realRoundUp256(req)), free: KnownSize(free), poolLimit: KnownSize(free), cause: CauseExhaustion,
+				requested: KnownSize(realRoundUp256(requested)), free: KnownSize(free), poolLimit: KnownSize(free), cause: CauseExhaustion,
 				advice: []string{"is free", realAdvPool}})
 		}
 	})

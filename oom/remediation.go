@@ -13,16 +13,22 @@ import (
 func remediate(r *Report, flat string, traits adviceTraits) []string {
 	var a advice
 	switch r.Code {
-	case codeBuffer:
-		a.runtimeBuffer(r)
-	case codeProgram:
-		a.programLoad(r)
 	case codeHbm:
 		a.compileHbm(r, flat, traits)
-	case codeVmem:
-		a.scopedVmem(r)
-	case codeSparseCore:
-		a.sparseCore(r)
+	case codeBuffer, codeProgram, codeVmem, codeSparseCore:
+		// The family's lead step first, its note after the code's advice.
+		a.addLead(r, traits)
+		switch r.Code {
+		case codeBuffer:
+			a.runtimeBuffer(r)
+		case codeProgram:
+			a.programLoad(r)
+		case codeVmem:
+			a.scopedVmem(r)
+		default:
+			a.sparseCore(r)
+		}
+		a.addNote(traits)
 	default:
 		a.generic(r, flat, traits)
 	}
@@ -43,6 +49,22 @@ func remediate(r *Report, flat string, traits adviceTraits) []string {
 type advice []string
 
 func (a *advice) add(parts ...string) { *a = append(*a, strings.Join(parts, "")) }
+
+// addLead adds the family's lead step, if it has one for r.
+func (a *advice) addLead(r *Report, traits adviceTraits) {
+	if traits.lead != nil {
+		if s := traits.lead(r); s != "" {
+			a.add(s)
+		}
+	}
+}
+
+// addNote adds the family's note, if it has one.
+func (a *advice) addNote(traits adviceTraits) {
+	if traits.note != "" {
+		a.add(traits.note)
+	}
+}
 
 // humanSize formats a size for advice text ("1.50GiB").
 func humanSize(s Size) string { return humanBytes(s.Bytes) }
@@ -103,11 +125,7 @@ func (a *advice) compileHbm(r *Report, flat string, traits adviceTraits) {
 		need = r.Requested
 	}
 	x := ratio(need, r.Capacity)
-	if traits.lead != nil {
-		if s := traits.lead(r); s != "" {
-			a.add(s)
-		}
-	}
+	a.addLead(r, traits)
 	switch {
 	case x >= 2:
 		n := int64(math.Ceil(x))
@@ -130,9 +148,7 @@ func (a *advice) compileHbm(r *Report, flat string, traits adviceTraits) {
 			strconv.FormatInt(int64(math.Ceil(x)), 10), " devices it fits without either.")
 		a.add("Keep the largest tensors in bfloat16 to win back the last few percent.")
 	}
-	if traits.note != "" {
-		a.add(traits.note)
-	}
+	a.addNote(traits)
 	if x == 0 {
 		a.add("Reduce the batch size, keep large tensors in bfloat16, and shard parameters and optimizer state over more chips.")
 	}
@@ -205,14 +221,8 @@ func (a *advice) generic(r *Report, flat string, traits adviceTraits) {
 		a.add("Donate inputs (donate_argnums) and avoid holding several copies of large arrays at once.")
 		return
 	}
-	if traits.lead != nil {
-		if s := traits.lead(r); s != "" {
-			a.add(s)
-		}
-	}
-	if traits.note != "" {
-		a.add(traits.note)
-	}
+	a.addLead(r, traits)
+	a.addNote(traits)
 	if r.Phase == PhaseCompile {
 		a.add("The GPU autotuner ran out of memory while compiling: free device memory before compiling (delete arrays, compile ahead of time), or cut autotuning with XLA_FLAGS=--xla_gpu_autotune_level=0.")
 	}

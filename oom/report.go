@@ -6,11 +6,13 @@
 // Use MayContain on every record (it is about as cheap as one
 // strings.Contains and allocates nothing) and Recognize on those it passes.
 //
-// Layout: grammar.go holds every message format (one entry per family of the
-// reference's quick index), catalog.go the error codes, sizes.go the size
-// parser, headers.go log-prefix stripping and line joining, prefilter.go
-// MayContain, recognize.go the engine that picks the failure in a record,
-// remediation.go the advice, pattern.go and fields.go small helpers.
+// Layout: family.go defines a message family entry and its registration;
+// families_*.go hold the entries, one per message format (listed with their
+// grammar and an example in docs/message-formats.md); details.go the phrases
+// that add facts to any family; catalog.go the error codes; sizes.go the size
+// parser; headers.go log-prefix stripping and line joining; prefilter.go
+// MayContain; recognize.go the engine that picks the failure in a record;
+// remediation.go the advice; pattern.go and fields.go small helpers.
 package oom
 
 // Phase tells whether the failure happened while compiling or while running.
@@ -60,10 +62,10 @@ type Report struct {
 	Phase    string // PhaseCompile or PhaseRuntime
 	DocURL   string // https://openxla.org/xla/errors/error_XXXX for catalog codes
 
-	// Family names the grammar entry that matched (see grammar.go): the
-	// reference's quick-index letter, with a digit where a letter has several
-	// forms (E1, E2, M1, M2), or "Q" for a code printed without a readable
-	// message. For tests and debugging; not part of the attribute contract.
+	// Family is the id of the message family that matched (families_*.go,
+	// docs/message-formats.md), e.g. "tpu-runtime-buffer", or "code-only" for
+	// a catalog code printed without a readable message. For tests and
+	// debugging; not part of the attribute contract.
 	Family string
 
 	Backend     string // BackendTPU/GPU/CPU when the text shows it

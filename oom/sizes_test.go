@@ -91,7 +91,7 @@ func TestHumanBytes(t *testing.T) {
 	}
 }
 
-// The values the reference (§3.3) verified against real logs.
+// Values checked against real logs (docs/message-formats.md, "Sizes").
 func TestFormatHuman(t *testing.T) {
 	for _, c := range []struct {
 		n       int64

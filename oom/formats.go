@@ -1,0 +1,90 @@
+package oom
+
+import "strings"
+
+// MessageFormat describes one message family for documentation; make
+// generate writes docs/message-formats.md and the README's family table from
+// MessageFormats.
+type MessageFormat struct {
+	ID      string // Report.Family
+	Summary string // what the message says happened
+	Kind    string // "fatal" (a returned status), "log-only" (a log line) or "warning" (never an OOM)
+	Code    string // default catalog code; a code printed in the text wins
+	Phase   string // PhaseCompile or PhaseRuntime
+	Backend string // the backend the message itself proves, "" if it does not
+	Anchor  string // the literal text the grammar is searched by
+	// Grammar is the RE2 expression run on flattened text, with every size
+	// group shown as <name:size>.
+	Grammar string
+	Yields  []string // the named groups: what the message gives
+	Example string   // a real message, verbatim from the tests' fixtures
+	Message string   // the part of Example the grammar matched (flattened)
+}
+
+// MessageFormats returns every registered message family, in matching order.
+func MessageFormats() []MessageFormat {
+	out := make([]MessageFormat, 0, len(families))
+	for i := range families {
+		f := &families[i]
+		out = append(out, MessageFormat{
+			ID: f.id, Summary: f.summary, Kind: f.kind.String(), Code: f.code, Phase: f.phase, Backend: f.backend,
+			Anchor: f.anchor, Grammar: readableGrammar(f.expr), Yields: f.yields(), Example: f.example,
+			Message: f.firstMatch(f.example),
+		})
+	}
+	return out
+}
+
+// readableGrammar shows every size group of expr as <name:size>.
+func readableGrammar(expr string) string {
+	const open, size = `(?P<`, `>` + sizePattern + `)`
+	var b strings.Builder
+	for {
+		i := strings.Index(expr, open)
+		if i < 0 {
+			break
+		}
+		end := strings.Index(expr[i:], ">")
+		name := expr[i+len(open) : i+end]
+		if !strings.HasPrefix(expr[i+end:], size) {
+			b.WriteString(expr[:i+end+1])
+			expr = expr[i+end+1:]
+			continue
+		}
+		b.WriteString(expr[:i] + "<" + name + ":size>")
+		expr = expr[i+end+len(size):]
+	}
+	b.WriteString(expr)
+	return b.String()
+}
+
+// ErrorCode is one OpenXLA catalog code the package reports.
+type ErrorCode struct {
+	Code, Name, Category string
+	Phase                string // "" when the code does not fix the phase (E0007)
+	DocURL               string // "" when the code has no page
+}
+
+// ErrorCodes returns the catalog codes, for documentation.
+func ErrorCodes() []ErrorCode {
+	out := make([]ErrorCode, 0, len(catalog))
+	for _, e := range catalog {
+		out = append(out, ErrorCode(e))
+	}
+	return out
+}
+
+// CodeOnlyFamily is Report.Family for a catalog OOM code printed without a
+// readable message.
+const CodeOnlyFamily = familyCodeOnly
+
+// firstMatch returns the first text of text that f's grammar matches, or "".
+func (f *family) firstMatch(text string) string {
+	flat, found := flatten(text), ""
+	f.each(flat, func(m match) {
+		if found == "" {
+			found = m.text[m.loc[2]:m.loc[3]]
+		}
+	})
+	return found
+}

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// root is the repository root, seen from this package's directory.
+const root = "../../.."
+
+// TestGeneratedDocsAreCurrent fails when docs/message-formats.md or the
+// README's family table differ from what the family entries generate: run
+// make generate and commit the result.
+func TestGeneratedDocsAreCurrent(t *testing.T) {
+	docs, err := os.ReadFile(filepath.Join(root, "docs", "message-formats.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(docs) != messageFormats() {
+		t.Error("docs/message-formats.md is stale: run make generate")
+	}
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := replaceBetweenMarkers(string(readme), familiesMarker, familyTable())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(readme) != want {
+		t.Error("the README's generated family table is stale: run make generate")
+	}
+}
+
+func TestReplaceBetweenMarkers(t *testing.T) {
+	doc := "a\n<!-- BEGIN GENERATED: x -->\nold\n<!-- END GENERATED: x -->\nb\n"
+	got, err := replaceBetweenMarkers(doc, "x", "new\n")
+	if err != nil || got != "a\n<!-- BEGIN GENERATED: x -->\nnew\n<!-- END GENERATED: x -->\nb\n" {
+		t.Errorf("got %q, %v", got, err)
+	}
+	if _, err := replaceBetweenMarkers("no markers", "x", "new\n"); err == nil {
+		t.Error("missing markers accepted")
+	}
+}
+
+func TestWriteUpdatesBothFiles(t *testing.T) {
+	dir := t.TempDir()
+	docs, readme := filepath.Join(dir, "formats.md"), filepath.Join(dir, "README.md")
+	if err := os.WriteFile(readme, []byte("intro\n<!-- BEGIN GENERATED: families -->\n<!-- END GENERATED: families -->\nend\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := write(docs, readme); err != nil {
+		t.Fatal(err)
+	}
+	d, _ := os.ReadFile(docs)
+	r, _ := os.ReadFile(readme)
+	if !strings.Contains(string(d), "### tpu-runtime-buffer") || !strings.Contains(string(r), "[`tpu-runtime-buffer`]") || !strings.HasSuffix(string(r), "end\n") {
+		t.Errorf("docs or README not written:\n%s\n%s", d, r)
+	}
+}

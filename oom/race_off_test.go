@@ -1,5 +1,0 @@
-//go:build !race
-
-package oom
-
-const raceEnabled = false
