@@ -181,3 +181,40 @@ func checkWarningPanel(t *testing.T, prom *prometheus) {
 		t.Error("the dashboard has no early-warning panel")
 	}
 }
+
+// TestWarningRunbookAnchor: the ticket's runbook_url points at a heading of
+// docs/runbook.md (GitHub's anchor: lower case, spaces to hyphens, other
+// punctuation dropped).
+func TestWarningRunbookAnchor(t *testing.T) {
+	rules, err := os.ReadFile(filepath.Join(examplesDir, "prometheus", "warnings.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runbook, err := os.ReadFile(filepath.Join(examplesDir, "..", "docs", "runbook.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	anchors := map[string]bool{}
+	for _, line := range strings.Split(string(runbook), "\n") {
+		if h, ok := strings.CutPrefix(line, "## "); ok {
+			var b strings.Builder
+			for _, r := range strings.ToLower(h) {
+				switch {
+				case r == ' ':
+					b.WriteByte('-')
+				case r == '-' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
+					b.WriteRune(r)
+				}
+			}
+			anchors[b.String()] = true
+		}
+	}
+	_, after, ok := strings.Cut(string(rules), "docs/runbook.md#")
+	if !ok {
+		t.Fatal("warnings.yaml has no runbook_url")
+	}
+	anchor, _, _ := strings.Cut(after, `"`)
+	if !anchors[anchor] {
+		t.Errorf("runbook_url anchor %q is not a heading of docs/runbook.md (%v)", anchor, anchors)
+	}
+}
