@@ -2,18 +2,17 @@ package oom
 
 import "strings"
 
-// Start-up back-off: StreamExecutor's CUDA driver wrapper logged a failed
-// device allocation at INFO level ("LOG(INFO) because this isn't always
-// important to users (e.g. BFCAllocator implements a retry if the first
-// allocation fails)", xla/stream_executor/cuda/cuda_driver.cc; older
-// tensorflow/stream_executor/cuda/cuda_driver.cc), typically while a memory
-// pool is reserved on a GPU another process holds. The same line at ERROR
-// level (older releases) is the OOM family M1. The level lives in the log
-// header, which flattening strips, so the raw lines are read here.
+// Start-up back-off: StreamExecutor's CUDA driver wrapper
+// (xla/stream_executor/cuda/cuda_driver.cc; older
+// tensorflow/stream_executor/cuda/cuda_driver.cc) logs a refused device
+// allocation at INFO level on purpose: the BFC allocator retries with a
+// smaller size, typically while it reserves its pool on a GPU another process
+// holds. The same line at ERROR level (older releases) is the OOM family
+// gpu-driver-alloc. The level lives in the log header, which flattening
+// strips, so the raw lines are read here.
 //
-// It is not a family entry: the family gpu-driver-alloc matches the same
-// text, and a warning entry is read from flattened text, which has lost the
-// level.
+// It is not a family entry: gpu-driver-alloc matches the same text, and a
+// warning entry is read from flattened text, which has lost the level.
 const familyStartupBackoff = "gpu-startup-backoff"
 
 var backoffPattern = compilePattern(familyStartupBackoff, "bytes) from device: ",
