@@ -25,6 +25,10 @@ type Config struct {
 	// largest input are written anyway). At most 100.
 	TopAllocations int `mapstructure:"top_allocations"`
 
+	// MemoryWarnings tags records that hold no OOM but a memory-pressure
+	// warning (xla.memory.warning and its sizes, never xla.error.code).
+	MemoryWarnings bool `mapstructure:"memory_warnings"`
+
 	// IncidentWindow is the length of the time buckets that group the copies
 	// of one failure logged by many hosts into one xla.oom.incident.id.
 	IncidentWindow time.Duration `mapstructure:"incident_window"`
@@ -38,6 +42,7 @@ func createDefaultConfig() *Config {
 	return &Config{
 		Finder:         oomrecord.DefaultFinder(),
 		SetSeverity:    true,
+		MemoryWarnings: true,
 		TopAllocations: defaultTopAllocations,
 		IncidentWindow: incidentwindow.Default,
 	}

@@ -60,6 +60,7 @@ var configCases = []struct {
 				MaxScanSize: 65536,
 			},
 			SetSeverity:    false,
+			MemoryWarnings: true,
 			TopAllocations: defaultTopAllocations,
 			IncidentWindow: incidentwindow.Default,
 		},
@@ -68,6 +69,7 @@ var configCases = []struct {
 		c.SearchBody = false
 		c.Attributes = []string{"exception.stacktrace"}
 	})},
+	{name: "no_memory_warnings", want: withDefaults(func(c *Config) { c.MemoryWarnings = false })},
 	{name: "breakdown_bounds", want: withDefaults(func(c *Config) {
 		c.TopAllocations, c.IncidentWindow = maxTopAllocations, 5*time.Minute
 	})},
@@ -91,6 +93,7 @@ var configCases = []struct {
 	{name: "incident_window_negative", wantErr: "incident_window: must be positive, got -1m0s"},
 	{name: "incident_window_not_a_duration", wantErr: "incident_window"},
 	{name: "set_severity_not_a_bool", wantErr: "set_severity"},
+	{name: "memory_warnings_not_a_bool", wantErr: "memory_warnings"},
 	{name: "unknown_field", wantErr: "max_scan_bytes"},
 }
 

@@ -32,6 +32,7 @@ func TestDefaultConfig(t *testing.T) {
 	assert.Equal(t, []string{"exception.message", "exception.stacktrace"}, cfg.Attributes)
 	assert.Equal(t, 1<<20, cfg.MaxScanSize)
 	assert.True(t, cfg.SetSeverity)
+	assert.True(t, cfg.MemoryWarnings)
 	assert.Equal(t, 5, cfg.TopAllocations)
 	assert.Equal(t, time.Minute, cfg.IncidentWindow)
 }

@@ -27,7 +27,7 @@ func newLogsProcessor(cfg *Config, telemetry *metadata.TelemetryBuilder) *logsPr
 // and a record that is not an OOM is not touched at all.
 func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, error) {
 	var scanned int64
-	var tagged codeCounts
+	var tagged codeCounts // failures by code and, marked warning, warnings by kind: one table, one allocation
 	rls := ld.ResourceLogs()
 	for i := 0; i < rls.Len(); i++ {
 		sls := rls.At(i).ScopeLogs()
@@ -35,35 +35,59 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 			lrs := sls.At(j).LogRecords()
 			scanned += int64(lrs.Len())
 			for k := 0; k < lrs.Len(); k++ {
-				if code, ok := p.tag(lrs.At(k)); ok {
-					tagged.add(code)
+				if label, t := p.tag(lrs.At(k)); t != untouched {
+					tagged.add(label, t == taggedWarning)
 				}
 			}
 		}
 	}
 	p.telemetry.ProcessorXlaOomRecordsScanned.Add(ctx, scanned)
 	for _, c := range tagged.counts {
+		if c.warning {
+			p.telemetry.ProcessorXlaOomRecordsWarned.Add(ctx, c.n,
+				metric.WithAttributes(attribute.String(oomattr.WarningKind, c.code)))
+			continue
+		}
 		p.telemetry.ProcessorXlaOomRecordsTagged.Add(ctx, c.n,
 			metric.WithAttributes(attribute.String(oomattr.ErrorCode, c.code)))
 	}
 	return ld, nil
 }
 
-// tag recognises and tags one record, returning the code it was tagged with.
-// A record that already carries xla.error.code (tagged by an upstream
-// collector) is left as it is, so processing twice equals processing once.
-func (p *logsProcessor) tag(lr plog.LogRecord) (string, bool) {
+// tagging says what tag wrote on a record.
+type tagging uint8
+
+const (
+	untouched tagging = iota
+	taggedOOM
+	taggedWarning
+)
+
+// tag recognises and tags one record, returning the code (or, for a memory
+// warning, the kind) it was tagged with. A record that already carries
+// xla.error.code (tagged by an upstream collector) is left as it is, so
+// processing twice equals processing once.
+func (p *logsProcessor) tag(lr plog.LogRecord) (string, tagging) {
 	if !p.cfg.MayContain(lr) {
-		return "", false // 99.9 % of records: no Report is zeroed or copied
+		return "", untouched // 99.9 % of records: no Report is zeroed or copied
 	}
 	return p.tagCandidate(lr)
 }
 
 // tagCandidate recognises and tags a record that passed the prefilter.
-func (p *logsProcessor) tagCandidate(lr plog.LogRecord) (string, bool) {
+func (p *logsProcessor) tagCandidate(lr plog.LogRecord) (string, tagging) {
+	if oomattr.Tagged(lr.Attributes()) {
+		return "", untouched
+	}
 	report, ok := p.cfg.Find(lr)
-	if !ok || oomattr.Tagged(lr.Attributes()) {
-		return "", false
+	if !ok {
+		if p.cfg.MemoryWarnings {
+			return p.warn(lr)
+		}
+		return "", untouched
+	}
+	if oomattr.Warned(lr.Attributes()) {
+		return "", untouched // tagged as a warning upstream: leave it as it is
 	}
 	oomattr.PutTop(report, lr.Attributes(), p.cfg.TopAllocations)
 	ts := recordtime.Of(lr, p.now())
@@ -74,24 +98,25 @@ func (p *logsProcessor) tagCandidate(lr plog.LogRecord) (string, bool) {
 			lr.SetSeverityText("ERROR")
 		}
 	}
-	return report.Code, true
+	return report.Code, taggedOOM
 }
 
-// codeCounts counts tagged records per code without allocating: a batch holds
-// only a handful of distinct codes.
+// codeCounts counts tagged records per code (and warnings per kind) without
+// allocating: a batch holds only a handful of distinct codes.
 type codeCounts struct {
 	counts []codeCount
 	inline [8]codeCount
 }
 
 type codeCount struct {
-	code string
-	n    int64
+	code    string // the xla.error.code, or the xla.memory.warning kind
+	warning bool
+	n       int64
 }
 
-func (c *codeCounts) add(code string) {
+func (c *codeCounts) add(code string, warning bool) {
 	for i := range c.counts {
-		if c.counts[i].code == code {
+		if c.counts[i].code == code && c.counts[i].warning == warning {
 			c.counts[i].n++
 			return
 		}
@@ -99,5 +124,5 @@ func (c *codeCounts) add(code string) {
 	if c.counts == nil {
 		c.counts = c.inline[:0]
 	}
-	c.counts = append(c.counts, codeCount{code: code, n: 1})
+	c.counts = append(c.counts, codeCount{code: code, warning: warning, n: 1})
 }

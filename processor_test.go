@@ -66,6 +66,16 @@ func TestProcessorGolden(t *testing.T) {
 		// BufferAssignment), breakdown lines arriving alone (untouched), and
 		// one failure logged by three hosts (one xla.oom.incident.id).
 		{dir: "breakdown", input: "breakdown", cfg: createDefaultConfig},
+		// Memory-pressure warnings before the failure they announce: each
+		// warning gets xla.memory.warning and no xla.error.code, the fatal
+		// BFC headline and the status stay OOMs, a record already tagged as
+		// a warning and the preallocation info line are left as they are.
+		{dir: "warnings", input: "warnings", cfg: createDefaultConfig},
+		{dir: "warnings_off", input: "warnings", cfg: func() *Config {
+			c := createDefaultConfig()
+			c.MemoryWarnings = false
+			return c
+		}},
 		{dir: "breakdown_top1", input: "breakdown", cfg: func() *Config {
 			c := createDefaultConfig()
 			c.TopAllocations = 1
@@ -102,7 +112,7 @@ func TestOrdinaryRecordsUnchanged(t *testing.T) {
 	got := run(t, createDefaultConfig(), processortest.NewNopSettings(metadata.Type), input)
 
 	require.Equal(t, want.LogRecordCount(), got.LogRecordCount(), "no record may be dropped")
-	tagged := 0
+	tagged, warned := 0, 0
 	forEachRecordPair(want, got, func(before, after plog.LogRecord) {
 		if _, ok := after.Attributes().Get("xla.error.code"); ok {
 			if _, wasTagged := before.Attributes().Get("xla.error.code"); !wasTagged {
@@ -110,12 +120,17 @@ func TestOrdinaryRecordsUnchanged(t *testing.T) {
 				return
 			}
 		}
+		if _, ok := after.Attributes().Get("xla.memory.warning"); ok {
+			warned++
+			return
+		}
 		assert.Equal(t, before.Body().AsRaw(), after.Body().AsRaw())
 		assert.Equal(t, before.Attributes().AsRaw(), after.Attributes().AsRaw())
 		assert.Equal(t, before.SeverityNumber(), after.SeverityNumber())
 		assert.Equal(t, before.SeverityText(), after.SeverityText())
 	})
 	assert.Equal(t, 5, tagged, "the mixed input holds five untagged XLA OOM records")
+	assert.Equal(t, 1, warned, "and one BFC allocator retry warning")
 }
 
 func TestProcessingTwiceEqualsOnce(t *testing.T) {
@@ -183,8 +198,8 @@ func TestUndatedRecordIsDatedAtArrival(t *testing.T) {
 		p.now = func() time.Time { return now }
 		lr := plog.NewLogRecord()
 		lr.Body().SetStr(msg)
-		_, ok := p.tag(lr)
-		require.True(t, ok)
+		_, tagged := p.tag(lr)
+		require.Equal(t, taggedOOM, tagged)
 		v, ok := lr.Attributes().Get(oomattr.Incident)
 		require.True(t, ok)
 		return v.Str()

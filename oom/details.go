@@ -151,6 +151,7 @@ var (
 // that the allocation failure was not fatal or not a device OOM.
 var guards = []string{
 	"Failed to determine best cudnn convolution algorithm", // the autotuner falls back to another algorithm
+	"Failed to find best cuBLAS algorithm",                 // the GEMM autotuner falls back likewise (an early-warning kind)
 	"CUDA backend failed to initialize",                    // JAX start-up warning, not an OOM of a program
 }
 

@@ -45,7 +45,7 @@ var lookalikes = []lookalike{
 	{"bfc-non-fatal", "bfc occupancy", `2024-05-28 07:02:44.350162: W external/tsl/tsl/framework/bfc_allocator.cc:494] ***************************__******************************************************************_____`, true},
 	{"bfc-non-fatal", "bfc dump header", `I external/tsl/tsl/framework/bfc_allocator.cc:1039] BFCAllocator dump for GPU_0_bfc`, true},
 	// rematerialization and preallocation
-	{"remat-and-preallocation", "remat", `W0905 17:27:21 hlo_rematerialization.cc:3231] Can't reduce memory use below 57.03GiB (61237292825 bytes) by rematerialization; only reduced to 68.32GiB (73361280968 bytes), down from 68.32GiB (73361280968 bytes) originally`, true},
+	{"remat-and-preallocation", "remat", `W0905 17:27:21 hlo_rematerialization.cc:3231] Can't reduce memory use below 57.03GiB (61237292825 bytes) by rematerialization; only reduced to 68.32GiB (73361280968 bytes), down from 68.32GiB (73361280968 bytes) originally`, false}, // a memory warning: MayContain passes it (warning_test.go)
 	{"remat-and-preallocation", "prealloc", `I0000 00:00:1758277414.566053 1017489 gpu_helpers.cc:136] XLA backend allocating 16491332239 bytes on device 0 for BFCAllocator.`, true},
 	{"remat-and-preallocation", "prealloc will use", `I0000 00:00:1758277414.566053 1017489 gpu_helpers.cc:136] XLA backend will use up to 16491332239 bytes on device 0 for BFCAllocator.`, true},
 	{"remat-and-preallocation", "prealloc async", `XLA backend allocating 16491332239 bytes on device 1 for CudaAsyncAllocator.`, true},
@@ -56,6 +56,7 @@ var lookalikes = []lookalike{
 	{"init-failure", "tpu in use", `RuntimeError: Unable to initialize backend 'tpu': ABORTED: The TPU is already in use by process with pid 1234. Not attempting to load libtpu.so in this process.`, false},
 	// autotuner fallbacks, Triton shared memory
 	{"autotuner-and-triton", "cudnn fallback", `W tensorflow/compiler/xla/service/gpu/gpu_conv_algorithm_picker.cc:729] Failed to determine best cudnn convolution algorithm: Resource exhausted: Out of memory while trying to allocate 16777716 bytes.`, false},
+	{"autotuner-and-triton", "cublas fallback", `W0301 12:00:00.000000 4242 gemm_algorithm_picker.cc:162] Failed to find best cuBLAS algorithm, GEMM performance might be suboptimal: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 33554432 bytes.`, false}, // template of gemm_algorithm_picker.cc; an early-warning kind
 	{"autotuner-and-triton", "triton smem", `RESOURCE_EXHAUSTED: Shared memory size limit exceeded: requested 110592, available: 101376`, false},
 	{"autotuner-and-triton", "triton smem context", `jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Shared memory size limit exceeded: requested 262144, available: 232448, context: [Fusion: triton_gemm_dot.3]`, false},
 	// PyTorch's native OOM (not XLA; TensorFlow's own are tagged, see recognition_classes_test.go)

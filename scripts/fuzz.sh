@@ -13,6 +13,7 @@ targets=(
   ./oom:FuzzRecognizeProperties
   ./oom:FuzzParseSize
   ./oom:FuzzRecognize
+  ./oom:FuzzRecognizeWarning
   .:FuzzProcessRecord
 )
 

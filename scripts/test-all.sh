@@ -99,7 +99,7 @@ if [ -f "$root/examples/prometheus/alerts_test.yaml" ]; then
   promtool=$(command -v promtool || true)
   [ -n "$promtool" ] || [ ! -x "$root/out/tools/prometheus3/promtool" ] || promtool="$root/out/tools/prometheus3/promtool"
   if [ -n "$promtool" ]; then
-    check PromtoolTestRules bash -c "cd '$root/examples/prometheus' && '$promtool' test rules alerts_test.yaml" || status=1
+    check PromtoolTestRules bash -c "cd '$root/examples/prometheus' && '$promtool' test rules *_test.yaml" || status=1
   elif [ "${CI:-}" = true ]; then
     check PromtoolTestRules bash -c "echo 'promtool is not installed: .ci/run should have installed it'; exit 1"
     status=1

@@ -119,6 +119,7 @@ func (c *xlaOOMConnector) ConsumeLogs(ctx context.Context, ld plog.Logs) error {
 	var fromAttrs, fromText, overflowed int64
 	var obs []observation
 	incidents := map[resourceKey]*jobIncidents{}
+	warnings := map[resourceKey]*jobWarnings{}
 	rls := ld.ResourceLogs()
 	for i := 0; i < rls.Len(); i++ {
 		rl := rls.At(i)
@@ -129,10 +130,12 @@ func (c *xlaOOMConnector) ConsumeLogs(ctx context.Context, ld plog.Logs) error {
 			for k := 0; k < lrs.Len(); k++ {
 				lr := lrs.At(k)
 				if !oomattr.Tagged(lr.Attributes()) && (!c.cfg.RecognizeUntagged || !c.cfg.MayContain(lr)) {
-					continue // the 99.9 %: no Report is built
+					c.addWarning(warnings, rl, lr, now, false) // tagged by the processor
+					continue                                   // the 99.9 %: no Report is built
 				}
 				r, tagged, ok := c.read(lr)
 				if !ok {
+					c.addWarning(warnings, rl, lr, now, !tagged) // no OOM: maybe a warning
 					continue
 				}
 				if tagged {
@@ -155,7 +158,8 @@ func (c *xlaOOMConnector) ConsumeLogs(ctx context.Context, ld plog.Logs) error {
 		overflowed += c.state.add(key, rl.Resource(), rl.SchemaUrl(), obs, now)
 		c.mu.Unlock()
 	}
-	if fromAttrs+fromText == 0 {
+	overflowed += c.addWarnings(warnings, now)
+	if fromAttrs+fromText == 0 && len(warnings) == 0 {
 		return nil
 	}
 	if len(incidents) > 0 {

@@ -21,6 +21,8 @@ const (
 	metricShortfall
 	metricPressure
 	metricIncidents
+	metricWarnings        // xla.memory.warnings (warning.go)
+	metricWarningPressure // xla.memory.warning.pressure (warning.go)
 	numMetrics
 )
 
@@ -63,10 +65,14 @@ func descriptors(set connector.Settings) [numMetrics]descriptor {
 	mbc.Metrics.XlaOomErrors.Enabled = true
 	mbc.Metrics.XlaOomPressure.Enabled = true
 	mbc.Metrics.XlaOomIncidents.Enabled = true
+	mbc.Metrics.XlaMemoryWarnings.Enabled = true
+	mbc.Metrics.XlaMemoryWarningPressure.Enabled = true
 	mb := metadata.NewMetricsBuilder(mbc, set)
 	mb.RecordXlaOomErrorsDataPoint(0, 0, "", metadata.AttributeXlaErrorPhaseRuntime)
 	mb.RecordXlaOomPressureDataPoint(0, 0, "")
 	mb.RecordXlaOomIncidentsDataPoint(0, 0, "")
+	mb.RecordXlaMemoryWarningsDataPoint(0, 0, metadata.AttributeXlaMemoryWarningRematerialization)
+	mb.RecordXlaMemoryWarningPressureDataPoint(0, 0, metadata.AttributeXlaMemoryWarningRematerialization)
 	md := mb.Emit()
 
 	var d [numMetrics]descriptor
@@ -83,6 +89,10 @@ func descriptors(set connector.Settings) [numMetrics]descriptor {
 			d[metricPressure] = desc
 		case metadata.MetricsInfo.XlaOomIncidents.Name:
 			d[metricIncidents] = desc
+		case metadata.MetricsInfo.XlaMemoryWarnings.Name:
+			d[metricWarnings] = desc
+		case metadata.MetricsInfo.XlaMemoryWarningPressure.Name:
+			d[metricWarningPressure] = desc
 		}
 	}
 	return d
@@ -91,9 +101,9 @@ func descriptors(set connector.Settings) [numMetrics]descriptor {
 // metricType is the instrument of each metric.
 func (id metricID) metricType() pmetric.MetricType {
 	switch id {
-	case metricErrors, metricIncidents:
+	case metricErrors, metricIncidents, metricWarnings:
 		return pmetric.MetricTypeSum
-	case metricPressure:
+	case metricPressure, metricWarningPressure:
 		return pmetric.MetricTypeGauge
 	default:
 		return pmetric.MetricTypeHistogram
@@ -102,11 +112,13 @@ func (id metricID) metricType() pmetric.MetricType {
 
 func (m *MetricsConfig) enabled() [numMetrics]bool {
 	return [numMetrics]bool{
-		metricErrors:    m.XlaOomErrors.Enabled,
-		metricRequested: m.XlaOomRequestedSize.Enabled,
-		metricShortfall: m.XlaOomShortfallSize.Enabled,
-		metricPressure:  m.XlaOomPressure.Enabled,
-		metricIncidents: m.XlaOomIncidents.Enabled,
+		metricErrors:          m.XlaOomErrors.Enabled,
+		metricRequested:       m.XlaOomRequestedSize.Enabled,
+		metricShortfall:       m.XlaOomShortfallSize.Enabled,
+		metricPressure:        m.XlaOomPressure.Enabled,
+		metricIncidents:       m.XlaOomIncidents.Enabled,
+		metricWarnings:        m.XlaMemoryWarnings.Enabled,
+		metricWarningPressure: m.XlaMemoryWarningPressure.Enabled,
 	}
 }
 
@@ -115,6 +127,7 @@ func (m *MetricsConfig) enabled() [numMetrics]bool {
 type attrKey struct {
 	code, phase, cause            string // phase and cause: xla.oom.errors only
 	program, backend, memorySpace string // opt-in dimensions
+	warning                       string // xla.memory.warning: warning metrics only
 }
 
 // putAttributes writes the set in a fixed order.
@@ -122,6 +135,7 @@ func (k attrKey) putAttributes(dst pcommon.Map) {
 	for _, kv := range [...]struct{ key, value string }{
 		{oomattr.ErrorCode, k.code}, {oomattr.ErrorPhase, k.phase}, {oomattr.Cause, k.cause},
 		{oomattr.Program, k.program}, {oomattr.Backend, k.backend}, {oomattr.MemorySpace, k.memorySpace},
+		{oomattr.WarningKind, k.warning},
 	} {
 		if kv.value != "" {
 			dst.PutStr(kv.key, kv.value)
@@ -131,8 +145,8 @@ func (k attrKey) putAttributes(dst pcommon.Map) {
 
 // compare orders attribute sets field by field, for a stable output order.
 func (k attrKey) compare(o attrKey) int {
-	a := [...]string{k.code, k.phase, k.cause, k.program, k.backend, k.memorySpace}
-	b := [...]string{o.code, o.phase, o.cause, o.program, o.backend, o.memorySpace}
+	a := [...]string{k.code, k.phase, k.cause, k.program, k.backend, k.memorySpace, k.warning}
+	b := [...]string{o.code, o.phase, o.cause, o.program, o.backend, o.memorySpace, o.warning}
 	for i := range a {
 		if c := strings.Compare(a[i], b[i]); c != 0 {
 			return c
@@ -175,6 +189,9 @@ type measurement struct {
 	// incident marks the measurement of a new incident: it counts in
 	// xla.oom.incidents only (and no record's measurement counts there).
 	incident bool
+	// warning marks the measurement of a memory-pressure warning: it counts
+	// in the warning metrics only, and no failure's measurement counts there.
+	warning bool
 }
 
 // measure turns a report into its measurement. Phase and cause outside their

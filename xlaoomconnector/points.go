@@ -157,7 +157,7 @@ func (w *writer) writePoint(m pmetric.Metric, id metricID, s *series) {
 		start = s.nextStart
 	}
 	count, hist := s.count, s.hist
-	if w.st.delta && id != metricPressure {
+	if w.st.delta && id != metricPressure && id != metricWarningPressure {
 		p := inFlight{series: s, count: s.count, hist: s.hist.take(), end: end}
 		s.count = 0
 		count, hist = p.count, p.hist

@@ -89,13 +89,13 @@ func (st *state) add(key resourceKey, res pcommon.Resource, schemaURL string, ob
 			}
 			s.touch(now)
 			switch id {
-			case metricErrors, metricIncidents:
+			case metricErrors, metricIncidents, metricWarnings:
 				s.count++
 			case metricRequested:
 				s.hist.observe(st.bounds, float64(ob.measured.requested))
 			case metricShortfall:
 				s.hist.observe(st.bounds, float64(ob.measured.shortfall))
-			case metricPressure:
+			case metricPressure, metricWarningPressure:
 				if ob.at >= s.gaugeAt {
 					s.gauge, s.gaugeAt = ob.measured.pressure, ob.at
 				}
@@ -106,6 +106,9 @@ func (st *state) add(key resourceKey, res pcommon.Resource, schemaURL string, ob
 }
 
 func (m *measurement) has(id metricID) bool {
+	if m.warning || id == metricWarnings || id == metricWarningPressure {
+		return m.warning && m.hasWarning(id)
+	}
 	if m.incident || id == metricIncidents {
 		return m.incident && id == metricIncidents
 	}

@@ -77,3 +77,39 @@ func TestLineStartIsTheConfiguredOne(t *testing.T) {
 		}
 	}
 }
+
+// TestSamplesWarnBeforeFailing: the samples hold a job that warns before it
+// fails. Every warning is recognised as a warning and not as an OOM, and the
+// host logs its first OOM after its warnings.
+func TestSamplesWarnBeforeFailing(t *testing.T) {
+	recs, err := ReadRecords("logs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]string{}
+	firstOOM := map[string]int{}
+	lastWarning := map[string]int{}
+	for i, r := range recs {
+		if _, ok := oom.Recognize(r.Text); ok {
+			if _, seen := firstOOM[r.Host]; !seen {
+				firstOOM[r.Host] = i
+			}
+			continue
+		}
+		if !oom.MayContain(r.Text) {
+			continue
+		}
+		if w, ok := oom.RecognizeWarning(r.Text); ok {
+			got[r.Host] = append(got[r.Host], w.Kind)
+			lastWarning[r.Host] = i
+		}
+	}
+	if !reflect.DeepEqual(got, ExpectedWarnings) {
+		t.Errorf("warnings per host:\n got %v\nwant %v", got, ExpectedWarnings)
+	}
+	for host, i := range lastWarning {
+		if j, ok := firstOOM[host]; !ok || j < i {
+			t.Errorf("%s: no OOM after its last warning (record %d, first OOM %d, %v)", host, i, j, ok)
+		}
+	}
+}

@@ -90,6 +90,25 @@ func TestDemo(t *testing.T) {
 			}
 		}
 	}
+	// Early warning: the job that warns before it fails, warnings printed first.
+	warned := map[string][]string{}
+	for _, r := range res.Records {
+		if kind := r.Str("xla.memory.warning"); kind != "" {
+			if code := r.Str("xla.error.code"); code != "" {
+				t.Errorf("a warning record carries xla.error.code %s", code)
+			}
+			warned[r.ResourceStr("host.name")] = append(warned[r.ResourceStr("host.name")], kind)
+		}
+	}
+	if !reflect.DeepEqual(warned, demo.ExpectedWarnings) {
+		t.Errorf("warnings per host:\n got %v\nwant %v", warned, demo.ExpectedWarnings)
+	}
+	if w, i := strings.Index(out.String(), "Early warnings: 2 memory-pressure warnings"), strings.Index(out.String(), "XLA OOM incidents:"); w < 0 || i < 0 || w > i {
+		t.Errorf("the demo must print the warnings (at %d) before the incidents (at %d)", w, i)
+	}
+	if !strings.Contains(out.String(), "xla_memory_warnings_total (counter, per job: no host_name)") {
+		t.Errorf("demo output lacks the warning counter")
+	}
 	for _, s := range []string{"XLA OOM incidents: 15, from 16 tagged records", "advice: ", "xla_oom_errors_total (counter)",
 		"xla_oom_pressure_ratio", "xla_oom_requested_size_bytes (histogram)", "tpu-train-w1  E0101  Runtime: Program Allocation Failure"} {
 		if !strings.Contains(out.String(), s) {

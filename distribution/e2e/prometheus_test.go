@@ -85,6 +85,12 @@ func testRules(t *testing.T) []byte {
 	return []byte(s)
 }
 
+// ruleFile is a rule file startPrometheus loads besides the test rules.
+type ruleFile struct {
+	name    string
+	content []byte
+}
+
 type prometheus struct {
 	base string
 	log  string // path of its log
@@ -97,8 +103,9 @@ type promSample struct {
 
 // startPrometheus runs bin with the test rules, evaluating every second. It
 // scrapes target every second when target is not empty; remoteWrite turns on
-// its remote-write receiver.
-func startPrometheus(t *testing.T, bin, dir, target string, remoteWrite bool) *prometheus {
+// its remote-write receiver. extraRules are more rule files to load (name ->
+// content), e.g. the early-warning rules.
+func startPrometheus(t *testing.T, bin, dir, target string, remoteWrite bool, extraRules ...ruleFile) *prometheus {
 	t.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -108,7 +115,15 @@ func startPrometheus(t *testing.T, bin, dir, target string, remoteWrite bool) *p
 	if err := os.WriteFile(rulesPath, testRules(t), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg := fmt.Sprintf("global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n  evaluation_interval: 1s\nrule_files: [%q]\n", rulesPath)
+	rulePaths := fmt.Sprintf("%q", rulesPath)
+	for _, r := range extraRules {
+		path := filepath.Join(dir, r.name)
+		if err := os.WriteFile(path, r.content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rulePaths += fmt.Sprintf(", %q", path)
+	}
+	cfg := fmt.Sprintf("global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n  evaluation_interval: 1s\nrule_files: [%s]\n", rulePaths)
 	if target != "" {
 		cfg += fmt.Sprintf("scrape_configs:\n  - job_name: otelcol-xlaoom\n    static_configs:\n      - targets: [%q]\n", target)
 	}

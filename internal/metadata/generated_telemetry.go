@@ -28,6 +28,7 @@ type TelemetryBuilder struct {
 	registrations                 []metric.Registration
 	ProcessorXlaOomRecordsScanned metric.Int64Counter
 	ProcessorXlaOomRecordsTagged  metric.Int64Counter
+	ProcessorXlaOomRecordsWarned  metric.Int64Counter
 }
 
 // TelemetryBuilderOption applies changes to default builder.
@@ -68,6 +69,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	builder.ProcessorXlaOomRecordsTagged, err = builder.meter.Int64Counter(
 		"otelcol_processor_xla_oom_records_tagged",
 		metric.WithDescription("Log records recognised as XLA out-of-memory failures and tagged, by xla.error.code. [Alpha]"),
+		metric.WithUnit("{record}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorXlaOomRecordsWarned, err = builder.meter.Int64Counter(
+		"otelcol_processor_xla_oom_records_warned",
+		metric.WithDescription("Log records recognised as memory-pressure warnings (no OOM) and tagged, by xla.memory.warning. [Alpha]"),
 		metric.WithUnit("{record}"),
 	)
 	errs = errors.Join(errs, err)

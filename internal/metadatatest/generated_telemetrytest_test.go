@@ -21,10 +21,14 @@ func TestSetupTelemetry(t *testing.T) {
 	defer tb.Shutdown()
 	tb.ProcessorXlaOomRecordsScanned.Add(context.Background(), 1)
 	tb.ProcessorXlaOomRecordsTagged.Add(context.Background(), 1)
+	tb.ProcessorXlaOomRecordsWarned.Add(context.Background(), 1)
 	AssertEqualProcessorXlaOomRecordsScanned(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorXlaOomRecordsTagged(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualProcessorXlaOomRecordsWarned(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 

@@ -98,9 +98,11 @@ func Run(w io.Writer, o Options) (Result, error) {
 	}
 	fmt.Fprintf(w, "Done in %.1fs.\n  log records as exported, the OOMs with their xla.* attributes: %s\n  metrics as exported: %s\n  collector log: %s\n\n",
 		time.Since(started).Seconds(), rel(recordsPath), rel(filepath.Join(absOut, "metrics.json")), rel(p.Log))
+	printWarnings(w, recs)
 	printIncidents(w, recs)
 	printExample(w, recs)
 	printMetrics(w, samples, prom)
+	printWarningMetrics(w, samples)
 	return Result{Records: recs, Metrics: samples}, nil
 }
 

@@ -71,6 +71,9 @@ func familyTable() string {
 // codeCell is the family's code, noting that a code printed in the text wins
 // (for E1000 families, a vmem or smem space also gives E1001).
 func codeCell(f oom.MessageFormat) string {
+	if f.Kind == "warning" {
+		return "none (tagged `xla.memory.warning`)"
+	}
 	if f.Code == "E1000" && contains(f.Yields, "space") {
 		return "E1000 (vmem/smem: E1001)"
 	}
@@ -135,7 +138,11 @@ func messageFormats() string {
 		fmt.Fprintf(&b, "- anchor: `%s`\n", f.Anchor)
 		fmt.Fprintf(&b, "- yields: %s\n\n", orNone(strings.Join(f.Yields, ", "), "nothing but the family (the sizes come from the messages around it)"))
 		fmt.Fprintf(&b, "Grammar (RE2, on flattened text; `<name:size>` is a size in any spelling, see [Sizes](#sizes)):\n\n```\n%s\n```\n\n", f.Grammar)
-		fmt.Fprintf(&b, "Example (a real message, from the tests' fixtures):\n\n```\n%s\n```\n\n", f.Example)
+		example := "Example (a real message, from the tests' fixtures)"
+		if f.Kind == "warning" {
+			example = "Example (from the warning fixtures of oom/warning_test.go, which name each text's source)"
+		}
+		fmt.Fprintf(&b, "%s:\n\n```\n%s\n```\n\n", example, f.Example)
 	}
 	fmt.Fprintf(&b, "### %s\n\n", oom.CodeOnlyFamily)
 	b.WriteString(codeOnly)

@@ -6,6 +6,46 @@ import (
 	"go.opentelemetry.io/collector/confmap"
 )
 
+// XlaMemoryWarningPressureMetricConfig provides config for the xla.memory.warning.pressure metric.
+type XlaMemoryWarningPressureMetricConfig struct {
+	Enabled          bool `mapstructure:"enabled"`
+	enabledSetByUser bool
+}
+
+func (ms *XlaMemoryWarningPressureMetricConfig) Unmarshal(parser *confmap.Conf) error {
+	if parser == nil {
+		return nil
+	}
+
+	err := parser.Unmarshal(ms)
+	if err != nil {
+		return err
+	}
+
+	ms.enabledSetByUser = parser.IsSet("enabled")
+	return nil
+}
+
+// XlaMemoryWarningsMetricConfig provides config for the xla.memory.warnings metric.
+type XlaMemoryWarningsMetricConfig struct {
+	Enabled          bool `mapstructure:"enabled"`
+	enabledSetByUser bool
+}
+
+func (ms *XlaMemoryWarningsMetricConfig) Unmarshal(parser *confmap.Conf) error {
+	if parser == nil {
+		return nil
+	}
+
+	err := parser.Unmarshal(ms)
+	if err != nil {
+		return err
+	}
+
+	ms.enabledSetByUser = parser.IsSet("enabled")
+	return nil
+}
+
 // XlaOomErrorsMetricConfig provides config for the xla.oom.errors metric.
 type XlaOomErrorsMetricConfig struct {
 	Enabled          bool `mapstructure:"enabled"`
@@ -68,13 +108,21 @@ func (ms *XlaOomPressureMetricConfig) Unmarshal(parser *confmap.Conf) error {
 
 // MetricsConfig provides config for xla_oom metrics.
 type MetricsConfig struct {
-	XlaOomErrors    XlaOomErrorsMetricConfig    `mapstructure:"xla.oom.errors"`
-	XlaOomIncidents XlaOomIncidentsMetricConfig `mapstructure:"xla.oom.incidents"`
-	XlaOomPressure  XlaOomPressureMetricConfig  `mapstructure:"xla.oom.pressure"`
+	XlaMemoryWarningPressure XlaMemoryWarningPressureMetricConfig `mapstructure:"xla.memory.warning.pressure"`
+	XlaMemoryWarnings        XlaMemoryWarningsMetricConfig        `mapstructure:"xla.memory.warnings"`
+	XlaOomErrors             XlaOomErrorsMetricConfig             `mapstructure:"xla.oom.errors"`
+	XlaOomIncidents          XlaOomIncidentsMetricConfig          `mapstructure:"xla.oom.incidents"`
+	XlaOomPressure           XlaOomPressureMetricConfig           `mapstructure:"xla.oom.pressure"`
 }
 
 func DefaultMetricsConfig() MetricsConfig {
 	return MetricsConfig{
+		XlaMemoryWarningPressure: XlaMemoryWarningPressureMetricConfig{
+			Enabled: true,
+		},
+		XlaMemoryWarnings: XlaMemoryWarningsMetricConfig{
+			Enabled: true,
+		},
 		XlaOomErrors: XlaOomErrorsMetricConfig{
 			Enabled: true,
 		},

@@ -26,6 +26,12 @@ func TestMetricsBuilderConfig(t *testing.T) {
 			name: "all_set",
 			want: MetricsBuilderConfig{
 				Metrics: MetricsConfig{
+					XlaMemoryWarningPressure: XlaMemoryWarningPressureMetricConfig{
+						Enabled: true,
+					},
+					XlaMemoryWarnings: XlaMemoryWarningsMetricConfig{
+						Enabled: true,
+					},
 					XlaOomErrors: XlaOomErrorsMetricConfig{
 						Enabled: true,
 					},
@@ -42,6 +48,12 @@ func TestMetricsBuilderConfig(t *testing.T) {
 			name: "none_set",
 			want: MetricsBuilderConfig{
 				Metrics: MetricsConfig{
+					XlaMemoryWarningPressure: XlaMemoryWarningPressureMetricConfig{
+						Enabled: false,
+					},
+					XlaMemoryWarnings: XlaMemoryWarningsMetricConfig{
+						Enabled: false,
+					},
 					XlaOomErrors: XlaOomErrorsMetricConfig{
 						Enabled: false,
 					},
@@ -58,7 +70,7 @@ func TestMetricsBuilderConfig(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := loadMetricsBuilderConfig(t, tt.name)
-			diff := cmp.Diff(tt.want, cfg, cmpopts.IgnoreUnexported(XlaOomErrorsMetricConfig{}, XlaOomIncidentsMetricConfig{}, XlaOomPressureMetricConfig{}))
+			diff := cmp.Diff(tt.want, cfg, cmpopts.IgnoreUnexported(XlaMemoryWarningPressureMetricConfig{}, XlaMemoryWarningsMetricConfig{}, XlaOomErrorsMetricConfig{}, XlaOomIncidentsMetricConfig{}, XlaOomPressureMetricConfig{}))
 			require.Emptyf(t, diff, "Config mismatch (-expected +actual):\n%s", diff)
 		})
 	}

@@ -43,7 +43,53 @@ var MapAttributeXlaErrorPhase = map[string]AttributeXlaErrorPhase{
 	"runtime": AttributeXlaErrorPhaseRuntime,
 }
 
+// AttributeXlaMemoryWarning specifies the value xla.memory.warning attribute.
+type AttributeXlaMemoryWarning int
+
+const (
+	_ AttributeXlaMemoryWarning = iota
+	AttributeXlaMemoryWarningRematerialization
+	AttributeXlaMemoryWarningAllocatorRetry
+	AttributeXlaMemoryWarningStartupBackoff
+	AttributeXlaMemoryWarningAutotuneFallback
+	AttributeXlaMemoryWarningMemoryUsage
+)
+
+// String returns the string representation of the AttributeXlaMemoryWarning.
+func (av AttributeXlaMemoryWarning) String() string {
+	switch av {
+	case AttributeXlaMemoryWarningRematerialization:
+		return "rematerialization"
+	case AttributeXlaMemoryWarningAllocatorRetry:
+		return "allocator_retry"
+	case AttributeXlaMemoryWarningStartupBackoff:
+		return "startup_backoff"
+	case AttributeXlaMemoryWarningAutotuneFallback:
+		return "autotune_fallback"
+	case AttributeXlaMemoryWarningMemoryUsage:
+		return "memory_usage"
+	}
+	return ""
+}
+
+// MapAttributeXlaMemoryWarning is a helper map of string to AttributeXlaMemoryWarning attribute value.
+var MapAttributeXlaMemoryWarning = map[string]AttributeXlaMemoryWarning{
+	"rematerialization": AttributeXlaMemoryWarningRematerialization,
+	"allocator_retry":   AttributeXlaMemoryWarningAllocatorRetry,
+	"startup_backoff":   AttributeXlaMemoryWarningStartupBackoff,
+	"autotune_fallback": AttributeXlaMemoryWarningAutotuneFallback,
+	"memory_usage":      AttributeXlaMemoryWarningMemoryUsage,
+}
+
 var MetricsInfo = metricsInfo{
+	XlaMemoryWarningPressure: metricInfo{
+		Name:       "xla.memory.warning.pressure",
+		Attributes: []string{"xla.memory.warning"},
+	},
+	XlaMemoryWarnings: metricInfo{
+		Name:       "xla.memory.warnings",
+		Attributes: []string{"xla.memory.warning"},
+	},
 	XlaOomErrors: metricInfo{
 		Name:       "xla.oom.errors",
 		Attributes: []string{"xla.error.code", "xla.error.phase", "xla.oom.cause"},
@@ -59,9 +105,11 @@ var MetricsInfo = metricsInfo{
 }
 
 type metricsInfo struct {
-	XlaOomErrors    metricInfo
-	XlaOomIncidents metricInfo
-	XlaOomPressure  metricInfo
+	XlaMemoryWarningPressure metricInfo
+	XlaMemoryWarnings        metricInfo
+	XlaOomErrors             metricInfo
+	XlaOomIncidents          metricInfo
+	XlaOomPressure           metricInfo
 }
 
 type metricInfo struct {
@@ -83,6 +131,112 @@ func WithXlaOomCauseMetricAttribute(xlaOomCauseAttributeValue string) MetricAttr
 	return metricAttributeOptionFunc(func(dp pmetric.NumberDataPoint) {
 		dp.Attributes().PutStr("xla.oom.cause", xlaOomCauseAttributeValue)
 	})
+}
+
+type metricXlaMemoryWarningPressure struct {
+	data     pmetric.Metric                       // data buffer for generated metric.
+	config   XlaMemoryWarningPressureMetricConfig // metric config provided by user.
+	capacity int                                  // max observed number of data points added to the metric.
+}
+
+// init fills xla.memory.warning.pressure metric with initial data.
+func (m *metricXlaMemoryWarningPressure) init() {
+	m.data.SetName("xla.memory.warning.pressure")
+	m.data.SetDescription("Memory demand of the last memory-pressure warning divided by its limit, per job-level resource: peak over the limit after rematerialization, scratch request over the autotuner's limit, used over total for cuDNN's figures. Only warnings that print a limit set it; above 1 means the demand did not fit.")
+	m.data.SetUnit("1")
+	m.data.SetEmptyGauge()
+	m.data.Gauge().DataPoints().EnsureCapacity(m.capacity)
+}
+
+func (m *metricXlaMemoryWarningPressure) recordDataPoint(start pcommon.Timestamp, ts pcommon.Timestamp, val float64, xlaMemoryWarningAttributeValue string) {
+	if !m.config.Enabled {
+		return
+	}
+	dp := m.data.Gauge().DataPoints().AppendEmpty()
+	dp.SetStartTimestamp(start)
+	dp.SetTimestamp(ts)
+	dp.SetDoubleValue(val)
+	dp.Attributes().PutStr("xla.memory.warning", xlaMemoryWarningAttributeValue)
+}
+
+// updateCapacity saves max length of data point slices that will be used for the slice capacity.
+func (m *metricXlaMemoryWarningPressure) updateCapacity() {
+	if m.data.Gauge().DataPoints().Len() > m.capacity {
+		m.capacity = m.data.Gauge().DataPoints().Len()
+	}
+}
+
+// emit appends recorded metric data to a metrics slice and prepares it for recording another set of data points.
+func (m *metricXlaMemoryWarningPressure) emit(metrics pmetric.MetricSlice) {
+	if m.config.Enabled && m.data.Gauge().DataPoints().Len() > 0 {
+		m.updateCapacity()
+		m.data.MoveTo(metrics.AppendEmpty())
+		m.init()
+	}
+}
+
+func newMetricXlaMemoryWarningPressure(cfg XlaMemoryWarningPressureMetricConfig) metricXlaMemoryWarningPressure {
+	m := metricXlaMemoryWarningPressure{config: cfg}
+
+	if cfg.Enabled {
+		m.data = pmetric.NewMetric()
+		m.init()
+	}
+	return m
+}
+
+type metricXlaMemoryWarnings struct {
+	data     pmetric.Metric                // data buffer for generated metric.
+	config   XlaMemoryWarningsMetricConfig // metric config provided by user.
+	capacity int                           // max observed number of data points added to the metric.
+}
+
+// init fills xla.memory.warnings metric with initial data.
+func (m *metricXlaMemoryWarnings) init() {
+	m.data.SetName("xla.memory.warnings")
+	m.data.SetDescription("Memory-pressure warnings (XLA could not rematerialize under its limit, allocator retries, start-up back-off, autotuner fallbacks, cuDNN memory figures) seen in log records, per job-level resource (the record resource reduced to incident_resource_attributes). They are not failures and are not counted in xla.oom.errors.")
+	m.data.SetUnit("{warning}")
+	m.data.SetEmptySum()
+	m.data.Sum().SetIsMonotonic(true)
+	m.data.Sum().SetAggregationTemporality(pmetric.AggregationTemporalityCumulative)
+	m.data.Sum().DataPoints().EnsureCapacity(m.capacity)
+}
+
+func (m *metricXlaMemoryWarnings) recordDataPoint(start pcommon.Timestamp, ts pcommon.Timestamp, val int64, xlaMemoryWarningAttributeValue string) {
+	if !m.config.Enabled {
+		return
+	}
+	dp := m.data.Sum().DataPoints().AppendEmpty()
+	dp.SetStartTimestamp(start)
+	dp.SetTimestamp(ts)
+	dp.SetIntValue(val)
+	dp.Attributes().PutStr("xla.memory.warning", xlaMemoryWarningAttributeValue)
+}
+
+// updateCapacity saves max length of data point slices that will be used for the slice capacity.
+func (m *metricXlaMemoryWarnings) updateCapacity() {
+	if m.data.Sum().DataPoints().Len() > m.capacity {
+		m.capacity = m.data.Sum().DataPoints().Len()
+	}
+}
+
+// emit appends recorded metric data to a metrics slice and prepares it for recording another set of data points.
+func (m *metricXlaMemoryWarnings) emit(metrics pmetric.MetricSlice) {
+	if m.config.Enabled && m.data.Sum().DataPoints().Len() > 0 {
+		m.updateCapacity()
+		m.data.MoveTo(metrics.AppendEmpty())
+		m.init()
+	}
+}
+
+func newMetricXlaMemoryWarnings(cfg XlaMemoryWarningsMetricConfig) metricXlaMemoryWarnings {
+	m := metricXlaMemoryWarnings{config: cfg}
+
+	if cfg.Enabled {
+		m.data = pmetric.NewMetric()
+		m.init()
+	}
+	return m
 }
 
 type metricXlaOomErrors struct {
@@ -252,14 +406,16 @@ func newMetricXlaOomPressure(cfg XlaOomPressureMetricConfig) metricXlaOomPressur
 // MetricsBuilder provides an interface for scrapers to report metrics while taking care of all the transformations
 // required to produce metric representation defined in metadata and user config.
 type MetricsBuilder struct {
-	config                MetricsBuilderConfig // config of the metrics builder.
-	startTime             pcommon.Timestamp    // start time that will be applied to all recorded data points.
-	metricsCapacity       int                  // maximum observed number of metrics per resource.
-	metricsBuffer         pmetric.Metrics      // accumulates metrics data before emitting.
-	buildInfo             component.BuildInfo  // contains version information.
-	metricXlaOomErrors    metricXlaOomErrors
-	metricXlaOomIncidents metricXlaOomIncidents
-	metricXlaOomPressure  metricXlaOomPressure
+	config                         MetricsBuilderConfig // config of the metrics builder.
+	startTime                      pcommon.Timestamp    // start time that will be applied to all recorded data points.
+	metricsCapacity                int                  // maximum observed number of metrics per resource.
+	metricsBuffer                  pmetric.Metrics      // accumulates metrics data before emitting.
+	buildInfo                      component.BuildInfo  // contains version information.
+	metricXlaMemoryWarningPressure metricXlaMemoryWarningPressure
+	metricXlaMemoryWarnings        metricXlaMemoryWarnings
+	metricXlaOomErrors             metricXlaOomErrors
+	metricXlaOomIncidents          metricXlaOomIncidents
+	metricXlaOomPressure           metricXlaOomPressure
 }
 
 // MetricBuilderOption applies changes to default metrics builder.
@@ -281,13 +437,15 @@ func WithStartTime(startTime pcommon.Timestamp) MetricBuilderOption {
 }
 func NewMetricsBuilder(mbc MetricsBuilderConfig, settings connector.Settings, options ...MetricBuilderOption) *MetricsBuilder {
 	mb := &MetricsBuilder{
-		config:                mbc,
-		startTime:             pcommon.NewTimestampFromTime(time.Now()),
-		metricsBuffer:         pmetric.NewMetrics(),
-		buildInfo:             settings.BuildInfo,
-		metricXlaOomErrors:    newMetricXlaOomErrors(mbc.Metrics.XlaOomErrors),
-		metricXlaOomIncidents: newMetricXlaOomIncidents(mbc.Metrics.XlaOomIncidents),
-		metricXlaOomPressure:  newMetricXlaOomPressure(mbc.Metrics.XlaOomPressure),
+		config:                         mbc,
+		startTime:                      pcommon.NewTimestampFromTime(time.Now()),
+		metricsBuffer:                  pmetric.NewMetrics(),
+		buildInfo:                      settings.BuildInfo,
+		metricXlaMemoryWarningPressure: newMetricXlaMemoryWarningPressure(mbc.Metrics.XlaMemoryWarningPressure),
+		metricXlaMemoryWarnings:        newMetricXlaMemoryWarnings(mbc.Metrics.XlaMemoryWarnings),
+		metricXlaOomErrors:             newMetricXlaOomErrors(mbc.Metrics.XlaOomErrors),
+		metricXlaOomIncidents:          newMetricXlaOomIncidents(mbc.Metrics.XlaOomIncidents),
+		metricXlaOomPressure:           newMetricXlaOomPressure(mbc.Metrics.XlaOomPressure),
 	}
 
 	for _, op := range options {
@@ -353,6 +511,8 @@ func (mb *MetricsBuilder) EmitForResource(options ...ResourceMetricsOption) {
 	ils.Scope().SetName(ScopeName)
 	ils.Scope().SetVersion(mb.buildInfo.Version)
 	ils.Metrics().EnsureCapacity(mb.metricsCapacity)
+	mb.metricXlaMemoryWarningPressure.emit(ils.Metrics())
+	mb.metricXlaMemoryWarnings.emit(ils.Metrics())
 	mb.metricXlaOomErrors.emit(ils.Metrics())
 	mb.metricXlaOomIncidents.emit(ils.Metrics())
 	mb.metricXlaOomPressure.emit(ils.Metrics())
@@ -375,6 +535,16 @@ func (mb *MetricsBuilder) Emit(options ...ResourceMetricsOption) pmetric.Metrics
 	metrics := mb.metricsBuffer
 	mb.metricsBuffer = pmetric.NewMetrics()
 	return metrics
+}
+
+// RecordXlaMemoryWarningPressureDataPoint adds a data point to xla.memory.warning.pressure metric.
+func (mb *MetricsBuilder) RecordXlaMemoryWarningPressureDataPoint(ts pcommon.Timestamp, val float64, xlaMemoryWarningAttributeValue AttributeXlaMemoryWarning) {
+	mb.metricXlaMemoryWarningPressure.recordDataPoint(mb.startTime, ts, val, xlaMemoryWarningAttributeValue.String())
+}
+
+// RecordXlaMemoryWarningsDataPoint adds a data point to xla.memory.warnings metric.
+func (mb *MetricsBuilder) RecordXlaMemoryWarningsDataPoint(ts pcommon.Timestamp, val int64, xlaMemoryWarningAttributeValue AttributeXlaMemoryWarning) {
+	mb.metricXlaMemoryWarnings.recordDataPoint(mb.startTime, ts, val, xlaMemoryWarningAttributeValue.String())
 }
 
 // RecordXlaOomErrorsDataPoint adds a data point to xla.oom.errors metric.

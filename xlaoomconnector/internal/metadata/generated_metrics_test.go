@@ -59,6 +59,12 @@ func TestMetricsBuilder(t *testing.T) {
 			allMetricsCount := 0
 			defaultMetricsCount++
 			allMetricsCount++
+			mb.RecordXlaMemoryWarningPressureDataPoint(ts, 1, AttributeXlaMemoryWarningRematerialization)
+			defaultMetricsCount++
+			allMetricsCount++
+			mb.RecordXlaMemoryWarningsDataPoint(ts, 1, AttributeXlaMemoryWarningRematerialization)
+			defaultMetricsCount++
+			allMetricsCount++
 			mb.RecordXlaOomErrorsDataPoint(ts, 1, "xla.error.code-val", AttributeXlaErrorPhaseCompile, WithXlaOomCauseMetricAttribute("xla.oom.cause-val"))
 			defaultMetricsCount++
 			allMetricsCount++
@@ -95,6 +101,38 @@ func TestMetricsBuilder(t *testing.T) {
 			validatedMetrics := make(map[string]bool)
 			for _, mi := range allMetricsList {
 				switch mi.Name() {
+				case "xla.memory.warning.pressure":
+					assert.False(t, validatedMetrics["xla.memory.warning.pressure"], "Found a duplicate in the metrics slice: xla.memory.warning.pressure")
+					validatedMetrics["xla.memory.warning.pressure"] = true
+					assert.Equal(t, pmetric.MetricTypeGauge, mi.Type())
+					assert.Equal(t, 1, mi.Gauge().DataPoints().Len())
+					assert.Equal(t, "Memory demand of the last memory-pressure warning divided by its limit, per job-level resource: peak over the limit after rematerialization, scratch request over the autotuner's limit, used over total for cuDNN's figures. Only warnings that print a limit set it; above 1 means the demand did not fit.", mi.Description())
+					assert.Equal(t, "1", mi.Unit())
+					dp := mi.Gauge().DataPoints().At(0)
+					assert.Equal(t, start, dp.StartTimestamp())
+					assert.Equal(t, ts, dp.Timestamp())
+					assert.Equal(t, pmetric.NumberDataPointValueTypeDouble, dp.ValueType())
+					assert.InDelta(t, float64(1), dp.DoubleValue(), 0.01)
+					xlaMemoryWarningAttrVal, ok := dp.Attributes().Get("xla.memory.warning")
+					assert.True(t, ok)
+					assert.Equal(t, "rematerialization", xlaMemoryWarningAttrVal.Str())
+				case "xla.memory.warnings":
+					assert.False(t, validatedMetrics["xla.memory.warnings"], "Found a duplicate in the metrics slice: xla.memory.warnings")
+					validatedMetrics["xla.memory.warnings"] = true
+					assert.Equal(t, pmetric.MetricTypeSum, mi.Type())
+					assert.Equal(t, 1, mi.Sum().DataPoints().Len())
+					assert.Equal(t, "Memory-pressure warnings (XLA could not rematerialize under its limit, allocator retries, start-up back-off, autotuner fallbacks, cuDNN memory figures) seen in log records, per job-level resource (the record resource reduced to incident_resource_attributes). They are not failures and are not counted in xla.oom.errors.", mi.Description())
+					assert.Equal(t, "{warning}", mi.Unit())
+					assert.True(t, mi.Sum().IsMonotonic())
+					assert.Equal(t, pmetric.AggregationTemporalityCumulative, mi.Sum().AggregationTemporality())
+					dp := mi.Sum().DataPoints().At(0)
+					assert.Equal(t, start, dp.StartTimestamp())
+					assert.Equal(t, ts, dp.Timestamp())
+					assert.Equal(t, pmetric.NumberDataPointValueTypeInt, dp.ValueType())
+					assert.Equal(t, int64(1), dp.IntValue())
+					xlaMemoryWarningAttrVal, ok := dp.Attributes().Get("xla.memory.warning")
+					assert.True(t, ok)
+					assert.Equal(t, "rematerialization", xlaMemoryWarningAttrVal.Str())
 				case "xla.oom.errors":
 					assert.False(t, validatedMetrics["xla.oom.errors"], "Found a duplicate in the metrics slice: xla.oom.errors")
 					validatedMetrics["xla.oom.errors"] = true

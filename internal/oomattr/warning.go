@@ -1,0 +1,84 @@
+package oomattr
+
+import (
+	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/xlaoom/xlaoomprocessor/oom"
+)
+
+// Attribute keys of a memory-pressure warning (oom.Warning). A warning record
+// never carries xla.error.code or error.type, so nothing that counts failures
+// counts it. Its sizes use the xla.oom.*.size keys of failures.
+const (
+	// WarningKind is the kind of warning: rematerialization,
+	// allocator_retry, startup_backoff, autotune_fallback or memory_usage.
+	WarningKind = "xla.memory.warning"
+	// WarningExplanation says in one sentence what happened and what it costs.
+	WarningExplanation = "xla.memory.warning.explanation"
+)
+
+func warningSizes(w *oom.Warning) [4]struct {
+	key  string
+	size *oom.Size
+} {
+	return [4]struct {
+		key  string
+		size *oom.Size
+	}{{Requested, &w.Requested}, {Used, &w.Used}, {Free, &w.Free}, {Capacity, &w.Capacity}}
+}
+
+// warningStrings are the string attributes of a warning. Its phase is not
+// written: it follows from the kind, and xla.error.* belongs to failures.
+func warningStrings(w *oom.Warning) [4]struct {
+	key   string
+	value *string
+} {
+	return [4]struct {
+		key   string
+		value *string
+	}{{WarningKind, &w.Kind}, {WarningExplanation, &w.Explanation}, {Backend, &w.Backend}, {Device, &w.Device}}
+}
+
+// PutWarning writes w onto attrs. Empty strings and unknown sizes are left out.
+func PutWarning(w oom.Warning, attrs pcommon.Map) {
+	attrs.EnsureCapacity(attrs.Len() + 8)
+	for _, f := range warningStrings(&w) {
+		if *f.value != "" {
+			attrs.PutStr(f.key, *f.value)
+		}
+	}
+	for _, f := range warningSizes(&w) {
+		if f.size.Known {
+			attrs.PutInt(f.key, f.size.Bytes)
+		}
+	}
+}
+
+// Warned reports whether attrs already carry a memory-warning tag.
+func Warned(attrs pcommon.Map) bool {
+	_, ok := attrs.Get(WarningKind)
+	return ok
+}
+
+// GetWarning reads back a warning written by PutWarning. It returns false when
+// attrs carry no xla.memory.warning, or also carry xla.error.code (a failure
+// is never a warning). Values of the wrong type are ignored.
+func GetWarning(attrs pcommon.Map) (oom.Warning, bool) {
+	kind, ok := attrs.Get(WarningKind)
+	if !ok || kind.Type() != pcommon.ValueTypeStr || kind.Str() == "" || Tagged(attrs) {
+		return oom.Warning{}, false
+	}
+	var w oom.Warning
+	for _, f := range warningStrings(&w) {
+		if v, ok := attrs.Get(f.key); ok && v.Type() == pcommon.ValueTypeStr {
+			*f.value = v.Str()
+		}
+	}
+	for _, f := range warningSizes(&w) {
+		if v, ok := attrs.Get(f.key); ok && v.Type() == pcommon.ValueTypeInt {
+			*f.size = oom.KnownSize(v.Int())
+		}
+	}
+	w.Phase = oom.WarningPhase(w.Kind)
+	return w, true
+}

@@ -1,0 +1,111 @@
+package oom
+
+import "strings"
+
+// Memory-pressure warnings (see warning.go): lines in which XLA or its
+// allocators say memory is short while the program goes on. They are family
+// entries of kind warning, so the prefilter and the docs know them, and
+// Recognize skips them; RecognizeWarning reads them into a Warning.
+var _ = registerFamilies(60, []family{
+	{
+		id:      "xla-compile-remat-shortfall",
+		summary: "Warning: XLA's rematerialization pass could not bring the program's peak memory under its limit (hlo_rematerialization.cc).",
+		kind:    warning, code: codeGeneric, phase: PhaseCompile,
+		anchor: " by rematerialization; only reduced to ",
+		expr: `Can.?t reduce memory use below ` + sizeGroup("capacity") + ` \((?P<capacity_exact>\d+) bytes\) by rematerialization; only reduced to ` +
+			sizeGroup("used") + ` \((?P<used_exact>\d+) bytes\)`,
+		read: func(r *Report, m match) bool {
+			r.Capacity = exact(m.group("capacity"), m.group("capacity_exact"))
+			r.Used = exact(m.group("used"), m.group("used_exact"))
+			return r.Capacity.Known && r.Used.Known
+		},
+		cues:    []cue{{text: "use below", sizeAfter: true}},
+		example: `W1122 10:52:37.476699     622 hlo_rematerialization.cc:3363] Can't reduce memory use below 56.41GiB (60574761232 bytes) by rematerialization; only reduced to 69.85GiB (75003125004 bytes), down from 69.85GiB (75003125004 bytes) originally`,
+	},
+	{
+		id:      "gpu-runtime-bfc-retry",
+		summary: "Warning: the BFC allocator could not serve an allocation made without retry (with freed_by_count=N); its caller takes a slower path (bfc_allocator.cc).",
+		kind:    warning, code: codeGeneric, phase: PhaseRuntime,
+		anchor: " with freed_by_count=",
+		expr: `Allocator \((?P<allocator>[^)\s]+)\) ran out of memory trying to allocate ` + sizeGroup("requested") +
+			`(?: \(rounded to (?P<requested_exact>\d+)\))?(?: from the \w+ end)? with freed_by_count=\d+`,
+		read: func(r *Report, m match) bool {
+			a := m.group("allocator")
+			r.Backend, r.Device = allocatorBackend(a), allocatorDevice(a)
+			return true
+		},
+		cues:    []cue{{text: "allocate", sizeAfter: true}},
+		example: `W1122 10:54:45.359616    2494 bfc_allocator.cc:371] Allocator (GPU_0_bfc) ran out of memory trying to allocate 16.01MiB from the lower end with freed_by_count=0. The caller indicates that this is not a failure, but this may mean that there could be performance gains if more memory were available.`,
+	},
+	{
+		id:      "gpu-compile-conv-autotune-fallback",
+		summary: "Warning: the cuDNN convolution autotuner ran out of memory and fell back to a default algorithm (conv_algorithm_picker.cc).",
+		kind:    warning, code: codeGeneric, phase: PhaseCompile, backend: BackendGPU,
+		anchor:  "Failed to determine best cudnn convolution algorithm",
+		expr:    `Failed to determine best cudnn convolution algorithm` + autotuneMemoryStatus,
+		span:    autotuneSpan,
+		read:    readAutotuneFallback,
+		example: `W tensorflow/compiler/xla/service/gpu/gpu_conv_algorithm_picker.cc:729] Failed to determine best cudnn convolution algorithm: Resource exhausted: Out of memory while trying to allocate 16777716 bytes.`,
+	},
+	{
+		id:      "gpu-compile-gemm-autotune-fallback",
+		summary: "Warning: the cuBLAS GEMM autotuner ran out of memory and fell back to a default algorithm (gemm_algorithm_picker.cc).",
+		kind:    warning, code: codeGeneric, phase: PhaseCompile, backend: BackendGPU,
+		anchor:  "Failed to find best cuBLAS algorithm",
+		expr:    `Failed to find best cuBLAS algorithm` + autotuneMemoryStatus,
+		span:    autotuneSpan,
+		read:    readAutotuneFallback,
+		example: `W0301 12:00:00.000000 4242 gemm_algorithm_picker.cc:162] Failed to find best cuBLAS algorithm, GEMM performance might be suboptimal: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 33554432 bytes.`,
+	},
+	{
+		id:      "gpu-runtime-cudnn-memory-usage",
+		summary: "Warning: cuDNN could not create its handle and printed the device's free and total memory (cuda_dnn.cc).",
+		kind:    warning, code: codeGeneric, phase: PhaseRuntime, backend: BackendGPU,
+		anchor: "Memory usage: ",
+		expr:   `Memory usage: (?P<free>\d+) bytes free, (?P<capacity>\d+) bytes total`,
+		// The figures line has no byte the prefilter keys on; it passes with
+		// the handle failure of the same record.
+		cues:    []cue{{text: "INTERNAL_ERROR", near: "Memory usage: "}},
+		example: "E0301 12:00:00.000000 4242 cuda_dnn.cc:449] Could not create cudnn handle: CUDNN_STATUS_INTERNAL_ERROR\nE0301 12:00:00.000000 4242 cuda_dnn.cc:453] Memory usage: 4194304 bytes free, 85031714816 bytes total.",
+	},
+})
+
+// warningKinds maps the warning families to their xla.memory.warning kind.
+var warningKinds = map[string]string{
+	"xla-compile-remat-shortfall":        WarningRematerialization,
+	"gpu-runtime-bfc-retry":              WarningAllocatorRetry,
+	"gpu-compile-conv-autotune-fallback": WarningAutotuneFallback,
+	"gpu-compile-gemm-autotune-fallback": WarningAutotuneFallback,
+	"gpu-runtime-cudnn-memory-usage":     WarningMemoryUsage,
+}
+
+// The GPU autotuners log a failure to pick an algorithm and go on with a
+// default one: "Failed to determine best cudnn convolution algorithm[ for:
+// <hlo> Original error]: <status>" (the HLO instruction can be long) and
+// "Failed to find best cuBLAS algorithm, GEMM performance might be
+// suboptimal: <status>". They are memory warnings when the status says memory
+// ran out.
+const (
+	autotuneSpan         = 4096 // bounds the .*? below: the window ends this far past the anchor
+	autotuneMemoryStatus = `(?P<between>.*?)(?:Out of memory while trying to allocate ` + `(?P<requested>` + sizePattern + `)` +
+		`|Allocating (?P<scratch>\d+) bytes exceeds the memory limit of (?P<limit>\d+) bytes|CUDA_ERROR_OUT_OF_MEMORY|HIP_ERROR_OutOfMemory)`
+)
+
+// readAutotuneFallback reads the scratch request and limit. It rejects a
+// status that belongs to another message (another fallback starts before it)
+// and the strict conv picker, whose same text fails the compile (it then
+// offers "To ignore this failure and try to use a fallback algorithm").
+func readAutotuneFallback(r *Report, m match) bool {
+	between := m.group("between")
+	if strings.Contains(between, "Failed to determine best") || strings.Contains(between, "Failed to find best") {
+		return false
+	}
+	end := m.loc[1]
+	if strings.Contains(m.text[end:min(len(m.text), end+1024)], "To ignore this failure and try to use a fallback algorithm") {
+		return false
+	}
+	if s := m.group("scratch"); s != "" {
+		r.Requested, r.Capacity = parseSizeToken(s), parseSizeToken(m.group("limit"))
+	}
+	return true
+}

@@ -1,0 +1,136 @@
+package oom
+
+// Early warnings: lines in which XLA, its allocators or the CUDA driver say
+// that memory is short while the program goes on. None of them is a failure,
+// so they never become a Report (no error code); they are read into a Warning.
+// A fatal form of the same line (the BFC headline without freed_by_count, an
+// ERROR-level driver failure, an autotuning failure that fails the compile)
+// stays an OOM: Recognize is asked first, and RecognizeWarning only speaks
+// when Recognize found nothing.
+
+// Warning kinds: the values of the xla.memory.warning attribute.
+const (
+	// WarningRematerialization: the compiler recomputed values to cut peak
+	// memory and still could not get under its limit.
+	WarningRematerialization = "rematerialization"
+	// WarningAllocatorRetry: the BFC allocator could not serve an allocation
+	// its caller can do without ("with freed_by_count=N"); the caller takes
+	// a slower path.
+	WarningAllocatorRetry = "allocator_retry"
+	// WarningStartupBackoff: an INFO-level CUDA driver allocation failure
+	// while a memory pool is reserved; the allocator retries with less.
+	WarningStartupBackoff = "startup_backoff"
+	// WarningAutotuneFallback: the GPU autotuner could not allocate scratch
+	// memory to try algorithms and fell back to a default one.
+	WarningAutotuneFallback = "autotune_fallback"
+	// WarningMemoryUsage: the device's free and total memory, printed by
+	// cuDNN after it failed to create its handle.
+	WarningMemoryUsage = "memory_usage"
+)
+
+// Warning is one memory-pressure warning read from log text.
+type Warning struct {
+	Kind        string // one of the Warning* kinds
+	Family      string // the family entry (families_warnings.go) or familyStartupBackoff; for tests, not an attribute
+	Phase       string // PhaseCompile or PhaseRuntime
+	Backend     string // BackendGPU/TPU/CPU when the text shows it
+	Device      string // GPU ordinal when printed
+	Explanation string // one short sentence: what happened and what it costs
+
+	// Sizes, exact bytes; unknown when not printed.
+	Requested Size // the allocation that could not be served
+	Used      Size // rematerialization: the peak the compiler reached
+	Free      Size // memory_usage: free device memory
+	Capacity  Size // the limit: rematerialization's memory limit, StreamExecutor's limit, the device total
+}
+
+// Pressure is the warning's memory demand divided by its limit: the peak
+// over the limit for rematerialization, the request over the limit for an
+// autotuner scratch buffer above it, used (total - free) over total for the
+// device figures.
+// Above 1 means the demand did not fit. ok is false when the text prints no
+// limit (allocator retries, start-up back-off, most autotuner fallbacks).
+func (w *Warning) Pressure() (ratio float64, ok bool) {
+	if !w.Capacity.Known || w.Capacity.Bytes <= 0 {
+		return 0, false
+	}
+	c := float64(w.Capacity.Bytes)
+	switch {
+	case w.Used.Known && w.Used.Bytes >= 0:
+		return float64(w.Used.Bytes) / c, true
+	case w.Requested.Known && w.Requested.Bytes >= 0:
+		return float64(w.Requested.Bytes) / c, true
+	case w.Free.Known && w.Free.Bytes >= 0 && w.Free.Bytes <= w.Capacity.Bytes:
+		return float64(w.Capacity.Bytes-w.Free.Bytes) / c, true
+	}
+	return 0, false
+}
+
+// explanations are the short texts of the kinds, written to the
+// xla.memory.warning.explanation attribute.
+var explanations = map[string]string{
+	WarningRematerialization: "XLA recomputed values to reduce peak memory but could not get under its memory limit; the program may fail to allocate or run slower.",
+	WarningAllocatorRetry:    "The GPU allocator could not serve an allocation its caller can do without; the caller fell back to a slower path because memory is short.",
+	WarningStartupBackoff:    "The CUDA driver refused a memory reservation at start-up, usually because another process holds GPU memory; the allocator retried with less.",
+	WarningAutotuneFallback:  "The GPU autotuner had no memory for its scratch buffers and fell back to a default algorithm; performance may be lower.",
+	WarningMemoryUsage:       "cuDNN failed to start and printed the device's free memory; little free memory is the usual cause.",
+}
+
+// Explanation returns the short text of a warning kind ("" if unknown).
+func Explanation(kind string) string { return explanations[kind] }
+
+// WarningKinds lists every kind, in documentation order.
+func WarningKinds() []string {
+	return []string{WarningRematerialization, WarningAllocatorRetry, WarningStartupBackoff,
+		WarningAutotuneFallback, WarningMemoryUsage}
+}
+
+// RecognizeWarning finds the first memory-pressure warning in text. Call it
+// on texts that passed MayContain and that Recognize did not take as an OOM.
+// When a record holds several warnings the earliest is reported.
+func RecognizeWarning(text string) (Warning, bool) {
+	flat := flatten(text)
+	best, at := Warning{}, -1
+	for i := range families {
+		f := &families[i]
+		if f.kind != warning {
+			continue
+		}
+		f.each(flat, func(m match) {
+			if at >= 0 && m.start() >= at {
+				return
+			}
+			r := Report{Backend: f.backend}
+			readStandardGroups(&r, m)
+			if f.read != nil && !f.read(&r, m) {
+				return
+			}
+			best, at = Warning{
+				Kind: warningKinds[f.id], Family: f.id, Phase: f.phase, Backend: r.Backend, Device: r.Device,
+				Requested: r.Requested, Used: r.Used, Free: r.Free, Capacity: r.Capacity,
+			}, m.start()
+		})
+	}
+	if w, i, ok := startupBackoff(text, flat); ok && (at < 0 || i < at) {
+		best, at = w, i
+	}
+	if at < 0 {
+		return Warning{}, false
+	}
+	if best.Backend == "" {
+		best.Backend = evidenceBackend(flat)
+	}
+	best.Explanation = explanations[best.Kind]
+	return best, true
+}
+
+// WarningPhase is the phase a warning kind is logged in ("" if unknown).
+func WarningPhase(kind string) string {
+	switch kind {
+	case WarningRematerialization, WarningAutotuneFallback:
+		return PhaseCompile
+	case WarningAllocatorRetry, WarningStartupBackoff, WarningMemoryUsage:
+		return PhaseRuntime
+	}
+	return ""
+}

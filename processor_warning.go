@@ -1,0 +1,30 @@
+package xlaoomprocessor // import "github.com/xlaoom/xlaoomprocessor"
+
+import (
+	"go.opentelemetry.io/collector/pdata/plog"
+
+	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
+)
+
+// warn tags a record that holds no OOM but a memory-pressure warning
+// (rematerialization shortfall, allocator retry, start-up back-off, autotuner
+// fallback, cuDNN memory figures). It writes xla.memory.warning and its own
+// attributes, never xla.error.code, so nothing that counts failures counts it.
+// A record already carrying xla.memory.warning is left as it is.
+func (p *logsProcessor) warn(lr plog.LogRecord) (string, tagging) {
+	if oomattr.Warned(lr.Attributes()) {
+		return "", untouched
+	}
+	w, ok := p.cfg.FindWarning(lr)
+	if !ok {
+		return "", untouched
+	}
+	oomattr.PutWarning(w, lr.Attributes())
+	if p.cfg.SetSeverity && lr.SeverityNumber() == plog.SeverityNumberUnspecified {
+		lr.SetSeverityNumber(plog.SeverityNumberWarn)
+		if lr.SeverityText() == "" {
+			lr.SetSeverityText("WARN")
+		}
+	}
+	return w.Kind, taggedWarning
+}
