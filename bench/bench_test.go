@@ -1,3 +1,6 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package bench measures xla_oom side by side with the bare minimum and with
 // the transform-processor peer of otel-collector.md §4.2, over the same
 // deterministic batches, in one `go test -bench` run. See BENCHMARKS.md.

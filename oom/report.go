@@ -1,3 +1,6 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package oom recognises XLA out-of-memory failures in log text, parses every
 // size in them to bytes, classifies them against the OpenXLA error catalog and
 // advises what to do. It has no OpenTelemetry Collector types, so the processor,

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright The xla_oom Authors
+# SPDX-License-Identifier: Apache-2.0
 # The component against the newest collector release, in a throw-away directory
 # so that the repository stays pinned to its supported line (v0.158.0):
 #  1. the component module upgraded to the newest core line, vetted and tested;

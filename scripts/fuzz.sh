@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright The xla_oom Authors
+# SPDX-License-Identifier: Apache-2.0
 # Runs fuzz targets for FUZZTIME each (default 10s), one after another.
 #   scripts/fuzz.sh                 every target
 #   scripts/fuzz.sh FuzzParseSize   the named ones

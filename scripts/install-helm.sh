@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright The xla_oom Authors
+# SPDX-License-Identifier: Apache-2.0
 # Installs the pinned Helm 3 (the version the Helm render tests are run with)
 # into bin/ of the repository, or into $HELM_BIN_DIR, and prints its path.
 # Only Go and the module proxy are needed (about 1.5 minutes on 2 cores).

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright The xla_oom Authors
+# SPDX-License-Identifier: Apache-2.0
 # Installs Prometheus 3 (prometheus and promtool, built from the Go module
 # proxy: no download site needed) into out/tools/prometheus3, for the
 # end-to-end alerting tests, which also run against it when it is there

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright The xla_oom Authors
+# SPDX-License-Identifier: Apache-2.0
 # Emits `go test -json` for every module of the repository on stdout, so that
 # one gotestsum run (make test) prints one summary for all of them. Checks that
 # are not Go tests (compat's build, promtool) are reported as test2json events

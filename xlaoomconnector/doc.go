@@ -1,3 +1,6 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //go:generate make -C .. generate
 
 // Package xlaoomconnector is the xla_oom logs-to-metrics connector: it turns

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright The xla_oom Authors
+# SPDX-License-Identifier: Apache-2.0
 # End-to-end figure: records per second, CPU seconds per million records and
 # peak RSS of the built distribution reading a log file (file_log), processing
 # it, and writing it out (file exporter), with

@@ -1,3 +1,6 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package components lists the factories of otelcol-xlaoom. It is the
 // hand-written twin of builder-config.yaml: components_test.go checks that both
 // name the same components from the same module versions, so the manifest

@@ -1,3 +1,6 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package demo holds the sample logs of `make run` (logs/<host>/<service>.log),
 // the collector configuration that reads them, and what they are expected to
 // produce, shared by the sample test and the end-to-end tests.

@@ -1,3 +1,6 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package e2e runs the built otelcol-xlaoom as a real process: the example
 // configs, the demo, an agent forwarding to a gateway, an OpenTelemetry SDK
 // client, and a real Prometheus evaluating the alert rules. Everything listens

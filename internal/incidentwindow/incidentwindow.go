@@ -1,3 +1,6 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package incidentwindow holds the incident_window setting shared by the
 // processor and the connector: its default and its validation.
 package incidentwindow // import "github.com/xlaoom/xlaoomprocessor/internal/incidentwindow"

@@ -1,3 +1,6 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package keylist validates the lists of attribute or map keys that the
 // processor and the connector accept in their configuration.
 package keylist // import "github.com/xlaoom/xlaoomprocessor/internal/keylist"

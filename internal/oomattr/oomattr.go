@@ -1,3 +1,6 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package oomattr is the attribute contract between an oom.Report and a log
 // record: the processor writes it, the connector reads it back, so a record
 // tagged upstream is never parsed twice.

@@ -1,3 +1,6 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package oomrecord finds the XLA OOM text of a log record: the body (string,
 // UTF-8 bytes or map keys) and chosen attributes. The processor and the
 // connector share it so that both read a record the same way.

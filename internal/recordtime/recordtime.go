@@ -1,3 +1,6 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package recordtime dates a log record the same way in the processor and the
 // connector, so both put one record into the same incident window.
 package recordtime // import "github.com/xlaoom/xlaoomprocessor/internal/recordtime"

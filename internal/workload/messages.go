@@ -1,3 +1,6 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
 package workload
 
 // Message is a real XLA out-of-memory message, as it reaches a log record.

@@ -1,3 +1,6 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package workload generates the deterministic log traffic the benchmarks run
 // on: ordinary training and serving log lines of realistic shapes and lengths,
 // with a configurable fraction of real XLA out-of-memory messages.

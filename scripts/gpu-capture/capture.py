@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# Copyright The xla_oom Authors
+# SPDX-License-Identifier: Apache-2.0
 """Capture real JAX/XLA GPU out-of-memory messages as test data.
 
 Run on a machine with one NVIDIA GPU and JAX installed (see README.md next to it):

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright The xla_oom Authors
+# SPDX-License-Identifier: Apache-2.0
 # Capture real JAX/XLA GPU OOM messages (see README.md in this folder).
 # Run from the repository root on a machine with one NVIDIA GPU and JAX:
 #     bash scripts/gpu-capture/capture.sh

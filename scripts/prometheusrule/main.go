@@ -1,3 +1,6 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Command prometheusrule writes examples/prometheus/prometheusrule.yaml, the
 // Prometheus Operator version of examples/prometheus/alerts.yaml: the same
 // groups under a PrometheusRule's spec. Run it from the repository root

@@ -1,3 +1,6 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Command genlogs writes the benchmark workload (internal/workload) as a log
 // file, one physical line per record, for the end-to-end run (e2e/run.sh).
 //

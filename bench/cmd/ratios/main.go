@@ -1,3 +1,6 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Command ratios reads `go test -bench` output (the root module's
 // benchmark_test.go and this module's BenchmarkCompare), takes the median of
 // every metric over the runs (-count N), and prints the figures each target of

@@ -1,3 +1,6 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Command otelcol-xlaoom is an OpenTelemetry Collector distribution with the
 // xla_oom processor and connector and the components a node agent or gateway
 // needs around them. It is hand-written so that the repository builds with a

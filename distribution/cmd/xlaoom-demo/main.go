@@ -1,3 +1,6 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Command xlaoom-demo runs otelcol-xlaoom once over the bundled sample logs (or
 // yours) and prints what it found: the XLA OOM incidents, one row each, and the
 // metrics the xla_oom connector produced, as Prometheus scrapes them.

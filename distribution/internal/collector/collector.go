@@ -1,3 +1,6 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package collector starts otelcol-xlaoom as a subprocess and stops it, for the
 // demo and the end-to-end tests. Everything it opens listens on 127.0.0.1.
 package collector

@@ -1,3 +1,6 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package demorun is the demo of `make run`: it runs otelcol-xlaoom once over
 // log files and prints the XLA OOM incidents found and the metrics produced.
 // The collector reads the logs from the beginning with file_log, tags OOM

@@ -1,3 +1,6 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package promtext reads the Prometheus text exposition format, enough for the
 // demo and the end-to-end tests to look at what the prometheus exporter serves.
 package promtext

@@ -1,3 +1,6 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package records reads the JSON lines the file exporter writes (one OTLP/JSON
 // request per line) back into flat log records; EachLine hands over the lines
 // of any signal.

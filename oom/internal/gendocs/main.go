@@ -1,3 +1,6 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Command gendocs writes docs/message-formats.md and the family table of
 // README.md from the message family entries of package oom, so that the
 // documentation cannot drift from the grammar. make generate runs it from
