@@ -193,13 +193,13 @@ func main() {
 		}
 		return best, at, at != ""
 	}
-	for _, prefix := range []string{"Recognize/one-line/", "ProcessorOOMRecord/one-line/"} {
+	for _, prefix := range []string{"RecognizeWorkload/one-line/", "ProcessorOOMRecord/one-line/"} {
 		ns, at, ok := worst(prefix, "ns/op")
 		add("OOM one-line: slowest "+prefix+"* <= 5000 ns", fmt.Sprintf("%.0f ns (%s)", ns, at), ns <= 5000, ok)
 		al, at, ok := worst(prefix, "allocs/op")
 		add("OOM one-line: most allocs "+prefix+"* <= 30", fmt.Sprintf("%.0f (%s)", al, at), al <= 30, ok)
 	}
-	for _, pair := range [][2]string{{"Recognize/multi-line/", "Recognize/one-line/"}, {"ProcessorOOMRecord/multi-line/", "ProcessorOOMRecord/one-line/"}} {
+	for _, pair := range [][2]string{{"RecognizeWorkload/multi-line/", "RecognizeWorkload/one-line/"}, {"ProcessorOOMRecord/multi-line/", "ProcessorOOMRecord/one-line/"}} {
 		ns, at, ok := worst(pair[0], "ns/op")
 		one, _, ok2 := worst(pair[1], "ns/op")
 		add("OOM multi-line: slowest "+pair[0]+"* <= 5 x 5000 ns", fmt.Sprintf("%.0f ns (%s; %.1fx the slowest one-line)", ns, at, ns/one), ns <= 25000, ok && ok2)
