@@ -10,14 +10,14 @@ import (
 )
 
 // TestCommittedFileIsGenerated: examples/prometheus/prometheusrule.yaml is
-// what `go run ./scripts/prometheusrule` writes from alerts.yaml.
+// what `go run ./scripts/prometheusrule` writes from the rules files.
 func TestCommittedFileIsGenerated(t *testing.T) {
 	root := filepath.Join("..", "..")
-	rules, err := os.ReadFile(filepath.Join(root, rulesPath))
+	files, err := readRules(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := generate(rules)
+	want, err := generate(files...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +31,7 @@ func TestCommittedFileIsGenerated(t *testing.T) {
 }
 
 func TestGenerateNeedsGroups(t *testing.T) {
-	if _, err := generate([]byte("# no rules\n")); err == nil {
+	if _, err := generate([]byte("groups:\n  - name: a\n"), []byte("# no rules\n")); err == nil {
 		t.Fatal("a file without groups: was accepted")
 	}
 }
