@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"go.opentelemetry.io/collector/confmap"
@@ -213,6 +214,6 @@ func validateDimensions(dims []string) []error {
 }
 
 func (m *MetricsConfig) anyEnabled() bool {
-	return m.XlaOomErrors.Enabled || m.XlaOomPressure.Enabled || m.XlaOomIncidents.Enabled ||
-		m.XlaOomRequestedSize.Enabled || m.XlaOomShortfallSize.Enabled
+	enabled := m.enabled()
+	return slices.Contains(enabled[:], true)
 }

@@ -75,6 +75,12 @@ func TestLoadConfig(t *testing.T) {
 		want.Metrics, cfg.Metrics = MetricsConfig{}, MetricsConfig{}
 		assert.Equal(t, want, cfg)
 	})
+	t.Run("warnings_only", func(t *testing.T) {
+		cfg, err := loadConfig(t, "warnings_only")
+		require.NoError(t, err)
+		require.NoError(t, confmap.Validate(cfg), "the early-warning metrics alone are a valid connector")
+		assert.Equal(t, [numMetrics]bool{false, false, false, false, false, true, true}, cfg.Metrics.enabled())
+	})
 }
 
 func TestLoadConfigInvalid(t *testing.T) {
