@@ -121,8 +121,8 @@ func (c *xlaOOMConnector) ConsumeLogs(ctx context.Context, ld plog.Logs) error {
 	now := c.now()
 	var fromAttrs, fromText, overflowed int64
 	var obs []observation
-	incidents := map[resourceKey]*jobIncidents{}
-	warnings := map[resourceKey]*jobWarnings{}
+	incidents := map[resourceKey]*jobBatch{}
+	warnings := map[resourceKey]*jobBatch{}
 	rls := ld.ResourceLogs()
 	for i := 0; i < rls.Len(); i++ {
 		rl := rls.At(i)
@@ -220,18 +220,17 @@ func (c *xlaOOMConnector) read(lr plog.LogRecord) (r oom.Report, tagged, ok bool
 	return r, false, ok
 }
 
-// jobIncidents are the OOM records of one job-level resource in a batch.
-type jobIncidents struct {
+// jobBatch is what a batch holds for one job-level resource: the record's
+// resource reduced to incident_resource_attributes, and the observations
+// (incidents or warnings) filed under it.
+type jobBatch struct {
 	resource  pcommon.Resource
 	schemaURL string
 	obs       []observation
 }
 
-// addIncident files the record under its job resource: the record's resource
-// reduced to incident_resource_attributes. Whether it opens an incident is
-// decided under the lock (see incidentMemory); the xla.oom.incident.id the
-// processor wrote is a log-correlation key and is not needed here.
-func (c *xlaOOMConnector) addIncident(into map[resourceKey]*jobIncidents, rl plog.ResourceLogs, r *oom.Report, t pcommon.Timestamp) {
+// jobOf returns the batch entry of rl's job, creating it on first use.
+func (c *xlaOOMConnector) jobOf(into map[resourceKey]*jobBatch, rl plog.ResourceLogs) *jobBatch {
 	res := pcommon.NewResource()
 	src := rl.Resource().Attributes()
 	for _, k := range c.cfg.IncidentResourceAttributes {
@@ -242,9 +241,18 @@ func (c *xlaOOMConnector) addIncident(into map[resourceKey]*jobIncidents, rl plo
 	key := resourceKeyOf(res, rl.SchemaUrl())
 	job := into[key]
 	if job == nil {
-		job = &jobIncidents{resource: res, schemaURL: rl.SchemaUrl()}
+		job = &jobBatch{resource: res, schemaURL: rl.SchemaUrl()}
 		into[key] = job
 	}
+	return job
+}
+
+// addIncident files the record under its job resource: the record's resource
+// reduced to incident_resource_attributes. Whether it opens an incident is
+// decided under the lock (see incidentMemory); the xla.oom.incident.id the
+// processor wrote is a log-correlation key and is not needed here.
+func (c *xlaOOMConnector) addIncident(into map[resourceKey]*jobBatch, rl plog.ResourceLogs, r *oom.Report, t pcommon.Timestamp) {
+	job := c.jobOf(into, rl)
 	m := measurement{attrs: attrKey{code: r.Code}, incident: true}
 	job.obs = append(job.obs, observation{measured: m, at: t})
 }

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"time"
 
-	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
@@ -23,13 +22,6 @@ import (
 // a step reads as one rising count per job. A warning never counts in the
 // failure metrics, and a failure never counts here.
 
-// jobWarnings are the warnings of one job-level resource in a batch.
-type jobWarnings struct {
-	resource  pcommon.Resource
-	schemaURL string
-	obs       []observation
-}
-
 // warningsWanted reports whether any warning metric is on.
 func (c *xlaOOMConnector) warningsWanted() bool {
 	return c.state.enabled[metricWarnings] || c.state.enabled[metricWarningPressure]
@@ -39,7 +31,7 @@ func (c *xlaOOMConnector) warningsWanted() bool {
 // resource: read from the attributes the xla_oom processor wrote, else, when
 // recognize is set (the record's text passed the prefilter and holds no OOM),
 // recognised from its text.
-func (c *xlaOOMConnector) addWarning(into map[resourceKey]*jobWarnings, rl plog.ResourceLogs, lr plog.LogRecord, now time.Time, recognize bool) {
+func (c *xlaOOMConnector) addWarning(into map[resourceKey]*jobBatch, rl plog.ResourceLogs, lr plog.LogRecord, now time.Time, recognize bool) {
 	if !c.warningsWanted() {
 		return
 	}
@@ -54,25 +46,13 @@ func (c *xlaOOMConnector) addWarning(into map[resourceKey]*jobWarnings, rl plog.
 	if !ok {
 		return
 	}
-	res := pcommon.NewResource()
-	src := rl.Resource().Attributes()
-	for _, k := range c.cfg.IncidentResourceAttributes {
-		if v, ok := src.Get(k); ok {
-			v.CopyTo(res.Attributes().PutEmpty(k))
-		}
-	}
-	key := resourceKeyOf(res, rl.SchemaUrl())
-	jw := into[key]
-	if jw == nil {
-		jw = &jobWarnings{resource: res, schemaURL: rl.SchemaUrl()}
-		into[key] = jw
-	}
-	jw.obs = append(jw.obs, observation{measured: m, at: recordtime.Of(lr, now)})
+	job := c.jobOf(into, rl)
+	job.obs = append(job.obs, observation{measured: m, at: recordtime.Of(lr, now)})
 }
 
 // addWarnings adds a batch's warnings to the state, jobs in key order, and
 // returns how many measurements went to an overflow series.
-func (c *xlaOOMConnector) addWarnings(from map[resourceKey]*jobWarnings, now time.Time) (overflowed int64) {
+func (c *xlaOOMConnector) addWarnings(from map[resourceKey]*jobBatch, now time.Time) (overflowed int64) {
 	if len(from) == 0 {
 		return 0
 	}
