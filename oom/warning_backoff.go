@@ -48,28 +48,12 @@ func startupBackoff(text, flat string) (Warning, int, bool) {
 	return w, at, at >= 0
 }
 
-// lineLevel returns the severity letter (I, W, E, F) of the innermost
-// glog or TSL header of line, or 0 when it has none: "I0115 10:00:00.000
-// 123 cuda_driver.cc:802] ...", "2019-01-15 10:00:00.123456: I
-// tensorflow/stream_executor/cuda/cuda_driver.cc:806] ...".
+// lineLevel returns the severity letter (I, W, E, F) of the innermost log
+// header of line that states one, or 0: "I0115 10:00:00.000 123
+// cuda_driver.cc:802] ...", "2019-01-15 10:00:00.123456: I
+// tensorflow/stream_executor/cuda/cuda_driver.cc:806] ...". It reads the
+// headers the way flatten does (levels.go).
 func lineLevel(line string) byte {
-	var level byte
-	for range 8 {
-		l := strings.TrimLeft(line, " \t\r")
-		n := headerLen(l)
-		if n == 0 {
-			break
-		}
-		h := l[:n]
-		switch {
-		case isLevel(h[0]) && glogHeader(h) == n:
-			level = h[0]
-		case h[0] >= '0' && h[0] <= '9':
-			if i := strings.Index(h, ": "); i >= 0 && i+3 < len(h) && isLevel(h[i+2]) && h[i+3] == ' ' {
-				level = h[i+2]
-			}
-		}
-		line = l[n:]
-	}
+	_, level, _ := stripHeadersLevel(line)
 	return level
 }
