@@ -32,5 +32,19 @@ for t in "${targets[@]}"; do
   if [ $# -gt 0 ] && [[ " $* " != *" $name "* ]]; then
     continue
   fi
-  go test -run='^$' -fuzz="^$name\$" -fuzztime="${FUZZTIME:-10s}" "$pkg"
+  # Go's fuzzing engine can end a run with "context deadline exceeded" when
+  # -fuzztime runs out while it is minimising a new interesting input. That is
+  # not a finding (no failing input is written), so such a run is repeated
+  # once; a real failure writes its input to testdata/fuzz and fails as usual.
+  log=$(mktemp)
+  rc=0
+  go test -run='^$' -fuzz="^$name\$" -fuzztime="${FUZZTIME:-10s}" "$pkg" 2>&1 | tee "$log" || rc=${PIPESTATUS[0]}
+  if [ $rc -ne 0 ] && grep -q 'context deadline exceeded' "$log" && ! grep -q 'Failing input written' "$log"; then
+    echo "fuzz.sh: $name hit the fuzzing deadline while minimising (no failing input written): running it once more"
+    go test -run='^$' -fuzz="^$name\$" -fuzztime="${FUZZTIME:-10s}" "$pkg"
+  elif [ $rc -ne 0 ]; then
+    rm -f "$log"
+    exit $rc
+  fi
+  rm -f "$log"
 done
