@@ -71,11 +71,7 @@ func TestWarningFixtures(t *testing.T) {
 				t.Error("MayContain = false")
 			}
 			if r, ok := Recognize(f.text); ok {
-				if f.want.Kind == WarningStartupBackoff && r.Family == "gpu-driver-alloc" && !infoRetryRuleMerged() {
-					t.Log("an OOM until the INFO-level retry rule (branch recog) is merged; the warning is still checked")
-				} else {
-					t.Fatalf("a warning recognised as an OOM: %s/%s", r.Code, r.Family)
-				}
+				t.Fatalf("a warning recognised as an OOM: %s/%s", r.Code, r.Family)
 			}
 			w, ok := RecognizeWarning(f.text)
 			if !ok {
@@ -95,15 +91,6 @@ func TestWarningFixtures(t *testing.T) {
 			}
 		})
 	}
-}
-
-// infoRetryRuleMerged reports whether Recognize already treats an INFO-level
-// driver allocation failure as a retry (branch recog). Until then such a line
-// is an OOM and the start-up back-off warning is only reached through
-// RecognizeWarning directly; once merged, the fixtures check both.
-func infoRetryRuleMerged() bool {
-	_, oom := Recognize("I0413 10:22:33.123456 1234 cuda_driver.cc:802] failed to allocate 528.00M (553648128 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY: out of memory")
-	return !oom
 }
 
 func nearlyEqual(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
