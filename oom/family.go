@@ -26,9 +26,14 @@ type family struct {
 	// summary is one line for the docs: what the message says happened.
 	summary string
 	kind    familyKind
-	code    string // default code; a code printed in the text wins
-	phase   string // PhaseCompile or PhaseRuntime
-	backend string // the backend the message itself proves, "" if it does not
+	// warningKind is the xla.memory.warning kind of a warning entry.
+	warningKind string
+	// infoLevelOnly: a warning entry whose line counts only when it was
+	// logged at INFO (the same text at a higher level is an OOM family).
+	infoLevelOnly bool
+	code          string // default code; a code printed in the text wins
+	phase         string // PhaseCompile or PhaseRuntime
+	backend       string // the backend the message itself proves, "" if it does not
 	// category, when set, refines the code's catalog category
 	// (xla.error.category) with what failed, for failures outside XLA's
 	// catalog ("GPU Driver: Kernel Launch Out of Memory"); the code and its
@@ -168,6 +173,9 @@ func init() {
 			seen[f.id] = true
 			if f.kind == 0 || f.code == "" || f.phase == "" {
 				panic("oom: family " + f.id + " lacks a kind, code or phase")
+			}
+			if (f.kind == warning) != (f.warningKind != "") || f.infoLevelOnly && f.kind != warning {
+				panic("oom: family " + f.id + ": warningKind and infoLevelOnly belong to warning entries, and every warning entry has a warningKind")
 			}
 			families = append(families, f)
 		}

@@ -34,7 +34,7 @@ const (
 // Warning is one memory-pressure warning read from log text.
 type Warning struct {
 	Kind        string // one of the Warning* kinds
-	Family      string // the family entry (families_warnings.go) or familyStartupBackoff; for tests, not an attribute
+	Family      string // the family entry (families_warnings.go); for tests, not an attribute
 	Phase       string // PhaseCompile or PhaseRuntime
 	Backend     string // BackendGPU/TPU/CPU when the text shows it
 	Device      string // GPU ordinal when printed
@@ -92,7 +92,8 @@ func WarningKinds() []string {
 // on texts that passed MayContain and that Recognize did not take as an OOM.
 // When a record holds several warnings the earliest is reported.
 func RecognizeWarning(text string) (Warning, bool) {
-	flat := flatten(text)
+	var info infoLines
+	flat := flattenLevels(text, &info)
 	best, at := Warning{}, -1
 	for i := range families {
 		f := &families[i]
@@ -100,7 +101,7 @@ func RecognizeWarning(text string) (Warning, bool) {
 			continue
 		}
 		f.each(flat, func(m match) {
-			if at >= 0 && m.start() >= at {
+			if at >= 0 && m.start() >= at || f.infoLevelOnly && !info.contains(m.start()) {
 				return
 			}
 			r := Report{Backend: f.backend}
@@ -109,13 +110,10 @@ func RecognizeWarning(text string) (Warning, bool) {
 				return
 			}
 			best, at = Warning{
-				Kind: warningKinds[f.id], Family: f.id, Phase: f.phase, Backend: r.Backend, Device: r.Device,
+				Kind: f.warningKind, Family: f.id, Phase: f.phase, Backend: r.Backend, Device: r.Device,
 				Requested: r.Requested, Used: r.Used, Free: r.Free, Capacity: r.Capacity,
 			}, m.start()
 		})
-	}
-	if w, i, ok := startupBackoff(text, flat); ok && (at < 0 || i < at) {
-		best, at = w, i
 	}
 	if at < 0 {
 		return Warning{}, false
