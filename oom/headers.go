@@ -147,18 +147,11 @@ func isSpace(c byte) bool { return spaceTab[c] }
 
 // stripHeaders removes the prefixes that loggers and launchers put in front
 // of a line, repeatedly, so nested headers ("I0922 ... run_docker.py:193]
-// 2021-09-22 16:49:00.853879: E external/...] ") go too. It is hand-written
-// (no regexp): it runs on every line of every record that reaches Recognize.
+// 2021-09-22 16:49:00.853879: E external/...] ") go too. flatten strips them
+// the same way, through stripHeadersLevel, which also reads the level.
 func stripHeaders(line string) string {
-	for range 8 {
-		l := strings.TrimLeft(line, " \t\r")
-		n := headerLen(l)
-		if n == 0 {
-			return line
-		}
-		line = l[n:]
-	}
-	return line
+	rest, _, _ := stripHeadersLevel(line)
+	return rest
 }
 
 // headerLen returns the length of the log-line header at the start of l, or 0.

@@ -48,9 +48,10 @@ func (l *infoLines) contains(i int) bool {
 	return false
 }
 
-// stripHeadersLevel is stripHeaders that also returns the level of the
-// innermost header that states one ('I', 'W', 'E', 'F', 'D'; 0 for none)
-// and whether any header was stripped. Nested headers
+// stripHeadersLevel strips a line's log headers (headerLen; hand-written, no
+// regexp: it runs on every line of every record that reaches Recognize) and
+// returns the rest, the level of the innermost header that states one ('I',
+// 'W', 'E', 'F', 'D'; 0 for none) and whether any header was stripped. Nested headers
 // ("I0922 … run_docker.py:193] 2021-09-22 …: E external/…] ") take the
 // inner level: the outer one is the launcher's re-logging.
 func stripHeadersLevel(line string) (rest string, level byte, stripped bool) {
