@@ -132,9 +132,12 @@ func (c *xlaOOMConnector) ConsumeLogs(ctx context.Context, ld plog.Logs) error {
 			lrs := sls.At(j).LogRecords()
 			for k := 0; k < lrs.Len(); k++ {
 				lr := lrs.At(k)
-				if !oomattr.Tagged(lr.Attributes()) && (!c.cfg.RecognizeUntagged || !c.cfg.MayContain(lr)) {
-					c.addWarning(warnings, rl, lr, now, false) // tagged by the processor
-					continue                                   // the 99.9 %: no Report is built
+				tagged, warned := oomattr.Marks(lr.Attributes())
+				if !tagged && (!c.cfg.RecognizeUntagged || !c.cfg.MayContain(lr)) {
+					if warned {
+						c.addWarning(warnings, rl, lr, now, false) // tagged by the processor
+					}
+					continue // the 99.9 %: no Report is built
 				}
 				r, tagged, ok := c.read(lr)
 				if !ok {

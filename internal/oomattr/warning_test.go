@@ -67,3 +67,21 @@ func TestGetWarningRejects(t *testing.T) {
 	require.True(t, ok)
 	assert.False(t, w.Requested.Known, "a value of the wrong type is ignored")
 }
+
+func TestMarks(t *testing.T) {
+	attrs := pcommon.NewMap()
+	attrs.PutStr("log.file.name", "train.log")
+	tagged, warned := Marks(attrs)
+	assert.False(t, tagged)
+	assert.False(t, warned)
+	attrs.PutStr(WarningKind, "allocator_retry")
+	tagged, warned = Marks(attrs)
+	assert.False(t, tagged)
+	assert.True(t, warned)
+	attrs.PutStr(ErrorCode, "E0007")
+	tagged, warned = Marks(attrs)
+	assert.True(t, tagged)
+	assert.True(t, warned)
+	assert.Equal(t, Tagged(attrs), tagged)
+	assert.Equal(t, Warned(attrs), warned)
+}
