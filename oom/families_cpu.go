@@ -16,4 +16,21 @@ var _ = registerFamilies(30, []family{
 		advice:  adviceTraits{hostRAM: true},
 		example: `jax.errors.JaxRuntimeError: Out of memory allocating 41246000000 bytes`,
 	},
+	{
+		id:      "cpu-runtime-host-buffer",
+		summary: "The runtime could not allocate a host buffer (transfer staging, host offloading, the host executor).",
+		kind:    fatal, code: codeGeneric, phase: PhaseRuntime,
+		anchor: "ailed to allocate ",
+		expr: `(?:HostAllocate: )?[Ff]ailed to allocate (?:(?P<requested>\d+) bytes (?:for host offloading transfer buffer|of aligned host memory|` +
+			`of host memory for device ordinal (?P<device>\d+))|staging buffer of size (?P<staging>\d+))`,
+		read: func(r *Report, m match) bool {
+			if n := m.group("staging"); n != "" {
+				r.Requested = parseSizeToken(n)
+			}
+			r.MemorySpace = "host"
+			return true
+		},
+		advice:  adviceTraits{hostRAM: true},
+		example: `jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Failed to allocate 268435456 bytes of aligned host memory`,
+	},
 })

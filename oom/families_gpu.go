@@ -71,9 +71,16 @@ var _ = registerFamilies(20, []family{
 		id:      "gpu-driver-alloc",
 		summary: "The CUDA or ROCm driver refused a device allocation (log line).",
 		kind:    logOnly, code: codeGeneric, phase: PhaseRuntime, backend: BackendGPU,
-		anchor: "bytes) from device: ",
-		expr: `[Ff]ailed to allocate ` + sizeGroup("requested") + ` \((?P<requested_exact>\d+) bytes\) from device: (?:RESOURCE_EXHAUSTED: :? ?)?` +
+		anchor: " from device: ",
+		// ROCm since 2026-07 returns "failed to allocate N bytes from device: <hip>" as a status.
+		expr: `[Ff]ailed to allocate (?:` + sizeGroup("requested") + ` \((?P<requested_exact>\d+) bytes\)|(?P<requested_bytes>\d+) bytes) from device: (?:RESOURCE_EXHAUSTED: :? ?)?` +
 			`(?:CUDA_ERROR_OUT_OF_MEMORY|HIP_ERROR_OutOfMemory|hipErrorOutOfMemory|hipError_t\(1002\)|cudaErrorMemoryAllocation|out of memory)`,
+		read: func(r *Report, m match) bool {
+			if n := m.group("requested_bytes"); n != "" {
+				r.Requested = parseSizeToken(n)
+			}
+			return true
+		},
 		cues:    []cue{{text: "allocate", sizeAfter: true}},
 		example: `2024-06-24 17:01:13.933585: E external/xla/xla/stream_executor/rocm/rocm_driver.cc:1268] failed to allocate 154.06GiB (165425291480 bytes) from device: HIP_ERROR_OutOfMemory`,
 	},
@@ -103,6 +110,37 @@ var _ = registerFamilies(20, []family{
 		},
 		example: "E1103 18:23:55.103160 3413767 gpu_cudamallocasync_allocator.cc:361] gpu_async_0 cuMemAllocAsync failed to allocate 1073741824 bytes: RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory\n" +
 			" Reported by CUDA: Free memory/Total memory: 2147483648/85095874560",
+	},
+	{
+		id:      "gpu-collective-memory",
+		summary: "Collective memory (NCCL/RCCL user buffers, ROCm MORI) could not be allocated on the device.",
+		kind:    fatal, code: codeGeneric, phase: PhaseRuntime, backend: BackendGPU,
+		anchor: "bytes) from ",
+		expr:   `[Ff]ailed to allocate ` + sizeGroup("requested") + ` \((?P<requested_exact>\d+) bytes\) from (?:MORI memory|device collective memory)`,
+		advice: adviceTraits{
+			note: "Collective buffers are allocated next to XLA's buffer pool: lower XLA_PYTHON_CLIENT_MEM_FRACTION to leave them room, or shrink the collectives (smaller per-step all-reduce/all-gather sizes).",
+		},
+		example: `jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Failed to allocate 1.00GiB (1073741824 bytes) from MORI memory`,
+	},
+	{
+		id:      "gpu-vmm-allocator",
+		summary: "The VMM allocator (XLA_PYTHON_CLIENT_ALLOCATOR=vmm) had no physical-memory budget left for the allocation.",
+		kind:    fatal, code: codeGeneric, phase: PhaseRuntime, backend: BackendGPU,
+		anchor: "Not enough PA budget: ",
+		expr:   `Not enough PA budget: pa_allocated=(?P<used>\d+)B, allocation_size=(?P<requested>\d+)B, pa_budget=(?P<pa_budget>\d+)B`,
+		read: func(r *Report, m match) bool {
+			r.PoolLimit = parseSizeToken(m.group("pa_budget")) // the allocator's budget, not the GPU
+			return true
+		},
+		example: `jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Not enough PA budget: pa_allocated=79456894976B, allocation_size=1073741824B, pa_budget=80000000000B`,
+	},
+	{
+		id:      "gpu-jaxlib-workspace",
+		summary: "A jaxlib GPU kernel (cuSOLVER/hipSOLVER, cuSPARSE) could not allocate its device workspace.",
+		kind:    fatal, code: codeGeneric, phase: PhaseRuntime, backend: BackendGPU,
+		anchor:  "workspace for ",
+		expr:    `Unable to allocate (?:device )?workspace for (?P<instruction>\w+)`,
+		example: `jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Unable to allocate device workspace for syevd`,
 	},
 })
 

@@ -78,10 +78,10 @@ var _ = registerFamilies(25, []family{
 		summary: "The driver could not allocate unified (managed) or pinned host memory for XLA.",
 		kind:    fatal, code: codeGeneric, phase: PhaseRuntime, backend: BackendGPU, category: categoryUnified,
 		anchor: "Failed to allocate ",
-		expr: `Failed to allocate ` + sizeGroup("requested") + ` \((?P<requested_exact>\d+) bytes\) of (?P<kind>unified|pinned host) memory:(?: :)? ` +
-			driverOutOfMemory,
+		expr: `Failed to allocate ` + sizeGroup("requested") + ` \((?P<requested_exact>\d+) bytes\) of ` +
+			`(?:(?P<kind>unified|pinned host) memory:(?: :)? ` + driverOutOfMemory + `|host memory pinned to NUMA node \d+)`,
 		read: func(r *Report, m match) bool {
-			if m.group("kind") == "pinned host" {
+			if m.group("kind") != "unified" {
 				r.MemorySpace = "host"
 			}
 			r.Device = devicePrefix(m)

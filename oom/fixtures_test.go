@@ -319,6 +319,20 @@ var fixtures = []fixture{
 	{name: "cpu-runtime/CPU status", src: "docs/message-formats.md template",
 		text: `RESOURCE_EXHAUSTED: Out of memory allocating 1,073,741,824 bytes.`,
 		want: want{code: "E0007", family: "cpu-runtime", backend: "cpu", requested: b(1073741824), advice: []string{"host ran out of RAM"}}},
+	{name: "cpu-runtime-host-buffer/aligned host memory", src: "xla/stream_executor/host/host_executor.cc template (coverage table), realistic value",
+		text: `jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Failed to allocate 268435456 bytes of aligned host memory`,
+		want: want{code: "E0007", family: "cpu-runtime-host-buffer", space: "host", requested: b(268435456), advice: []string{"host ran out of RAM"}}},
+
+	// ---- Templates of the 2026 XLA and jaxlib source (coverage table), realistic values
+	{name: "gpu-collective-memory/MORI", src: "xla/backends/gpu/collectives/mori_collectives.cc template (coverage table)",
+		text: `jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Failed to allocate 1.00GiB (1073741824 bytes) from MORI memory`,
+		want: want{code: "E0007", family: "gpu-collective-memory", backend: "gpu", requested: b(1073741824), advice: []string{"Collective buffers"}}},
+	{name: "gpu-vmm-allocator/PA budget", src: "xla/stream_executor/device_address_vmm_allocator.cc template (coverage table)",
+		text: `jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Not enough PA budget: pa_allocated=79456894976B, allocation_size=1073741824B, pa_budget=80000000000B`,
+		want: want{code: "E0007", family: "gpu-vmm-allocator", backend: "gpu", requested: b(1073741824), used: b(79456894976)}},
+	{name: "gpu-jaxlib-workspace/syevd", src: "jaxlib/gpu/solver_kernels_ffi.cc template (coverage table)",
+		text: `jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Unable to allocate device workspace for syevd`,
+		want: want{code: "E0007", family: "gpu-jaxlib-workspace", backend: "gpu", instr: "syevd"}},
 
 	// ---- Real captures: jax 0.11.2 on an NVIDIA H100 80GB, copied verbatim from
 	// testdata/real (see its README). Every stderr record holds the allocator's

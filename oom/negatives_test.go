@@ -26,6 +26,7 @@ var lookalikeClasses = []string{
 	"quota", "bfc-non-fatal", "remat-and-preallocation", "init-failure", "autotuner-and-triton",
 	"foreign-oom", "other-xla-code", "gpu-compiler-warning", "ordinary-memory-talk",
 	"startup-backoff", "driver-not-oom", "foreign-gpu-library", "plugin-allocator", "cudnn-handle", "memory-statistics",
+	"source-template", // the look-alikes of the coverage table (coverage_test.go)
 }
 
 var lookalikes = []lookalike{

@@ -40,7 +40,7 @@ var sources = map[string]struct{ paths []string }{
 
 // excluded are tests and the files that define the status constructors and
 // error codes (their text is documentation, not a message).
-var excluded = []string{":!xla/tsl/platform/errors.h", ":!xla/error/error_codes.h", ":!xla/util.h",":!*_test.cc", ":!*_test.h", ":!*test_util*", ":!*testlib*", ":!*/tests/*", ":!*mock*", ":!*_benchmark*", ":!*test_lib*"}
+var excluded = []string{":!xla/tsl/platform/errors.h", ":!xla/error/error_codes.h", ":!xla/util.h", ":!*_test.cc", ":!*_test.h", ":!*test_util*", ":!*testlib*", ":!*/tests/*", ":!*mock*", ":!*_benchmark*", ":!*test_lib*"}
 
 const (
 	tablePath = "oom/testdata/coverage/templates.tsv"
@@ -161,8 +161,10 @@ func firstSeen(g gitDir, t template) string {
 	if len(needle) < 10 {
 		return ""
 	}
-	top := strings.SplitN(t.file, "/", 2)[0]
-	out, err := g.git("log", "--format=%as %h", "-S"+needle, g.ref, "--", top, "third_party/tsl")
+	// Only files like the template's own: a snapshot may lack the blobs
+	// of large data files, which git log -S would need to read.
+	top, ext := strings.SplitN(t.file, "/", 2)[0], path.Ext(t.file)
+	out, err := g.git("log", "--format=%as %h", "-S"+needle, g.ref, "--", top+"/*"+ext, "third_party/tsl/*"+ext)
 	if err != nil {
 		return ""
 	}

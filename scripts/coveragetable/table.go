@@ -80,7 +80,9 @@ func merge(rows []row, source string, found []template, g gitDir, since bool) []
 	var out []row
 	for _, r := range rows {
 		if r.source == source && r.era == current {
-			known[r.id] = r.since
+			if r.since != "-" {
+				known[r.id] = r.since
+			}
 			continue
 		}
 		out = append(out, r)
