@@ -22,9 +22,9 @@ var _ = registerFamilies(30, []family{
 		kind:    fatal, code: codeGeneric, phase: PhaseRuntime,
 		anchor: "ailed to allocate ",
 		expr: `(?:HostAllocate: )?[Ff]ailed to allocate (?:(?P<requested>\d+) bytes (?:for host offloading transfer buffer|of aligned host memory|` +
-			`of host memory for device ordinal (?P<device>\d+))|staging buffer of size (?P<staging>\d+))`,
+			`of host memory for device ordinal (?P<device>\d+))|(?:staging buffer|HostMemory|(?:pinned )?host memory) of size (?P<sized>\d+)(?: pinned to NUMA node \d+)?)`,
 		read: func(r *Report, m match) bool {
-			if n := m.group("staging"); n != "" {
+			if n := m.group("sized"); n != "" {
 				r.Requested = parseSizeToken(n)
 			}
 			r.MemorySpace = "host"

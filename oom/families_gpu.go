@@ -51,10 +51,11 @@ var _ = registerFamilies(20, []family{
 		kind:    logOnly, code: codeGeneric, phase: PhaseRuntime,
 		anchor: "Allocator (",
 		expr: `Allocator \((?P<allocator>[^)\s]+)\) ran out of memory trying to allocate ` + sizeGroup("requested") +
-			`(?: \(rounded to (?P<requested_exact>\d+)\))?(?: ?requested by op \S*)?(?: from the \w+ end)?(?P<freed_by_count> with freed_by_count=\d+)?`,
+			`(?: \(rounded to (?P<requested_exact>\d+)\))?(?: ?requested by op \S*)?(?: from the \w+ end)?(?P<freed_by_count> with freed_by_count=\d+)?` +
+			`(?P<not_failure>\. The caller indicates that this is not a failure)?`,
 		read: func(r *Report, m match) bool {
-			if m.group("freed_by_count") != "" {
-				return false // "with freed_by_count=N": the caller tolerates the failure
+			if m.group("freed_by_count") != "" || m.group("not_failure") != "" {
+				return false // "with freed_by_count=N", or TF 1.1-1.13's "The caller indicates that this is not a failure": tolerated
 			}
 			a := m.group("allocator")
 			r.Backend, r.Device = allocatorBackend(a), allocatorDevice(a)
@@ -66,6 +67,16 @@ var _ = registerFamilies(20, []family{
 		cues:    []cue{{text: "allocate", sizeAfter: true}},
 		advice:  adviceTraits{suggestAsyncAllocator: true},
 		example: `W external/xla/xla/tsl/framework/bfc_allocator.cc:501] Allocator (GPU_0_bfc) ran out of memory trying to allocate 4.50GiB (rounded to 4831838208)requested by op `,
+	},
+	{
+		id:      "gpu-bfc-allocator-tf1",
+		summary: "The BFC allocator's warning of TensorFlow 0.8-1.0 (no allocator name), printed after its memory dump (log line).",
+		kind:    logOnly, code: codeGeneric, phase: PhaseRuntime, backend: BackendGPU,
+		anchor:  "See logs for memory state",
+		expr:    `Ran out of memory trying to allocate ` + sizeGroup("requested") + `\. See logs for memory state`,
+		cues:    []cue{{text: "allocate", sizeAfter: true}},
+		advice:  adviceTraits{suggestAsyncAllocator: true},
+		example: `W tensorflow/core/common_runtime/bfc_allocator.cc:268] Ran out of memory trying to allocate 1.00GiB.  See logs for memory state.`,
 	},
 	{
 		id:      "gpu-driver-alloc",
@@ -88,8 +99,8 @@ var _ = registerFamilies(20, []family{
 		id:      "gpu-preallocation",
 		summary: "XLA could not reserve its memory pool at start-up (log line); it retries with a smaller pool.",
 		kind:    logOnly, code: codeGeneric, phase: PhaseRuntime, backend: BackendGPU,
-		anchor: "Failed to allocate device memory of",
-		expr: `(?:\[(?P<device>\d+)\] )?Failed to allocate device memory of ` + sizeGroup("requested") + `(?: \((?P<requested_exact>\d+) bytes\))?: ` +
+		anchor: "Failed to allocate device memory",
+		expr: `(?:\[(?P<device>\d+)\] )?Failed to allocate device memory(?: of ` + sizeGroup("requested") + `(?: \((?P<requested_exact>\d+) bytes\))?)?: ` +
 			`(?:RESOURCE_EXHAUSTED|Resource exhausted|CUDA_ERROR_OUT_OF_MEMORY|HIP_ERROR_OutOfMemory)`,
 		cues: []cue{{text: "memory of", sizeAfter: true}},
 		advice: adviceTraits{
@@ -97,6 +108,43 @@ var _ = registerFamilies(20, []family{
 			note:      "If this was logged while XLA set up its memory pool (preallocation at start-up), XLA falls back to a smaller pool and the program goes on: lower XLA_PYTHON_CLIENT_MEM_FRACTION (or set XLA_PYTHON_CLIENT_PREALLOCATE=false) to leave room for other users of the GPU.",
 		},
 		example: `E0914 08:00:01.000000 1 cuda_executor.cc:1182] [0] Failed to allocate device memory of 28.85GiB (30979129344 bytes): RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY`,
+	},
+	{
+		id:      "gpu-executor-host-collective-alloc",
+		summary: "StreamExecutor could not allocate pinned host or collective memory for XLA (log line; the kind is printed).",
+		kind:    logOnly, code: codeGeneric, phase: PhaseRuntime, backend: BackendGPU,
+		anchor: " memory",
+		expr: `(?:\[(?P<device>\d+)\] )?Failed to allocate (?P<kind>host|collective) memory(?: of ` + sizeGroup("requested") + `(?: \((?P<requested_exact>\d+) bytes\))?)?: ` +
+			`(?:RESOURCE_EXHAUSTED|Resource exhausted|INTERNAL|CUDA_ERROR_OUT_OF_MEMORY|HIP_ERROR_OutOfMemory)`,
+		read: func(r *Report, m match) bool {
+			if m.group("kind") == "host" {
+				r.MemorySpace = "host"
+			}
+			return true
+		},
+		example: `E0822 14:03:11.512345  181818 cuda_executor.cc:1349] [0] Failed to allocate host memory of 2.00GiB (2147483648 bytes): RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory`,
+	},
+	{
+		id:      "gpu-allocator-region",
+		summary: "XLA's allocator could not get a new region of device, unified, pinned host or collective memory (log line; the allocator may retry smaller).",
+		kind:    logOnly, code: codeGeneric, phase: PhaseRuntime, backend: BackendGPU,
+		anchor: "could not allocate ",
+		expr:   `could not allocate (?P<kind>device|unified|pinned host|collective)(?: memory)? of size: (?P<requested>\d+)`,
+		read: func(r *Report, m match) bool {
+			if m.group("kind") == "pinned host" {
+				r.MemorySpace = "host"
+			}
+			return true
+		},
+		example: `W0822 14:03:11.512345  181818 stream_executor_allocator.cc:68] could not allocate pinned host of size: 68719476736 (RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory)`,
+	},
+	{
+		id:      "gpu-sycl-device-alloc",
+		summary: "The SYCL (oneAPI) runtime could not allocate device memory (log line).",
+		kind:    logOnly, code: codeGeneric, phase: PhaseRuntime, backend: BackendGPU,
+		anchor:  "DeviceAllocate: Failed to allocate device memory of size ",
+		expr:    `DeviceAllocate: Failed to allocate device memory of size (?P<requested>\d+)`,
+		example: `E0822 14:03:11.512345  181818 sycl_executor.cc:328] DeviceAllocate: Failed to allocate device memory of size 17179869184, got RESOURCE_EXHAUSTED: SyclMallocDevice: Failed to allocate device memory: out of device memory`,
 	},
 	{
 		id:      "gpu-cuda-async-allocator",

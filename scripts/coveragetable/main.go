@@ -15,7 +15,7 @@
 // needs a row in classification.tsv (a family, generic or a look-alike,
 // with a fixture): TestCoverageTable in package oom fails until it has one.
 // Without -src it only regenerates docs/xla-coverage.md from the two tables
-// (make generate does that).
+// and gives hand-added rows their ids (make generate does that).
 package main
 
 import (
@@ -76,9 +76,10 @@ func run(src, ref, source string, since bool) error {
 			return err
 		}
 		rows = merge(rows, source, found, g, since)
-		if err := writeTable(tablePath, rows); err != nil {
-			return err
-		}
+	}
+	// Without -src this only makes hand-added rows canonical (ids, order).
+	if err := writeTable(tablePath, sortRows(rows)); err != nil {
+		return err
 	}
 	class, err := readClassification(classPath)
 	if err != nil {
@@ -161,10 +162,16 @@ func firstSeen(g gitDir, t template) string {
 	if len(needle) < 10 {
 		return ""
 	}
-	// Only files like the template's own: a snapshot may lack the blobs
-	// of large data files, which git log -S would need to read.
-	top, ext := strings.SplitN(t.file, "/", 2)[0], path.Ext(t.file)
-	out, err := g.git("log", "--format=%as %h", "-S"+needle, g.ref, "--", top+"/*"+ext, "third_party/tsl/*"+ext)
+	// Only files like the template's own, under its first two directories
+	// (TSL's also under its old third_party home): a snapshot may lack the
+	// blobs of large data files, and a whole-tree -S search is slow. A file
+	// moved from elsewhere dates from its move.
+	parts, ext := strings.SplitN(t.file, "/", 3), path.Ext(t.file)
+	dir := parts[0]
+	if len(parts) == 3 {
+		dir += "/" + parts[1]
+	}
+	out, err := g.git("log", "--format=%as %h", "-S"+needle, g.ref, "--", dir+"/*"+ext, "third_party/tsl/*"+ext)
 	if err != nil {
 		return ""
 	}

@@ -64,12 +64,16 @@ func readTable(path string) ([]row, error) {
 }
 
 func writeTable(path string, rows []row) error {
+	return os.WriteFile(path, []byte(tableText(rows)), 0o644)
+}
+
+func tableText(rows []row) string {
 	var b strings.Builder
 	b.WriteString(tableHeader)
 	for _, r := range rows {
 		fmt.Fprintf(&b, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.id, r.source, r.era, r.file, r.line, r.since, r.text)
 	}
-	return os.WriteFile(path, []byte(b.String()), 0o644)
+	return b.String()
 }
 
 // merge replaces source's current rows with found. A template already in
@@ -103,11 +107,17 @@ func merge(rows []row, source string, found []template, g gitDir, since bool) []
 		}
 		out = append(out, row{id, source, current, t.file, t.line, s, t.text})
 	}
-	slices.SortStableFunc(out, func(a, b row) int {
+	return sortRows(out)
+}
+
+// sortRows orders the table: by source, current rows first, then by era,
+// file, line and text.
+func sortRows(rows []row) []row {
+	slices.SortStableFunc(rows, func(a, b row) int {
 		return cmp.Or(cmp.Compare(a.source, b.source), cmp.Compare(eraOrder(a.era), eraOrder(b.era)),
 			cmp.Compare(a.file, b.file), cmp.Compare(a.line, b.line), cmp.Compare(a.text, b.text))
 	})
-	return out
+	return rows
 }
 
 // eraOrder sorts the current rows of a source before its older wordings.
