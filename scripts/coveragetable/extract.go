@@ -189,8 +189,13 @@ func render(stmt string) string {
 			}))
 			return strings.ReplaceAll(out.String(), "%%", "%")
 		}
+		if alt, n := ternary(toks, i); n > 0 {
+			out.WriteString(alt)
+			i += n
+			continue
+		}
 		out.WriteString(t.text)
-		if i+2 < len(toks) && toks[i+2].literal {
+		if i+2 < len(toks) && toks[i+2].literal && !strings.HasSuffix(strings.TrimSpace(toks[i+1].text), "?") {
 			if v := valueName(toks[i+1].text); v != "" {
 				out.WriteString("<" + v + ">")
 			}
@@ -201,6 +206,19 @@ func render(stmt string) string {
 		}
 	}
 	return out.String()
+}
+
+// ternary renders `cond ? "a" : "b"` starting at literal i as [a|b] ([a]
+// when b is empty) and returns how many more tokens it used.
+func ternary(toks []token, i int) (string, int) {
+	if i == 0 || i+2 >= len(toks) || !strings.HasSuffix(strings.TrimSpace(toks[i-1].text), "?") ||
+		strings.TrimSpace(toks[i+1].text) != ":" || !toks[i+2].literal {
+		return "", 0
+	}
+	if toks[i+2].text == "" {
+		return "[" + toks[i].text + "]", 2
+	}
+	return "[" + toks[i].text + "|" + toks[i+2].text + "]", 2
 }
 
 // formatArgs splits the code after a format literal into the arguments of
@@ -259,6 +277,10 @@ var (
 
 // valueName is a short, stable name for the code that fills a placeholder.
 func valueName(code string) string {
+	if _, choice, ok := strings.Cut(code, "?"); ok && strings.Contains(choice, ":") {
+		choice, _, _ = strings.Cut(choice, ":")
+		return valueName(choice)
+	}
 	v := namespaces.ReplaceAllString(code, "")
 	v = strings.Join(strings.Fields(v), " ")
 	for {

@@ -152,13 +152,7 @@ func scan(g gitDir, paths []string) ([]template, error) {
 // firstSeen is the date and commit where the longest fixed piece of a
 // template first appears in the ref's history, or "" when it cannot tell.
 func firstSeen(g gitDir, t template) string {
-	needle := ""
-	for _, piece := range strings.FieldsFunc(t.text, func(r rune) bool { return r == '<' || r == '>' }) {
-		if len(piece) > len(needle) && !strings.ContainsAny(piece, `\`) {
-			needle = piece
-		}
-	}
-	needle = strings.TrimSpace(needle)
+	needle := strings.TrimSpace(longestFixedPiece(t.text))
 	if len(needle) < 10 {
 		return ""
 	}
@@ -177,6 +171,34 @@ func firstSeen(g gitDir, t template) string {
 	}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	return lines[len(lines)-1]
+}
+
+// longestFixedPiece is the longest text of a template outside its
+// <placeholders>, [choices] and escapes: what the source has verbatim.
+func longestFixedPiece(text string) string {
+	best, cur, depth := "", strings.Builder{}, 0
+	flush := func() {
+		if cur.Len() > len(best) {
+			best = cur.String()
+		}
+		cur.Reset()
+	}
+	for i := 0; i < len(text); i++ {
+		switch c := text[i]; {
+		case c == '<' || c == '[':
+			flush()
+			depth++
+		case (c == '>' || c == ']') && depth > 0:
+			depth--
+		case c == '\\':
+			flush()
+			i++
+		case depth == 0:
+			cur.WriteByte(c)
+		}
+	}
+	flush()
+	return best
 }
 
 func base(file string) string { return path.Base(filepath.ToSlash(file)) }

@@ -55,6 +55,8 @@ func TestExtract(t *testing.T) {
                                   " bytes for the cache"));`, 1, "Failed to allocate <size> bytes for the cache"},
 		{"stream", `  LOG(ERROR) << Name() << " failed to allocate " << bytes
              << " bytes: " << status;`, 1, "<Name()> failed to allocate <bytes> bytes: <status>"},
+		{"choices", `  return ResourceExhausted(StrCat("Out of ", (on_host ? "host " : ""), "memory for ", n,
+                                  " bytes.", (on_host ? kHint : "")));`, 1, "Out of [host ]memory for <n> bytes.<kHint>"},
 		{"status code comparison", `  if (status.code() == absl::StatusCode::kResourceExhausted) {`, 1, ""},
 		{"unrelated text", `  return absl::InternalError("Index is out of range");`, 1, ""},
 		{"exhausted status of anything", `  return absl::ResourceExhaustedError("Too many open widgets");`, 1, "Too many open widgets"},
@@ -91,5 +93,17 @@ func TestMergeKeepsOtherRows(t *testing.T) {
 	want := []string{"jax|current|Jax text|-", "xla|current|Kept text|2021-01-01 def", "xla|current|New text|-", "xla|2017-01..2019-01|Older wording|-"}
 	if strings.Join(texts, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(texts, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestLongestFixedPiece(t *testing.T) {
+	for text, want := range map[string]string{
+		"Shape <ShapeUtil::HumanString(shape)> requires too much memory (<byte_size> bytes)": " requires too much memory (",
+		"Out of [host ]memory while trying to allocate <size>":                               "memory while trying to allocate ",
+		`Failed - <status>\n\tYou can set the env var`:                                       "You can set the env var",
+	} {
+		if got := longestFixedPiece(text); got != want {
+			t.Errorf("longestFixedPiece(%q) = %q, want %q", text, got, want)
+		}
 	}
 }
