@@ -6,6 +6,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 )
 
@@ -68,13 +69,18 @@ func coverageDoc(rows []row, class map[string]string) string {
 			if r.source != s {
 				continue
 			}
-			v := class[r.id]
-			if v == "" {
+			v := cell(class[r.id])
+			switch verdictKind(class[r.id]) {
+			case "none":
 				v = "**unclassified**"
-			} else if verdictKind(v) == "family" {
-				v = "`" + v + "`"
+			case "family":
+				v = "[`" + v + "`](message-formats.md#" + v + ")"
 			}
-			fmt.Fprintf(&b, "| %s | `%s:%d` | %s | %s | %s |\n", cell(r.text), r.file, r.line, r.era, r.since, cell(v))
+			where := r.file
+			if r.line > 0 {
+				where += ":" + strconv.Itoa(r.line)
+			}
+			fmt.Fprintf(&b, "| %s | `%s` | %s | %s | %s |\n", cell(r.text), where, r.era, r.since, v)
 		}
 	}
 	return b.String()
