@@ -109,21 +109,8 @@ var _ = registerFamilies(20, []family{
 		},
 		example: `E0914 08:00:01.000000 1 cuda_executor.cc:1182] [0] Failed to allocate device memory of 28.85GiB (30979129344 bytes): RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY`,
 	},
-	{
-		id:      "gpu-executor-host-collective-alloc",
-		summary: "StreamExecutor could not allocate pinned host or collective memory for XLA (log line; the kind is printed).",
-		kind:    logOnly, code: codeGeneric, phase: PhaseRuntime, backend: BackendGPU,
-		anchor: "Failed to allocate ",
-		expr: `(?:\[(?P<device>\d+)\] )?Failed to allocate (?P<kind>host|collective) memory(?: of ` + sizeGroup("requested") + `(?: \((?P<requested_exact>\d+) bytes\))?)?: ` +
-			`(?:RESOURCE_EXHAUSTED|Resource exhausted|INTERNAL|CUDA_ERROR_OUT_OF_MEMORY|HIP_ERROR_OutOfMemory)`,
-		read: func(r *Report, m match) bool {
-			if m.group("kind") == "host" {
-				r.MemorySpace = "host"
-			}
-			return true
-		},
-		example: `E0822 14:03:11.512345  181818 cuda_executor.cc:1349] [0] Failed to allocate host memory of 2.00GiB (2147483648 bytes): RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory`,
-	},
+	executorAlloc("host", `E0822 14:03:11.512345  181818 cuda_executor.cc:1349] [0] Failed to allocate host memory of 2.00GiB (2147483648 bytes): RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory`),
+	executorAlloc("collective", `E0822 14:03:11.512345  181818 cuda_executor.cc:1349] [1] Failed to allocate collective memory of 512.00MiB (536870912 bytes): RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory`),
 	{
 		id:      "gpu-allocator-region",
 		summary: "XLA's allocator could not get a new region of device, unified, pinned host or collective memory (log line; the allocator may retry smaller).",
@@ -204,3 +191,25 @@ var _ = registerFamilies(40, []family{
 		example: "jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Failed to get configs for: 3 out of 3 instructions. See logs for all failures. Example failure: ",
 	},
 })
+
+// executorAlloc is StreamExecutor's allocation failure for one memory kind
+// (host or collective; device memory is gpu-preallocation): one entry per
+// kind, so that each anchor is the kind's own phrase.
+func executorAlloc(kind, example string) family {
+	f := family{
+		id:      "gpu-executor-" + kind + "-alloc",
+		summary: "StreamExecutor could not allocate " + kind + " memory for XLA (log line).",
+		kind:    logOnly, code: codeGeneric, phase: PhaseRuntime, backend: BackendGPU,
+		anchor: "Failed to allocate " + kind + " memory",
+		expr: `(?:\[(?P<device>\d+)\] )?Failed to allocate ` + kind + ` memory(?: of ` + sizeGroup("requested") + `(?: \((?P<requested_exact>\d+) bytes\))?)?: ` +
+			`(?:RESOURCE_EXHAUSTED|Resource exhausted|INTERNAL|CUDA_ERROR_OUT_OF_MEMORY|HIP_ERROR_OutOfMemory)`,
+		example: example,
+	}
+	if kind == "host" {
+		f.read = func(r *Report, _ match) bool {
+			r.MemorySpace = "host"
+			return true
+		}
+	}
+	return f
+}
