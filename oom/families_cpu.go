@@ -39,8 +39,11 @@ var _ = registerFamilies(30, []family{
 		summary: "The PJRT client could not allocate a host staging buffer for a transfer.",
 		kind:    fatal, code: codeGeneric, phase: PhaseRuntime,
 		anchor: "staging buffer of size ",
-		expr:   `Failed to allocate staging buffer of size (?P<requested>\d+)`,
-		read: func(r *Report, _ match) bool {
+		expr:   `Failed to allocate staging buffer of size (?P<size>\d+)`,
+		read: func(r *Report, m match) bool {
+			// The message ends with its size: read it whole, as it is
+			// whether or not more text follows.
+			r.Requested = parseSizeToken(m.group("size"))
 			r.MemorySpace = "host"
 			return true
 		},

@@ -35,7 +35,7 @@ var _ = registerFamilies(35, []family{
 		summary: "A TensorFlow GPU kernel's Eigen scratch allocation failed; the op follows.",
 		kind:    fatal, code: codeGeneric, phase: PhaseRuntime, backend: BackendGPU, category: categoryTensorFlow,
 		anchor: "Ran out of GPU memory when allocating ",
-		expr:   `Ran out of GPU memory when allocating (?P<requested>\d+) bytes for (?P<op>\S+)`,
+		expr:   `Ran out of GPU memory when allocating (?P<requested>\d+) bytes for (?P<op>[\w/.\-]+)`,
 		read: func(r *Report, m match) bool {
 			r.Instruction = m.group("op")
 			return true

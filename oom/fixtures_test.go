@@ -325,9 +325,8 @@ var fixtures = []fixture{
 
 	// ---- Templates of the 2026 XLA and jaxlib source (coverage table), realistic values
 	{name: "cpu-runtime-staging-buffer/staging", src: "xla/pjrt/se/pjrt_stream_executor_client.cc template (coverage table)",
-		// The size ends the text: read as possibly cut (truncation.go), so unset.
 		text: `jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Failed to allocate staging buffer of size 268435456`,
-		want: want{code: "E0007", family: "cpu-runtime-staging-buffer", space: "host", advice: []string{"host ran out of RAM"}}},
+		want: want{code: "E0007", family: "cpu-runtime-staging-buffer", space: "host", requested: b(268435456), advice: []string{"host ran out of RAM"}}},
 	{name: "gpu-collective-memory/MORI", src: "xla/backends/gpu/collectives/mori_collectives.cc template (coverage table)",
 		text: `jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Failed to allocate 1.00GiB (1073741824 bytes) from MORI memory`,
 		want: want{code: "E0007", family: "gpu-collective-memory", backend: "gpu", requested: b(1073741824), advice: []string{"Collective buffers"}}},
