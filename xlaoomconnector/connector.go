@@ -20,6 +20,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
+	"github.com/xlaoom/xlaoomprocessor/internal/incident"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
 	"github.com/xlaoom/xlaoomprocessor/internal/recordtime"
 	"github.com/xlaoom/xlaoomprocessor/oom"
@@ -235,11 +236,8 @@ type jobBatch struct {
 // jobOf returns the batch entry of rl's job, creating it on first use.
 func (c *xlaOOMConnector) jobOf(into map[resourceKey]*jobBatch, rl plog.ResourceLogs) *jobBatch {
 	res := pcommon.NewResource()
-	src := rl.Resource().Attributes()
-	for _, k := range c.cfg.IncidentResourceAttributes {
-		if v, ok := src.Get(k); ok {
-			v.CopyTo(res.Attributes().PutEmpty(k))
-		}
+	for k, v := range incident.Job(rl.Resource().Attributes(), c.cfg.IncidentResourceAttributes) {
+		v.CopyTo(res.Attributes().PutEmpty(k))
 	}
 	key := resourceKeyOf(res, rl.SchemaUrl())
 	job := into[key]
@@ -252,8 +250,9 @@ func (c *xlaOOMConnector) jobOf(into map[resourceKey]*jobBatch, rl plog.Resource
 
 // addIncident files the record under its job resource: the record's resource
 // reduced to incident_resource_attributes. Whether it opens an incident is
-// decided under the lock (see incidentMemory); the xla.oom.incident.id the
-// processor wrote is a log-correlation key and is not needed here.
+// decided under the lock (see incidentMemory), by record times rather than by
+// the processor's xla.oom.incident.id, so a burst across a bucket edge, which
+// carries two ids, counts once.
 func (c *xlaOOMConnector) addIncident(into map[resourceKey]*jobBatch, rl plog.ResourceLogs, r *oom.Report, t pcommon.Timestamp) {
 	job := c.jobOf(into, rl)
 	m := measurement{attrs: attrKey{code: r.Code}, incident: true}
