@@ -36,7 +36,6 @@ var (
 type xlaOOMConnector struct {
 	cfg       *Config
 	dims      dimensions
-	desc      [numMetrics]descriptor
 	version   string
 	logger    *zap.Logger
 	telemetry *metadata.TelemetryBuilder
@@ -62,7 +61,6 @@ func newConnector(cfg *Config, set connector.Settings, telemetry *metadata.Telem
 	return &xlaOOMConnector{
 		cfg:       cfg,
 		dims:      newDimensions(cfg.Dimensions),
-		desc:      descriptors(set),
 		version:   set.BuildInfo.Version,
 		logger:    set.Logger,
 		telemetry: telemetry,
@@ -255,7 +253,7 @@ func (c *xlaOOMConnector) jobOf(into map[resourceKey]*jobBatch, rl plog.Resource
 // carries two ids, counts once.
 func (c *xlaOOMConnector) addIncident(into map[resourceKey]*jobBatch, rl plog.ResourceLogs, r *oom.Report, t pcommon.Timestamp) {
 	job := c.jobOf(into, rl)
-	m := measurement{attrs: attrKey{code: r.Code}, incident: true}
+	m := measurement{attrs: attrKey{code: r.Code}, kind: newIncident}
 	job.obs = append(job.obs, observation{measured: m, at: t})
 }
 
@@ -265,7 +263,7 @@ func (c *xlaOOMConnector) emit(ctx context.Context) error {
 	c.emitMu.Lock()
 	defer c.emitMu.Unlock()
 	c.mu.Lock()
-	out := c.state.collect(c.now(), c.scope, &c.desc)
+	out := c.state.collect(c.now(), c.scope, &descriptors)
 	size := c.state.size()
 	c.mu.Unlock()
 

@@ -77,21 +77,10 @@ func measureWarning(w oom.Warning, dims dimensions) (measurement, bool) {
 	if _, ok := metadata.MapAttributeXlaMemoryWarning[w.Kind]; !ok {
 		return measurement{}, false
 	}
-	m := measurement{attrs: attrKey{warning: w.Kind}, warning: true}
+	m := measurement{attrs: attrKey{warning: w.Kind}, kind: memoryWarning}
 	if dims.backend {
 		m.attrs.backend = w.Backend
 	}
 	m.pressure, m.hasPressure = w.Pressure()
 	return m, true
-}
-
-// hasWarning reports whether a warning's measurement counts in metric id.
-func (m *measurement) hasWarning(id metricID) bool {
-	switch id {
-	case metricWarnings:
-		return true
-	case metricWarningPressure:
-		return m.hasPressure
-	}
-	return false
 }
