@@ -69,7 +69,8 @@ func newState(cfg *Config) *state {
 	return st
 }
 
-// observation is one XLA OOM record: what it measures and when it happened.
+// observation is what one record contributes (an OOM, the incident it
+// opened, or a warning: see measurementKind) and when it happened.
 type observation struct {
 	measured measurement
 	at       pcommon.Timestamp // the record's time (recordtime.Of)
