@@ -214,16 +214,17 @@ func (m *measurement) feeds(id metricID) bool {
 		return id == metricIncidents
 	case memoryWarning:
 		return id == metricWarnings || (id == metricWarningPressure && m.hasPressure)
-	}
-	switch id {
-	case metricErrors:
-		return true
-	case metricRequested:
-		return m.hasRequested
-	case metricShortfall:
-		return m.hasShortfall
-	case metricPressure:
-		return m.hasPressure
+	case oomRecord:
+		switch id {
+		case metricErrors:
+			return true
+		case metricRequested:
+			return m.hasRequested
+		case metricShortfall:
+			return m.hasShortfall
+		case metricPressure:
+			return m.hasPressure
+		}
 	}
 	return false
 }
@@ -232,7 +233,7 @@ func (m *measurement) feeds(id metricID) bool {
 // enums (possible only on a hand-made tag) are left out rather than let an
 // arbitrary string become a dimension.
 func measure(r oom.Report, dims dimensions) measurement {
-	m := measurement{attrs: attrKey{code: r.Code}}
+	m := measurement{attrs: attrKey{code: r.Code}, kind: oomRecord}
 	if _, ok := metadata.MapAttributeXlaErrorPhase[r.Phase]; ok {
 		m.attrs.phase = r.Phase
 	}
