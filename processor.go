@@ -7,10 +7,12 @@ import (
 	"context"
 	"time"
 
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 
+	"github.com/xlaoom/xlaoomprocessor/internal/incident"
 	"github.com/xlaoom/xlaoomprocessor/internal/metadata"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
 	"github.com/xlaoom/xlaoomprocessor/internal/recordtime"
@@ -33,12 +35,13 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 	var tagged codeCounts // failures by code and, marked warning, warnings by kind: one table, one allocation
 	rls := ld.ResourceLogs()
 	for i := 0; i < rls.Len(); i++ {
+		res := rls.At(i).Resource().Attributes()
 		sls := rls.At(i).ScopeLogs()
 		for j := 0; j < sls.Len(); j++ {
 			lrs := sls.At(j).LogRecords()
 			scanned += int64(lrs.Len())
 			for k := 0; k < lrs.Len(); k++ {
-				if label, t := p.tag(lrs.At(k)); t != untouched {
+				if label, t := p.tag(res, lrs.At(k)); t != untouched {
 					tagged.add(label, t == taggedWarning)
 				}
 			}
@@ -69,16 +72,17 @@ const (
 // tag recognises and tags one record, returning the code (or, for a memory
 // warning, the kind) it was tagged with. A record that already carries
 // xla.error.code (tagged by an upstream collector) is left as it is, so
-// processing twice equals processing once.
-func (p *logsProcessor) tag(lr plog.LogRecord) (string, tagging) {
+// processing twice equals processing once. res is the attributes of the
+// record's resource, which name its job in xla.oom.incident.id.
+func (p *logsProcessor) tag(res pcommon.Map, lr plog.LogRecord) (string, tagging) {
 	if !p.cfg.MayContain(lr) {
 		return "", untouched // 99.9 % of records: no Report is zeroed or copied
 	}
-	return p.tagCandidate(lr)
+	return p.tagCandidate(res, lr)
 }
 
 // tagCandidate recognises and tags a record that passed the prefilter.
-func (p *logsProcessor) tagCandidate(lr plog.LogRecord) (string, tagging) {
+func (p *logsProcessor) tagCandidate(res pcommon.Map, lr plog.LogRecord) (string, tagging) {
 	if oomattr.Tagged(lr.Attributes()) {
 		return "", untouched
 	}
@@ -94,7 +98,7 @@ func (p *logsProcessor) tagCandidate(lr plog.LogRecord) (string, tagging) {
 	}
 	oomattr.PutTop(report, lr.Attributes(), p.cfg.TopAllocations)
 	ts := recordtime.Of(lr, p.now())
-	lr.Attributes().PutStr(oomattr.Incident, oomattr.IncidentID(&report, ts.AsTime(), p.cfg.IncidentWindow))
+	lr.Attributes().PutStr(oomattr.Incident, incident.ID(res, p.cfg.IncidentResourceAttributes, ts, p.cfg.IncidentWindow))
 	if p.cfg.SetSeverity && lr.SeverityNumber() == plog.SeverityNumberUnspecified {
 		lr.SetSeverityNumber(plog.SeverityNumberError)
 		if lr.SeverityText() == "" {

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/processor"
 	"go.opentelemetry.io/collector/processor/processortest"
@@ -24,11 +25,10 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 
-	"github.com/xlaoom/xlaoomprocessor/internal/incidentwindow"
+	"github.com/xlaoom/xlaoomprocessor/internal/incident"
 	"github.com/xlaoom/xlaoomprocessor/internal/metadata"
 	"github.com/xlaoom/xlaoomprocessor/internal/metadatatest"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
-	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
 // -update rewrites the expected golden files from the current output. Review
@@ -201,15 +201,13 @@ func TestUndatedRecordIsDatedAtArrival(t *testing.T) {
 		p.now = func() time.Time { return now }
 		lr := plog.NewLogRecord()
 		lr.Body().SetStr(msg)
-		_, tagged := p.tag(lr)
+		_, tagged := p.tag(pcommon.NewMap(), lr)
 		require.Equal(t, taggedOOM, tagged)
 		v, ok := lr.Attributes().Get(oomattr.Incident)
 		require.True(t, ok)
 		return v.Str()
 	}
 	arrival := time.Date(2025, 11, 22, 10, 0, 5, 0, time.UTC)
-	r, ok := oom.Recognize(msg)
-	require.True(t, ok)
-	assert.Equal(t, oomattr.IncidentID(&r, arrival, incidentwindow.Default), idAt(arrival))
+	assert.Equal(t, incident.ID(pcommon.NewMap(), incident.DefaultResourceAttributes(), pcommon.NewTimestampFromTime(arrival), incident.DefaultWindow), idAt(arrival))
 	assert.NotEqual(t, idAt(arrival), idAt(arrival.Add(time.Hour)), "an hour apart: two incidents")
 }

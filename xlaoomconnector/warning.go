@@ -4,7 +4,6 @@
 package xlaoomconnector // import "github.com/xlaoom/xlaoomprocessor/xlaoomconnector"
 
 import (
-	"slices"
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/plog"
@@ -50,26 +49,6 @@ func (c *xlaOOMConnector) addWarning(into map[resourceKey]*jobBatch, rl plog.Res
 	job.obs = append(job.obs, observation{measured: m, at: recordtime.Of(lr, now)})
 }
 
-// addWarnings adds a batch's warnings to the state, jobs in key order, and
-// returns how many measurements went to an overflow series.
-func (c *xlaOOMConnector) addWarnings(from map[resourceKey]*jobBatch, now time.Time) (overflowed int64) {
-	if len(from) == 0 {
-		return 0
-	}
-	keys := make([]resourceKey, 0, len(from))
-	for k := range from {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, k := range keys {
-		jw := from[k]
-		overflowed += c.state.add(k, jw.resource, jw.schemaURL, jw.obs, now)
-	}
-	return overflowed
-}
-
 // measureWarning turns a warning into its measurement. A kind outside the
 // enum (possible only on a hand-made tag) is not counted rather than let an
 // arbitrary string become a dimension.
@@ -77,21 +56,10 @@ func measureWarning(w oom.Warning, dims dimensions) (measurement, bool) {
 	if _, ok := metadata.MapAttributeXlaMemoryWarning[w.Kind]; !ok {
 		return measurement{}, false
 	}
-	m := measurement{attrs: attrKey{warning: w.Kind}, warning: true}
+	m := measurement{attrs: attrKey{warning: w.Kind}, kind: memoryWarning}
 	if dims.backend {
 		m.attrs.backend = w.Backend
 	}
 	m.pressure, m.hasPressure = w.Pressure()
 	return m, true
-}
-
-// hasWarning reports whether a warning's measurement counts in metric id.
-func (m *measurement) hasWarning(id metricID) bool {
-	switch id {
-	case metricWarnings:
-		return true
-	case metricWarningPressure:
-		return m.hasPressure
-	}
-	return false
 }
