@@ -12,7 +12,7 @@ import "strings"
 // size captures one size in any spelling (see sizePattern and parseSize).
 func sizeGroup(name string) string { return `(?P<` + name + `>` + sizePattern + `)` }
 
-var _ = registerFamilies(10, []family{
+var tpuFamilies = []family{
 	{
 		id:      "tpu-compile-hbm-used",
 		summary: "The compiled program needs more of a memory space (HBM, or VMEM/SMEM) than the chip has.",
@@ -132,7 +132,7 @@ var _ = registerFamilies(10, []family{
 		example: `RESOURCE_EXHAUSTED: 'memref.alloca' op current allocation offset upper bound (9000000 words) exceeds the legitimate user allocatable offset upper bound ` +
 			`(8388607 words) in memory space 203 when allocating 1048576 words.`,
 	},
-})
+}
 
 // vmemUnlessHBM: the compiler's on-chip memories (vmem, smem) have their own
 // code.

@@ -13,7 +13,7 @@ import "strings"
 // load cut before its first size (inside "Attempting to reserve") is not
 // read: its words alone do not say it failed.
 
-var _ = registerFamilies(15, []family{
+var tpuSizelessFamilies = []family{
 	{
 		id:      "tpu-compile-out-of-memory-no-sizes",
 		summary: "The compiler ran out of a memory space (HBM, VMEM, SMEM) and printed no sizes.",
@@ -54,7 +54,7 @@ var _ = registerFamilies(15, []family{
 		},
 		example: `RuntimeError: RESOURCE_EXHAUSTED: Error loading program: Fatal error`,
 	},
-})
+}
 
 // knownMemorySpaces are the memory spaces the TPU compiler reports running
 // out of.

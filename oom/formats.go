@@ -12,7 +12,7 @@ type MessageFormat struct {
 	ID      string // Report.Family
 	Summary string // what the message says happened
 	Kind    string // "fatal" (a returned status), "log-only" (a log line) or "warning" (never an OOM)
-	Code    string // default catalog code; a code printed in the text wins
+	Code    string // default catalog code; a code printed in the text wins ("" for a warning)
 	// Category refines the code's catalog category with what failed ("" when
 	// the catalog's applies).
 	Category string
@@ -27,19 +27,32 @@ type MessageFormat struct {
 	Message string   // the part of Example the grammar matched (flattened)
 }
 
-// MessageFormats returns every registered message family, in matching order.
+// MessageFormats returns every message family, failures in matching order,
+// then the memory-pressure warnings.
 func MessageFormats() []MessageFormat {
-	out := make([]MessageFormat, 0, len(families))
-	for i := range families {
-		f := &families[i]
+	z := defaultRecognizer
+	out := make([]MessageFormat, 0, len(z.families)+len(z.warnings))
+	for i := range z.families {
+		f := &z.families[i]
 		out = append(out, MessageFormat{
 			ID: f.id, Summary: f.summary, Kind: f.kind.String(), Code: f.code, Category: f.category, Phase: f.phase, Backend: f.backend,
 			Anchor: f.anchor, Grammar: readableGrammar(f.expr), Yields: f.yields(), Example: f.example,
-			Message: f.firstMatch(f.example),
+			Message: z.firstMatch(&f.pattern, f.example),
+		})
+	}
+	for i := range z.warnings {
+		w := &z.warnings[i]
+		out = append(out, MessageFormat{
+			ID: w.id, Summary: w.summary, Kind: kindWarning, Phase: w.phase, Backend: w.backend,
+			Anchor: w.anchor, Grammar: readableGrammar(w.expr), Yields: w.yields(), Example: w.example,
+			Message: z.firstMatch(&w.pattern, w.example),
 		})
 	}
 	return out
 }
+
+// kindWarning is MessageFormat.Kind of a memory-pressure warning.
+const kindWarning = "warning"
 
 // readableGrammar shows every size group of expr as <name:size>.
 func readableGrammar(expr string) string {
@@ -84,10 +97,10 @@ func ErrorCodes() []ErrorCode {
 // readable message.
 const CodeOnlyFamily = familyCodeOnly
 
-// firstMatch returns the first text of text that f's grammar matches, or "".
-func (f *family) firstMatch(text string) string {
-	flat, found := flatten(text), ""
-	f.each(flat, func(m match) {
+// firstMatch returns the first text of text that p matches, or "".
+func (z *Recognizer) firstMatch(p *pattern, text string) string {
+	flat, found := z.flatten(text), ""
+	p.each(flat, func(m match) {
 		if found == "" {
 			found = m.text[m.loc[2]:m.loc[3]]
 		}

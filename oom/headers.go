@@ -13,11 +13,11 @@ import "strings"
 // read as one sentence. A line break inside a word or a number of a
 // terminal-wrapped paste, and a container runtime's partial line, join
 // without a space (wrap.go).
-func flatten(text string) string { return flattenLevels(text, nil) }
+func (z *Recognizer) flatten(text string) string { return z.flattenLevels(text, nil) }
 
 // flattenLevels is flatten that also records, in info (when not nil), the
 // spans of the result that came from lines logged at INFO (levels.go).
-func flattenLevels(text string, info *infoLines) string {
+func (z *Recognizer) flattenLevels(text string, info *infoLines) string {
 	if isFlat(text) {
 		return text // the common one-line case: no copy
 	}
@@ -44,7 +44,7 @@ func flattenLevels(text string, info *infoLines) string {
 			level = lv // a line without a header continues the entry above
 		}
 		line = stripQuoteMarkers(line)
-		if len(line) > 0 && !isSpace(line[0]) && (partial || tight && !stripped && joinsWrap(b, line)) {
+		if len(line) > 0 && !isSpace(line[0]) && (partial || tight && !stripped && z.wrapWords.joinsWrap(b, line)) {
 			space = false
 		}
 		tight, partial = wrapTight(raw), criPartial(raw)

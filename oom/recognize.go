@@ -14,17 +14,17 @@ import "strings"
 // allocator and driver lines are reported only when no status is present.
 // Compatible details of the other messages (device, backend, sizes of the
 // same code) fill what the failure leaves empty.
-func Recognize(text string) (Report, bool) {
+func (z *Recognizer) Recognize(text string) (Report, bool) {
 	var info infoLines
-	flat := flattenLevels(text, &info)
+	return z.recognizeFlat(z.flattenLevels(text, &info), &info)
+}
 
+// recognizeFlat is Recognize on flattened text.
+func (z *Recognizer) recognizeFlat(flat string, info *infoLines) (Report, bool) {
 	var buf [8]candidate
 	cands := buf[:0]
-	for i := range families {
-		f := &families[i]
-		if f.kind == warning {
-			continue // warnings never make a record an OOM
-		}
+	for i := range z.families {
+		f := &z.families[i]
 		f.each(flat, func(m match) {
 			if guarded(flat, m.start()) {
 				return

@@ -179,13 +179,10 @@ func TestWarningKindsDocumented(t *testing.T) {
 // TestWarningFamilyExamples: the example a warning entry shows in the docs is
 // the text of one of its fixtures, and every warning entry has a kind.
 func TestWarningFamilyExamples(t *testing.T) {
-	for i := range families {
-		f := &families[i]
-		if f.kind != warning {
-			continue
-		}
-		if !slices.Contains(WarningKinds(), f.warningKind) {
-			t.Errorf("warning family %s has the unknown kind %q", f.id, f.warningKind)
+	for i := range defaultRecognizer.warnings {
+		f := &defaultRecognizer.warnings[i]
+		if !slices.Contains(WarningKinds(), f.kind) {
+			t.Errorf("warning family %s has the unknown kind %q", f.id, f.kind)
 		}
 		found := false
 		for _, fx := range warningFixtures {
