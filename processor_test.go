@@ -28,6 +28,7 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/internal/metadata"
 	"github.com/xlaoom/xlaoomprocessor/internal/metadatatest"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
+	"github.com/xlaoom/xlaoomprocessor/internal/oomrecord"
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
@@ -197,7 +198,7 @@ func forEachRecordPair(a, b plog.Logs, fn func(before, after plog.LogRecord)) {
 func TestUndatedRecordIsDatedAtArrival(t *testing.T) {
 	const msg = "RESOURCE_EXHAUSTED: Out of memory while trying to allocate 1477187472 bytes."
 	idAt := func(now time.Time) string {
-		p := newLogsProcessor(createDefaultConfig(), nil)
+		p := newTestProcessor(createDefaultConfig(), nil)
 		p.now = func() time.Time { return now }
 		lr := plog.NewLogRecord()
 		lr.Body().SetStr(msg)
@@ -212,4 +213,9 @@ func TestUndatedRecordIsDatedAtArrival(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, oomattr.IncidentID(&r, arrival, incidentwindow.Default), idAt(arrival))
 	assert.NotEqual(t, idAt(arrival), idAt(arrival.Add(time.Hour)), "an hour apart: two incidents")
+}
+
+// newTestProcessor is a processor built as the factory builds it.
+func newTestProcessor(cfg *Config, telemetry *metadata.TelemetryBuilder) *logsProcessor {
+	return newLogsProcessor(cfg, oomrecord.NewFinder(cfg.Sources), telemetry)
 }
