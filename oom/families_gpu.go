@@ -40,6 +40,8 @@ var gpuFamilies = []family{
 		id:      "gpu-platform-allocator",
 		summary: "The platform allocator (allocating on demand) could not get the request from the device.",
 		kind:    fatal, code: codeGeneric, phase: PhaseRuntime, backend: BackendGPU,
+		// "re|quest for ": the anchor starts at a rare byte ("q"), which
+		// strings.Index skips to at vector speed (see tpu-compile-hbm-used).
 		anchor:  "quest for ",
 		expr:    `[Ff]ailed to allocate request for ` + sizeGroup("requested") + `(?: \((?P<requested_exact>\d+)B\))?(?: on device ordinal (?P<device>\d+))?`,
 		cues:    []cue{{text: "request for", sizeAfter: true}},

@@ -18,7 +18,7 @@ var tpuSizelessFamilies = []family{
 		id:      "tpu-compile-out-of-memory-no-sizes",
 		summary: "The compiler ran out of a memory space (HBM, VMEM, SMEM) and printed no sizes.",
 		kind:    fatal, code: codeHbm, phase: PhaseCompile, backend: BackendTPU,
-		anchor: "y in memory space",
+		anchor: "y in memory space", // from the rare "y": see tpu-compile-hbm-used
 		// The period, then anything but the "Used" of the sized family, or the
 		// end of the text; " while allocating on stack for" (the VMEM stack
 		// family) does not match. Failing here, not in read, keeps the sized

@@ -170,8 +170,6 @@ func mayEndSize(s string, i int) bool {
 	return i >= 1 && isDigit(s[i-1]) || i >= 3 && s[i-1] == 'i' && isDigit(s[i-3])
 }
 
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
 // cueSet is the cues that may match after one byte. heads holds up
 // to the first eight bytes of each cue's after run, and common the bytes all
 // of them share, so that one or two word comparisons reject nearly every hit.
@@ -497,20 +495,6 @@ func sizeFollowsVerb(s string, i int, verbs []string) bool {
 		}
 	}
 	return false
-}
-
-func skipSpace(s string, i int) int {
-	for i < len(s) && isSpace(s[i]) {
-		i++
-	}
-	return i
-}
-
-func trimSpaceRight(s string) string {
-	for len(s) > 0 && isSpace(s[len(s)-1]) {
-		s = s[:len(s)-1]
-	}
-	return s
 }
 
 // lastNewline is strings.LastIndexByte(s, '\n') behind a vectorised
