@@ -41,11 +41,9 @@ type family struct {
 	// space). The anchor must appear in it as literal text outside any group;
 	// how far before the anchor the message starts is computed from expr.
 	// Named groups carry what the message yields; the standard names fill
-	// Report fields directly (see readStandardGroups):
-	//   requested, requested_exact (the exact bytes printed next to a rounded
-	//   requested size), free, used, capacity, exceeded, reserved, reservable:
-	//   sizes; space: MemorySpace; device: Device; instruction: Instruction.
-	// Other names are read by the entry's read function.
+	// Report fields directly (see readStandardGroups): the sizes of
+	// sizeMeanings; space: MemorySpace; device: Device; instruction:
+	// Instruction. Other names are read by the entry's read function.
 	expr string
 	// span is how far past the anchor a match may reach (0: defaultSpan).
 	span int
@@ -137,6 +135,25 @@ type adviceTraits struct {
 	suggestAsyncAllocator bool
 }
 
+// sizeMeanings are the standard size groups and what each must mean: the
+// connector turns them into xla.oom.pressure (how far demand went past what
+// was there: 1 or more for a failure) and xla.oom.shortfall.size (the bytes
+// that were missing), so a group used for another meaning gives wrong
+// figures. Pressure is used / capacity, else requested / free, else
+// requested / capacity; shortfall is exceeded, else used - capacity, else
+// requested - free. Reserved, reservable and pool_limit feed neither.
+var sizeMeanings = []struct{ group, meaning string }{
+	{"requested", "the allocation or reservation that failed (\"allocate X\", \"Requires X\", a scoped \"size X\")"},
+	{"requested_exact", "the exact bytes printed next to a rounded requested size (\"1.97GiB (rounded to 2110783744)\"); preferred to it"},
+	{"free", "what the device (or its pool) had free when the request failed; a request above it is a shortfall"},
+	{"used", "what the program needs or holds in total, compared with capacity (\"Used X of Y\"); only with a capacity it can exceed"},
+	{"capacity", "the whole memory the demand is measured against: the device or memory space (\"of Y hbm\", \"Total memory\"), or a hard limit that the failed demand exceeded (a scoped VMEM limit)"},
+	{"exceeded", "by how much the demand went past the capacity, when the message prints it (\"Exceeded hbm capacity by Z\")"},
+	{"reserved", "program load: memory already reserved on the device (\"N reserved\")"},
+	{"reservable", "program load: memory that could still be reserved (\"N reservable\")"},
+	{"pool_limit", "the most an allocator may take from the device (an allocator's budget, e.g. XLA's share of the GPU); not the device's capacity. Map an allocator's budget here, never to capacity: against capacity, a pool that is half the GPU reads as pressure 0.5 for an actual OOM"},
+}
+
 // plainSizeGroups are the standard groups that hold a size read as printed,
 // with the Report field each fills. "requested" is not one: it also reads
 // its exact companion, requested_exact.
@@ -147,6 +164,7 @@ var plainSizeGroups = map[string]func(*Report) *Size{
 	"exceeded":   func(r *Report) *Size { return &r.Exceeded },
 	"reserved":   func(r *Report) *Size { return &r.Reserved },
 	"reservable": func(r *Report) *Size { return &r.Reservable },
+	"pool_limit": func(r *Report) *Size { return &r.PoolLimit },
 }
 
 // readStandardGroups fills r from the named groups whose names are Report

@@ -77,6 +77,19 @@ func readableGrammar(expr string) string {
 	return b.String()
 }
 
+// SizeGroup is a standard size group of the family grammar: the Report field
+// it fills and what a family author must mean by it.
+type SizeGroup struct{ Name, Meaning string }
+
+// SizeGroups returns the standard size groups, for documentation.
+func SizeGroups() []SizeGroup {
+	out := make([]SizeGroup, 0, len(sizeMeanings))
+	for _, m := range sizeMeanings {
+		out = append(out, SizeGroup{m.group, m.meaning})
+	}
+	return out
+}
+
 // ErrorCode is one OpenXLA catalog code the package reports.
 type ErrorCode struct {
 	Code, Name, Category string

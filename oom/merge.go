@@ -25,7 +25,7 @@ func mergeFrom(r, o *Report) {
 	setString(&r.Instruction, o.Instruction)
 	for _, f := range [...]struct{ dst, src *Size }{
 		{&r.Requested, &o.Requested}, {&r.Free, &o.Free}, {&r.Used, &o.Used}, {&r.Capacity, &o.Capacity},
-		{&r.Exceeded, &o.Exceeded}, {&r.Reserved, &o.Reserved}, {&r.Reservable, &o.Reservable},
+		{&r.Exceeded, &o.Exceeded}, {&r.Reserved, &o.Reserved}, {&r.Reservable, &o.Reservable}, {&r.PoolLimit, &o.PoolLimit},
 	} {
 		if !f.dst.Known {
 			*f.dst = *f.src

@@ -84,8 +84,9 @@ type Report struct {
 	Reserved   Size // program load: "N reserved"
 	Reservable Size // program load: "N reservable"
 	// PoolLimit is the most a GPU allocator may take from the device (BFC
-	// "pool limit X", cudaMallocAsync "Stats: Limit: X"): the share of the
-	// GPU that XLA_PYTHON_CLIENT_MEM_FRACTION grants, not the GPU itself.
+	// "pool limit X", cudaMallocAsync "Stats: Limit: X", a family's
+	// pool_limit group): the share of the GPU that
+	// XLA_PYTHON_CLIENT_MEM_FRACTION grants, not the GPU itself.
 	PoolLimit Size
 
 	Program      string // "Error loading program 'x'", "[executable_name='x']"

@@ -154,6 +154,12 @@ func messageFormats() string {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", c.Code, c.Name, c.Category, orNone(c.Phase, "from the message"), orNone(c.DocURL, "none"))
 	}
 	b.WriteString("\n")
+	b.WriteString(sizeGroupsIntro)
+	b.WriteString("| group | means |\n|---|---|\n")
+	for _, g := range oom.SizeGroups() {
+		fmt.Fprintf(&b, "| `%s` | %s |\n", g.Name, g.Meaning)
+	}
+	b.WriteString("\n")
 	b.WriteString(trailer)
 	return b.String()
 }
