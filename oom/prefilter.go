@@ -42,16 +42,17 @@ import (
 // quoted alone; XLA prints those messages as statuses ("RESOURCE_EXHAUSTED:
 // ..."), which MayContain always passes.
 func (z *Recognizer) MayContain(text string) bool {
-	p := &z.prefilter
 	// The preferred keys get loops of their own, with the byte a constant:
-	// a loop over the scans measured slower (BenchmarkMayContainRatio).
+	// a loop over the scans measured slower (BenchmarkMayContainRatio). The
+	// scans are held in locals: measured a little faster than through z.
+	rs, bs := &z.prefilter.r, &z.prefilter.b
 	for off := 0; ; {
 		j := strings.IndexByte(text[off:], 'R')
 		if j < 0 {
 			break
 		}
 		// Most hits stop at the byte after the 'R': no cue continues with it.
-		if i := off + j + 1; i < len(text) && p.r.cueSet[text[i]] != 0 && p.r.confirm(text, off+j) {
+		if i := off + j + 1; i < len(text) && rs.cueSet[text[i]] != 0 && rs.confirm(text, off+j) {
 			return true
 		}
 		off += j + 1
@@ -63,12 +64,12 @@ func (z *Recognizer) MayContain(text string) bool {
 		}
 		// Worth confirming when a cue continues with the next byte or a size
 		// may end at this one.
-		if i := off + j; (i+1 < len(text) && p.b.cueSet[text[i+1]] != 0 || i > 0 && p.b.endsSize[text[i-1]]) && p.b.confirm(text, i) {
+		if i := off + j; (i+1 < len(text) && bs.cueSet[text[i+1]] != 0 || i > 0 && bs.endsSize[text[i-1]]) && bs.confirm(text, i) {
 			return true
 		}
 		off += j + 1
 	}
-	return p.others != nil && p.scanOthers(text)
+	return z.prefilter.others != nil && z.prefilter.scanOthers(text)
 }
 
 // scanOthers runs the scans for keys other than the preferred ones (none

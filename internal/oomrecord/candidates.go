@@ -5,12 +5,13 @@ package oomrecord
 
 // Candidates are the texts of one record that passed the prefilter, ranked
 // in source order: what Scan found, kept so that Read does not run the
-// prefilter again. The first few live inline, so a Candidates on the stack
-// costs no allocation.
+// prefilter again. The first lives inline, so a Candidates on the stack
+// costs no allocation and little to clear; a record with several passing
+// texts (a body and an exception attribute) keeps the others in more.
 type Candidates struct {
-	inline [4]candidate
-	more   []candidate // past the inline ones: a map body with many keys
-	n      int
+	first candidate
+	more  []candidate
+	n     int
 }
 
 // candidate is one text and its rank in source order.
@@ -19,11 +20,13 @@ type candidate struct {
 	text string
 }
 
+func (c *Candidates) reset() { c.n, c.more = 0, c.more[:0] }
+
 func (c *Candidates) at(i int) *candidate {
-	if i < len(c.inline) {
-		return &c.inline[i]
+	if i == 0 {
+		return &c.first
 	}
-	return &c.more[i-len(c.inline)]
+	return &c.more[i-1]
 }
 
 // add inserts text at its rank. A rank taken already keeps its first text,
@@ -34,7 +37,7 @@ func (c *Candidates) add(rank int, text string) {
 			return
 		}
 	}
-	if c.n >= len(c.inline) {
+	if c.n > 0 {
 		c.more = append(c.more, candidate{})
 	}
 	i := c.n

@@ -39,7 +39,7 @@ func NewFinder(sources Sources) *Finder {
 // attributes are read in one pass over the record's attributes, not one
 // Map.Get per configured key.
 func (f *Finder) Scan(lr plog.LogRecord, into *Candidates) bool {
-	*into = Candidates{}
+	into.reset()
 	s := &f.sources
 	if s.SearchBody {
 		f.scanBody(lr.Body(), into)
