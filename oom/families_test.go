@@ -166,3 +166,47 @@ func TestLookalikeClasses(t *testing.T) {
 		}
 	}
 }
+
+// Families of the recognition classes (shapes_test.go, variations_test.go).
+const (
+	famNoSizes       = "tpu-compile-out-of-memory-no-sizes"
+	famProgramFatal  = "tpu-runtime-program-load-fatal"
+	famKernelLaunch  = "gpu-driver-kernel-launch"
+	famModuleLoad    = "gpu-driver-module-load"
+	famContextInit   = "gpu-driver-context-init"
+	famUnified       = "gpu-driver-unified-memory"
+	famConstant      = "gpu-runtime-constant-allocation"
+	famTFTensor      = "tensorflow-op-tensor-allocation"
+	famTFAllocFailed = "tensorflow-op-allocation-failed"
+	famUnifiedLog    = "gpu-driver-unified-memory-log"
+)
+
+// Families the recognition classes extend.
+const (
+	famEarlyAbort        = "tpu-compile-early-abort"
+	famBuffer            = "tpu-runtime-buffer"
+	famProgramLoad       = "tpu-runtime-program-load"
+	famGPUAllocator      = "gpu-allocator-status"
+	famPlatformAllocator = "gpu-platform-allocator"
+	famDriverAllocation  = "gpu-driver-alloc"
+	famAsyncAllocator    = "gpu-cuda-async-allocator"
+)
+
+// Categories of the families that refine E0007's catalog category.
+const (
+	catKernelLaunch = "GPU Driver: Kernel Launch Out of Memory"
+	catModuleLoad   = "GPU Driver: Module Load Out of Memory"
+	catContextInit  = "GPU Driver: Device Initialization Out of Memory"
+	catUnified      = "GPU Driver: Unified Memory Allocation Failure"
+	catConstant     = "GPU Runtime: Constant Allocation Failure"
+	catTensorFlow   = "TensorFlow Op: Tensor Allocation Failure"
+)
+
+// refinedCategory is the xla.error.category of the families here that
+// refine E0007's catalog category with what failed; the others report their
+// code's catalog category.
+var refinedCategory = map[string]string{
+	famKernelLaunch: catKernelLaunch, famModuleLoad: catModuleLoad, famContextInit: catContextInit,
+	famUnified: catUnified, famUnifiedLog: catUnified, famConstant: catConstant,
+	famTFTensor: catTensorFlow, famTFAllocFailed: catTensorFlow,
+}
