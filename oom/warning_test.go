@@ -12,7 +12,7 @@ import (
 )
 
 // warningFixture is one memory-pressure warning. src says where the text
-// comes from: a real capture (testdata/real of the repository root), an issue
+// comes from: a real capture (oom/testdata/real), an issue
 // quoted in the format reference, or the XLA source template the line is
 // printed from ("template": the format string filled with plausible figures,
 // used only where no real capture of the line is at hand).
@@ -197,11 +197,11 @@ func TestWarningFamilyExamples(t *testing.T) {
 }
 
 // TestRealCaptureWarnings reads every line of the real H100 captures
-// (testdata/real of the repository root, jax 0.11.2): each rematerialization
+// (oom/testdata/real, jax 0.11.2): each rematerialization
 // and BFC retry line is a warning of its kind with its sizes, passes the
 // prefilter, and is not an OOM; no other line is a warning.
 func TestRealCaptureWarnings(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("..", "testdata", "real", "*.stderr.txt"))
+	files, err := filepath.Glob(filepath.Join(realDir, "*.stderr.txt"))
 	if err != nil || len(files) == 0 {
 		t.Fatal(err, files)
 	}
