@@ -24,7 +24,10 @@ type MessageFormat struct {
 	Grammar string
 	Yields  []string // the named groups: what the message gives
 	Example string   // a real message, verbatim from the tests' fixtures
-	Message string   // the part of Example the grammar matched (flattened)
+	// Message is Example flattened (headers stripped, whitespace folded),
+	// from where the family's message starts to the end: whole, never cut
+	// where the grammar's match ends.
+	Message string
 }
 
 // MessageFormats returns every message family, failures in matching order,
@@ -37,7 +40,7 @@ func MessageFormats() []MessageFormat {
 		out = append(out, MessageFormat{
 			ID: f.id, Summary: f.summary, Kind: f.kind.String(), Code: f.code, Category: f.category, Phase: f.phase, Backend: f.backend,
 			Anchor: f.anchor, Grammar: readableGrammar(f.expr), Yields: f.yields(), Example: f.example,
-			Message: z.firstMatch(&f.pattern, f.example),
+			Message: z.messageOf(&f.pattern, f.example),
 		})
 	}
 	for i := range z.warnings {
@@ -45,7 +48,7 @@ func MessageFormats() []MessageFormat {
 		out = append(out, MessageFormat{
 			ID: w.id, Summary: w.summary, Kind: kindWarning, Phase: w.phase, Backend: w.backend,
 			Anchor: w.anchor, Grammar: readableGrammar(w.expr), Yields: w.yields(), Example: w.example,
-			Message: z.firstMatch(&w.pattern, w.example),
+			Message: z.messageOf(&w.pattern, w.example),
 		})
 	}
 	return out
@@ -110,12 +113,13 @@ func ErrorCodes() []ErrorCode {
 // readable message.
 const CodeOnlyFamily = familyCodeOnly
 
-// firstMatch returns the first text of text that p matches, or "".
-func (z *Recognizer) firstMatch(p *pattern, text string) string {
+// messageOf returns text flattened, from the start of p's first match to the
+// end, or "" when p does not match.
+func (z *Recognizer) messageOf(p *pattern, text string) string {
 	flat, found := z.flatten(text), ""
 	p.each(flat, func(m match) {
 		if found == "" {
-			found = m.text[m.loc[2]:m.loc[3]]
+			found = m.text[m.start():]
 		}
 	})
 	return found

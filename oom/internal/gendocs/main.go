@@ -61,7 +61,7 @@ func replaceBetweenMarkers(doc, name, content string) (string, error) {
 // familyTable is the README's summary: one row per family.
 func familyTable() string {
 	var b bytes.Buffer
-	b.WriteString("| family | kind | message (from a real example) | code | phase |\n|---|---|---|---|---|\n")
+	b.WriteString("| family | kind | message (a real example, from where the message starts) | code | phase |\n|---|---|---|---|---|\n")
 	for _, f := range oom.MessageFormats() {
 		fmt.Fprintf(&b, "| [`%s`](docs/message-formats.md#%s) | %s | %s | %s | %s |\n",
 			f.ID, f.ID, f.Kind, codeSpan(abridge(f.Message, 110)), codeCell(f), f.Phase)
