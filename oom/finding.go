@@ -7,11 +7,11 @@ package oom
 type Found uint8
 
 const (
-	// FoundNothing: neither a failure nor (when asked for) a warning.
+	// FoundNothing means neither a failure nor (when asked for) a warning.
 	FoundNothing Found = iota
-	// FoundFailure: an XLA OOM failure, in Finding.Report.
+	// FoundFailure means an XLA OOM failure, in Finding.Report.
 	FoundFailure
-	// FoundWarning: no failure, but a memory-pressure warning, in
+	// FoundWarning means no failure, but a memory-pressure warning, in
 	// Finding.Warning.
 	FoundWarning
 )
