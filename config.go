@@ -16,8 +16,8 @@ import (
 
 // Config says where the processor looks for XLA OOM text and how it tags.
 type Config struct {
-	// Finder holds search_body, body_keys, attributes and max_scan_size.
-	oomrecord.Finder `mapstructure:",squash"`
+	// Sources holds search_body, body_keys, attributes and max_scan_size.
+	oomrecord.Sources `mapstructure:",squash"`
 
 	// SetSeverity sets SeverityNumber ERROR (and text "ERROR" when empty) on a
 	// tagged record that has no severity.
@@ -49,7 +49,7 @@ var _ confmap.Validator = (*Config)(nil)
 
 func createDefaultConfig() *Config {
 	return &Config{
-		Finder:         oomrecord.DefaultFinder(),
+		Sources:        oomrecord.DefaultSources(),
 		SetSeverity:    true,
 		MemoryWarnings: true,
 		TopAllocations: defaultTopAllocations,
@@ -68,7 +68,7 @@ const (
 // Validate checks the settings; each error names its field.
 func (c *Config) Validate() error {
 	var errs []error
-	if err := c.Finder.Validate(); err != nil {
+	if err := c.Sources.Validate(); err != nil {
 		errs = append(errs, err)
 	}
 	if c.TopAllocations < 0 || c.TopAllocations > maxTopAllocations {

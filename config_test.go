@@ -56,7 +56,7 @@ var configCases = []struct {
 	{
 		name: "custom",
 		want: &Config{
-			Finder: oomrecord.Finder{
+			Sources: oomrecord.Sources{
 				SearchBody:  true,
 				BodyKeys:    []string{"message", "event"},
 				Attributes:  []string{"exception.message"},

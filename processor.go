@@ -15,17 +15,20 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/internal/incident"
 	"github.com/xlaoom/xlaoomprocessor/internal/metadata"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
+	"github.com/xlaoom/xlaoomprocessor/internal/oomrecord"
 	"github.com/xlaoom/xlaoomprocessor/internal/recordtime"
+	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
 type logsProcessor struct {
 	cfg       *Config
+	finder    *oomrecord.Finder
 	telemetry *metadata.TelemetryBuilder
 	now       func() time.Time // dates a record that carries no time; replaced in tests
 }
 
-func newLogsProcessor(cfg *Config, telemetry *metadata.TelemetryBuilder) *logsProcessor {
-	return &logsProcessor{cfg: cfg, telemetry: telemetry, now: time.Now}
+func newLogsProcessor(cfg *Config, finder *oomrecord.Finder, telemetry *metadata.TelemetryBuilder) *logsProcessor {
+	return &logsProcessor{cfg: cfg, finder: finder, telemetry: telemetry, now: time.Now}
 }
 
 // processLogs tags every XLA OOM record in place. Records are never dropped,
@@ -75,24 +78,27 @@ const (
 // processing twice equals processing once. res is the attributes of the
 // record's resource, which name its job in xla.oom.incident.id.
 func (p *logsProcessor) tag(res pcommon.Map, lr plog.LogRecord) (string, tagging) {
-	if !p.cfg.MayContain(lr) {
+	var texts oomrecord.Candidates
+	if !p.finder.Scan(lr, &texts) {
 		return "", untouched // 99.9 % of records: no Report is zeroed or copied
 	}
-	return p.tagCandidate(res, lr)
+	return p.tagCandidate(res, lr, &texts)
 }
 
-// tagCandidate recognises and tags a record that passed the prefilter.
-func (p *logsProcessor) tagCandidate(res pcommon.Map, lr plog.LogRecord) (string, tagging) {
+// tagCandidate recognises and tags a record whose texts passed the prefilter.
+func (p *logsProcessor) tagCandidate(res pcommon.Map, lr plog.LogRecord, texts *oomrecord.Candidates) (string, tagging) {
 	if oomattr.Tagged(lr.Attributes()) {
 		return "", untouched
 	}
-	report, ok := p.cfg.Find(lr)
-	if !ok {
-		if p.cfg.MemoryWarnings {
-			return p.warn(lr)
-		}
+	found := p.finder.Read(texts, p.cfg.MemoryWarnings)
+	switch found.Found {
+	case oom.FoundNothing:
 		return "", untouched
+	case oom.FoundWarning:
+		return p.warn(lr, &found.Warning)
+	case oom.FoundFailure:
 	}
+	report := found.Report
 	if oomattr.Warned(lr.Attributes()) {
 		return "", untouched // tagged as a warning upstream: leave it as it is
 	}

@@ -29,6 +29,7 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/internal/metadata"
 	"github.com/xlaoom/xlaoomprocessor/internal/metadatatest"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
+	"github.com/xlaoom/xlaoomprocessor/internal/oomrecord"
 )
 
 // -update rewrites the expected golden files from the current output. Review
@@ -197,7 +198,7 @@ func forEachRecordPair(a, b plog.Logs, fn func(before, after plog.LogRecord)) {
 func TestUndatedRecordIsDatedAtArrival(t *testing.T) {
 	const msg = "RESOURCE_EXHAUSTED: Out of memory while trying to allocate 1477187472 bytes."
 	idAt := func(now time.Time) string {
-		p := newLogsProcessor(createDefaultConfig(), nil)
+		p := newTestProcessor(createDefaultConfig(), nil)
 		p.now = func() time.Time { return now }
 		lr := plog.NewLogRecord()
 		lr.Body().SetStr(msg)
@@ -210,4 +211,9 @@ func TestUndatedRecordIsDatedAtArrival(t *testing.T) {
 	arrival := time.Date(2025, 11, 22, 10, 0, 5, 0, time.UTC)
 	assert.Equal(t, incident.ID(pcommon.NewMap(), incident.DefaultResourceAttributes(), pcommon.NewTimestampFromTime(arrival), incident.DefaultWindow), idAt(arrival))
 	assert.NotEqual(t, idAt(arrival), idAt(arrival.Add(time.Hour)), "an hour apart: two incidents")
+}
+
+// newTestProcessor is a processor built as the factory builds it.
+func newTestProcessor(cfg *Config, telemetry *metadata.TelemetryBuilder) *logsProcessor {
+	return newLogsProcessor(cfg, oomrecord.NewFinder(cfg.Sources), telemetry)
 }

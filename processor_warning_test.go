@@ -44,7 +44,7 @@ func TestTelemetryCountsWarningsByKind(t *testing.T) {
 // without gets WARN, never ERROR.
 func TestWarningKeepsItsSeverity(t *testing.T) {
 	const remat = `W1122 10:52:37.476699     622 hlo_rematerialization.cc:3363] Can't reduce memory use below 56.41GiB (60574761232 bytes) by rematerialization; only reduced to 69.85GiB (75003125004 bytes), down from 69.85GiB (75003125004 bytes) originally`
-	p := newLogsProcessor(createDefaultConfig(), nil)
+	p := newTestProcessor(createDefaultConfig(), nil)
 	bare := plog.NewLogRecord()
 	bare.Body().SetStr(remat)
 	kind, got := p.tag(pcommon.NewMap(), bare)

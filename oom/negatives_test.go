@@ -70,7 +70,7 @@ var lookalikes = []lookalike{
 	{"other-xla-code", "E0200", `jax.errors.JaxRuntimeError: INTERNAL: E0200: RuntimeUnexpectedCoreHalt: Program or fatal error occurred; computation may be invalid: ... Please read https://openxla.org/xla/errors/error_0200 carefully`, false},
 	{"other-xla-code", "E3001", `XLA:TPU compile permanent error. Compilation failure: No viable logical replica count for the embedding table with metadata: max_nz_per_row = 141352, total_spmem_size_bytes = 524288)`, true},
 	{"other-xla-code", "E0007 alone", `jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: E0007: ResourceExhausted: Shared memory size limit exceeded: requested 110592, available: 101376`, false},
-	// GPU compiler warnings seen in real captures (../testdata/real)
+	// GPU compiler warnings seen in real captures (testdata/real)
 	{"gpu-compiler-warning", "schedule base limit", `E1122 10:53:02.114250     727 gpu_hlo_schedule.cc:1068] The byte size of input/output arguments (100000000000) exceeds the base limit (63753420390). This indicates an error in the calculation!`, true},
 	{"gpu-compiler-warning", "allocator summary", `I1122 10:52:34.461500     537 bfc_allocator.cc:1120] Allocator memory summary: pool size 0B, in use 0B, largest free block 0B`, true},
 	{"gpu-compiler-warning", "empty pool", `W1122 10:52:34.461615     537 bfc_allocator.cc:609] <allocator contains no memory>`, true},
@@ -130,7 +130,7 @@ func TestLookalikes(t *testing.T) {
 	}
 }
 
-// realNegatives are raw GPU captures (their only copy is in ../testdata/real)
+// realNegatives are raw GPU captures (their only copy is in testdata/real)
 // of runs that raised nothing and logged no OOM.
 var realNegatives = []string{"control.stderr.txt", "cuda_async_jit_pool.stderr.txt", "memory_analysis.stderr.txt", "prealloc_099.stderr.txt"}
 

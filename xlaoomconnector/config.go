@@ -26,10 +26,10 @@ const (
 
 // Config of the xla_oom connector.
 type Config struct {
-	// Finder holds search_body, body_keys, attributes and max_scan_size: where
+	// Sources holds search_body, body_keys, attributes and max_scan_size: where
 	// an untagged record is searched for XLA OOM text. A record tagged by the
 	// xla_oom processor is read from its attributes and never parsed again.
-	oomrecord.Finder `mapstructure:",squash"`
+	oomrecord.Sources `mapstructure:",squash"`
 
 	// RecognizeUntagged makes the connector search records the processor did
 	// not tag. Set it to false when the connector runs after the xla_oom
@@ -123,7 +123,7 @@ var _ confmap.Validator = (*Config)(nil)
 
 func createDefaultConfig() *Config {
 	return &Config{
-		Finder:                     oomrecord.DefaultFinder(),
+		Sources:                    oomrecord.DefaultSources(),
 		RecognizeUntagged:          true,
 		AggregationTemporality:     TemporalityCumulative,
 		EmitInterval:               defaultEmitInterval,
@@ -142,7 +142,7 @@ func createDefaultConfig() *Config {
 
 // Validate checks every setting; each error names its field.
 func (c *Config) Validate() error {
-	errs := []error{c.Finder.Validate()}
+	errs := []error{c.Sources.Validate()}
 	switch c.AggregationTemporality {
 	case TemporalityCumulative, TemporalityDelta:
 	default:

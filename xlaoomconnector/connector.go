@@ -22,6 +22,7 @@ import (
 
 	"github.com/xlaoom/xlaoomprocessor/internal/incident"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
+	"github.com/xlaoom/xlaoomprocessor/internal/oomrecord"
 	"github.com/xlaoom/xlaoomprocessor/internal/recordtime"
 	"github.com/xlaoom/xlaoomprocessor/oom"
 	"github.com/xlaoom/xlaoomprocessor/xlaoomconnector/internal/metadata"
@@ -35,6 +36,7 @@ var (
 
 type xlaOOMConnector struct {
 	cfg       *Config
+	finder    *oomrecord.Finder
 	dims      dimensions
 	version   string
 	logger    *zap.Logger
@@ -57,9 +59,10 @@ type xlaOOMConnector struct {
 
 var _ connector.Logs = (*xlaOOMConnector)(nil)
 
-func newConnector(cfg *Config, set connector.Settings, telemetry *metadata.TelemetryBuilder, next consumer.Metrics) *xlaOOMConnector {
+func newConnector(cfg *Config, finder *oomrecord.Finder, set connector.Settings, telemetry *metadata.TelemetryBuilder, next consumer.Metrics) *xlaOOMConnector {
 	return &xlaOOMConnector{
 		cfg:       cfg,
+		finder:    finder,
 		dims:      newDimensions(cfg.Dimensions),
 		version:   set.BuildInfo.Version,
 		logger:    set.Logger,
@@ -177,17 +180,19 @@ func (c *xlaOOMConnector) gather(ld plog.Logs, arrival time.Time) batch {
 			for k := 0; k < lrs.Len(); k++ {
 				lr := lrs.At(k)
 				tagged, warned := oomattr.Marks(lr.Attributes())
-				if !tagged && (!c.cfg.RecognizeUntagged || !c.cfg.MayContain(lr)) {
+				var texts oomrecord.Candidates
+				if !tagged && (!c.cfg.RecognizeUntagged || !c.finder.Scan(lr, &texts)) {
 					if warned {
-						c.addWarning(b.warnings, rl, lr, arrival, false) // tagged by the processor
+						c.addWarning(b.warnings, rl, lr, arrival, nil) // tagged by the processor
 					}
 					continue // the 99.9 %: no Report is built
 				}
-				r, tagged, ok := c.read(lr)
-				if !ok {
-					c.addWarning(b.warnings, rl, lr, arrival, !tagged) // no OOM: maybe a warning
+				found, tagged := c.read(lr, &texts, tagged, warned)
+				if found.Found != oom.FoundFailure {
+					c.addWarning(b.warnings, rl, lr, arrival, &found) // no OOM: maybe a warning
 					continue
 				}
+				r := found.Report
 				if tagged {
 					b.fromAttrs++
 				} else {
@@ -251,19 +256,25 @@ func sortedKeys(m map[resourceKey]*jobBatch) []resourceKey {
 	return keys
 }
 
-// read returns the report of an XLA OOM record: from its attributes when the
-// xla_oom processor tagged it (no second parse), else recognised from its text.
-func (c *xlaOOMConnector) read(lr plog.LogRecord) (r oom.Report, tagged, ok bool) {
+// read returns what a record holds: its failure from its attributes when the
+// xla_oom processor tagged it (no second parse), else read from the texts
+// that passed the prefilter (the failure, else a warning when the warning
+// metrics want one and the processor wrote none). marked and warned are the
+// record's tags (oomattr.Marks); texts is what Scan found when not marked.
+func (c *xlaOOMConnector) read(lr plog.LogRecord, texts *oomrecord.Candidates, marked, warned bool) (found oom.Finding, tagged bool) {
 	if r, ok := oomattr.Get(lr.Attributes()); ok {
-		return r, true, true
+		return oom.Finding{Found: oom.FoundFailure, Report: r}, true
 	}
 	if !c.cfg.RecognizeUntagged {
 		// A record that carries xla.error.code of another type or empty is
 		// not a tag; its text is not read unless asked for.
-		return oom.Report{}, false, false
+		return oom.Finding{}, false
 	}
-	r, ok = c.cfg.Find(lr)
-	return r, false, ok
+	if marked {
+		// Such a record was not scanned; it is read for a failure only.
+		return c.finder.Find(lr, false), false
+	}
+	return c.finder.Read(texts, c.warningsWanted() && !warned), false
 }
 
 // jobBatch is what a batch holds for one job-level resource: the record's

@@ -17,6 +17,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
+	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
 const replicatedOOM = "jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of memory in memory space hbm. Used 49.34G of 32.00G hbm. Exceeded hbm capacity by 17.34G.: while running replica %d and partition %d of a replicated computation (other replicas may have failed as well)."
@@ -116,9 +117,9 @@ func TestIncidentsOneFailureManyLines(t *testing.T) {
 		for i, line := range []string{bfcLine, statusLine, pythonLine} {
 			lr := rl.ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
 			lr.SetTimestamp(pcommon.NewTimestampFromTime(start.Add(time.Duration(h*5+i) * time.Second)))
-			r, ok := c.cfg.Find(withBody(lr, line))
-			require.True(t, ok, line)
-			oomattr.Put(r, lr.Attributes())
+			found := c.finder.Find(withBody(lr, line), false)
+			require.Equal(t, oom.FoundFailure, found.Found, line)
+			oomattr.Put(found.Report, lr.Attributes())
 			lr.Attributes().PutStr(oomattr.Incident, fmt.Sprintf("processor-id-%d", i))
 		}
 	}

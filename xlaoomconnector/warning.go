@@ -27,16 +27,16 @@ func (c *xlaOOMConnector) warningsWanted() bool {
 }
 
 // addWarning files the record's warning, if it has one, under its job
-// resource: read from the attributes the xla_oom processor wrote, else, when
-// recognize is set (the record's text passed the prefilter and holds no OOM),
-// recognised from its text.
-func (c *xlaOOMConnector) addWarning(into map[resourceKey]*jobBatch, rl plog.ResourceLogs, lr plog.LogRecord, now time.Time, recognize bool) {
+// resource: read from the attributes the xla_oom processor wrote, else the
+// warning read from its text (found, when the record was read and holds no
+// OOM).
+func (c *xlaOOMConnector) addWarning(into map[resourceKey]*jobBatch, rl plog.ResourceLogs, lr plog.LogRecord, now time.Time, found *oom.Finding) {
 	if !c.warningsWanted() {
 		return
 	}
 	w, ok := oomattr.GetWarning(lr.Attributes())
-	if !ok && recognize && !oomattr.Tagged(lr.Attributes()) {
-		w, ok = c.cfg.FindWarning(lr)
+	if !ok && found != nil && found.Found == oom.FoundWarning {
+		w, ok = found.Warning, true
 	}
 	if !ok {
 		return

@@ -61,7 +61,7 @@ func replaceBetweenMarkers(doc, name, content string) (string, error) {
 // familyTable is the README's summary: one row per family.
 func familyTable() string {
 	var b bytes.Buffer
-	b.WriteString("| family | kind | message (from a real example) | code | phase |\n|---|---|---|---|---|\n")
+	b.WriteString("| family | kind | message (a real example, from where the message starts) | code | phase |\n|---|---|---|---|---|\n")
 	for _, f := range oom.MessageFormats() {
 		fmt.Fprintf(&b, "| [`%s`](docs/message-formats.md#%s) | %s | %s | %s | %s |\n",
 			f.ID, f.ID, f.Kind, codeSpan(abridge(f.Message, 110)), codeCell(f), f.Phase)
@@ -152,6 +152,12 @@ func messageFormats() string {
 	b.WriteString("| code | name | category | phase | page |\n|---|---|---|---|---|\n")
 	for _, c := range oom.ErrorCodes() {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", c.Code, c.Name, c.Category, orNone(c.Phase, "from the message"), orNone(c.DocURL, "none"))
+	}
+	b.WriteString("\n")
+	b.WriteString(sizeGroupsIntro)
+	b.WriteString("| group | means |\n|---|---|\n")
+	for _, g := range oom.SizeGroups() {
+		fmt.Fprintf(&b, "| `%s` | %s |\n", g.Name, g.Meaning)
 	}
 	b.WriteString("\n")
 	b.WriteString(trailer)

@@ -45,6 +45,16 @@ nothing about memory. The catalog codes:
 
 `
 
+const sizeGroupsIntro = `## What a family's sizes mean
+
+A family's grammar names the sizes it reads with these standard groups; each fills the
+attribute ` + "`xla.oom.<group>.size`" + ` (` + "`requested_exact`" + ` fills ` + "`requested`" + `). The connector derives
+` + "`xla.oom.pressure`" + ` (used / capacity, else requested / free, else requested / capacity: 1 or
+more for a failure) and ` + "`xla.oom.shortfall.size`" + ` (exceeded, else used - capacity, else
+requested - free) from them, so a group must carry the meaning below.
+
+`
+
 const trailer = `## Context any family can carry
 
 These phrases add facts to whichever failure the record holds; they never make a record an OOM
