@@ -66,10 +66,16 @@ func Recognize(text string) (Report, bool) {
 		// A catalog OOM code with no readable message (e.g. a truncated
 		// "RESOURCE_EXHAUSTED: E1000: CompileTimeHbmOom:").
 		c, ok := standaloneCode(codes)
-		if !ok {
-			return Report{}, false
+		switch {
+		case ok:
+			r = Report{Family: familyCodeOnly, Code: c}
+		default:
+			// No family and no code: the last-resort layer (generic.go).
+			if r, ok = recognizeGeneric(text); !ok {
+				return Report{}, false
+			}
+			traits = adviceTraits{own: genericAdvice}
 		}
-		r = Report{Family: familyCodeOnly, Code: c}
 	}
 
 	for _, d := range details {
@@ -77,6 +83,7 @@ func Recognize(text string) (Report, bool) {
 			d.read(&r, flat[max(0, i-detailSpan):i], flat[i+len(d.anchor):min(len(flat), i+len(d.anchor)+detailSpan)])
 		})
 	}
+	readAllocatorDump(&r, flat)
 	// Multi-line breakdowns (TPU "Total hbm usage >= ...", "Largest program
 	// allocations in hbm:", GPU "BufferAssignment stats:", "Peak buffers:",
 	// XRT "Top-of-Memory reserved:") are read from the flattened text, so a
@@ -286,7 +293,7 @@ func finish(r *Report, flat string, traits adviceTraits) {
 	if r.Backend == "" {
 		r.Backend = evidenceBackend(flat)
 	}
-	if r.Requested.Known && r.Free.Known {
+	if r.Cause == "" && r.Requested.Known && r.Free.Known { // the allocator's own summary may have told already
 		if r.Free.Bytes >= r.Requested.Bytes {
 			r.Cause = CauseFragmentation
 		} else {

@@ -88,11 +88,17 @@ type Report struct {
 	// GPU that XLA_PYTHON_CLIENT_MEM_FRACTION grants, not the GPU itself.
 	PoolLimit Size
 
-	Program      string // "Error loading program 'x'", "[executable_name='x']"
-	Replica      int64  // "Execution of replica R failed", "while running replica R and partition P"
-	Partition    int64
-	HasReplica   bool // Replica was printed
-	HasPartition bool // Partition was printed
+	Program string // "Error loading program 'x'", "[executable_name='x']"
+	// MemoryHolder is the executable whose in-use chunks hold the most bytes
+	// in the BFC allocator's dump (chunk annotations
+	// "xla.execute{executable=x}"), and MemoryHolderSize those bytes: who
+	// holds the memory, which is often not the program that failed.
+	MemoryHolder     string
+	MemoryHolderSize Size
+	Replica          int64 // "Execution of replica R failed", "while running replica R and partition P"
+	Partition        int64
+	HasReplica       bool // Replica was printed
+	HasPartition     bool // Partition was printed
 
 	Device string // TPU memory id (0x0x1_HBM0), GPU ordinal ("0"), or PyTorch/XLA device (TPU:6)
 
