@@ -67,27 +67,28 @@ var (
 // error wherever it is logged.
 var genericContexts = []string{"RESOURCE_EXHAUSTED", "Resource exhausted", "ResourceExhausted", "XlaRuntimeError", "JaxRuntimeError"}
 
-// genericForeign are phrases of failures that are not XLA's device or host
-// memory: quotas and rate limits, files and disks, the process's own RAM
-// (Python's MemoryError, NumPy, errno ENOMEM, the Linux OOM killer,
-// Kubernetes), other frameworks' and plugins' allocators, Triton's shared
-// and tensor memory, object pools, registers. Any of them in the entry
-// keeps the last-resort layer out (negatives_test.go has one per phrase).
+// genericForeign are phrases of failures that are not XLA's: another
+// runtime's allocator, the host kernel refusing the process. Any of them in
+// the entry keeps the last-resort layer out. Each one is needed by a
+// negative of negatives_test.go (TestGenericGuardsAreNeeded). Quotas, rate
+// limits, files, disks, the Linux OOM killer, Kubernetes' OOMKilled,
+// Python's MemoryError, PyTorch's and Triton's messages need none: they state
+// no allocation failure in an error context and no device or host memory
+// that ran out, or a retry at WARNING (their negatives are there too).
 var genericForeign = []string{
-	"quota", "Quota", "rate limit", "Rate limit", "RateLimit", "grpc", "gRPC", "StatusCode.",
-	"open files", "No space left", "file descriptor", "disk", "Disk",
-	"MemoryError", "for an array with shape", "Cannot allocate memory", "cannot allocate memory",
-	"Killed process", "oom-kill", "oom_kill", "OOMKilled", "oom_score", "cgroup",
-	"Tried to allocate", "by PyTorch", "torch.", "Warp CUDA error", "numba", "NeuronCore", "nrt_", "Metal", "kIOGPU",
-	"Shared memory size limit", "Tensor memory size limit", "shared memory,", "OutOfResources", "register",
-	"memory pool are in use", "Object pool", "exceeds the memory limit of", "freed_by_count", "not a failure",
+	"NeuronCore",             // AWS Neuron's PJRT plugin: its own allocator and runtime
+	"Cannot allocate memory", // strerror(ENOMEM): the host kernel refused the process
 }
 
 // recognizeGeneric is the last-resort layer (see above). text is the record
 // as given; it is split into log entries so that each statement is judged
 // by its own entry's level.
+//
+// It reads only texts MayContain passes: the processor never hands it any
+// other, and Recognize must never accept what the prefilter rejects
+// (prefilter_fuzz_test.go).
 func recognizeGeneric(text string) (Report, bool) {
-	if !mayBeGeneric(text) {
+	if !mayBeGeneric(text) || !MayContain(text) {
 		return Report{}, false
 	}
 	if strings.IndexByte(text, 0x1b) >= 0 {
@@ -124,7 +125,7 @@ func eachEntry(text string, fn func(level byte, entry string) bool) {
 		} else {
 			end += i
 		}
-		if _, lv, stripped := stripHeadersLevel(text[i:end]); stripped {
+		if _, lv, stripped := stripHeadersLevel(text[i:end]); stripped || startsTraceback(text[i:end]) {
 			if i > start {
 				if !fn(level, text[start:i]) {
 					return
@@ -138,6 +139,20 @@ func eachEntry(text string, fn func(level byte, entry string) bool) {
 	if start < len(text) {
 		fn(level, text[start:])
 	}
+}
+
+// startsTraceback reports whether a header-less line starts what Python
+// prints on its own, not a continuation of the log line above: a traceback
+// or an exception line ("jax.errors.JaxRuntimeError: ...").
+func startsTraceback(line string) bool {
+	if strings.HasPrefix(line, "Traceback (most recent call last):") {
+		return true
+	}
+	name, _, ok := strings.Cut(line, ": ")
+	if !ok || name == "" || strings.IndexFunc(name, func(c rune) bool { return !(c == '.' || c == '_' || c < 128 && isWordByte(byte(c))) }) >= 0 {
+		return false
+	}
+	return strings.HasSuffix(name, "Error") || strings.HasSuffix(name, "Exception")
 }
 
 // readGenericEntry reads the first statement of one flattened entry that
