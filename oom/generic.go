@@ -83,10 +83,7 @@ var genericForeign = []string{
 // recognizeGeneric is the last-resort layer (see above). text is the record
 // as given; it is split into log entries so that each statement is judged
 // by its own entry's level.
-//
-// It reads only texts MayContain passes: the processor never hands it any
-// other, and Recognize must never accept what the prefilter rejects
-// (prefilter_fuzz_test.go).
+// Like Recognize, it reads only texts MayContain passes.
 func recognizeGeneric(text string) (Report, bool) {
 	if !mayBeGeneric(text) || !MayContain(text) {
 		return Report{}, false

@@ -14,7 +14,14 @@ import "strings"
 // allocator and driver lines are reported only when no status is present.
 // Compatible details of the other messages (device, backend, sizes of the
 // same code) fill what the failure leaves empty.
+//
+// It accepts only what MayContain passes (the processor never sees any
+// other text): a family headline quoted bare, with no status, wrapper or
+// cue of its own, is not read (see MayContain).
 func Recognize(text string) (Report, bool) {
+	if !MayContain(text) {
+		return Report{}, false
+	}
 	var info infoLines
 	flat := flattenLevels(text, &info)
 
