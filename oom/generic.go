@@ -122,7 +122,7 @@ func eachEntry(text string, fn func(level byte, entry string) bool) {
 		} else {
 			end += i
 		}
-		if _, lv, stripped := stripHeadersLevel(text[i:end]); stripped || startsTraceback(text[i:end]) {
+		if lv, stripped := entryLevel(text[i:end]); stripped || startsTraceback(text[i:end]) {
 			if i > start {
 				if !fn(level, text[start:i]) {
 					return
@@ -186,6 +186,9 @@ func readGenericStatement(flat, lower string, loc []int, level byte, xla bool) (
 	if kind == "bare" && !xla || guarded(flat, at) || !(level == 'E' || level == 'F' || hasGenericContext(flat, at)) {
 		return Report{}, false
 	}
+	if sentence := flat[at:min(len(flat), at+300)]; strings.Contains(cutSentence(sentence), "freed_by_count") {
+		return Report{}, false // the BFC allocator's retry, which its caller survives
+	}
 	r := Report{Family: FamilyGeneric, Code: codeGeneric}
 	if kind == "alloc" {
 		clause := genericClause(flat, loc[1])
@@ -215,6 +218,33 @@ func readGenericStatement(flat, lower string, loc []int, level byte, xla bool) (
 		r.Phase = PhaseCompile
 	}
 	return r, true
+}
+
+// cutSentence is s up to its first sentence end.
+func cutSentence(s string) string {
+	if i := strings.Index(s, ". "); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// entryLevel is the level of a log line whose header stands behind an
+// enclosure: a JSON or key="..." field ({"log":"E0528 ...), a quote, or an
+// application's own tag ([trainer] E0528 ...).
+func entryLevel(line string) (byte, bool) {
+	if _, lv, ok := stripHeadersLevel(line); ok {
+		return lv, true
+	}
+	for _, open := range []string{`:"`, `="`, `"`, `'`, "] "} {
+		i := strings.Index(line, open)
+		if i < 0 || i > 64 {
+			continue
+		}
+		if _, lv, ok := stripHeadersLevel(line[i+len(open):]); ok && lv != 0 {
+			return lv, true
+		}
+	}
+	return 0, false
 }
 
 // hasGenericContext reports whether a status or an XLA exception stands
