@@ -146,11 +146,14 @@ func startsTraceback(line string) bool {
 		return true
 	}
 	name, _, ok := strings.Cut(line, ": ")
-	if !ok || name == "" || strings.IndexFunc(name, func(c rune) bool { return !(c == '.' || c == '_' || c < 128 && isWordByte(byte(c))) }) >= 0 {
+	if !ok || name == "" || strings.IndexFunc(name, notNameRune) >= 0 {
 		return false
 	}
 	return strings.HasSuffix(name, "Error") || strings.HasSuffix(name, "Exception")
 }
+
+// notNameRune reports whether c cannot be part of a dotted Python name.
+func notNameRune(c rune) bool { return c >= 128 || c != '.' && !isWordByte(byte(c)) }
 
 // readGenericEntry reads the first statement of one flattened entry that
 // the last-resort layer accepts into r.
@@ -183,7 +186,8 @@ func readGenericStatement(flat, lower string, loc []int, level byte, xla bool) (
 			kind = name
 		}
 	}
-	if kind == "bare" && !xla || guarded(flat, at) || !(level == 'E' || level == 'F' || hasGenericContext(flat, at)) {
+	errorContext := level == 'E' || level == 'F' || hasGenericContext(flat, at)
+	if kind == "bare" && !xla || guarded(flat, at) || !errorContext {
 		return Report{}, false
 	}
 	if sentence := flat[at:min(len(flat), at+300)]; strings.Contains(cutSentence(sentence), "freed_by_count") {
