@@ -42,15 +42,19 @@ const FamilyGeneric = "generic"
 var genericStatement = regexp.MustCompile(
 	`(?P<alloc>\b(?:failed to|fails to|fail to|unable to|could not|couldn't|cannot|can't|not able to) allocate\b|` +
 		`\berror (?:while )?allocating\b|\b(?:not enough|insufficient) (?:[a-z]+ )?memory to allocate\b|\ballocation of\b)|` +
-		`(?P<kind>\b(?:out of|ran out of|run out of|runs out of|insufficient|not enough) (?:free )?` + genericKinds + `\b(?: memory\b)?|` +
+		`(?P<kind>\b(?:out of|ran out of|run out of|runs out of|insufficient|not enough) (?:free )?` + genericMemory + `\b|` +
 		`\b` + genericKinds + ` (?:memory )?(?:ran |runs |has run |is |was )?out of memory\b|` +
-		`\b` + genericKinds + ` memory (?:is |was |has been )?exhausted\b)|` +
+		`\b` + genericMemory + ` (?:is |was |has been )?exhausted\b)|` +
 		`(?P<driver>cuda_error_out_of_memory|hip_error_outofmemory|hiperroroutofmemory|cudaerrormemoryallocation)|` +
 		`(?P<bare>\b(?:ran |run |runs )?out of memory\b)`)
 
 // genericKinds are the memory kinds whose running out is an accelerator or
-// XLA host-memory failure.
-const genericKinds = `(?:device|gpu|tpu|accelerator|hbm|vram|host|pinned host|pinned)`
+// XLA host-memory failure, and genericMemory names such memory: "device
+// memory", "HBM", not "GPU quota" or "host resources".
+const (
+	genericKinds  = `(?:device|gpu|tpu|accelerator|hbm|vram|host|pinned host|pinned)`
+	genericMemory = `(?:(?:device|gpu|tpu|accelerator|host|pinned host|pinned)(?: hbm)? memory|(?:device |gpu |tpu )?(?:hbm|vram)(?: memory)?)`
+)
 
 // genericSize is a size with a byte unit (a bare number is not a size here:
 // "allocate 3 more workers"), its exact companion when one follows.
@@ -82,8 +86,8 @@ var genericForeign = []string{
 
 // recognizeGeneric is the last-resort layer (see above). text is the record
 // as given; it is split into log entries so that each statement is judged
-// by its own entry's level.
-// Like Recognize, it reads only texts MayContain passes.
+// by its own entry's level. Like Recognize, it reads only texts MayContain
+// passes.
 func recognizeGeneric(text string) (Report, bool) {
 	if !mayBeGeneric(text) || !MayContain(text) {
 		return Report{}, false
@@ -214,6 +218,12 @@ func readGenericStatement(flat, lower string, loc []int, level byte, xla bool) (
 		r.Backend = BackendGPU
 	case strings.Contains(statement, "tpu"):
 		r.Backend = BackendTPU
+	default: // the failing sentence's own evidence first, the record's later (finish)
+		before := flat[max(0, at-200):at]
+		if i := strings.LastIndex(before, ". "); i >= 0 {
+			before = before[i+2:]
+		}
+		r.Backend = evidenceBackend(before + cutSentence(flat[at:min(len(flat), at+300)]))
 	}
 	if strings.Contains(lower[at:min(len(lower), at+120)], "host") {
 		r.MemorySpace = "host"

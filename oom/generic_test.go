@@ -41,6 +41,9 @@ var genericCases = []struct {
 	{"TPU ran out, free stated", "composed",
 		`RuntimeError: RESOURCE_EXHAUSTED: TPU ran out of memory while loading the embedding table: needs 12.00G, 3.50G free`,
 		want{code: "E0007", family: FamilyGeneric, backend: "tpu", free: b(3758096384)}},
+	{"HBM exhausted while allocating", "composed",
+		`RuntimeError: Resource exhausted: HBM memory exhausted on TPU:0 while allocating 3.00G for the KV cache`,
+		want{code: "E0007", family: FamilyGeneric, backend: "tpu", requested: b(3221225472)}},
 	{"in a traceback, sizes from the failing line", "composed",
 		"W0101 00:00:00.000000 7 bfc_allocator.cc:291] Allocator (GPU_0_bfc) ran out of memory trying to allocate 2.16GiB with freed_by_count=0.\n" +
 			"Traceback (most recent call last):\n  File \"train.py\", line 12, in <module>\n    step(state)\n" +
