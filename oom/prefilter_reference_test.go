@@ -102,7 +102,10 @@ func referenceSizeAfter(text, verb string) bool {
 		// follows the whitespace's last line break.
 		starts := []int{q}
 		if nl := strings.LastIndexByte(text[ws:q], '\n'); nl >= 0 {
-			for s := q + 1; s <= min(len(text), p+256+len(verb)+256); s++ {
+			for s := q + 1; s < len(text) && s <= p+256; s++ {
+				if !isDigit(text[s]) && text[s] != '.' && text[s] != ',' {
+					continue // a size starts here or nowhere
+				}
 				if stripHeaders(text[ws+nl+1:s]) == "" {
 					starts = append(starts, s)
 				}
