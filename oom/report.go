@@ -15,6 +15,8 @@
 // that add facts to any family; catalog.go the error codes; sizes.go the size
 // parser; headers.go log-prefix stripping and line joining; prefilter.go
 // MayContain; recognize.go the engine that picks the failure in a record;
+// generic.go the last-resort layer for a memory failure no family knows;
+// allocator_summary.go the BFC dump's summary and chunk annotations;
 // remediation.go the advice; pattern.go and fields.go small helpers.
 package oom
 
