@@ -72,16 +72,18 @@ var (
 var genericContexts = []string{"RESOURCE_EXHAUSTED", "Resource exhausted", "ResourceExhausted", "XlaRuntimeError", "JaxRuntimeError"}
 
 // genericForeign are phrases of failures that are not XLA's: another
-// runtime's allocator, the host kernel refusing the process. Any of them in
-// the entry keeps the last-resort layer out. Each one is needed by a
-// negative of negatives_test.go (TestGenericGuardsAreNeeded). Quotas, rate
-// limits, files, disks, the Linux OOM killer, Kubernetes' OOMKilled,
-// Python's MemoryError, PyTorch's and Triton's messages need none: they state
-// no allocation failure in an error context and no device or host memory
-// that ran out, or a retry at WARNING (their negatives are there too).
+// runtime's allocator, the process's own RAM. Any of them in the entry keeps
+// the last-resort layer out. Each one is needed by a negative of
+// negatives_test.go (TestGenericGuardsAreNeeded). Quotas, rate limits,
+// files, disks, the Linux OOM killer, Kubernetes' OOMKilled and Triton's
+// messages need none: they state no allocation failure in an error context
+// and no device or host memory that ran out, or a retry at WARNING (their
+// negatives are there too).
 var genericForeign = []string{
 	"NeuronCore",             // AWS Neuron's PJRT plugin: its own allocator and runtime
 	"Cannot allocate memory", // strerror(ENOMEM): the host kernel refused the process
+	"MemoryError",            // Python's and NumPy's host RAM of the process, not XLA's
+	"Tried to allocate",      // PyTorch's CUDA caching allocator, not XLA's
 }
 
 // recognizeGeneric is the last-resort layer (see above). text is the record

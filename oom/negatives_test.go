@@ -122,6 +122,10 @@ var lookalikes = []lookalike{
 	{"host-process-memory", "NumPy MemoryError logged at ERROR", `ERROR:root:Batch loading failed: numpy.core._exceptions._ArrayMemoryError: Unable to allocate 7.45 GiB for an array with shape (1000000000,) and data type float64`, false},
 	// Guard "Cannot allocate memory": strerror(ENOMEM) of a shared-memory segment (composed).
 	{"host-process-memory", "ENOMEM at ERROR", `E1122 10:00:00.000000 4242 shared_memory.cc:97] Failed to allocate 2.00GiB (2147483648 bytes) of shared memory for /dev/shm/plasma: Cannot allocate memory`, false},
+	// Guard "MemoryError": PyTorch's DataLoader re-raises a worker's NumPy MemoryError (composed).
+	{"host-process-memory", "DataLoader worker MemoryError at ERROR", `ERROR:root:Batch loading failed: RuntimeError: Caught MemoryError in DataLoader worker process 0. numpy.core._exceptions._ArrayMemoryError: Unable to allocate 7.45 GiB for an array with shape (1000000000,) and data type float64`, false},
+	// Guard "Tried to allocate": PyTorch's CUDA OOM in a pipeline that also runs JAX (composed).
+	{"foreign-oom", "PyTorch CUDA OOM next to JAX", `ERROR:root:torch reranker failed next to the JAX encoder: RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 23.70 GiB total capacity; 19.47 GiB already allocated; 1.44 GiB free; 20.85 GiB reserved in total by PyTorch)`, false},
 	// A survivable BFC retry before an unrelated status (composed).
 	{"bfc-non-fatal", "BFC retry before a Triton status", "Allocator (GPU_0_bfc) ran out of memory trying to allocate 2.16GiB with freed_by_count=0. The caller indicates that this is not a failure, but this may mean that there could be performance gains if more memory were available.\n" +
 		`jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Shared memory size limit exceeded: requested 262144, available: 232448, context: [Fusion: triton_gemm_dot.3]`, false},

@@ -62,7 +62,8 @@ line starts a new one):
 
 A statement on an INFO, WARNING or DEBUG line, one behind a family guard, a BFC
 ` + "`freed_by_count`" + ` retry sentence, and an entry naming another runtime's memory (AWS Neuron's
-` + "`NeuronCore`" + `, ` + "`Cannot allocate memory`" + ` from the host kernel) are left alone. Sizes come from the
+` + "`NeuronCore`" + `, ` + "`Cannot allocate memory`" + ` from the host kernel, Python's ` + "`MemoryError`" + `, PyTorch's
+` + "`Tried to allocate`" + `) are left alone. Sizes come from the
 failing sentence: the request after ` + "`allocate`" + ` (its exact companion when printed), ` + "`free`" + `/` + "`available`" + `
 and ` + "`total`" + `/` + "`capacity`" + ` figures after the statement. Its advice says the message is not yet a
 known family.
