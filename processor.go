@@ -34,7 +34,7 @@ func newLogsProcessor(cfg *Config, finder *oomrecord.Finder, telemetry *metadata
 // processLogs tags every XLA OOM record in place. Records are never dropped,
 // and a record that is not an OOM is not touched at all.
 func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, error) {
-	var scanned int64
+	var scanned, generic int64
 	var tagged codeCounts // failures by code and, marked warning, warnings by kind: one table, one allocation
 	rls := ld.ResourceLogs()
 	for i := 0; i < rls.Len(); i++ {
@@ -46,11 +46,17 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 			for k := 0; k < lrs.Len(); k++ {
 				if label, t := p.tag(res, lrs.At(k)); t != untouched {
 					tagged.add(label, t == taggedWarning)
+					if t == taggedGeneric {
+						generic++
+					}
 				}
 			}
 		}
 	}
 	p.telemetry.ProcessorXlaOomRecordsScanned.Add(ctx, scanned)
+	if generic > 0 {
+		p.telemetry.ProcessorXlaOomRecordsGeneric.Add(ctx, generic)
+	}
 	for _, c := range tagged.counts {
 		if c.warning {
 			p.telemetry.ProcessorXlaOomRecordsWarned.Add(ctx, c.n,
@@ -70,6 +76,7 @@ const (
 	untouched tagging = iota
 	taggedOOM
 	taggedWarning
+	taggedGeneric // an OOM tagged by the last-resort layer (counted as an OOM too)
 )
 
 // tag recognises and tags one record, returning the code (or, for a memory
@@ -110,6 +117,9 @@ func (p *logsProcessor) tagCandidate(res pcommon.Map, lr plog.LogRecord, texts *
 		if lr.SeverityText() == "" {
 			lr.SetSeverityText("ERROR")
 		}
+	}
+	if report.Family == oom.FamilyGeneric {
+		return report.Code, taggedGeneric
 	}
 	return report.Code, taggedOOM
 }

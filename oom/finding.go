@@ -30,7 +30,7 @@ type Finding struct {
 func (z *Recognizer) Find(text string, warnings bool) Finding {
 	var info infoLines
 	flat := z.flattenLevels(text, &info)
-	if r, ok := z.recognizeFlat(flat, &info); ok {
+	if r, ok := z.recognizeFlat(text, flat, &info); ok {
 		return Finding{Found: FoundFailure, Report: r}
 	}
 	if warnings {

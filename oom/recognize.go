@@ -14,13 +14,21 @@ import "strings"
 // allocator and driver lines are reported only when no status is present.
 // Compatible details of the other messages (device, backend, sizes of the
 // same code) fill what the failure leaves empty.
+//
+// It accepts only what MayContain passes (the processor never sees any
+// other text): a family headline quoted bare, with no status, wrapper or
+// cue of its own, is not read (see MayContain).
 func (z *Recognizer) Recognize(text string) (Report, bool) {
+	if !z.MayContain(text) {
+		return Report{}, false
+	}
 	var info infoLines
-	return z.recognizeFlat(z.flattenLevels(text, &info), &info)
+	return z.recognizeFlat(text, z.flattenLevels(text, &info), &info)
 }
 
-// recognizeFlat is Recognize on flattened text.
-func (z *Recognizer) recognizeFlat(flat string, info *infoLines) (Report, bool) {
+// recognizeFlat is Recognize on text flattened to flat. The last-resort
+// layer reads text itself, entry by entry.
+func (z *Recognizer) recognizeFlat(text, flat string, info *infoLines) (Report, bool) {
 	var buf [8]candidate
 	cands := buf[:0]
 	for i := range z.families {
@@ -66,10 +74,16 @@ func (z *Recognizer) recognizeFlat(flat string, info *infoLines) (Report, bool) 
 		// A catalog OOM code with no readable message (e.g. a truncated
 		// "RESOURCE_EXHAUSTED: E1000: CompileTimeHbmOom:").
 		c, ok := standaloneCode(codes)
-		if !ok {
-			return Report{}, false
+		switch {
+		case ok:
+			r = Report{Family: familyCodeOnly, Code: c}
+		default:
+			// No family and no code: the last-resort layer (generic.go).
+			if r, ok = z.recognizeGeneric(text); !ok {
+				return Report{}, false
+			}
+			traits = adviceTraits{own: genericAdvice}
 		}
-		r = Report{Family: familyCodeOnly, Code: c}
 	}
 
 	for _, d := range details {
@@ -77,6 +91,7 @@ func (z *Recognizer) recognizeFlat(flat string, info *infoLines) (Report, bool) 
 			d.read(&r, flat[max(0, i-detailSpan):i], flat[i+len(d.anchor):min(len(flat), i+len(d.anchor)+detailSpan)])
 		})
 	}
+	readAllocatorDump(&r, flat)
 	// Multi-line breakdowns (TPU "Total hbm usage >= ...", "Largest program
 	// allocations in hbm:", GPU "BufferAssignment stats:", "Peak buffers:",
 	// XRT "Top-of-Memory reserved:") are read from the flattened text, so a
@@ -158,7 +173,7 @@ func finish(r *Report, flat string, traits adviceTraits) {
 	if r.Backend == "" {
 		r.Backend = evidenceBackend(flat)
 	}
-	if r.Requested.Known && r.Free.Known {
+	if r.Cause == "" && r.Requested.Known && r.Free.Known { // the allocator's own summary may have told already
 		if r.Free.Bytes >= r.Requested.Bytes {
 			r.Cause = CauseFragmentation
 		} else {

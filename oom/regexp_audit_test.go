@@ -63,7 +63,8 @@ func TestRegexpAudit(t *testing.T) {
 	for i, f := range files {
 		for _, im := range f.Imports {
 			if im.Path.Value == `"regexp"` || im.Path.Value == `"regexp/syntax"` {
-				if names[i] != filepath.Join("oom", "pattern.go") {
+				// generic.go: the last-resort layer's fixed expressions, compiled in package-level vars.
+				if names[i] != filepath.Join("oom", "pattern.go") && names[i] != filepath.Join("oom", "generic.go") {
 					t.Errorf("%s imports %s: a new file compiles regular expressions: audit it and extend this test", names[i], im.Path.Value)
 				}
 			}

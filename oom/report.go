@@ -21,7 +21,9 @@
 // flatten.go the flattening (escapes.go, headers.go, wrap.go, levels.go);
 // prefilter.go MayContain; recognize.go picks the failure of a record and
 // merge.go merges the others into it; warning.go the warnings; finding.go
-// the one-pass Find; breakdown.go the memory breakdowns; remediation.go the
+// the one-pass Find; generic.go the last-resort layer for a memory failure no
+// family knows; allocator_summary.go the BFC dump's summary and chunk
+// annotations; breakdown.go the memory breakdowns; remediation.go the
 // advice.
 package oom
 
@@ -96,11 +98,17 @@ type Report struct {
 	// XLA_PYTHON_CLIENT_MEM_FRACTION grants, not the GPU itself.
 	PoolLimit Size
 
-	Program      string // "Error loading program 'x'", "[executable_name='x']"
-	Replica      int64  // "Execution of replica R failed", "while running replica R and partition P"
-	Partition    int64
-	HasReplica   bool // Replica was printed
-	HasPartition bool // Partition was printed
+	Program string // "Error loading program 'x'", "[executable_name='x']"
+	// MemoryHolder is the executable whose in-use chunks hold the most bytes
+	// in the BFC allocator's dump (chunk annotations
+	// "xla.execute{executable=x}"), and MemoryHolderSize those bytes: who
+	// holds the memory, which is often not the program that failed.
+	MemoryHolder     string
+	MemoryHolderSize Size
+	Replica          int64 // "Execution of replica R failed", "while running replica R and partition P"
+	Partition        int64
+	HasReplica       bool // Replica was printed
+	HasPartition     bool // Partition was printed
 
 	Device string // TPU memory id (0x0x1_HBM0), GPU ordinal ("0"), or PyTorch/XLA device (TPU:6)
 

@@ -92,6 +92,9 @@ func WarningKinds() []string {
 // on texts that passed MayContain and that Recognize did not take as an OOM.
 // When a record holds several warnings the earliest is reported.
 func (z *Recognizer) RecognizeWarning(text string) (Warning, bool) {
+	if !z.MayContain(text) {
+		return Warning{}, false // as Recognize: only what the prefilter passes
+	}
 	var info infoLines
 	return z.recognizeWarningFlat(z.flattenLevels(text, &info), &info)
 }

@@ -16,6 +16,7 @@ targets=(
   ./oom:FuzzParseSize
   ./oom:FuzzRecognize
   ./oom:FuzzRecognizeWarning
+  ./oom:FuzzPrefilterDifferential
   .:FuzzProcessRecord
 )
 

@@ -103,6 +103,7 @@ func sizeFields(r *oom.Report) []struct {
 		{Temp, &r.Breakdown.Temp}, {TempFragmentation, &r.Breakdown.TempFragmentation},
 		{Fragmentation, &r.Breakdown.Fragmentation}, {Padding, &r.Breakdown.Padding},
 		{Allocated, &r.Breakdown.Allocated}, {AvailableAfter, &r.Breakdown.AvailableAfter},
+		{HolderSize, &r.MemoryHolderSize},
 	}
 }
 
@@ -116,7 +117,7 @@ func stringFields(r *oom.Report) []struct {
 	}{
 		{ErrorCode, &r.Code}, {ErrorName, &r.Name}, {ErrorCategory, &r.Category}, {ErrorPhase, &r.Phase},
 		{ErrorDocURL, &r.DocURL}, {Backend, &r.Backend}, {MemorySpace, &r.MemorySpace},
-		{Program, &r.Program}, {Device, &r.Device}, {Cause, &r.Cause},
+		{Program, &r.Program}, {Device, &r.Device}, {Cause, &r.Cause}, {HolderProgram, &r.MemoryHolder},
 	}
 }
 
@@ -135,6 +136,7 @@ func PutTop(r oom.Report, attrs pcommon.Map, top int) {
 		}
 	}
 	attrs.PutStr(ErrorType, r.Code)
+	putGeneric(&r, attrs)
 	for _, f := range sizeFields(&r) {
 		if f.size.Known {
 			attrs.PutInt(f.key, f.size.Bytes)
@@ -272,6 +274,7 @@ func Get(attrs pcommon.Map) (oom.Report, bool) {
 			*f.size = oom.KnownSize(v.Int())
 		}
 	}
+	getGeneric(attrs, &r)
 	if v, ok := attrs.Get(Replica); ok && v.Type() == pcommon.ValueTypeInt {
 		r.Replica, r.HasReplica = v.Int(), true
 	}

@@ -68,6 +68,8 @@ func familyTable() string {
 	}
 	fmt.Fprintf(&b, "| [`%s`](docs/message-formats.md#%s) | fatal | `RESOURCE_EXHAUSTED: E1000: CompileTimeHbmOom:` (a code, no readable message) | the printed code | the code's |\n",
 		oom.CodeOnlyFamily, oom.CodeOnlyFamily)
+	fmt.Fprintf(&b, "| [`%s`](docs/message-formats.md#%s) | last resort | a memory failure no family knows (`Failed to allocate 1.00GiB (1073741824 bytes) from MORI memory`), marked `xla.oom.generic` | E0007 | runtime, or compile when the text says so |\n",
+		oom.FamilyGeneric, oom.FamilyGeneric)
 	return b.String()
 }
 
@@ -133,7 +135,8 @@ func messageFormats() string {
 		fmt.Fprintf(&b, "| [`%s`](#%s) | %s | %s | %s | %s | %s |\n", f.ID, f.ID, f.Kind, codeCell(f), f.Phase,
 			orNone(f.Backend, "from context"), orNone(strings.Join(f.Yields, ", "), "—"))
 	}
-	fmt.Fprintf(&b, "| [`%s`](#%s) | fatal | the printed code | the code's | from context | — |\n\n", oom.CodeOnlyFamily, oom.CodeOnlyFamily)
+	fmt.Fprintf(&b, "| [`%s`](#%s) | fatal | the printed code | the code's | from context | — |\n", oom.CodeOnlyFamily, oom.CodeOnlyFamily)
+	fmt.Fprintf(&b, "| [`%s`](#%s) | last resort | E0007 | runtime (compile when the text says so) | from context | requested, free, capacity when stated |\n\n", oom.FamilyGeneric, oom.FamilyGeneric)
 	for _, f := range formats {
 		fmt.Fprintf(&b, "### %s\n\n%s\n\n", f.ID, f.Summary)
 		fmt.Fprintf(&b, "- kind: %s (%s)\n", f.Kind, kindMeaning[f.Kind])
@@ -154,6 +157,8 @@ func messageFormats() string {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", c.Code, c.Name, c.Category, orNone(c.Phase, "from the message"), orNone(c.DocURL, "none"))
 	}
 	b.WriteString("\n")
+	fmt.Fprintf(&b, "### %s\n\n", oom.FamilyGeneric)
+	b.WriteString(genericLayer)
 	b.WriteString(sizeGroupsIntro)
 	b.WriteString("| group | means |\n|---|---|\n")
 	for _, g := range oom.SizeGroups() {
