@@ -1,0 +1,49 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package explain
+
+import (
+	"bytes"
+	"io"
+	"sync"
+	"testing"
+
+	"github.com/xlaoom/xlaoomprocessor/internal/workload"
+)
+
+// generatedLog is benchmark traffic (internal/workload: ordinary training
+// and serving lines with 0.1 % real OOM messages) written as one log file.
+var generatedLog = sync.OnceValue(func() []byte {
+	const size = 64 << 20
+	var b bytes.Buffer
+	b.Grow(size + 4096)
+	g := workload.New(workload.DefaultConfig())
+	for b.Len() < size {
+		b.WriteString(g.Line().Text)
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+})
+
+// BenchmarkExplain is `xlaoom explain` over a 64 MiB generated log, text
+// output discarded: the throughput of grouping, prefiltering and
+// recognising. Peak memory of the binary over a multi-GB stream is measured
+// separately (BENCHMARKS.md, "xlaoom explain").
+func BenchmarkExplain(b *testing.B) {
+	log := generatedLog()
+	b.SetBytes(int64(len(log)))
+	b.ReportAllocs()
+	var t Totals
+	for b.Loop() {
+		t = Totals{}
+		p := &textPrinter{w: io.Discard}
+		if _, err := scan("bench", bytes.NewReader(log), &t, p.finding); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(t.Records), "records/op")
+	if t.Failures == 0 {
+		b.Fatal("the generated log holds OOMs, none found")
+	}
+}

@@ -1,0 +1,67 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package explain
+
+import (
+	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
+	"github.com/xlaoom/xlaoomprocessor/internal/oomrecord"
+	"github.com/xlaoom/xlaoomprocessor/oom"
+)
+
+// Finding is one record that holds an XLA OOM failure or, when it holds
+// none, a memory-pressure warning.
+type Finding struct {
+	Source string // file name, or "stdin"
+	Line   int    // line number of the record's first line
+	// Failure is set for an OOM; Warning otherwise.
+	Failure *oom.Report
+	Warning *oom.Warning
+	// Attributes are those the processor writes on the same record (with its
+	// default settings), but for xla.oom.incident.id: see Attributes.
+	Attributes pcommon.Map
+}
+
+// familyGeneric is oom.FamilyGeneric: a memory failure that only the
+// last-resort layer recognised, not one of the known message families.
+const familyGeneric = "generic"
+
+// Generic reports whether the failure belongs to no known message family.
+func (f *Finding) Generic() bool { return f.Failure != nil && f.Failure.Family == familyGeneric }
+
+// scanLimits are the processor's defaults: a text longer than maxScanSize is
+// not read, and topAllocations allocations are listed.
+var (
+	maxScanSize    = oomrecord.DefaultFinder().MaxScanSize
+	topAllocations = oomattr.DefaultTopAllocations
+)
+
+// find recognises one record's text the way the processor does: the
+// prefilter first (most records stop there), a failure before a warning.
+// Recognize may keep pieces of text, so the caller passes a string of its own.
+func find(text string) (failure *oom.Report, warning *oom.Warning) {
+	if r, ok := oom.Recognize(text); ok {
+		return &r, nil
+	}
+	if w, ok := oom.RecognizeWarning(text); ok {
+		return nil, &w
+	}
+	return nil, nil
+}
+
+// attributes builds what the processor writes for a failure or a warning,
+// with the attribute contract's own writers so that the two cannot drift.
+// xla.oom.incident.id is left out: it hashes the record's time window, which
+// the processor takes from the record's timestamp (set by the receiver when
+// it reads the line), and a line of text carries no such timestamp.
+func attributes(failure *oom.Report, warning *oom.Warning) pcommon.Map {
+	m := pcommon.NewMap()
+	if failure != nil {
+		oomattr.PutTop(*failure, m, topAllocations)
+	} else {
+		oomattr.PutWarning(*warning, m)
+	}
+	return m
+}

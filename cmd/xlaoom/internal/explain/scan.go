@@ -1,0 +1,157 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package explain
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/xlaoom/xlaoomprocessor/oom"
+)
+
+// Totals count what the inputs held.
+type Totals struct {
+	Inputs     int   // inputs read, wholly or in part
+	Bytes      int64 // bytes read from them (compressed bytes for a gzip file)
+	Records    int64
+	Over       int64 // records longer than the processor's max_scan_size: not read
+	Failures   int64 // records holding an OOM failure
+	Generic    int64 // of which no known message family
+	Warnings   int64 // records holding a memory-pressure warning and no failure
+	Unreadable int   // inputs that could not be read (missing, a directory, binary, a read error)
+}
+
+func (t *Totals) count(f *Finding) {
+	switch {
+	case f.Failure == nil:
+		t.Warnings++
+	case f.Generic():
+		t.Failures++
+		t.Generic++
+	default:
+		t.Failures++
+	}
+}
+
+// readerSize is the reader's buffer: a line longer than it is read in
+// pieces, so memory stays bounded whatever the input.
+const readerSize = 64 << 10
+
+// binarySniff is how much of an input is looked at for NUL bytes, which no
+// text log holds (git and grep look at about as much).
+const binarySniff = 8000
+
+// errBinary says an input is not text.
+type errBinary struct{ offset int }
+
+func (e errBinary) Error() string {
+	return fmt.Sprintf("binary data (a NUL byte at offset %d), not a text log; skipped", e.offset)
+}
+
+// inputNotes are the remarks on one input that are not errors.
+type inputNotes struct {
+	invalidUTF8     int64 // records that were not valid UTF-8
+	firstInvalidAt  int   // line of the first one
+	empty           bool
+	gzipCompressed  bool
+	recordsInThisIn int64
+}
+
+// scan reads one input to its end, calls found with every finding and adds
+// to t. An input that is not text, or that fails while being read, returns
+// an error after the findings read so far.
+func scan(name string, r io.Reader, t *Totals, found func(*Finding) error) (inputNotes, error) {
+	var notes inputNotes
+	counted := &countingReader{r: r}
+	br := bufio.NewReaderSize(counted, readerSize)
+	head, err := br.Peek(2)
+	if len(head) == 0 {
+		if err != nil && !errors.Is(err, io.EOF) {
+			return notes, err
+		}
+		notes.empty = true
+		t.Inputs++
+		return notes, nil // nothing was read: 0 bytes
+	}
+	if len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b { // a rotated log.gz
+		gz, err := gzip.NewReader(br)
+		if err != nil {
+			return notes, fmt.Errorf("gzip: %w", err)
+		}
+		defer gz.Close()
+		notes.gzipCompressed = true
+		br = bufio.NewReaderSize(gz, readerSize)
+	}
+	head, err = br.Peek(binarySniff)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+		return notes, err
+	}
+	if i := bytes.IndexByte(head, 0); i >= 0 {
+		return notes, errBinary{offset: i}
+	}
+	t.Inputs++
+	defer func() { t.Bytes += counted.n }()
+	var ferr error
+	err = splitRecords(br, maxScanSize, func(rec *Record) {
+		if ferr != nil {
+			return
+		}
+		t.Records++
+		notes.recordsInThisIn++
+		if rec.Over {
+			t.Over++
+			return
+		}
+		if !utf8.Valid(rec.Text) {
+			if notes.invalidUTF8 == 0 {
+				notes.firstInvalidAt = rec.Line
+			}
+			notes.invalidUTF8++
+		}
+		// The prefilter reads the buffer in place: the 99.9 % of records
+		// that are not OOMs cost it and nothing else.
+		if !oom.MayContain(unsafe.String(unsafe.SliceData(rec.Text), len(rec.Text))) {
+			return
+		}
+		// The agent's UTF-8 decoder turns invalid bytes into U+FFFD before
+		// the processor sees the record.
+		failure, warning := find(strings.ToValidUTF8(string(rec.Text), "\uFFFD"))
+		if failure == nil && warning == nil {
+			return
+		}
+		f := &Finding{Source: name, Line: rec.Line, Failure: failure, Warning: warning,
+			Attributes: attributes(failure, warning)}
+		t.count(f)
+		ferr = found(f)
+	})
+	if ferr != nil {
+		return notes, ferr
+	}
+	if err != nil && notes.gzipCompressed {
+		err = fmt.Errorf("gzip: %w", err)
+	}
+	if notes.recordsInThisIn == 0 && err == nil {
+		notes.empty = true
+	}
+	return notes, err
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
