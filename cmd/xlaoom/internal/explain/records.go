@@ -57,7 +57,9 @@ func splitRecords(r *bufio.Reader, max int, emit func(*Record)) error {
 }
 
 // add takes the next chunk of input: a whole line, or a piece of a line
-// longer than the reader's buffer.
+// longer than the reader's buffer. Whether a line starts a record is read
+// from its first piece, which is a whole buffer (64 KiB) long: far more than
+// any log header.
 func (s *splitter) add(chunk []byte, emit func(*Record)) {
 	ends := chunk[len(chunk)-1] == '\n'
 	if ends {

@@ -187,7 +187,7 @@ func humanBytes(n int64) string {
 	units := [...]string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
 	sign, u := "", uint64(n)
 	if n < 0 {
-		sign, u = "-", uint64(-(n + 1))+1 // -(MinInt64) overflows: go through n+1
+		sign, u = "-", uint64(-(n+1))+1 // -(MinInt64) overflows: go through n+1
 	}
 	f, i := float64(u), 0
 	for f >= 1024 && i < len(units)-1 {
