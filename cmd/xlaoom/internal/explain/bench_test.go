@@ -15,15 +15,7 @@ import (
 // generatedLog is benchmark traffic (internal/workload: ordinary training
 // and serving lines with 0.1 % real OOM messages) written as one log file.
 var generatedLog = sync.OnceValue(func() []byte {
-	const size = 64 << 20
-	var b bytes.Buffer
-	b.Grow(size + 4096)
-	g := workload.New(workload.DefaultConfig())
-	for b.Len() < size {
-		b.WriteString(g.Line().Text)
-		b.WriteByte('\n')
-	}
-	return b.Bytes()
+	return workload.New(workload.DefaultConfig()).Log(64 << 20)
 })
 
 // BenchmarkExplain is `xlaoom explain` over a 64 MiB generated log, text

@@ -55,20 +55,20 @@ that could not be read.
 // exit status.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
+		_, _ = fmt.Fprint(stderr, usage)
 		return ExitError
 	}
 	switch args[0] {
 	case "explain":
 		return explain(args[1:], stdin, stdout, stderr)
 	case "version", "--version", "-version":
-		fmt.Fprintln(stdout, "xlaoom", version())
+		_, _ = fmt.Fprintln(stdout, "xlaoom", version())
 		return ExitNone
 	case "help", "-h", "--help", "-help":
-		fmt.Fprint(stdout, usage)
+		_, _ = fmt.Fprint(stdout, usage)
 		return ExitNone
 	}
-	fmt.Fprintf(stderr, "xlaoom: unknown command %q\n\n%s", args[0], usage)
+	_, _ = fmt.Fprintf(stderr, "xlaoom: unknown command %q\n\n%s", args[0], usage)
 	return ExitError
 }
 
@@ -113,10 +113,10 @@ func explain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if err := flags.Parse(flagArgs); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, usage)
+			_, _ = fmt.Fprint(stdout, usage)
 			return ExitNone
 		}
-		fmt.Fprintf(stderr, "xlaoom explain: %v\n\n%s", err, usage)
+		_, _ = fmt.Fprintf(stderr, "xlaoom explain: %v\n\n%s", err, usage)
 		return ExitError
 	}
 	if len(files) == 0 {
@@ -130,13 +130,19 @@ func explain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	var t Totals
 	for _, name := range files {
-		if err := explainInput(name, stdin, p, &t, stderr); err != nil {
+		err := explainInput(name, stdin, p, &t, stderr)
+		var out outputError
+		switch {
+		case errors.As(err, &out): // stdout is gone: nothing more can be said
+			_, _ = fmt.Fprintf(stderr, "xlaoom: %v\n", out.err)
+			return ExitError
+		case err != nil:
 			t.Unreadable++
-			fmt.Fprintf(stderr, "xlaoom: %s: %v\n", displayName(name), err)
+			_, _ = fmt.Fprintf(stderr, "xlaoom: %s: %v\n", displayName(name), err)
 		}
 	}
 	if err := summary(summaryTo, &t); err != nil {
-		fmt.Fprintf(stderr, "xlaoom: %v\n", err)
+		_, _ = fmt.Fprintf(stderr, "xlaoom: %v\n", err)
 		return ExitError
 	}
 	switch {
@@ -162,7 +168,7 @@ func explainInput(name string, stdin io.Reader, p printer, t *Totals, stderr io.
 	if name == "-" {
 		if f, ok := stdin.(*os.File); ok {
 			if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-				fmt.Fprintln(stderr, "xlaoom: reading standard input: paste the log, then press Ctrl-D")
+				_, _ = fmt.Fprintln(stderr, "xlaoom: reading standard input: paste the log, then press Ctrl-D")
 			}
 		}
 	} else {
@@ -170,20 +176,31 @@ func explainInput(name string, stdin io.Reader, p printer, t *Totals, stderr io.
 		if err != nil {
 			return err
 		}
-		defer f.Close()
+		defer func() { _ = f.Close() }() // read only: closing loses nothing
 		r = f
 	}
 	shown := displayName(name)
-	notes, err := scan(shown, r, t, p.finding)
+	notes, err := scan(shown, r, t, func(f *Finding) error {
+		if err := p.finding(f); err != nil {
+			return outputError{err}
+		}
+		return nil
+	})
 	if notes.empty && err == nil {
-		fmt.Fprintf(stderr, "xlaoom: %s: empty, nothing to explain\n", shown)
+		_, _ = fmt.Fprintf(stderr, "xlaoom: %s: empty, nothing to explain\n", shown)
 	}
 	if notes.invalidUTF8 > 0 {
-		fmt.Fprintf(stderr, "xlaoom: %s: %s not valid UTF-8 (the first at line %d); invalid bytes were read as U+FFFD, as the agent's decoder reads them\n",
+		_, _ = fmt.Fprintf(stderr, "xlaoom: %s: %s not valid UTF-8 (the first at line %d); invalid bytes were read as U+FFFD, as the agent's decoder reads them\n",
 			shown, plural(notes.invalidUTF8, "record is", "records are"), notes.firstInvalidAt)
 	}
 	return err
 }
+
+// outputError is a failure to write the findings, as opposed to reading an
+// input.
+type outputError struct{ err error }
+
+func (e outputError) Error() string { return e.err.Error() }
 
 // openInput opens a named file, with messages a person can act on.
 func openInput(name string) (*os.File, error) {
@@ -198,11 +215,11 @@ func openInput(name string) (*os.File, error) {
 	}
 	st, err := f.Stat()
 	if err != nil {
-		f.Close()
+		_ = f.Close()
 		return nil, err
 	}
 	if st.IsDir() {
-		f.Close()
+		_ = f.Close()
 		return nil, fmt.Errorf("is a directory: name the log files in it, e.g. %s", strings.TrimSuffix(name, "/")+"/*.log")
 	}
 	return f, nil

@@ -6,6 +6,7 @@ package explain
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"io"
 )
 
@@ -43,10 +44,10 @@ func splitRecords(r *bufio.Reader, max int, emit func(*Record)) error {
 		if len(chunk) > 0 {
 			s.add(chunk, emit)
 		}
-		switch err {
-		case nil, bufio.ErrBufferFull:
+		switch {
+		case err == nil || errors.Is(err, bufio.ErrBufferFull):
 			continue
-		case io.EOF:
+		case errors.Is(err, io.EOF):
 			s.flush(emit)
 			return nil
 		default:

@@ -58,11 +58,10 @@ func (e errBinary) Error() string {
 
 // inputNotes are the remarks on one input that are not errors.
 type inputNotes struct {
-	invalidUTF8     int64 // records that were not valid UTF-8
-	firstInvalidAt  int   // line of the first one
-	empty           bool
-	gzipCompressed  bool
-	recordsInThisIn int64
+	records        int64
+	invalidUTF8    int64 // records that were not valid UTF-8
+	firstInvalidAt int   // line of the first one
+	empty          bool  // no record
 }
 
 // scan reads one input to its end, calls found with every finding and adds
@@ -82,13 +81,12 @@ func scan(name string, r io.Reader, t *Totals, found func(*Finding) error) (inpu
 		return notes, nil // nothing was read: 0 bytes
 	}
 	if len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b { // a rotated log.gz
-		gz, err := gzip.NewReader(br)
-		if err != nil {
-			return notes, fmt.Errorf("gzip: %w", err)
+		gz, gzErr := gzip.NewReader(br)
+		if gzErr != nil {
+			return notes, fmt.Errorf("gzip: %w", gzErr)
 		}
-		defer gz.Close()
-		notes.gzipCompressed = true
-		br = bufio.NewReaderSize(gz, readerSize)
+		defer func() { _ = gz.Close() }() // Close only releases the decompressor
+		br = bufio.NewReaderSize(gzipErrors{gz}, readerSize)
 	}
 	head, err = br.Peek(binarySniff)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
@@ -101,47 +99,46 @@ func scan(name string, r io.Reader, t *Totals, found func(*Finding) error) (inpu
 	defer func() { t.Bytes += counted.n }()
 	var ferr error
 	err = splitRecords(br, maxScanSize, func(rec *Record) {
-		if ferr != nil {
-			return
+		if ferr == nil {
+			ferr = notes.record(rec, name, t, found)
 		}
-		t.Records++
-		notes.recordsInThisIn++
-		if rec.Over {
-			t.Over++
-			return
-		}
-		if !utf8.Valid(rec.Text) {
-			if notes.invalidUTF8 == 0 {
-				notes.firstInvalidAt = rec.Line
-			}
-			notes.invalidUTF8++
-		}
-		// The prefilter reads the buffer in place: the 99.9 % of records
-		// that are not OOMs cost it and nothing else.
-		if !oom.MayContain(unsafe.String(unsafe.SliceData(rec.Text), len(rec.Text))) {
-			return
-		}
-		// The agent's UTF-8 decoder turns invalid bytes into U+FFFD before
-		// the processor sees the record.
-		failure, warning := find(strings.ToValidUTF8(string(rec.Text), "\uFFFD"))
-		if failure == nil && warning == nil {
-			return
-		}
-		f := &Finding{Source: name, Line: rec.Line, Failure: failure, Warning: warning,
-			Attributes: attributes(failure, warning)}
-		t.count(f)
-		ferr = found(f)
 	})
 	if ferr != nil {
 		return notes, ferr
 	}
-	if err != nil && notes.gzipCompressed {
-		err = fmt.Errorf("gzip: %w", err)
-	}
-	if notes.recordsInThisIn == 0 && err == nil {
-		notes.empty = true
-	}
+	notes.empty = notes.records == 0 && err == nil
 	return notes, err
+}
+
+// record recognises one record and passes on what it holds.
+func (notes *inputNotes) record(rec *Record, name string, t *Totals, found func(*Finding) error) error {
+	t.Records++
+	notes.records++
+	if rec.Over {
+		t.Over++
+		return nil
+	}
+	if !utf8.Valid(rec.Text) {
+		if notes.invalidUTF8 == 0 {
+			notes.firstInvalidAt = rec.Line
+		}
+		notes.invalidUTF8++
+	}
+	// The prefilter reads the buffer in place: the 99.9 % of records that
+	// are not OOMs cost it and nothing else.
+	if !oom.MayContain(unsafe.String(unsafe.SliceData(rec.Text), len(rec.Text))) {
+		return nil
+	}
+	// The agent's UTF-8 decoder turns invalid bytes into U+FFFD before the
+	// processor sees the record.
+	failure, warning := find(strings.ToValidUTF8(string(rec.Text), "\uFFFD"))
+	if failure == nil && warning == nil {
+		return nil
+	}
+	f := &Finding{Source: name, Line: rec.Line, Failure: failure, Warning: warning,
+		Attributes: attributes(failure, warning)}
+	t.count(f)
+	return found(f)
 }
 
 // countingReader counts the bytes read through it.
@@ -153,5 +150,17 @@ type countingReader struct {
 func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
+	return n, err
+}
+
+// gzipErrors says that a read error comes from the archive (a truncated or
+// corrupt .gz file).
+type gzipErrors struct{ r io.Reader }
+
+func (g gzipErrors) Read(p []byte) (int, error) {
+	n, err := g.r.Read(p)
+	if err != nil && !errors.Is(err, io.EOF) {
+		err = fmt.Errorf("gzip: %w", err)
+	}
 	return n, err
 }
