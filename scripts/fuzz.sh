@@ -17,6 +17,8 @@ targets=(
   ./oom:FuzzRecognize
   ./oom:FuzzRecognizeWarning
   .:FuzzProcessRecord
+  ./cmd/xlaoom/internal/explain:FuzzExplain
+  ./cmd/xlaoom/internal/explain:FuzzStartsRecord
 )
 
 if [ "${1:-}" = list ]; then

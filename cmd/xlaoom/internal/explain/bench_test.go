@@ -4,12 +4,15 @@
 package explain
 
 import (
+	"bufio"
 	"bytes"
 	"io"
 	"sync"
 	"testing"
+	"unsafe"
 
 	"github.com/xlaoom/xlaoomprocessor/internal/workload"
+	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
 // generatedLog is benchmark traffic (internal/workload: ordinary training
@@ -37,5 +40,31 @@ func BenchmarkExplain(b *testing.B) {
 	b.ReportMetric(float64(t.Records), "records/op")
 	if t.Failures == 0 {
 		b.Fatal("the generated log holds OOMs, none found")
+	}
+}
+
+// BenchmarkLinesPrefilterOnly is the floor of any streaming reader with the
+// processor's prefilter: the same log read line by line with bufio, each line
+// put through oom.MayContain, no grouping, no recognition, no output. The
+// ratio of BenchmarkExplain to it is what grouping and recognising cost.
+func BenchmarkLinesPrefilterOnly(b *testing.B) {
+	log := generatedLog()
+	b.SetBytes(int64(len(log)))
+	b.ReportAllocs()
+	for b.Loop() {
+		r := bufio.NewReaderSize(bytes.NewReader(log), readerSize)
+		passed := 0
+		for {
+			line, err := r.ReadSlice('\n')
+			if oom.MayContain(unsafe.String(unsafe.SliceData(line), len(line))) {
+				passed++
+			}
+			if err != nil {
+				break
+			}
+		}
+		if passed == 0 {
+			b.Fatal("the generated log holds OOMs, none passed the prefilter")
+		}
 	}
 }

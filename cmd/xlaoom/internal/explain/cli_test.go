@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -113,6 +114,19 @@ func TestCommand(t *testing.T) {
 			}
 		})
 	}
+}
+
+type brokenPipe struct{}
+
+func (brokenPipe) Write([]byte) (int, error) { return 0, errors.New("write |1: broken pipe") }
+
+// TestOutputError: when the findings cannot be written, explain stops and
+// says so, rather than blaming the input.
+func TestOutputError(t *testing.T) {
+	var stderr bytes.Buffer
+	status := Main([]string{"explain", "-", "-"}, strings.NewReader(bfcOOM), brokenPipe{}, &stderr)
+	assert.Equal(t, ExitError, status)
+	assert.Equal(t, "xlaoom: write |1: broken pipe\n", stderr.String())
 }
 
 // TestGenericFinding: a memory failure that only the last-resort layer

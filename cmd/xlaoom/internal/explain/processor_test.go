@@ -36,7 +36,7 @@ func readRecords(t *testing.T, path string) []record {
 	t.Helper()
 	f, err := os.Open(path)
 	require.NoError(t, err)
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	var out []record
 	require.NoError(t, splitRecords(bufio.NewReaderSize(f, readerSize), maxScanSize, func(r *Record) {
 		require.False(t, r.Over, "no sample record is over the cap")
