@@ -78,3 +78,20 @@ func TestGolden(t *testing.T) {
 		}
 	}
 }
+
+// TestReadmeExample keeps the example in README.md ("Explain one failure")
+// what the command prints today.
+func TestReadmeExample(t *testing.T) {
+	const command = "$ bin/xlaoom explain testdata/real/jit_temps.stderr.txt\n"
+	readme, err := os.ReadFile("../../../../README.md")
+	require.NoError(t, err)
+	_, example, ok := strings.Cut(string(readme), command)
+	require.True(t, ok, "README.md shows %q", command)
+	example, _, ok = strings.Cut(example, "```")
+	require.True(t, ok)
+
+	t.Chdir("../../../..")
+	var stdout bytes.Buffer
+	Main([]string{"explain", "testdata/real/jit_temps.stderr.txt"}, nil, &stdout, new(bytes.Buffer))
+	assert.Equal(t, stdout.String(), example, "paste the new output into README.md")
+}
