@@ -20,26 +20,27 @@ type Finding struct {
 	Failure *oom.Report
 	Warning *oom.Warning
 	// Attributes are those the processor writes on the same record (with its
-	// default settings), but for xla.oom.incident.id: see Attributes.
+	// default settings), but for xla.oom.incident.id: see attributes.
 	Attributes pcommon.Map
 }
 
-// familyGeneric is oom.FamilyGeneric: a memory failure that only the
-// last-resort layer recognised, not one of the known message families.
+// familyGeneric is oom.FamilyGeneric: the family of a memory failure that
+// only the last-resort layer recognised, not one of the known message
+// families. It is the one place this value is spelled out here.
 const familyGeneric = "generic"
 
 // Generic reports whether the failure belongs to no known message family.
 func (f *Finding) Generic() bool { return f.Failure != nil && f.Failure.Family == familyGeneric }
 
-// scanLimits are the processor's defaults: a text longer than maxScanSize is
-// not read, and topAllocations allocations are listed.
+// The processor's defaults: a text longer than maxScanSize is not read, and
+// topAllocations allocations are listed.
 var (
 	maxScanSize    = oomrecord.DefaultFinder().MaxScanSize
 	topAllocations = oomattr.DefaultTopAllocations
 )
 
-// find recognises one record's text the way the processor does: the
-// prefilter first (most records stop there), a failure before a warning.
+// find recognises the text of a record that passed the prefilter the way the
+// processor does: a failure first, a warning only when there is none.
 // Recognize may keep pieces of text, so the caller passes a string of its own.
 func find(text string) (failure *oom.Report, warning *oom.Warning) {
 	if r, ok := oom.Recognize(text); ok {

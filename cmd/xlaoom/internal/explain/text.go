@@ -15,6 +15,9 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
+// familyDocs is where each message family is described, by its id.
+const familyDocs = "https://github.com/xlaoom/xlaoomprocessor/blob/main/docs/message-formats.md#"
+
 // reportHint tells how to turn a failure no family knows into one.
 const reportHint = "not a known message family: please open an issue at https://github.com/xlaoom/xlaoomprocessor/issues " +
 	"with this record's text, so that it becomes one (CONTRIBUTING.md, \"Adding a new message format\")"
@@ -54,7 +57,7 @@ func writeFailure(b *strings.Builder, f *Finding) {
 	if f.Generic() {
 		field(b, "report", reportHint)
 	} else {
-		field(b, "family", r.Family+" (docs/message-formats.md#"+r.Family+")")
+		field(b, "family", r.Family+"  "+familyDocs+r.Family)
 	}
 	writeSizes(b, f.Attributes)
 	if r.Words != (oom.SparseCoreWords{}) {
@@ -79,7 +82,7 @@ func writeWarning(b *strings.Builder, f *Finding) {
 	fmt.Fprintf(b, "%s:%d: memory warning %s (not an OOM)\n", f.Source, f.Line, w.Kind)
 	field(b, "meaning", w.Explanation)
 	field(b, "phase", joinNonEmpty(" · ", w.Phase, prefixed("backend ", w.Backend)))
-	field(b, "family", w.Family+" (docs/message-formats.md#"+w.Family+")")
+	field(b, "family", w.Family+"  "+familyDocs+w.Family)
 	writeSizes(b, f.Attributes)
 	if ratio, ok := w.Pressure(); ok {
 		field(b, "pressure", strconv.FormatFloat(100*ratio, 'f', 1, 64)+" % of the limit")
