@@ -131,3 +131,21 @@ func viaJSON(t *testing.T, raw map[string]any) map[string]any {
 	require.NoError(t, json.Unmarshal(b, &out))
 	return out
 }
+
+// TestCapIsTheProcessors: a record of exactly max_scan_size bytes is read by
+// both, one byte more by neither.
+func TestCapIsTheProcessors(t *testing.T) {
+	const oomLine = "E0912 07:02:44.350251   27487 pjrt_stream_executor_client.cc:3045] Execution of replica 0 failed: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 2110783616 bytes."
+	for _, size := range []int{maxScanSize, maxScanSize + 1} {
+		text := oomLine + "\n" + strings.Repeat("x", size-len(oomLine)-1)
+		require.Len(t, text, size)
+		processed := processRecords(t, []record{{line: 1, text: text}})
+		_, tagged := processed.At(0).Attributes().Get(oomattr.ErrorCode)
+
+		var stdout, stderr bytes.Buffer
+		status := Main([]string{"explain", "--json"}, strings.NewReader(text+"\n"), &stdout, &stderr)
+		assert.Equal(t, tagged, status == ExitFound, "size %d: the processor tags it: %v, explain: %s", size, tagged, stderr.String())
+		assert.Equal(t, size <= maxScanSize, tagged, "size %d", size)
+		assert.Equal(t, size > maxScanSize, strings.Contains(stderr.String(), "1 record over 1.00 MiB not read"), stderr.String())
+	}
+}
