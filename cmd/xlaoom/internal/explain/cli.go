@@ -189,9 +189,9 @@ func explainInput(name string, stdin io.Reader, p printer, t *Totals, stderr io.
 	if notes.empty && err == nil {
 		_, _ = fmt.Fprintf(stderr, "xlaoom: %s: empty, nothing to explain\n", shown)
 	}
-	if notes.invalidUTF8 > 0 {
-		_, _ = fmt.Fprintf(stderr, "xlaoom: %s: %s not valid UTF-8 (the first at line %d); invalid bytes were read as U+FFFD, as the agent's decoder reads them\n",
-			shown, plural(notes.invalidUTF8, "record is", "records are"), notes.firstInvalidAt)
+	if notes.invalidAt > 0 {
+		_, _ = fmt.Fprintf(stderr, "xlaoom: %s: not valid UTF-8 (first seen at line %d); invalid bytes are read as U+FFFD, as the agent's decoder reads them\n",
+			shown, notes.invalidAt)
 	}
 	return err
 }

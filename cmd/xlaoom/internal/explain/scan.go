@@ -58,10 +58,9 @@ func (e errBinary) Error() string {
 
 // inputNotes are the remarks on one input that are not errors.
 type inputNotes struct {
-	records        int64
-	invalidUTF8    int64 // records that were not valid UTF-8
-	firstInvalidAt int   // line of the first one
-	empty          bool  // no record
+	records   int64
+	invalidAt int  // line where invalid UTF-8 was first seen; 0: none seen
+	empty     bool // no record
 }
 
 // scan reads one input to its end, calls found with every finding and adds
@@ -95,6 +94,11 @@ func scan(name string, r io.Reader, t *Totals, found func(*Finding) error) (inpu
 	if i := bytes.IndexByte(head, 0); i >= 0 {
 		return notes, errBinary{offset: i}
 	}
+	// Invalid UTF-8 is looked for at the start and in the records that pass
+	// the prefilter: those it changes; the others cost the prefilter only.
+	if i := invalidUTF8(head, len(head) < binarySniff); i >= 0 {
+		notes.invalidAt = 1 + bytes.Count(head[:i], []byte{'\n'})
+	}
 	t.Inputs++
 	defer func() { t.Bytes += counted.n }()
 	var ferr error
@@ -118,16 +122,13 @@ func (notes *inputNotes) record(rec *Record, name string, t *Totals, found func(
 		t.Over++
 		return nil
 	}
-	if !utf8.Valid(rec.Text) {
-		if notes.invalidUTF8 == 0 {
-			notes.firstInvalidAt = rec.Line
-		}
-		notes.invalidUTF8++
-	}
 	// The prefilter reads the buffer in place: the 99.9 % of records that
 	// are not OOMs cost it and nothing else.
 	if !oom.MayContain(unsafe.String(unsafe.SliceData(rec.Text), len(rec.Text))) {
 		return nil
+	}
+	if notes.invalidAt == 0 && !utf8.Valid(rec.Text) {
+		notes.invalidAt = rec.Line
 	}
 	// The agent's UTF-8 decoder turns invalid bytes into U+FFFD before the
 	// processor sees the record.
@@ -139,6 +140,26 @@ func (notes *inputNotes) record(rec *Record, name string, t *Totals, found func(
 		Attributes: attributes(failure, warning)}
 	t.count(f)
 	return found(f)
+}
+
+// invalidUTF8 returns the offset of the first byte of b that is not valid
+// UTF-8, or -1. Unless b is complete, a rune cut at its end is not counted.
+func invalidUTF8(b []byte, complete bool) int {
+	for i := 0; i < len(b); {
+		if b[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n == 1 {
+			if !complete && !utf8.FullRune(b[i:]) {
+				return -1
+			}
+			return i
+		}
+		i += n
+	}
+	return -1
 }
 
 // countingReader counts the bytes read through it.
