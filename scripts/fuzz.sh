@@ -18,6 +18,8 @@ targets=(
   ./oom:FuzzRecognizeWarning
   ./oom:FuzzPrefilterDifferential
   .:FuzzProcessRecord
+  ./cmd/xlaoom/internal/explain:FuzzExplain
+  ./cmd/xlaoom/internal/explain:FuzzStartsRecord
 )
 
 if [ "${1:-}" = list ]; then
