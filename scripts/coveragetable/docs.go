@@ -11,7 +11,7 @@ import (
 )
 
 // readClassification maps each id of classification.tsv to its verdict: a
-// family id, "generic" or "lookalike: <reason>". The test in package oom
+// family id, "generic", "lookalike: <reason>" or "unrecognised: <reason>". The test in package oom
 // reads the other columns (expected fields, fixture).
 func readClassification(path string) (map[string]string, error) {
 	data, err := os.ReadFile(path)
@@ -51,17 +51,19 @@ func coverageDoc(rows []row, class map[string]string) string {
 	b.WriteString("# Coverage of the XLA stack's out-of-memory messages\n\n")
 	b.WriteString("Every out-of-memory-like message template found in the source of the XLA stack, and what the\n")
 	b.WriteString("recogniser makes of it: a family (docs/message-formats.md), `generic` (the last-resort layer)\n")
-	b.WriteString("or a look-alike that stays untagged, with the reason. `current` rows come from the newest\n")
+	b.WriteString("or a look-alike that stays untagged, with the reason; `unrecognised` rows are known gaps. `current`\n")
+	b.WriteString("rows come from the newest\n")
 	b.WriteString("snapshot scanned; the others are older wordings that fleets still run. CONTRIBUTING.md\n")
 	b.WriteString("(\"Keeping up with XLA\") says how to refresh it.\n\n")
 	counts := map[string]int{}
 	for _, r := range rows {
 		counts[r.source+"|"+verdictKind(class[r.id])]++
 	}
-	b.WriteString("| source | templates | recognised | generic | look-alike | unclassified |\n|---|---:|---:|---:|---:|---:|\n")
+	b.WriteString("| source | templates | recognised | generic | look-alike | unrecognised | unclassified |\n|---|---:|---:|---:|---:|---:|---:|\n")
 	for _, s := range sourceOrder {
-		n := counts[s+"|family"] + counts[s+"|generic"] + counts[s+"|lookalike"] + counts[s+"|none"]
-		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d |\n", s, n, counts[s+"|family"], counts[s+"|generic"], counts[s+"|lookalike"], counts[s+"|none"])
+		n := counts[s+"|family"] + counts[s+"|generic"] + counts[s+"|lookalike"] + counts[s+"|unrecognised"] + counts[s+"|none"]
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %d |\n", s, n, counts[s+"|family"], counts[s+"|generic"],
+			counts[s+"|lookalike"], counts[s+"|unrecognised"], counts[s+"|none"])
 	}
 	for _, s := range sourceOrder {
 		fmt.Fprintf(&b, "\n## %s\n\n| template | file | era | since | → |\n|---|---|---|---|---|\n", sourceTitles[s])
@@ -94,6 +96,8 @@ func verdictKind(v string) string {
 		return "generic"
 	case strings.HasPrefix(v, "lookalike:"):
 		return "lookalike"
+	case strings.HasPrefix(v, "unrecognised:"):
+		return "unrecognised"
 	}
 	return "family"
 }
