@@ -164,11 +164,8 @@ var gpuFamilies = []family{
 		summary: "The VMM allocator (XLA_PYTHON_CLIENT_ALLOCATOR=vmm) had no physical-memory budget left for the allocation.",
 		kind:    fatal, code: codeGeneric, phase: PhaseRuntime, backend: BackendGPU,
 		anchor: "Not enough PA budget: ",
-		expr:   `Not enough PA budget: pa_allocated=(?P<used>\d+)B, allocation_size=(?P<requested>\d+)B, pa_budget=(?P<pa_budget>\d+)B`,
-		read: func(r *Report, m match) bool {
-			r.PoolLimit = parseSizeToken(m.group("pa_budget")) // the allocator's budget, not the GPU
-			return true
-		},
+		// pa_budget is the allocator's budget, not the GPU: the pool limit.
+		expr:    `Not enough PA budget: pa_allocated=(?P<used>\d+)B, allocation_size=(?P<requested>\d+)B, pa_budget=(?P<pool_limit>\d+)B`,
 		example: `jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Not enough PA budget: pa_allocated=79456894976B, allocation_size=1073741824B, pa_budget=80000000000B`,
 	},
 	{
