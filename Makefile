@@ -9,7 +9,7 @@ all: generate lint test xlaoom
 
 ## generate: regenerate internal/metadata, generated tests and documentation from metadata.yaml,
 ## docs/message-formats.md plus the README's family table from the oom family entries, and
-## examples/prometheus/prometheusrule.yaml from alerts.yaml
+## examples/prometheus/prometheusrule.yaml from alerts.yaml, docs/xla-coverage.md from the coverage table
 .PHONY: generate
 # mdatagen names the package of generated tests after the directory, so it runs
 # through a link called xlaoomprocessor whatever the checkout is called.
@@ -20,6 +20,14 @@ generate:
 	  rm $$link
 	$(GO) run ./oom/internal/gendocs
 	$(GO) run ./scripts/prometheusrule
+	$(GO) run ./scripts/coveragetable
+
+## coverage-table: scan a source snapshot (SRC=checkout or bare git dir, REF=ref, SOURCE=xla|jax|pytorch-xla)
+## for OOM-like message templates into oom/testdata/coverage/templates.tsv; the git diff is what changed
+.PHONY: coverage-table
+coverage-table:
+	@test -n "$(SRC)" || { echo "set SRC to a checkout or bare git directory of XLA, jaxlib or PyTorch/XLA"; exit 2; }
+	$(GO) run ./scripts/coveragetable -src $(abspath $(SRC)) -ref $(or $(REF),HEAD) -source $(or $(SOURCE),xla)
 
 ## test: every test — component (race), distribution and end-to-end, benchmarks' harness,
 ## newest-collector compatibility, alert rules — with one summary at the end

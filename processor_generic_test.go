@@ -28,7 +28,7 @@ func TestGenericRecordsMarkedAndCounted(t *testing.T) {
 	ld := plog.NewLogs()
 	lrs := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords()
 	for _, body := range []string{
-		`jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Failed to allocate 1.00GiB (1073741824 bytes) from MORI memory`,
+		`jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Failed to allocate 1.00GiB (1073741824 bytes) from the scratch arena`,
 		`jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory`,
 		`XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 214748364800 bytes.`,
 		`google.api_core.exceptions.ResourceExhausted: 429 Resource has been exhausted (e.g. check quota).`,

@@ -53,10 +53,11 @@ var gpuFamilies = []family{
 		kind:    logOnly, code: codeGeneric, phase: PhaseRuntime,
 		anchor: "Allocator (",
 		expr: `Allocator \((?P<allocator>[^)\s]+)\) ran out of memory trying to allocate ` + sizeGroup("requested") +
-			`(?: \(rounded to (?P<requested_exact>\d+)\))?(?: ?requested by op \S*)?(?: from the \w+ end)?(?P<freed_by_count> with freed_by_count=\d+)?`,
+			`(?: \(rounded to (?P<requested_exact>\d+)\))?(?: ?requested by op \S*)?(?: from the \w+ end)?(?P<freed_by_count> with freed_by_count=\d+)?` +
+			`(?P<not_failure>\. The caller indicates that this is not a failure)?`,
 		read: func(r *Report, m match) bool {
-			if m.group("freed_by_count") != "" {
-				return false // "with freed_by_count=N": the caller tolerates the failure
+			if m.group("freed_by_count") != "" || m.group("not_failure") != "" {
+				return false // "with freed_by_count=N", or TF 1.1-1.13's "The caller indicates that this is not a failure": tolerated
 			}
 			a := m.group("allocator")
 			r.Backend, r.Device = allocatorBackend(a), allocatorDevice(a)
@@ -70,12 +71,29 @@ var gpuFamilies = []family{
 		example: `W external/xla/xla/tsl/framework/bfc_allocator.cc:501] Allocator (GPU_0_bfc) ran out of memory trying to allocate 4.50GiB (rounded to 4831838208)requested by op `,
 	},
 	{
+		id:      "gpu-bfc-allocator-tf1",
+		summary: "The BFC allocator's warning of TensorFlow 0.8-1.0 (no allocator name), printed after its memory dump (log line).",
+		kind:    logOnly, code: codeGeneric, phase: PhaseRuntime, backend: BackendGPU,
+		anchor:  "See logs for memory state",
+		expr:    `Ran out of memory trying to allocate ` + sizeGroup("requested") + `\. See logs for memory state`,
+		cues:    []cue{{text: "allocate", sizeAfter: true}},
+		advice:  adviceTraits{suggestAsyncAllocator: true},
+		example: `W tensorflow/core/common_runtime/bfc_allocator.cc:268] Ran out of memory trying to allocate 1.00GiB.  See logs for memory state.`,
+	},
+	{
 		id:      "gpu-driver-alloc",
 		summary: "The CUDA or ROCm driver refused a device allocation (log line).",
 		kind:    logOnly, code: codeGeneric, phase: PhaseRuntime, backend: BackendGPU,
-		anchor: "bytes) from device: ",
-		expr: `[Ff]ailed to allocate ` + sizeGroup("requested") + ` \((?P<requested_exact>\d+) bytes\) from device: (?:RESOURCE_EXHAUSTED: :? ?)?` +
+		anchor: " from device: ",
+		// ROCm since 2026-07 returns "failed to allocate N bytes from device: <hip>" as a status.
+		expr: `[Ff]ailed to allocate (?:` + sizeGroup("requested") + ` \((?P<requested_exact>\d+) bytes\)|(?P<requested_bytes>\d+) bytes) from device: (?:RESOURCE_EXHAUSTED: :? ?)?` +
 			`(?:CUDA_ERROR_OUT_OF_MEMORY|HIP_ERROR_OutOfMemory|hipErrorOutOfMemory|hipError_t\(1002\)|cudaErrorMemoryAllocation|out of memory)`,
+		read: func(r *Report, m match) bool {
+			if n := m.group("requested_bytes"); n != "" {
+				r.Requested = parseSizeToken(n)
+			}
+			return true
+		},
 		cues:    []cue{{text: "allocate", sizeAfter: true}},
 		example: `2024-06-24 17:01:13.933585: E external/xla/xla/stream_executor/rocm/rocm_driver.cc:1268] failed to allocate 154.06GiB (165425291480 bytes) from device: HIP_ERROR_OutOfMemory`,
 	},
@@ -83,8 +101,8 @@ var gpuFamilies = []family{
 		id:      "gpu-preallocation",
 		summary: "XLA could not reserve its memory pool at start-up (log line); it retries with a smaller pool.",
 		kind:    logOnly, code: codeGeneric, phase: PhaseRuntime, backend: BackendGPU,
-		anchor: "Failed to allocate device memory of",
-		expr: `(?:\[(?P<device>\d+)\] )?Failed to allocate device memory of ` + sizeGroup("requested") + `(?: \((?P<requested_exact>\d+) bytes\))?: ` +
+		anchor: "Failed to allocate device memory",
+		expr: `(?:\[(?P<device>\d+)\] )?Failed to allocate device memory(?: of ` + sizeGroup("requested") + `(?: \((?P<requested_exact>\d+) bytes\))?)?: ` +
 			`(?:RESOURCE_EXHAUSTED|Resource exhausted|CUDA_ERROR_OUT_OF_MEMORY|HIP_ERROR_OutOfMemory)`,
 		cues: []cue{{text: "memory of", sizeAfter: true}},
 		advice: adviceTraits{
@@ -92,6 +110,30 @@ var gpuFamilies = []family{
 			note:      "If this was logged while XLA set up its memory pool (preallocation at start-up), XLA falls back to a smaller pool and the program goes on: lower XLA_PYTHON_CLIENT_MEM_FRACTION (or set XLA_PYTHON_CLIENT_PREALLOCATE=false) to leave room for other users of the GPU.",
 		},
 		example: `E0914 08:00:01.000000 1 cuda_executor.cc:1182] [0] Failed to allocate device memory of 28.85GiB (30979129344 bytes): RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY`,
+	},
+	executorAlloc("host", `E0822 14:03:11.512345  181818 cuda_executor.cc:1349] [0] Failed to allocate host memory of 2.00GiB (2147483648 bytes): RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory`),
+	executorAlloc("collective", `E0822 14:03:11.512345  181818 cuda_executor.cc:1349] [1] Failed to allocate collective memory of 512.00MiB (536870912 bytes): RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory`),
+	{
+		id:      "gpu-allocator-region",
+		summary: "XLA's allocator could not get a new region of device, unified, pinned host or collective memory (log line; the allocator may retry smaller).",
+		kind:    logOnly, code: codeGeneric, phase: PhaseRuntime, backend: BackendGPU,
+		anchor: "could not allocate ",
+		expr:   `could not allocate (?P<kind>device|unified|pinned host|collective)(?: memory)? of size: (?P<requested>\d+)`,
+		read: func(r *Report, m match) bool {
+			if m.group("kind") == "pinned host" {
+				r.MemorySpace = "host"
+			}
+			return true
+		},
+		example: `W0822 14:03:11.512345  181818 stream_executor_allocator.cc:68] could not allocate pinned host of size: 68719476736 (RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory)`,
+	},
+	{
+		id:      "gpu-sycl-device-alloc",
+		summary: "The SYCL (oneAPI) runtime could not allocate device memory (log line).",
+		kind:    logOnly, code: codeGeneric, phase: PhaseRuntime, backend: BackendGPU,
+		anchor:  "DeviceAllocate: Failed to allocate device memory of size ",
+		expr:    `DeviceAllocate: Failed to allocate device memory of size (?P<requested>\d+)`,
+		example: `E0822 14:03:11.512345  181818 sycl_executor.cc:328] DeviceAllocate: Failed to allocate device memory of size 17179869184, got RESOURCE_EXHAUSTED: SyclMallocDevice: Failed to allocate device memory: out of device memory`,
 	},
 	{
 		id:      "gpu-cuda-async-allocator",
@@ -106,6 +148,34 @@ var gpuFamilies = []family{
 		example: "E1103 18:23:55.103160 3413767 gpu_cudamallocasync_allocator.cc:361] gpu_async_0 cuMemAllocAsync failed to allocate 1073741824 bytes: RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory\n" +
 			" Reported by CUDA: Free memory/Total memory: 2147483648/85095874560",
 	},
+	{
+		id:      "gpu-collective-memory",
+		summary: "Collective memory (NCCL/RCCL user buffers, ROCm MORI) could not be allocated on the device.",
+		kind:    fatal, code: codeGeneric, phase: PhaseRuntime, backend: BackendGPU,
+		anchor: "bytes) from ",
+		expr:   `[Ff]ailed to allocate ` + sizeGroup("requested") + ` \((?P<requested_exact>\d+) bytes\) from (?:MORI memory|device collective memory)`,
+		advice: adviceTraits{
+			note: "Collective buffers are allocated next to XLA's buffer pool: lower XLA_PYTHON_CLIENT_MEM_FRACTION to leave them room, or shrink the collectives (smaller per-step all-reduce/all-gather sizes).",
+		},
+		example: `jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Failed to allocate 1.00GiB (1073741824 bytes) from MORI memory`,
+	},
+	{
+		id:      "gpu-vmm-allocator",
+		summary: "The VMM allocator (XLA_PYTHON_CLIENT_ALLOCATOR=vmm) had no physical-memory budget left for the allocation.",
+		kind:    fatal, code: codeGeneric, phase: PhaseRuntime, backend: BackendGPU,
+		anchor: "Not enough PA budget: ",
+		// pa_budget is the allocator's budget, not the GPU: the pool limit.
+		expr:    `Not enough PA budget: pa_allocated=(?P<used>\d+)B, allocation_size=(?P<requested>\d+)B, pa_budget=(?P<pool_limit>\d+)B`,
+		example: `jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Not enough PA budget: pa_allocated=79456894976B, allocation_size=1073741824B, pa_budget=80000000000B`,
+	},
+	{
+		id:      "gpu-jaxlib-workspace",
+		summary: "A jaxlib GPU kernel (cuSOLVER/hipSOLVER, cuSPARSE) could not allocate its device workspace.",
+		kind:    fatal, code: codeGeneric, phase: PhaseRuntime, backend: BackendGPU,
+		anchor:  "workspace for ",
+		expr:    `Unable to allocate (?:device )?workspace for (?P<instruction>\w+)`,
+		example: `jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Unable to allocate device workspace for syevd`,
+	},
 }
 
 // The GPU autotuner comes after every runtime family: its status wraps an
@@ -119,4 +189,26 @@ var gpuAutotunerFamilies = []family{
 		expr:    `(?:RESOURCE_EXHAUSTED|Resource exhausted): Failed to get configs for:? \d+ out of \d+ instructions`,
 		example: "jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Failed to get configs for: 3 out of 3 instructions. See logs for all failures. Example failure: ",
 	},
+}
+
+// executorAlloc is StreamExecutor's allocation failure for one memory kind
+// (host or collective; device memory is gpu-preallocation): one entry per
+// kind, so that each anchor is the kind's own phrase.
+func executorAlloc(kind, example string) family {
+	f := family{
+		id:      "gpu-executor-" + kind + "-alloc",
+		summary: "StreamExecutor could not allocate " + kind + " memory for XLA (log line).",
+		kind:    logOnly, code: codeGeneric, phase: PhaseRuntime, backend: BackendGPU,
+		anchor: "Failed to allocate " + kind + " memory",
+		expr: `(?:\[(?P<device>\d+)\] )?Failed to allocate ` + kind + ` memory(?: of ` + sizeGroup("requested") + `(?: \((?P<requested_exact>\d+) bytes\))?)?: ` +
+			`(?:RESOURCE_EXHAUSTED|Resource exhausted|INTERNAL|CUDA_ERROR_OUT_OF_MEMORY|HIP_ERROR_OutOfMemory)`,
+		example: example,
+	}
+	if kind == "host" {
+		f.read = func(r *Report, _ match) bool {
+			r.MemorySpace = "host"
+			return true
+		}
+	}
+	return f
 }

@@ -78,10 +78,10 @@ var gpuDriverFamilies = []family{
 		summary: "The driver could not allocate unified (managed) or pinned host memory for XLA.",
 		kind:    fatal, code: codeGeneric, phase: PhaseRuntime, backend: BackendGPU, category: categoryUnified,
 		anchor: "Failed to allocate ",
-		expr: `Failed to allocate ` + sizeGroup("requested") + ` \((?P<requested_exact>\d+) bytes\) of (?P<kind>unified|pinned host) memory:(?: :)? ` +
-			driverOutOfMemory,
+		expr: `Failed to allocate ` + sizeGroup("requested") + ` \((?P<requested_exact>\d+) bytes\) of ` +
+			`(?:(?P<kind>unified|pinned host) memory:(?: :)? ` + driverOutOfMemory + `|host memory pinned to NUMA node \d+)`,
 		read: func(r *Report, m match) bool {
-			if m.group("kind") == "pinned host" {
+			if m.group("kind") != "unified" {
 				r.MemorySpace = "host"
 			}
 			r.Device = devicePrefix(m)
@@ -92,10 +92,16 @@ var gpuDriverFamilies = []family{
 	},
 	{
 		id:      "gpu-driver-unified-memory-log",
-		summary: "The driver could not allocate unified (managed) memory (log line of older builds).",
+		summary: "The driver could not allocate unified (managed) or pinned host memory (log line of older builds).",
 		kind:    logOnly, code: codeGeneric, phase: PhaseRuntime, backend: BackendGPU, category: categoryUnified,
-		anchor:  "failed to alloc ",
-		expr:    `failed to alloc (?P<requested>\d+) bytes unified memory; result: ` + driverOutOfMemory,
+		anchor: "failed to alloc ",
+		expr:   `failed to alloc (?P<requested>\d+) bytes (?:unified memory; result:|(?P<host>on host):) ` + driverOutOfMemory,
+		read: func(r *Report, m match) bool {
+			if m.group("host") != "" {
+				r.MemorySpace = "host"
+			}
+			return true
+		},
 		advice:  adviceTraits{own: unifiedMemoryAdvice},
 		example: `E0101 09:00:00.000000 4242 cuda_driver.cc:1231] failed to alloc 2147483648 bytes unified memory; result: CUDA_ERROR_OUT_OF_MEMORY: out of memory`,
 	},

@@ -22,13 +22,26 @@ var tensorflowFamilies = []family{
 		id:      "tensorflow-op-tensor-allocation",
 		summary: "A TensorFlow op could not allocate a tensor; the size is the shape's element count times the dtype's size.",
 		kind:    fatal, code: codeGeneric, phase: PhaseRuntime, category: categoryTensorFlow,
-		anchor: "OOM when allocating tensor",
-		expr: `OOM when allocating tensor(?: with shape ?\[(?P<shape>[^\][]*)\]| of shape \[(?P<old_shape>[^\][]*)\])?` +
+		anchor: "OOM when allocating ",
+		expr: `OOM when allocating (?:temporary )?tensor(?: with shape ?\[(?P<shape>[^\][]*)\]| of shape \[(?P<old_shape>[^\][]*)\])?` +
 			`(?: and type (?P<dtype>\w+))?(?: on (?P<tf_device>/[\w/:.\-]+))?(?: by allocator (?P<allocator>[\w.\-]+))?` +
 			`(?: \[Op:(?P<op>\w+)\])?(?: \[\[\{\{node (?P<node>[^{}\s]+)\}\}\]\])?`,
 		read:    readTensorFlowTensor,
 		advice:  adviceTraits{own: tensorFlowAdvice},
 		example: `tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor with shape[16,64,64,64] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc [Op:Conv2D]`,
+	},
+	{
+		id:      "tensorflow-op-gpu-scratch",
+		summary: "A TensorFlow GPU kernel's Eigen scratch allocation failed; the op follows.",
+		kind:    fatal, code: codeGeneric, phase: PhaseRuntime, backend: BackendGPU, category: categoryTensorFlow,
+		anchor: "Ran out of GPU memory when allocating ",
+		expr:   `Ran out of GPU memory when allocating (?P<requested>\d+) bytes for (?P<op>[\w/.\-]+)`,
+		read: func(r *Report, m match) bool {
+			r.Instruction = m.group("op")
+			return true
+		},
+		advice:  adviceTraits{own: tensorFlowAdvice},
+		example: `tensorflow.python.framework.errors_impl.ResourceExhaustedError: Ran out of GPU memory when allocating 1073741824 bytes for MatMul`,
 	},
 	{
 		id:      "tensorflow-op-allocation-failed",

@@ -21,7 +21,7 @@ const FamilyGeneric = "generic"
 //
 //   - a statement: a failure verb before "allocate" with a size or a memory
 //     kind in the same clause ("Failed to allocate 1.00GiB (1073741824
-//     bytes) from MORI memory", "unable to allocate device workspace"), an
+//     bytes) from the scratch arena", "failed to allocate device memory"), an
 //     "allocation of SIZE failed", or memory of a named kind that ran out
 //     ("out of device memory", "TPU ran out of memory", a driver's
 //     out-of-memory error name); a bare "out of memory" counts only where
@@ -84,6 +84,7 @@ var genericForeign = []string{
 	"Cannot allocate memory", // strerror(ENOMEM): the host kernel refused the process
 	"MemoryError",            // Python's and NumPy's host RAM of the process, not XLA's
 	"Tried to allocate",      // PyTorch's CUDA caching allocator, not XLA's
+	"bytes for file reading", // TSL's file systems reading a file into the process's RAM
 }
 
 // recognizeGeneric is the last-resort layer (see above). text is the record

@@ -122,9 +122,9 @@ func TestGenericGuardsAreNeeded(t *testing.T) {
 // memory.
 func TestGenericRules(t *testing.T) {
 	for _, text := range []string{
-		"W0101 00:00:00.000000 7 some_allocator.cc:12] RESOURCE_EXHAUSTED: Failed to allocate 1.00GiB (1073741824 bytes) from MORI memory; retrying",
-		"I0101 00:00:00.000000 7 some_allocator.cc:12] RESOURCE_EXHAUSTED: Failed to allocate 1.00GiB (1073741824 bytes) from MORI memory",
-		"Failed to allocate 1.00GiB (1073741824 bytes) from MORI memory",
+		"W0101 00:00:00.000000 7 some_allocator.cc:12] RESOURCE_EXHAUSTED: Failed to allocate 1.00GiB (1073741824 bytes) from the scratch arena; retrying",
+		"I0101 00:00:00.000000 7 some_allocator.cc:12] RESOURCE_EXHAUSTED: Failed to allocate 1.00GiB (1073741824 bytes) from the scratch arena",
+		"Failed to allocate 1.00GiB (1073741824 bytes) from the scratch arena",
 		"ERROR:root:RESOURCE_EXHAUSTED: out of memory in the request cache",
 		"jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Failed to allocate the output tuple",
 		"jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: allocation of 1.00GiB (1073741824 bytes) is larger than the limit",

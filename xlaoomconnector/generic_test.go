@@ -17,7 +17,7 @@ import (
 // TestCountsGenericLikeAnyOOM: a failure only the last-resort layer reads,
 // untagged or tagged upstream by the processor, counts as an OOM.
 func TestCountsGenericLikeAnyOOM(t *testing.T) {
-	const msg = `jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Failed to allocate 1.00GiB (1073741824 bytes) from MORI memory`
+	const msg = `jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Failed to allocate 1.00GiB (1073741824 bytes) from the scratch arena`
 	cfg := createDefaultConfig()
 	ld := plog.NewLogs()
 	lrs := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords()

@@ -14,7 +14,7 @@ import (
 )
 
 func TestGenericRoundTrip(t *testing.T) {
-	r, ok := oom.Recognize(`jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Failed to allocate 1.00GiB (1073741824 bytes) from MORI memory`)
+	r, ok := oom.Recognize(`jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Failed to allocate 1.00GiB (1073741824 bytes) from the scratch arena`)
 	require.True(t, ok)
 	require.Equal(t, oom.FamilyGeneric, r.Family)
 	attrs := pcommon.NewMap()

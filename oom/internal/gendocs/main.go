@@ -68,7 +68,7 @@ func familyTable() string {
 	}
 	fmt.Fprintf(&b, "| [`%s`](docs/message-formats.md#%s) | fatal | `RESOURCE_EXHAUSTED: E1000: CompileTimeHbmOom:` (a code, no readable message) | the printed code | the code's |\n",
 		oom.CodeOnlyFamily, oom.CodeOnlyFamily)
-	fmt.Fprintf(&b, "| [`%s`](docs/message-formats.md#%s) | last resort | a memory failure no family knows (`Failed to allocate 1.00GiB (1073741824 bytes) from MORI memory`), marked `xla.oom.generic` | E0007 | runtime, or compile when the text says so |\n",
+	fmt.Fprintf(&b, "| [`%s`](docs/message-formats.md#%s) | last resort | a memory failure no family knows (`SyclMallocDevice: Failed to allocate device memory`), marked `xla.oom.generic` | E0007 | runtime, or compile when the text says so |\n",
 		oom.FamilyGeneric, oom.FamilyGeneric)
 	return b.String()
 }

@@ -52,7 +52,7 @@ in one log entry (a header line and the lines that continue it; a Python traceba
 line starts a new one):
 
 - a statement: a failure verb before ` + "`allocate`" + ` with a size or a memory kind in the same clause
-  (` + "`Failed to allocate 1.00GiB (1073741824 bytes) from MORI memory`" + `, ` + "`Unable to allocate device workspace`" + `),
+  (` + "`SyclMallocDevice: Failed to allocate device memory`" + `, ` + "`Failed to allocate scratch memory for the CuDNN CTC Loss`" + `),
   ` + "`allocation of SIZE failed`" + `, or memory of a named kind that ran out (` + "`out of device memory`" + `,
   ` + "`TPU ran out of memory`" + `, ` + "`insufficient GPU memory`" + `, ` + "`HBM memory exhausted`" + `, a driver's out-of-memory
   error name); a bare ` + "`out of memory`" + ` counts only where the entry names XLA, JAX or PjRt;
