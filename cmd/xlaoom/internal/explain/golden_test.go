@@ -21,7 +21,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 
 // inputSets are the logs the golden and the processor tests read: the
 // sample logs of `make run` (copied from distribution/demo/logs) and the
-// real GPU captures of testdata/real.
+// real GPU captures of oom/testdata/real.
 var inputSets = []struct {
 	name string
 	dir  string
