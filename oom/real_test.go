@@ -300,16 +300,16 @@ type realOOM struct {
 	// asked for; allocCase/allocPath locate the buffer XLA asked the allocator
 	// for (memory_analysis for a jit; "" when it is the script's figure).
 	script, allocCase, allocPath string
-	token                        string // the human size the exception prints
+	token                        string // the size the exception prints: TSL human size, exact bytes (see exact) or ""
 	allocator                    string // the allocator the exception names
 	program                      string // [executable_name='...'], "" when absent
 	execFirst                    bool   // [executable_name] payload before [tf-allocator-allocation-error]
 	phase                        string
 	excFamily                    string // family of the exception and traceback
-	// Statuses not of the allocator adapter's form "Out of memory while
-	// trying to allocate <token> with allocator <allocator> on device 0."
-	// (zero in the rows of that form):
-	message          string   // the status message the exception prints
+	// For statuses other than the allocator adapter's device one, "Out of
+	// memory while trying to allocate <token> with allocator <allocator> on
+	// device 0." (zero in the rows of that form):
+	message          string   // the status message the exception prints instead
 	exact            bool     // token is exact bytes ("100000595968B"), not a TSL size; "" token: no size
 	noPayload        bool     // no [tf-allocator-allocation-error=''] payload (not the adapter's status)
 	noDevice         bool     // the exception names no device
