@@ -8,7 +8,7 @@ package oom
 // README there), read verbatim and asserted attribute by attribute. Sizes are
 // cross-checked against the bytes the capture script recorded in the manifest.
 //
-// Two facts about the printed sizes matter here:
+// Three facts about the printed sizes matter here:
 //
 //   - The exception prints only a TSL human size ("93.13GiB"). TSL's
 //     HumanReadableNumBytes divides by 1024 with integer (truncating) division
@@ -25,6 +25,10 @@ package oom
 //     a little reduction scratch) rounded up to 256. The platform allocator
 //     ("... of 93.13GiB (N bytes)") and cuMemAllocAsync ("allocate N bytes")
 //     print the request itself.
+//   - The VMM allocator's status prints exact bytes in the exception itself:
+//     allocation_size is the request rounded up to the allocation
+//     granularity, 2 MiB on this GPU. jaxlib's workspace status prints no
+//     size at all; the BFC warning logged before it does.
 
 import (
 	"bytes"
@@ -159,6 +163,27 @@ func realTSLBound(t *testing.T, tok string) int64 {
 
 func realRoundUp256(n int64) int64 { return (n + 255) / 256 * 256 }
 
+// realRelated asserts how an allocator's exact figure relates to the
+// allocation the manifest records (see realOOM.relation).
+func realRelated(t *testing.T, relation string, alloc, figure int64) {
+	t.Helper()
+	switch relation {
+	case "bfc":
+		if realRoundUp256(alloc) != figure {
+			t.Errorf("BFC rounded figure %d != realRoundUp256(%d) = %d", figure, alloc, realRoundUp256(alloc))
+		}
+	case "exact":
+		if alloc != figure {
+			t.Errorf("allocator figure %d != manifest allocation %d", figure, alloc)
+		}
+	case "vmm":
+		const granularity = 2 << 20
+		if up := (alloc + granularity - 1) / granularity * granularity; figure != up {
+			t.Errorf("VMM allocation_size %d != %d rounded up to 2 MiB (%d)", figure, alloc, up)
+		}
+	}
+}
+
 func realAbsDiff(a, b int64) int64 {
 	if a > b {
 		return a - b
@@ -186,13 +211,22 @@ func TestRealTSLHumanBytes(t *testing.T) {
 // ---- expectations
 
 // realWant is every attribute asserted on one capture. Sizes not listed here
-// (Used, Exceeded, Reserved, Reservable, Words) must be unknown; replica,
-// partition and instruction must be absent: no capture prints them.
+// (Exceeded, Reserved, Reservable, Words) must be unknown; replica and
+// partition must be absent: no capture prints them.
 type realWant struct {
 	code, family, phase, backend, space, device, program, cause string
+	instruction                                                 string // the kernel a jaxlib status names
 	requested, free, used, capacity, poolLimit                  Size
+	holder                                                      *realHolder // nil: not asserted (see realOOM.holder)
 	advice                                                      []string
 	absent                                                      []string // advice that must not be given
+}
+
+// realHolder is the executable whose chunks hold the most of the BFC pool in
+// the allocator's dump (Report.MemoryHolder), and those bytes; zero: none.
+type realHolder struct {
+	name string
+	size int64
 }
 
 // E0007 is the only code the GPU captures carry; written out independently of
@@ -212,7 +246,7 @@ func checkRealReport(t *testing.T, r Report, w realWant) {
 		{"DocURL", r.DocURL, cw.doc}, {"Family", r.Family, w.family}, {"Phase", r.Phase, w.phase},
 		{"Backend", r.Backend, w.backend}, {"MemorySpace", r.MemorySpace, w.space},
 		{"Device", r.Device, w.device}, {"Program", r.Program, w.program}, {"Cause", r.Cause, w.cause},
-		{"Instruction", r.Instruction, ""},
+		{"Instruction", r.Instruction, w.instruction},
 	} {
 		if f.got != f.want {
 			t.Errorf("%s = %q, want %q", f.field, f.got, f.want)
@@ -229,6 +263,15 @@ func checkRealReport(t *testing.T, r Report, w realWant) {
 	} {
 		if s.got != s.want {
 			t.Errorf("%s = %+v, want %+v", s.name, s.got, s.want)
+		}
+	}
+	if w.holder != nil {
+		want := Size{}
+		if w.holder.name != "" {
+			want = KnownSize(w.holder.size)
+		}
+		if r.MemoryHolder != w.holder.name || r.MemoryHolderSize != want {
+			t.Errorf("MemoryHolder = %q %+v, want %q %+v", r.MemoryHolder, r.MemoryHolderSize, w.holder.name, want)
 		}
 	}
 	if r.HasReplica || r.HasPartition {
@@ -257,22 +300,37 @@ type realOOM struct {
 	// asked for; allocCase/allocPath locate the buffer XLA asked the allocator
 	// for (memory_analysis for a jit; "" when it is the script's figure).
 	script, allocCase, allocPath string
-	token                        string // the human size the exception prints
+	token                        string // the size the exception prints: TSL human size, exact bytes (see exact) or ""
 	allocator                    string // the allocator the exception names
 	program                      string // [executable_name='...'], "" when absent
 	execFirst                    bool   // [executable_name] payload before [tf-allocator-allocation-error]
 	phase                        string
 	excFamily                    string // family of the exception and traceback
+	// For statuses other than the allocator adapter's device one, "Out of
+	// memory while trying to allocate <token> with allocator <allocator> on
+	// device 0." (zero in the rows of that form):
+	message          string   // the status message the exception prints instead
+	exact            bool     // token is exact bytes ("100000595968B"), not a TSL size; "" token: no size
+	noPayload        bool     // no [tf-allocator-allocation-error=''] payload (not the adapter's status)
+	noDevice         bool     // the exception names no device
+	space            string   // memory space ("host": pinned host memory)
+	instruction      string   // the kernel a jaxlib status names
+	excUsed, excPool Size     // read from the exception itself (VMM's pa_allocated and pa_budget)
+	absent           []string // advice no record may get
 	// The stderr record: the exact figure the allocator log line printed, how
 	// it is printed (a Sprintf format), and how it relates to the allocation:
-	// "bfc" rounded up to 256, "exact" the request itself.
+	// "bfc" rounded up to 256, "exact" the request itself, "vmm" rounded up
+	// to the VMM allocator's granularity (2 MiB on this GPU).
 	stderrReq      int64
 	stderrLit      string
 	relation       string
-	free, capacity Size   // stderr only: cuMemAllocAsync's "Free memory/Total memory"
-	pool           Size   // stderr only: the allocator's pool limit (BFC summary, cudaMallocAsync stats)
-	used           Size   // stderr only: cudaMallocAsync's stats "InUse"
-	cause          string // stderr only
+	stderrFamily   string      // "" is gpu-allocator-status (Python's print of the exception)
+	stderrNoDevice bool        // nothing in the stderr record names a device either
+	holder         *realHolder // stderr only; nil: not asserted here (TestAllocatorDump asserts older captures')
+	free, capacity Size        // stderr only: cuMemAllocAsync's "Free memory/Total memory"
+	pool           Size        // stderr only: the allocator's pool limit (BFC summary, cudaMallocAsync stats)
+	used           Size        // stderr only: cudaMallocAsync's stats "InUse"
+	cause          string      // stderr only
 	advice         []string
 	stderrAdvice   []string
 	stderrAbsent   []string // advice the stderr record must not get
@@ -288,6 +346,8 @@ const (
 	realAdvWhole    = "larger than the whole device (79.18 GiB;"
 	realAdvFallback = "XLA falls back to a smaller pool and the program goes on"
 	realAdvPool     = "larger than XLA's whole memory pool"
+	realAdvHostPool = "XLA_PJRT_GPU_HOST_MEMORY_LIMIT_GB to at least 94 (GiB;" // 93.13 GiB requested, nothing pinned yet
+	realAdvPinned   = "pinned host memory used for transfers and host offload"
 )
 
 var realOOMs = []realOOM{
@@ -365,6 +425,50 @@ var realOOMs = []realOOM{
 	{name: "autotune_starved", token: "32.00MiB", allocator: "GPU_0_bfc",
 		phase: PhaseCompile, excFamily: "gpu-compile-autotuner", stderrReq: 33554432,
 		advice: []string{realAdvAutotune, realAdvFrac}},
+	// XLA_PYTHON_CLIENT_ALLOCATOR=vmm: the status prints exact bytes, the
+	// request rounded up to the allocation granularity, and pa_budget, the
+	// allocator's budget (total memory × the memory fraction, see
+	// TestRealWrinkles): a pool limit, not the GPU. Only Python's print of
+	// the exception is in the stderr; nothing names a device.
+	{name: "vmm_device_put", script: "result.requested.bytes", token: "100000595968B", exact: true,
+		message:   "Not enough PA budget: pa_allocated=0B, allocation_size=100000595968B, pa_budget=63763120128B",
+		noPayload: true, noDevice: true, excUsed: KnownSize(0), excPool: KnownSize(63763120128),
+		phase: PhaseRuntime, excFamily: "gpu-vmm-allocator", stderrReq: 100000595968, stderrLit: "allocation_size=%dB", relation: "vmm",
+		stderrFamily: "gpu-vmm-allocator", stderrNoDevice: true, used: KnownSize(0), pool: KnownSize(63763120128), holder: &realHolder{},
+		advice: []string{realAdvPool, "helps only if the GPU has well over 93.13 GiB in total", realAdvFoot}, absent: []string{"Give XLA more of the GPU"}},
+	{name: "vmm_jit", script: "result.requested.temporaries_total_bytes",
+		allocCase: "memory_analysis", allocPath: "result.memory_analysis.temps_card_rows_120000.temp_size_in_bytes",
+		token: "180009041920B", exact: true, program: "jit_temps_exceed_memory",
+		message:   "Not enough PA budget: pa_allocated=4194304B, allocation_size=180009041920B, pa_budget=63763120128B",
+		noPayload: true, noDevice: true, excUsed: KnownSize(4194304), excPool: KnownSize(63763120128),
+		phase: PhaseRuntime, excFamily: "gpu-vmm-allocator", stderrReq: 180009041920, stderrLit: "allocation_size=%dB", relation: "vmm",
+		stderrFamily: "gpu-vmm-allocator", stderrNoDevice: true, used: KnownSize(4194304), pool: KnownSize(63763120128), holder: &realHolder{},
+		advice: []string{realAdvPool, "helps only if the GPU has well over 167.65 GiB in total", realAdvFoot}, absent: []string{"Give XLA more of the GPU"}},
+	// device_put into memory_kind="pinned_host": XLA's pinned host pool
+	// (allocator xla_gpu_host_bfc) is sized by XLA_PJRT_GPU_HOST_MEMORY_LIMIT_GB
+	// (64 GiB by default), not by the GPU's memory fraction. Its BFC
+	// warning and summary are in the stderr; the pool was still empty.
+	{name: "pinned_host_device_put", script: "result.requested.bytes", token: "93.13GiB", allocator: "xla_gpu_host_bfc",
+		message: "Out of host memory while trying to allocate 93.13GiB with allocator xla_gpu_host_bfc on device 0. " +
+			"Please set the environment variable XLA_PJRT_GPU_HOST_MEMORY_LIMIT_GB to allocate larger host memory than the default 64 GB.",
+		space: "host", phase: PhaseRuntime, excFamily: "gpu-allocator-status", stderrReq: 100000000000, stderrLit: realBFCLit, relation: "bfc",
+		free: KnownSize(68719476736), cause: CauseExhaustion, // "total free in pool 0B, ... unallocated bytes 64.00GiB"
+		pool: KnownSize(68719476736), holder: &realHolder{}, // "pool size 0B, pool limit 64.00GiB": no chunks
+		advice: []string{realAdvHostPool, realAdvPinned}, stderrAdvice: []string{"larger than XLA's whole pinned host memory pool (pool limit 64.00 GiB)"},
+		absent: []string{realAdvFrac, "Give XLA more of the GPU", "per-device footprint", "memory pool on this GPU"}},
+	// jaxlib's cuSOLVER kernel could not get its workspace from XLA's pool
+	// (fraction 0.05), which four jnp.ones arrays (jit_broadcast_in_dim, the
+	// memory holder) had filled. The status prints no size; the BFC warning
+	// logged before it does, and its dump names the holder. The manifest has
+	// no figure for the workspace: TestRealCaptures checks it against the
+	// largest free block instead.
+	{name: "solver_workspace", program: "jit__lambda", message: "Unable to allocate device workspace for syevBatched",
+		noPayload: true, noDevice: true, instruction: "syevBatched",
+		phase: PhaseRuntime, excFamily: "gpu-jaxlib-workspace", stderrReq: 270648320, stderrLit: realBFCLit,
+		stderrFamily: "gpu-jaxlib-workspace",                       // device 0: the BFC line's GPU_0_bfc
+		free:         KnownSize(100642324), cause: CauseExhaustion, // "total free in pool 95.98MiB, ... unallocated bytes 0B"
+		pool: KnownSize(4252017623), holder: &realHolder{"jit_broadcast_in_dim", 4016046080},
+		advice: []string{realAdvFoot, realAdvFrac}, stderrAdvice: []string{"needs 258.11 MiB but only 95.98 MiB is free"}},
 }
 
 // Runs that raised nothing (control, memory_analysis, cuda_async_jit_pool,
@@ -444,8 +548,8 @@ func TestRealCaptureSet(t *testing.T) {
 			}
 		}
 	}
-	if len(realOOMs) != 14 || len(realQuiet) != 6 {
-		t.Errorf("cases: %d OOM + %d quiet, want 14 + 6 (update the report count)", len(realOOMs), len(realQuiet))
+	if len(realOOMs) != 18 || len(realQuiet) != 6 {
+		t.Errorf("cases: %d OOM + %d quiet, want 18 + 6 (update the report count)", len(realOOMs), len(realQuiet))
 	}
 }
 
@@ -466,25 +570,53 @@ func TestRealCaptures(t *testing.T) {
 				}
 			}
 
-			excWant := realWant{code: "E0007", family: c.excFamily, phase: c.phase, backend: BackendGPU,
-				device: "0", program: c.program, requested: KnownSize(realTSLValue(t, c.token)), advice: c.advice}
+			excWant := realWant{code: "E0007", family: c.excFamily, phase: c.phase, backend: BackendGPU, space: c.space,
+				device: "0", program: c.program, instruction: c.instruction, used: c.excUsed, poolLimit: c.excPool,
+				holder: &realHolder{}, advice: c.advice, absent: c.absent}
+			switch {
+			case c.exact:
+				n, err := strconv.ParseInt(strings.TrimSuffix(c.token, "B"), 10, 64)
+				if err != nil {
+					t.Fatal(err)
+				}
+				excWant.requested = KnownSize(n)
+			case c.token != "":
+				excWant.requested = KnownSize(realTSLValue(t, c.token))
+			}
+			if c.noDevice {
+				excWant.device = ""
+			}
+			head := c.message
+			if head == "" {
+				head = "Out of memory while trying to allocate " + c.token + " with allocator " + c.allocator + " on device 0."
+			}
+			if !strings.Contains(head, c.token) {
+				t.Fatalf("bad expectation: %q lacks the token %q", head, c.token)
+			}
 			for _, kind := range []string{"exception", "traceback"} {
 				t.Run(kind, func(t *testing.T) {
 					text := readReal(t, c.name+"."+kind+".txt")
-					head := "Out of memory while trying to allocate " + c.token + " with allocator " + c.allocator + " on device 0."
 					if !strings.Contains(text, head) {
 						t.Fatalf("capture lacks %q", head)
 					}
-					realPayloadOrder(t, text, c.program, c.execFirst)
+					realPayloadOrder(t, text, c.program, c.execFirst, !c.noPayload)
 					r, ok := recognizeReal(t, text)
 					if !ok {
 						t.Fatal("not recognised")
 					}
 					checkRealReport(t, r, excWant)
+					if c.exact {
+						// The exact figure: the stderr's, related to the
+						// manifest's allocation as the relation says.
+						if r.Requested.Bytes != c.stderrReq {
+							t.Errorf("Requested %d, the stderr's figure is %d", r.Requested.Bytes, c.stderrReq)
+						}
+						realRelated(t, c.relation, alloc, r.Requested.Bytes)
+					}
 					// Only the rounded TSL size is printed: it must be the
 					// allocator's request as TSL prints it, and the parsed value
 					// within TSL's bound of both that request and the script's.
-					if alloc != 0 {
+					if alloc != 0 && !c.exact {
 						if got := realTSLHuman(alloc); got != c.token {
 							t.Errorf("TSL prints %d as %q, capture says %q", alloc, got, c.token)
 						}
@@ -506,10 +638,20 @@ func TestRealCaptures(t *testing.T) {
 				// ... Status: RESOURCE_EXHAUSTED: Out of memory ..." logged
 				// before it), gpu-allocator-status in every capture; the allocator log
 				// lines lend their exact figure and free/total.
+				// A status that is not the adapter's (VMM, jaxlib) keeps its
+				// own family.
 				w.family = "gpu-allocator-status"
+				if c.stderrFamily != "" {
+					w.family = c.stderrFamily
+				}
+				w.device = "0"
+				if c.stderrNoDevice {
+					w.device = ""
+				}
 				w.requested = KnownSize(c.stderrReq)
 				w.free, w.used, w.capacity, w.poolLimit, w.cause = c.free, c.used, c.capacity, c.pool, c.cause
-				w.absent = c.stderrAbsent
+				w.holder = c.holder
+				w.absent = append(append([]string(nil), c.absent...), c.stderrAbsent...)
 				w.advice = append(append([]string(nil), c.advice...), c.stderrAdvice...)
 				if exc := strings.TrimRight(readReal(t, c.name+".exception.txt"), "\n"); !strings.Contains(text, "\njax.errors.JaxRuntimeError: "+exc+"\n") {
 					t.Errorf("stderr lacks Python's print of the exception")
@@ -526,26 +668,36 @@ func TestRealCaptures(t *testing.T) {
 					}
 				}
 				// ... and relates to the manifest's allocation.
-				switch c.relation {
-				case "bfc":
-					if realRoundUp256(alloc) != c.stderrReq {
-						t.Errorf("BFC rounded figure %d != realRoundUp256(%d) = %d", c.stderrReq, alloc, realRoundUp256(alloc))
+				realRelated(t, c.relation, alloc, c.stderrReq)
+				tok := c.token
+				if !c.exact && tok != "" {
+					if got := realTSLHuman(c.stderrReq); got != tok {
+						t.Errorf("TSL prints exact %d as %q, exception says %q", c.stderrReq, got, tok)
 					}
-				case "exact":
-					if alloc != c.stderrReq {
-						t.Errorf("allocator figure %d != manifest allocation %d", c.stderrReq, alloc)
-					}
+				} else {
+					tok = realTSLHuman(c.stderrReq)
 				}
-				if got := realTSLHuman(c.stderrReq); got != c.token {
-					t.Errorf("TSL prints exact %d as %q, exception says %q", c.stderrReq, got, c.token)
+				// BFC prints the human size next to the rounded figure.
+				if c.stderrLit == realBFCLit {
+					if lit := fmt.Sprintf("ran out of memory trying to allocate %s (rounded to %d)", tok, c.stderrReq); !strings.Contains(text, lit) {
+						t.Errorf("stderr lacks %q", lit)
+					}
 				}
 			})
 
-			if c.name == "autotune_starved" {
-				// The 32 MiB autotuning scratch could not fit: the largest free
-				// block before the failure was smaller.
+			switch c.name {
+			case "autotune_starved", "solver_workspace":
+				// The 32 MiB autotuning scratch, the cuSOLVER workspace: it
+				// could not fit, the largest free block before the failure
+				// was smaller.
 				if lf := m.int(t, c.name, "result.memory_stats_before_oom.largest_free_block_bytes"); lf >= c.stderrReq {
 					t.Errorf("largest free block %d >= request %d", lf, c.stderrReq)
+				}
+			}
+			if c.name == "solver_workspace" {
+				// The memory holder's chunks are the fill arrays, exactly.
+				if fill := m.int(t, c.name, "result.requested.fill_total_bytes"); fill != c.holder.size {
+					t.Errorf("holder holds %d, the script filled %d", c.holder.size, fill)
 				}
 			}
 		})
@@ -594,14 +746,25 @@ func TestRealCaptures(t *testing.T) {
 }
 
 // realPayloadOrder asserts where [executable_name='...'] stands relative to
-// [tf-allocator-allocation-error=”] (the order varies between runs).
-func realPayloadOrder(t *testing.T, text, program string, execFirst bool) {
+// [tf-allocator-allocation-error=”] (the order varies between runs), or,
+// when the status is not the allocator adapter's (tfPayload false), that
+// only [executable_name='...'] is there.
+func realPayloadOrder(t *testing.T, text, program string, execFirst, tfPayload bool) {
 	t.Helper()
 	tf := strings.Index(text, "[tf-allocator-allocation-error='']")
+	ex := strings.Index(text, "[executable_name=")
+	if !tfPayload {
+		if tf >= 0 {
+			t.Error("unexpected [tf-allocator-allocation-error=''] payload")
+		}
+		if (ex >= 0) != (program != "") || program != "" && !strings.Contains(text, "[executable_name='"+program+"']") {
+			t.Errorf("[executable_name=] payload: want %q", program)
+		}
+		return
+	}
 	if tf < 0 {
 		t.Fatal("no [tf-allocator-allocation-error=''] payload")
 	}
-	ex := strings.Index(text, "[executable_name=")
 	if program == "" {
 		if ex >= 0 {
 			t.Errorf("unexpected [executable_name=] payload")
@@ -654,7 +817,7 @@ func TestRealWrinkles(t *testing.T) {
 		}
 		var exFirst, tfFirst int
 		for _, c := range realOOMs {
-			if c.program != "" {
+			if c.program != "" && !c.noPayload {
 				if c.execFirst {
 					exFirst++
 				} else {
@@ -723,7 +886,7 @@ func TestRealWrinkles(t *testing.T) {
 	t.Run("allocator contains no memory", func(t *testing.T) {
 		// An empty (lazily allocated) pool prints this instead of the
 		// occupancy bar; the BFC record still reads, the line alone is nothing.
-		for _, n := range []string{"device_put", "mem_fraction_device_put"} {
+		for _, n := range []string{"device_put", "mem_fraction_device_put", "pinned_host_device_put"} {
 			text := readReal(t, n+".stderr.txt")
 			line := realExcerpt(t, text, "<allocator contains no memory>")
 			if !strings.HasSuffix(line, "bfc_allocator.cc:609] <allocator contains no memory>\n") {
@@ -745,10 +908,38 @@ func TestRealWrinkles(t *testing.T) {
 			// The block's "Allocator memory summary" gives what was free
 			// (pool free + unallocated) and the pool limit: both less than the
 			// request, so the advice is about the pool, not fragmentation.
-			free := map[string]int64{"device_put": 63758789509, "mem_fraction_device_put": 4252017623}[n]
-			checkRealReport(t, r, realWant{code: "E0007", family: "gpu-bfc-allocator", phase: PhaseRuntime, backend: BackendGPU, device: "0",
+			free := map[string]int64{"device_put": 63758789509, "mem_fraction_device_put": 4252017623, "pinned_host_device_put": 68719476736}[n]
+			w := realWant{code: "E0007", family: "gpu-bfc-allocator", phase: PhaseRuntime, backend: BackendGPU, device: "0",
 				requested: KnownSize(realRoundUp256(requested)), free: KnownSize(free), poolLimit: KnownSize(free), cause: CauseExhaustion,
-				advice: []string{"is free", realAdvPool}})
+				holder: &realHolder{}, advice: []string{"is free", realAdvPool}}
+			if n == "pinned_host_device_put" {
+				// xla_gpu_host_bfc: pinned host memory, no device in the
+				// allocator's name; its pool is not a share of the GPU.
+				w.space, w.device = "host", ""
+				w.advice = []string{realAdvHostPool, "larger than XLA's whole pinned host memory pool"}
+				w.absent = []string{realAdvFrac, "cuda_async", "cuda_malloc_async"}
+			}
+			checkRealReport(t, r, w)
+		}
+	})
+
+	t.Run("VMM pa_budget is the memory fraction of the GPU", func(t *testing.T) {
+		// The VMM allocator sizes its budget as BFC sizes its pool: the
+		// GPU's total memory (CUDA's figure in cuda_async_device_put) times
+		// XLA_PYTHON_CLIENT_MEM_FRACTION (.75), so the fraction advice holds.
+		const total = 85017493504
+		if !strings.Contains(readReal(t, "cuda_async_device_put.stderr.txt"), fmt.Sprintf("Free memory/Total memory: 20701184000/%d\n", total)) {
+			t.Fatal("cuda_async_device_put lacks CUDA's total memory")
+		}
+		for _, n := range []string{"vmm_device_put", "vmm_jit"} {
+			text := readReal(t, n+".stderr.txt")
+			line := realExcerpt(t, text, "pa_budget for device")
+			if want := fmt.Sprintf("cuda_device_address_vmm_allocator.cc:96] VMM device-address allocator pa_budget for device 0: %d bytes.\n", total*3/4); !strings.HasSuffix(line, want) {
+				t.Errorf("%s: %q does not end with %q", n, line, want)
+			}
+			if r, ok := Recognize(text); !ok || r.PoolLimit != KnownSize(total*3/4) {
+				t.Errorf("%s: PoolLimit = %+v (recognised %v), want %d", n, r.PoolLimit, ok, total*3/4)
+			}
 		}
 	})
 
@@ -792,7 +983,7 @@ func TestRealWrinkles(t *testing.T) {
 			for _, l := range strings.SplitAfter(readReal(t, n+".stderr.txt"), "\n") {
 				for _, k := range []string{"freed_by_count=0", "Can't reduce memory use below", "exceeds the base limit",
 					"for BFCAllocator", "Allocator memory summary", "Spatial partitioning summary", "Allocator region growth hint",
-					"Bin for ", "Sum Total of in-use chunks"} {
+					"Bin for ", "Sum Total of in-use chunks", "pa_budget for device"} {
 					if strings.Contains(l, k) {
 						kinds[k]++
 						if r, ok := Recognize(l); ok {
@@ -802,7 +993,7 @@ func TestRealWrinkles(t *testing.T) {
 				}
 			}
 		}
-		for _, k := range []string{"freed_by_count=0", "Can't reduce memory use below", "exceeds the base limit", "for BFCAllocator"} {
+		for _, k := range []string{"freed_by_count=0", "Can't reduce memory use below", "exceeds the base limit", "for BFCAllocator", "pa_budget for device"} {
 			if kinds[k] == 0 {
 				t.Errorf("no %q line in the captures", k)
 			}

@@ -229,6 +229,10 @@ func (a *advice) generic(r *Report, flat string, traits adviceTraits) {
 	}
 	a.addLead(r, traits)
 	a.addNote(traits)
+	if r.MemorySpace == "host" {
+		a.pinnedHost(r, flat)
+		return
+	}
 	if r.Phase == PhaseCompile {
 		a.add("The GPU autotuner ran out of memory while compiling: free device memory before compiling (delete arrays, compile ahead of time), or cut autotuning with XLA_FLAGS=--xla_gpu_autotune_level=0.")
 	}
@@ -254,9 +258,6 @@ func (a *advice) generic(r *Report, flat string, traits adviceTraits) {
 			" failed: another process or library holds GPU memory (check nvidia-smi), or preallocate the pool at start-up (XLA_PYTHON_CLIENT_PREALLOCATE=true).")
 	case r.Cause == CauseExhaustion && !tooBigForDevice && !tooBigForPool:
 		a.add("The allocation needs ", humanSize(r.Requested), " but only ", humanSize(r.Free), " is free: reduce what the program keeps on the device.")
-	}
-	if r.MemorySpace == "host" {
-		a.add("This is pinned host memory used for transfers and host offload: transfer or offload less at once, or raise the host memory available to the process.")
 	}
 	a.add("Reduce the per-device footprint: a smaller batch, jax.checkpoint (remat) on large blocks, bfloat16 for large tensors, donate_argnums for inputs not needed after the step, or shard over more GPUs.")
 	// A pool that is too small was dealt with above; the start-up pool

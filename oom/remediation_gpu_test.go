@@ -82,3 +82,52 @@ func checkAdvice(t *testing.T, remediation, want, absent []string) {
 		}
 	}
 }
+
+// TestPinnedHostAdvice: host memory pinned for a GPU is not a share of the
+// GPU, so XLA_PYTHON_CLIENT_MEM_FRACTION is never offered; XLA's own host
+// pool (xla_gpu_host_bfc) is sized by XLA_PJRT_GPU_HOST_MEMORY_LIMIT_GB.
+// The texts are the H100 capture's (testdata/real/pinned_host_device_put.*)
+// with the figures changed, and StreamExecutor's pinned-allocation line.
+func TestPinnedHostAdvice(t *testing.T) {
+	status := func(req string) string {
+		return "jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Out of host memory while trying to allocate " + req +
+			" with allocator xla_gpu_host_bfc on device 0. Please set the environment variable XLA_PJRT_GPU_HOST_MEMORY_LIMIT_GB to allocate larger host memory than the default 64 GB. [tf-allocator-allocation-error='']"
+	}
+	bfc := func(req, exact, free, unallocated, pool string) string {
+		return "W1124 17:50:52.037779    1070 bfc_allocator.cc:598] Allocator (xla_gpu_host_bfc) ran out of memory trying to allocate " + req +
+			" (rounded to " + exact + ") from the lower end requested by op \n" +
+			"I1124 17:50:52.037951    1070 bfc_allocator.cc:1477] Allocator memory summary: rounded request " + req + ", total free in pool " + free +
+			", largest free chunk usable by lower end " + free + ", unallocated bytes " + unallocated + ", pool size " + pool + ", pool limit 64.00GiB\n"
+	}
+	noGPU := []string{"XLA_PYTHON_CLIENT_MEM_FRACTION", "Give XLA more of the GPU", "per-device footprint", "nvidia-smi", "cuda_async"}
+	for _, tc := range []struct {
+		name         string
+		text         string
+		want, absent []string
+	}{
+		{"status: the request alone sets the floor", status("93.13GiB"),
+			[]string{"pool could not hold the request (93.13 GiB): set XLA_PJRT_GPU_HOST_MEMORY_LIMIT_GB to at least 94", "pinned host memory"}, noGPU},
+		{"larger than the whole pool", bfc("93.13GiB", "100000000000", "0B", "64.00GiB", "0B"),
+			[]string{"larger than XLA's whole pinned host memory pool (pool limit 64.00 GiB)", "XLA_PJRT_GPU_HOST_MEMORY_LIMIT_GB to at least 94"},
+			append([]string{"could not hold"}, noGPU...)},
+		// 61 GiB of the 64 GiB pool is held: it must hold that and the 8 GiB more.
+		{"fits the pool, the pool is full", bfc("8.00GiB", "8589934592", "1.00GiB", "2.00GiB", "62.00GiB"),
+			[]string{"pool could not hold the request (8.00 GiB): set XLA_PJRT_GPU_HOST_MEMORY_LIMIT_GB to at least 69"},
+			append([]string{"whole pinned host memory pool"}, noGPU...)},
+		// The driver refused to pin: XLA's pool limit is not what stopped it.
+		{"driver could not pin", "E0822 14:03:11.512345  181818 cuda_executor.cc:1349] [0] Failed to allocate host memory of 2.00GiB (2147483648 bytes): RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory",
+			[]string{"pinned host memory used for transfers", "raise the host memory available to the process"},
+			append([]string{"XLA_PJRT_GPU_HOST_MEMORY_LIMIT_GB"}, noGPU...)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, ok := Recognize(tc.text)
+			if !ok {
+				t.Fatal("not recognised")
+			}
+			if r.MemorySpace != "host" {
+				t.Fatalf("MemorySpace = %q, want host", r.MemorySpace)
+			}
+			checkAdvice(t, r.Remediation, tc.want, tc.absent)
+		})
+	}
+}
