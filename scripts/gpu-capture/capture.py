@@ -70,7 +70,7 @@ STARVE_LEFT_BYTES = 48 << 20
 # mem_fraction_device_put asks for 4 x 1.5 GiB = 6 GiB (more than the ~4 GiB pool)
 MEM_FRACTION_DEVICE_PUT_SHAPE = (4 * 384, 1024, 1024)
 # solver_workspace: eigh of an f32[4096,4096] needs its output (64 MiB) from
-# XLA's pool and a cuSOLVER workspace (~134 MB) at run time; the pool is
+# XLA's pool and a cuSOLVER workspace (258 MiB in the capture) at run time; the pool is
 # filled to leave room for the first only.
 SOLVER_N = 4096
 SOLVER_LEFT_BYTES = 160 << 20
