@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/xlaoom/xlaoomprocessor/distribution/internal/collector"
 )
 
 // TestWarningThenOOMTicketThenPage runs the early-warning path in a real
@@ -32,15 +34,17 @@ func runWarningThenOOM(t *testing.T, promBin string) {
 	gpu := filepath.Join(logs, "gpu-c", "train.log")
 	appendFile(t, gpu, "I0912 07:00:09.402118   27487 train.py:96] Model vit: 2.71B params per device\n")
 
-	exporter := freeAddr(t)
 	if err := os.MkdirAll(filepath.Join(dir, "out"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	startCollector(t, "collector", filepath.Join(demoDir, "config.yaml"), []string{
-		"XLAOOM_LOGS=" + filepath.Join(logs, "*", "*.log"),
-		"XLAOOM_OUT=" + filepath.Join(dir, "out"),
-		"XLAOOM_PROMETHEUS=" + exporter,
-	}, exporter)
+	_, ports := startCollector(t, "collector", filepath.Join(demoDir, "config.yaml"), func(p *collector.Ports) []string {
+		return []string{
+			"XLAOOM_LOGS=" + filepath.Join(logs, "*", "*.log"),
+			"XLAOOM_OUT=" + filepath.Join(dir, "out"),
+			"XLAOOM_PROMETHEUS=" + p.Addr("prom"),
+		}
+	}, "prom")
+	exporter := ports.Addr("prom")
 	warnings, err := os.ReadFile(filepath.Join(examplesDir, "prometheus", "warnings.yaml"))
 	if err != nil {
 		t.Fatal(err)
