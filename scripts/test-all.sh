@@ -117,7 +117,7 @@ if [ -f "$root/examples/prometheus/alerts_test.yaml" ]; then
     check PromtoolTestRules bash -c "echo 'promtool is not installed: .ci/run should have installed it'; exit 1"
     status=1
   else
-    skipped PromtoolTestRules "promtool is not installed: alert rule tests NOT run. Install: apt-get install -y prometheus (Debian/Ubuntu), or ./scripts/install-prometheus3.sh (Go only)"
+    skipped PromtoolTestRules "promtool is not installed: alert rule tests NOT run. Install: apt-get install -y prometheus (Debian/Ubuntu), or make install-prometheus3 (./scripts/install-prometheus3.sh, Go only)"
   fi
 fi
 exit $status

@@ -44,7 +44,7 @@ func victoriaLogs(t *testing.T) string {
 	if p, err := exec.LookPath("victoria-logs"); err == nil {
 		return p
 	}
-	msg := "VictoriaLogs is not installed: log-store test NOT run. Install: ./scripts/install-victorialogs.sh (Go only, pinned v1.52.1)"
+	msg := "VictoriaLogs is not installed: log-store test NOT run. Install: make install-victorialogs (scripts/install-victorialogs.sh, Go only, pinned v1.52.1)"
 	if os.Getenv("CI") == "true" {
 		t.Fatal(msg + "; .ci/run should have installed it")
 	}

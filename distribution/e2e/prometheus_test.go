@@ -44,7 +44,7 @@ func prometheusServers(t *testing.T) []prometheusServer {
 		}
 	}
 	if len(bins) == 0 {
-		t.Skip("no Prometheus: install Debian's (apt-get install -y prometheus) or run scripts/install-prometheus3.sh; .ci/run does")
+		t.Skip("no Prometheus: apt-get install -y prometheus (Debian/Ubuntu), or make install-prometheus3 (scripts/install-prometheus3.sh, Go only); .ci/run does")
 	}
 	var out []prometheusServer
 	for _, b := range bins {

@@ -151,7 +151,7 @@ func (p *prometheus) waitAlertAt(t *testing.T, name string, n int, match func(ma
 func TestWarningRulesPromtool(t *testing.T) {
 	promtool, err := exec.LookPath("promtool")
 	if err != nil {
-		t.Skip("promtool is not installed (Debian: apt-get install -y prometheus); .ci/run installs it")
+		t.Skip("promtool is not installed: apt-get install -y prometheus (Debian/Ubuntu), or make install-prometheus3 (scripts/install-prometheus3.sh, Go only); .ci/run installs it")
 	}
 	for _, args := range [][]string{{"check", "rules", "warnings.yaml"}, {"test", "rules", "warnings_test.yaml"}} {
 		cmd := exec.Command(promtool, args...)
