@@ -20,18 +20,8 @@ import (
 // record read and exported, exactly the expected OOM records tagged (codes per
 // host, look-alikes untouched), the tables printed, the metrics scraped.
 func TestDemo(t *testing.T) {
-	var out strings.Builder
-	res, err := demorun.Run(&out, demorun.Options{
-		Collector: collectorBin,
-		Config:    filepath.Join(demoDir, "config.yaml"),
-		Logs:      filepath.Join(demoDir, "logs", "*", "*.log"),
-		Out:       t.TempDir(),
-		Timeout:   90 * time.Second,
-	})
+	res, out := runDemo(t)
 	t.Log("\n" + out.String())
-	if err != nil {
-		t.Fatal(err)
-	}
 	want, err := demo.ReadRecords(filepath.Join(demoDir, "logs"))
 	if err != nil {
 		t.Fatal(err)
@@ -136,17 +126,7 @@ func TestDemo(t *testing.T) {
 // xla_oom_incidents_total counts (the connector's, what the alerts page on),
 // job by job, and each record is dated by its log header.
 func TestDemoIncidentsAgreeWithMetric(t *testing.T) {
-	var out strings.Builder
-	res, err := demorun.Run(&out, demorun.Options{
-		Collector: collectorBin,
-		Config:    filepath.Join(demoDir, "config.yaml"),
-		Logs:      filepath.Join(demoDir, "logs", "*", "*.log"),
-		Out:       t.TempDir(),
-		Timeout:   90 * time.Second,
-	})
-	if err != nil {
-		t.Fatalf("%v\n%s", err, out.String())
-	}
+	res, _ := runDemo(t)
 	ids := map[string]map[string]bool{} // job -> incident ids
 	for _, r := range res.Records {
 		if m := headerTime.FindStringSubmatch(r.Body); m == nil {
@@ -183,3 +163,20 @@ func TestDemoIncidentsAgreeWithMetric(t *testing.T) {
 // absl/glog (E0912 07:01:12.118224), TSL/Python (2025-09-12 07:00:03) and
 // vLLM (INFO 09-12 07:20:14, behind a process prefix).
 var headerTime = regexp.MustCompile(`^(?:\(\S+ pid=\d+\) )?(?:[IWEF](\d\d)(\d\d) |\d{4}-(\d\d)-(\d\d) |[A-Z]+ (\d\d)-(\d\d) )(\d\d:\d\d:\d\d)`)
+
+// runDemo runs what `make run` runs and returns its result and output.
+func runDemo(t *testing.T) (demorun.Result, *strings.Builder) {
+	t.Helper()
+	var out strings.Builder
+	res, err := demorun.Run(&out, demorun.Options{
+		Collector: collectorBin,
+		Config:    filepath.Join(demoDir, "config.yaml"),
+		Logs:      filepath.Join(demoDir, "logs", "*", "*.log"),
+		Out:       t.TempDir(),
+		Timeout:   90 * time.Second,
+	})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	return res, &out
+}

@@ -40,28 +40,13 @@ func TestMain(m *testing.M) {
 // (held here) before the server binds it; the server fails to bind, and the
 // second attempt, on a new port, starts.
 func TestStartOnFreePortsRetriesATakenPort(t *testing.T) {
-	held, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer held.Close()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	held := hold(t)
 	attempts := 0
-	p, ports, err := StartOnFreePorts(Command{
-		Binary: self,
-		Env: func(ports *Ports) []string {
-			attempts++
-			if attempts == 1 {
-				ports.addrs = map[string]string{"web": held.Addr().String()} // lost to another process
-			}
-			return []string{serveEnv + "=" + ports.Addr("web")}
-		},
-		Log:     filepath.Join(t.TempDir(), "server.log"),
-		Ready:   []string{"web"},
-		Timeout: 30 * time.Second,
+	p, ports, err := startServer(t, func(ports *Ports) {
+		attempts++
+		if attempts == 1 {
+			ports.addrs = map[string]string{"web": held.Addr().String()} // lost to another process
+		}
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -81,26 +66,11 @@ func TestStartOnFreePortsRetriesATakenPort(t *testing.T) {
 // TestStartOnFreePortsGivesUp: a port lost on every attempt ends in
 // ErrAddrInUse after maxStartAttempts, not in a loop.
 func TestStartOnFreePortsGivesUp(t *testing.T) {
-	held, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer held.Close()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	held := hold(t)
 	attempts := 0
-	_, _, err = StartOnFreePorts(Command{
-		Binary: self,
-		Env: func(ports *Ports) []string {
-			attempts++
-			ports.addrs = map[string]string{"web": held.Addr().String()}
-			return []string{serveEnv + "=" + ports.Addr("web")}
-		},
-		Log:     filepath.Join(t.TempDir(), "server.log"),
-		Ready:   []string{"web"},
-		Timeout: 30 * time.Second,
+	_, _, err := startServer(t, func(ports *Ports) {
+		attempts++
+		ports.addrs = map[string]string{"web": held.Addr().String()}
 	})
 	if !errors.Is(err, ErrAddrInUse) || attempts != maxStartAttempts {
 		t.Errorf("after %d attempts: %v; want ErrAddrInUse after %d", attempts, err, maxStartAttempts)
@@ -110,11 +80,7 @@ func TestStartOnFreePortsGivesUp(t *testing.T) {
 // TestWaitListeningIgnoresAnotherProcess: a port that another process (here
 // the test itself) listens on does not make the started process ready.
 func TestWaitListeningIgnoresAnotherProcess(t *testing.T) {
-	held, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer held.Close()
+	held := hold(t)
 	if mine, known := listenedBy(os.Getpid(), held.Addr().String()); !known {
 		t.Skip("/proc cannot tell which process listens here")
 	} else if !mine {
@@ -128,4 +94,35 @@ func TestWaitListeningIgnoresAnotherProcess(t *testing.T) {
 	if err := p.WaitListening(held.Addr().String(), time.Second); err == nil {
 		t.Errorf("a process that listens nowhere is reported listening on %s", held.Addr())
 	}
+}
+
+// hold listens on a free port until the test ends: a port another process took.
+func hold(t *testing.T) net.Listener {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l
+}
+
+// startServer starts the test binary as a server on the port "web"; before
+// each attempt, choose may set the attempt's ports.
+func startServer(t *testing.T, choose func(*Ports)) (*Process, *Ports, error) {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return StartOnFreePorts(Command{
+		Binary: self,
+		Env: func(ports *Ports) []string {
+			choose(ports)
+			return []string{serveEnv + "=" + ports.Addr("web")}
+		},
+		Log:     filepath.Join(t.TempDir(), "server.log"),
+		Ready:   []string{"web"},
+		Timeout: 30 * time.Second,
+	})
 }
