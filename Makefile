@@ -7,7 +7,7 @@ MDATAGEN  := $(TOOLS) mdatagen
 GOTESTSUM := $(TOOLS) gotestsum
 
 .PHONY: all
-all: generate lint test
+all: generate lint test xlaoom
 
 ## help: list the targets with what each does
 .PHONY: help
@@ -33,6 +33,12 @@ generate:
 .PHONY: test
 test:
 	$(GOTESTSUM) --format pkgname-and-test-fails --raw-command -- ./scripts/test-all.sh
+
+## xlaoom: build bin/xlaoom, the command that explains the XLA OOMs of a log file without a collector
+## (`bin/xlaoom explain train.log`; README "Explain one failure")
+.PHONY: xlaoom
+xlaoom:
+	$(GO) build -trimpath -o bin/xlaoom ./cmd/xlaoom
 
 ## unit: the component module's tests only (fast inner loop)
 .PHONY: unit

@@ -144,7 +144,7 @@ func BenchmarkProcessorLoop(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			p := newLogsProcessor(createDefaultConfig(), tb)
+			p := newTestProcessor(createDefaultConfig(), tb)
 			workload.Bench(b, batches(tc.cfg), func(ld plog.Logs) { _, _ = p.processLogs(context.Background(), ld) })
 		})
 	}
@@ -185,7 +185,7 @@ func BenchmarkProcessorOOMRecord(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			p := newLogsProcessor(createDefaultConfig(), tb)
+			p := newTestProcessor(createDefaultConfig(), tb)
 			workload.Bench(b, bs, func(ld plog.Logs) { _, _ = p.processLogs(context.Background(), ld) })
 		})
 	}

@@ -10,14 +10,14 @@ import (
 
 	"go.opentelemetry.io/collector/confmap"
 
-	"github.com/xlaoom/xlaoomprocessor/internal/incidentwindow"
+	"github.com/xlaoom/xlaoomprocessor/internal/incident"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomrecord"
 )
 
 // Config says where the processor looks for XLA OOM text and how it tags.
 type Config struct {
-	// Finder holds search_body, body_keys, attributes and max_scan_size.
-	oomrecord.Finder `mapstructure:",squash"`
+	// Sources holds search_body, body_keys, attributes and max_scan_size.
+	oomrecord.Sources `mapstructure:",squash"`
 
 	// SetSeverity sets SeverityNumber ERROR (and text "ERROR" when empty) on a
 	// tagged record that has no severity.
@@ -32,8 +32,14 @@ type Config struct {
 	// warning (xla.memory.warning and its sizes, never xla.error.code).
 	MemoryWarnings bool `mapstructure:"memory_warnings"`
 
-	// IncidentWindow is the length of the time buckets that group the copies
-	// of one failure logged by many hosts into one xla.oom.incident.id.
+	// IncidentResourceAttributes are the resource attributes that identify a
+	// job in xla.oom.incident.id: the copies of one failure that every host
+	// of the job logs share the id. Same setting, default and meaning as the
+	// connector's, which counts these incidents in xla.oom.incidents.
+	IncidentResourceAttributes []string `mapstructure:"incident_resource_attributes"`
+
+	// IncidentWindow is the length of the time buckets of xla.oom.incident.id:
+	// a job's failure records in one bucket share the id.
 	IncidentWindow time.Duration `mapstructure:"incident_window"`
 
 	_ struct{} // prevent unkeyed literals
@@ -43,11 +49,13 @@ var _ confmap.Validator = (*Config)(nil)
 
 func createDefaultConfig() *Config {
 	return &Config{
-		Finder:         oomrecord.DefaultFinder(),
+		Sources:        oomrecord.DefaultSources(),
 		SetSeverity:    true,
 		MemoryWarnings: true,
 		TopAllocations: defaultTopAllocations,
-		IncidentWindow: incidentwindow.Default,
+		IncidentWindow: incident.DefaultWindow,
+
+		IncidentResourceAttributes: incident.DefaultResourceAttributes(),
 	}
 }
 
@@ -60,13 +68,14 @@ const (
 // Validate checks the settings; each error names its field.
 func (c *Config) Validate() error {
 	var errs []error
-	if err := c.Finder.Validate(); err != nil {
+	if err := c.Sources.Validate(); err != nil {
 		errs = append(errs, err)
 	}
 	if c.TopAllocations < 0 || c.TopAllocations > maxTopAllocations {
 		errs = append(errs, fmt.Errorf("top_allocations: must be between 0 and %d, got %d", maxTopAllocations, c.TopAllocations))
 	}
-	if err := incidentwindow.Validate(c.IncidentWindow); err != nil {
+	errs = append(errs, incident.ValidateResourceAttributes(c.IncidentResourceAttributes)...)
+	if err := incident.ValidateWindow(c.IncidentWindow); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)

@@ -14,7 +14,7 @@ import (
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/confmap/confmaptest"
 
-	"github.com/xlaoom/xlaoomprocessor/internal/incidentwindow"
+	"github.com/xlaoom/xlaoomprocessor/internal/incident"
 	"github.com/xlaoom/xlaoomprocessor/internal/metadata"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomrecord"
 )
@@ -56,7 +56,7 @@ var configCases = []struct {
 	{
 		name: "custom",
 		want: &Config{
-			Finder: oomrecord.Finder{
+			Sources: oomrecord.Sources{
 				SearchBody:  true,
 				BodyKeys:    []string{"message", "event"},
 				Attributes:  []string{"exception.message"},
@@ -65,7 +65,9 @@ var configCases = []struct {
 			SetSeverity:    false,
 			MemoryWarnings: true,
 			TopAllocations: defaultTopAllocations,
-			IncidentWindow: incidentwindow.Default,
+			IncidentWindow: incident.DefaultWindow,
+
+			IncidentResourceAttributes: incident.DefaultResourceAttributes(),
 		},
 	},
 	{name: "attributes_only", want: withDefaults(func(c *Config) {
@@ -78,6 +80,9 @@ var configCases = []struct {
 	})},
 	{name: "no_allocations_listed", want: withDefaults(func(c *Config) {
 		c.TopAllocations, c.IncidentWindow = 0, time.Second
+	})},
+	{name: "incident_job_by_k8s", want: withDefaults(func(c *Config) {
+		c.IncidentResourceAttributes = []string{"k8s.cluster.name", "k8s.namespace.name", "k8s.job.name"}
 	})},
 
 	{name: "scan_size_negative", wantErr: "max_scan_size"},
@@ -92,6 +97,9 @@ var configCases = []struct {
 	{name: "duplicate_attribute", wantErr: `attributes[1]: "exception.message" is listed twice`},
 	{name: "top_allocations_negative", wantErr: "top_allocations: must be between 0 and 100, got -1"},
 	{name: "top_allocations_over", wantErr: "top_allocations: must be between 0 and 100, got 101"},
+	{name: "incident_attributes_empty", wantErr: "incident_resource_attributes: must name at least one attribute"},
+	{name: "incident_attributes_blank", wantErr: "incident_resource_attributes[1]: must not be empty"},
+	{name: "incident_attributes_twice", wantErr: `incident_resource_attributes[1]: "k8s.job.name" is listed twice`},
 	{name: "incident_window_zero", wantErr: "incident_window: must be positive, got 0s"},
 	{name: "incident_window_negative", wantErr: "incident_window: must be positive, got -1m0s"},
 	{name: "incident_window_not_a_duration", wantErr: "incident_window"},

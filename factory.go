@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/collector/processor/processorhelper"
 
 	"github.com/xlaoom/xlaoomprocessor/internal/metadata"
+	"github.com/xlaoom/xlaoomprocessor/internal/oomrecord"
 )
 
 // NewFactory returns the factory of the xla_oom logs processor.
@@ -29,7 +30,8 @@ func createLogs(ctx context.Context, set processor.Settings, cfg component.Confi
 	if err != nil {
 		return nil, err
 	}
-	p := newLogsProcessor(cfg.(*Config), telemetry)
+	c := cfg.(*Config)
+	p := newLogsProcessor(c, oomrecord.NewFinder(c.Sources), telemetry)
 	return processorhelper.NewLogs(ctx, set, cfg, next, p.processLogs,
 		processorhelper.WithCapabilities(consumer.Capabilities{MutatesData: true}),
 		processorhelper.WithShutdown(func(context.Context) error {

@@ -78,7 +78,7 @@ func FuzzProcessRecord(f *testing.F) {
 		})
 		before := snap(firstRecord(ld))
 		preTagged := tagged(firstRecord(ld))
-		p := newLogsProcessor(createDefaultConfig(), nopTelemetry(t))
+		p := newTestProcessor(createDefaultConfig(), nopTelemetry(t))
 		out, err := p.processLogs(context.Background(), ld)
 		require.NoError(t, err)
 		once := snap(firstRecord(out))

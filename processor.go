@@ -7,44 +7,56 @@ import (
 	"context"
 	"time"
 
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 
+	"github.com/xlaoom/xlaoomprocessor/internal/incident"
 	"github.com/xlaoom/xlaoomprocessor/internal/metadata"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
+	"github.com/xlaoom/xlaoomprocessor/internal/oomrecord"
 	"github.com/xlaoom/xlaoomprocessor/internal/recordtime"
+	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
 type logsProcessor struct {
 	cfg       *Config
+	finder    *oomrecord.Finder
 	telemetry *metadata.TelemetryBuilder
 	now       func() time.Time // dates a record that carries no time; replaced in tests
 }
 
-func newLogsProcessor(cfg *Config, telemetry *metadata.TelemetryBuilder) *logsProcessor {
-	return &logsProcessor{cfg: cfg, telemetry: telemetry, now: time.Now}
+func newLogsProcessor(cfg *Config, finder *oomrecord.Finder, telemetry *metadata.TelemetryBuilder) *logsProcessor {
+	return &logsProcessor{cfg: cfg, finder: finder, telemetry: telemetry, now: time.Now}
 }
 
 // processLogs tags every XLA OOM record in place. Records are never dropped,
 // and a record that is not an OOM is not touched at all.
 func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, error) {
-	var scanned int64
+	var scanned, generic int64
 	var tagged codeCounts // failures by code and, marked warning, warnings by kind: one table, one allocation
 	rls := ld.ResourceLogs()
 	for i := 0; i < rls.Len(); i++ {
+		res := rls.At(i).Resource().Attributes()
 		sls := rls.At(i).ScopeLogs()
 		for j := 0; j < sls.Len(); j++ {
 			lrs := sls.At(j).LogRecords()
 			scanned += int64(lrs.Len())
 			for k := 0; k < lrs.Len(); k++ {
-				if label, t := p.tag(lrs.At(k)); t != untouched {
+				if label, t := p.tag(res, lrs.At(k)); t != untouched {
 					tagged.add(label, t == taggedWarning)
+					if t == taggedGeneric {
+						generic++
+					}
 				}
 			}
 		}
 	}
 	p.telemetry.ProcessorXlaOomRecordsScanned.Add(ctx, scanned)
+	if generic > 0 {
+		p.telemetry.ProcessorXlaOomRecordsGeneric.Add(ctx, generic)
+	}
 	for _, c := range tagged.counts {
 		if c.warning {
 			p.telemetry.ProcessorXlaOomRecordsWarned.Add(ctx, c.n,
@@ -64,42 +76,50 @@ const (
 	untouched tagging = iota
 	taggedOOM
 	taggedWarning
+	taggedGeneric // an OOM tagged by the last-resort layer (counted as an OOM too)
 )
 
 // tag recognises and tags one record, returning the code (or, for a memory
 // warning, the kind) it was tagged with. A record that already carries
 // xla.error.code (tagged by an upstream collector) is left as it is, so
-// processing twice equals processing once.
-func (p *logsProcessor) tag(lr plog.LogRecord) (string, tagging) {
-	if !p.cfg.MayContain(lr) {
+// processing twice equals processing once. res is the attributes of the
+// record's resource, which name its job in xla.oom.incident.id.
+func (p *logsProcessor) tag(res pcommon.Map, lr plog.LogRecord) (string, tagging) {
+	var texts oomrecord.Candidates
+	if !p.finder.Scan(lr, &texts) {
 		return "", untouched // 99.9 % of records: no Report is zeroed or copied
 	}
-	return p.tagCandidate(lr)
+	return p.tagCandidate(res, lr, &texts)
 }
 
-// tagCandidate recognises and tags a record that passed the prefilter.
-func (p *logsProcessor) tagCandidate(lr plog.LogRecord) (string, tagging) {
+// tagCandidate recognises and tags a record whose texts passed the prefilter.
+func (p *logsProcessor) tagCandidate(res pcommon.Map, lr plog.LogRecord, texts *oomrecord.Candidates) (string, tagging) {
 	if oomattr.Tagged(lr.Attributes()) {
 		return "", untouched
 	}
-	report, ok := p.cfg.Find(lr)
-	if !ok {
-		if p.cfg.MemoryWarnings {
-			return p.warn(lr)
-		}
+	found := p.finder.Read(texts, p.cfg.MemoryWarnings)
+	switch found.Found {
+	case oom.FoundNothing:
 		return "", untouched
+	case oom.FoundWarning:
+		return p.warn(lr, &found.Warning)
+	case oom.FoundFailure:
 	}
+	report := found.Report
 	if oomattr.Warned(lr.Attributes()) {
 		return "", untouched // tagged as a warning upstream: leave it as it is
 	}
 	oomattr.PutTop(report, lr.Attributes(), p.cfg.TopAllocations)
 	ts := recordtime.Of(lr, p.now())
-	lr.Attributes().PutStr(oomattr.Incident, oomattr.IncidentID(&report, ts.AsTime(), p.cfg.IncidentWindow))
+	lr.Attributes().PutStr(oomattr.Incident, incident.ID(res, p.cfg.IncidentResourceAttributes, ts, p.cfg.IncidentWindow))
 	if p.cfg.SetSeverity && lr.SeverityNumber() == plog.SeverityNumberUnspecified {
 		lr.SetSeverityNumber(plog.SeverityNumberError)
 		if lr.SeverityText() == "" {
 			lr.SetSeverityText("ERROR")
 		}
+	}
+	if report.Family == oom.FamilyGeneric {
+		return report.Code, taggedGeneric
 	}
 	return report.Code, taggedOOM
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/processor"
 	"go.opentelemetry.io/collector/processor/processortest"
@@ -24,11 +25,11 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 
-	"github.com/xlaoom/xlaoomprocessor/internal/incidentwindow"
+	"github.com/xlaoom/xlaoomprocessor/internal/incident"
 	"github.com/xlaoom/xlaoomprocessor/internal/metadata"
 	"github.com/xlaoom/xlaoomprocessor/internal/metadatatest"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
-	"github.com/xlaoom/xlaoomprocessor/oom"
+	"github.com/xlaoom/xlaoomprocessor/internal/oomrecord"
 )
 
 // -update rewrites the expected golden files from the current output. Review
@@ -197,19 +198,22 @@ func forEachRecordPair(a, b plog.Logs, fn func(before, after plog.LogRecord)) {
 func TestUndatedRecordIsDatedAtArrival(t *testing.T) {
 	const msg = "RESOURCE_EXHAUSTED: Out of memory while trying to allocate 1477187472 bytes."
 	idAt := func(now time.Time) string {
-		p := newLogsProcessor(createDefaultConfig(), nil)
+		p := newTestProcessor(createDefaultConfig(), nil)
 		p.now = func() time.Time { return now }
 		lr := plog.NewLogRecord()
 		lr.Body().SetStr(msg)
-		_, tagged := p.tag(lr)
+		_, tagged := p.tag(pcommon.NewMap(), lr)
 		require.Equal(t, taggedOOM, tagged)
 		v, ok := lr.Attributes().Get(oomattr.Incident)
 		require.True(t, ok)
 		return v.Str()
 	}
 	arrival := time.Date(2025, 11, 22, 10, 0, 5, 0, time.UTC)
-	r, ok := oom.Recognize(msg)
-	require.True(t, ok)
-	assert.Equal(t, oomattr.IncidentID(&r, arrival, incidentwindow.Default), idAt(arrival))
+	assert.Equal(t, incident.ID(pcommon.NewMap(), incident.DefaultResourceAttributes(), pcommon.NewTimestampFromTime(arrival), incident.DefaultWindow), idAt(arrival))
 	assert.NotEqual(t, idAt(arrival), idAt(arrival.Add(time.Hour)), "an hour apart: two incidents")
+}
+
+// newTestProcessor is a processor built as the factory builds it.
+func newTestProcessor(cfg *Config, telemetry *metadata.TelemetryBuilder) *logsProcessor {
+	return newLogsProcessor(cfg, oomrecord.NewFinder(cfg.Sources), telemetry)
 }

@@ -7,6 +7,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
+	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
 // warn tags a record that holds no OOM but a memory-pressure warning
@@ -14,15 +15,11 @@ import (
 // fallback, cuDNN memory figures). It writes xla.memory.warning and its own
 // attributes, never xla.error.code, so nothing that counts failures counts it.
 // A record already carrying xla.memory.warning is left as it is.
-func (p *logsProcessor) warn(lr plog.LogRecord) (string, tagging) {
+func (p *logsProcessor) warn(lr plog.LogRecord, w *oom.Warning) (string, tagging) {
 	if oomattr.Warned(lr.Attributes()) {
 		return "", untouched
 	}
-	w, ok := p.cfg.FindWarning(lr)
-	if !ok {
-		return "", untouched
-	}
-	oomattr.PutWarning(w, lr.Attributes())
+	oomattr.PutWarning(*w, lr.Attributes())
 	if p.cfg.SetSeverity && lr.SeverityNumber() == plog.SeverityNumberUnspecified {
 		lr.SetSeverityNumber(plog.SeverityNumberWarn)
 		if lr.SeverityText() == "" {

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
@@ -43,10 +44,10 @@ func TestTelemetryCountsWarningsByKind(t *testing.T) {
 // without gets WARN, never ERROR.
 func TestWarningKeepsItsSeverity(t *testing.T) {
 	const remat = `W1122 10:52:37.476699     622 hlo_rematerialization.cc:3363] Can't reduce memory use below 56.41GiB (60574761232 bytes) by rematerialization; only reduced to 69.85GiB (75003125004 bytes), down from 69.85GiB (75003125004 bytes) originally`
-	p := newLogsProcessor(createDefaultConfig(), nil)
+	p := newTestProcessor(createDefaultConfig(), nil)
 	bare := plog.NewLogRecord()
 	bare.Body().SetStr(remat)
-	kind, got := p.tag(bare)
+	kind, got := p.tag(pcommon.NewMap(), bare)
 	require.Equal(t, taggedWarning, got)
 	assert.Equal(t, "rematerialization", kind)
 	assert.Equal(t, plog.SeverityNumberWarn, bare.SeverityNumber())
@@ -55,7 +56,7 @@ func TestWarningKeepsItsSeverity(t *testing.T) {
 	info.Body().SetStr(remat)
 	info.SetSeverityNumber(plog.SeverityNumberInfo)
 	info.SetSeverityText("INFO")
-	p.tag(info)
+	p.tag(pcommon.NewMap(), info)
 	assert.Equal(t, plog.SeverityNumberInfo, info.SeverityNumber())
 	assert.Equal(t, "INFO", info.SeverityText())
 }

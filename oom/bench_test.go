@@ -63,9 +63,10 @@ func BenchmarkMayContain(b *testing.B) {
 
 // allScans lists MayContain's scans in order.
 func allScans() []*prefilterScan {
-	out := []*prefilterScan{&scanR, &scanB}
-	for i := range otherScans {
-		out = append(out, &otherScans[i])
+	p := &defaultRecognizer.prefilter
+	out := []*prefilterScan{&p.r, &p.b}
+	for i := range p.others {
+		out = append(out, &p.others[i])
 	}
 	return out
 }

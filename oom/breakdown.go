@@ -144,13 +144,25 @@ func hasBreakdown(flat string) bool {
 	return false
 }
 
+// How far each part of a breakdown is read, in bytes of flattened text. Each
+// part is a few labelled sizes, far shorter than its window; the windows
+// bound the work on a record that repeats a heading.
+const (
+	totalsSpan      = 200  // "Total hbm usage >= X:" and its reserved, program and arguments
+	programSpan     = 400  // "Program hbm requirement X:" up to its HLO temp line
+	tempDetailSpan  = 200  // the HLO temp line's "(N% utilization, N% fragmentation (X))"
+	bufferStatsSpan = 600  // GPU "BufferAssignment stats:" up to "Peak buffers:"
+	topOfMemorySpan = 400  // XRT's "Top-of-Memory reserved:" figures
+	maxEntrySpan    = 4096 // one allocation entry spans well under 4 KiB; the last one stops there
+)
+
 // readBreakdown fills b from the flattened record text.
 func readBreakdown(b *Breakdown, flat string, maxEntries int) {
 	if i := strings.Index(flat, "Total hbm usage >= "); i >= 0 {
 		s := flat[i+len("Total hbm usage >= "):]
 		tok, rest := nextToken(s)
 		b.Total = parseSizeToken(strings.TrimSuffix(tok, ":"))
-		sec := section(rest, 200, "Output size", "Program hbm requirement", "Largest program")
+		sec := section(rest, totalsSpan, "Output size", "Program hbm requirement", "Largest program")
 		b.Program = valueAfter(sec, "program ")
 		b.Arguments = valueAfter(sec, "arguments ")
 		b.Reserved = valueAfter(sec, "reserved ")
@@ -172,13 +184,13 @@ func readBreakdown(b *Breakdown, flat string, maxEntries int) {
 		if !b.Program.Known {
 			b.Program = parseSizeToken(strings.TrimSuffix(tok, ":"))
 		}
-		sec := section(rest, 400, "Largest program", "Output size", "Total hbm usage")
+		sec := section(rest, programSpan, "Largest program", "Output size", "Total hbm usage")
 		if j := strings.Index(sec, "HLO temp "); j >= 0 {
 			t := sec[j+len("HLO temp "):]
 			tok, detail := nextToken(t)
 			b.Temp = parseSizeToken(tok)
 			if strings.HasPrefix(detail, "(") {
-				detail = detail[:min(len(detail), 200)]
+				detail = detail[:min(len(detail), tempDetailSpan)]
 				unp := parenAfter(detail, "Unpadded (")
 				pad := parenAfter(detail, "Padded (")
 				if unp.Known && pad.Known && pad.Bytes >= unp.Bytes {
@@ -189,7 +201,7 @@ func readBreakdown(b *Breakdown, flat string, maxEntries int) {
 		}
 	}
 	if i := strings.Index(flat, "BufferAssignment stats:"); i >= 0 {
-		sec := section(flat[i:], 600, "Peak buffers:")
+		sec := section(flat[i:], bufferStatsSpan, "Peak buffers:")
 		b.Arguments = orSize(b.Arguments, valueAfter(sec, "parameter allocation: "))
 		b.Output = orSize(b.Output, valueAfter(sec, "maybe_live_out allocation: "))
 		b.Temp = orSize(b.Temp, valueAfter(sec, "preallocated temp allocation: "))
@@ -198,7 +210,7 @@ func readBreakdown(b *Breakdown, flat string, maxEntries int) {
 		b.Fragmentation = orSize(b.Fragmentation, valueAfter(sec, "total fragmentation: "))
 	}
 	if i := strings.Index(flat, "Top-of-Memory reserved:"); i >= 0 {
-		sec := section(flat[i:], 400, "; attempting", "Traceback")
+		sec := section(flat[i:], topOfMemorySpan, "; attempting", "Traceback")
 		b.Reserved = orSize(b.Reserved, exactAfter(sec, "Top-of-Memory reserved: "))
 		b.Allocated = orSize(b.Allocated, exactAfter(sec, "Currently allocated: "))
 		b.Program = orSize(b.Program, exactAfter(sec, "Program requirement: "))
@@ -322,8 +334,7 @@ func readEntries(b *Breakdown, s string, maxEntries int) {
 		if k+1 < len(starts) {
 			end = starts[k+1]
 		}
-		// a single entry spans well under 4 KiB; the last one stops there
-		seg := s[starts[k]+len("Size: ") : min(end, starts[k]+4096)]
+		seg := s[starts[k]+len("Size: ") : min(end, starts[k]+maxEntrySpan)]
 		b.Allocations = append(b.Allocations, readEntry(seg))
 	}
 }

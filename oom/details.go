@@ -168,3 +168,37 @@ var backendEvidence = []struct {
 	{BackendGPU, []string{"GPU_", "gpu_", "GPU:", "CUDA", "cuda_", "cuMem", "cudaMalloc", "HIP_", "ROCm", "rocm", "device ordinal", "BufferAssignment OOM Debugging", "NVIDIA"}},
 	{BackendCPU, []string{"TFRT_CPU", "cpu_client", "/device:CPU:"}},
 }
+
+// chipID returns the TPU chip coordinates ("0x0x1") that end before, or "".
+func chipID(before string) string {
+	k := len(before)
+	for k > 0 && (before[k-1] >= '0' && before[k-1] <= '9' || before[k-1] == 'x') {
+		k--
+	}
+	id := before[k:]
+	parts := strings.Split(id, "x")
+	if len(parts) != 3 {
+		return ""
+	}
+	for _, p := range parts {
+		if p == "" || digitsEnd(p, 0) != len(p) {
+			return ""
+		}
+	}
+	return id
+}
+
+// summaryField returns the size token after label in a comma-separated
+// "label value, label value" list that ends with its line, or "".
+func summaryField(s, label string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	_, after, ok := strings.Cut(line, label)
+	if !ok {
+		return ""
+	}
+	tok, _, _ := strings.Cut(after, ",")
+	if len(tok) > 24 {
+		return ""
+	}
+	return strings.TrimSpace(tok)
+}

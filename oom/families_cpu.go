@@ -6,7 +6,7 @@ package oom
 // CPU families: the host runtime running out of RAM.
 // docs/message-formats.md lists them with their grammar and an example.
 
-var _ = registerFamilies(30, []family{
+var cpuFamilies = []family{
 	{
 		id:      "cpu-runtime",
 		summary: "The CPU runtime could not allocate host memory for a buffer.",
@@ -16,4 +16,4 @@ var _ = registerFamilies(30, []family{
 		advice:  adviceTraits{hostRAM: true},
 		example: `jax.errors.JaxRuntimeError: Out of memory allocating 41246000000 bytes`,
 	},
-})
+}

@@ -10,7 +10,7 @@ import "strings"
 // autotuner running out of memory while compiling.
 // docs/message-formats.md lists them with their grammar and an example.
 
-var _ = registerFamilies(20, []family{
+var gpuFamilies = []family{
 	{
 		id:      "gpu-allocator-status",
 		summary: "XLA's device allocator (BFC via the TensorFlow adapter, or the pinned host allocator) returned out of memory.",
@@ -40,6 +40,8 @@ var _ = registerFamilies(20, []family{
 		id:      "gpu-platform-allocator",
 		summary: "The platform allocator (allocating on demand) could not get the request from the device.",
 		kind:    fatal, code: codeGeneric, phase: PhaseRuntime, backend: BackendGPU,
+		// "re|quest for ": the anchor starts at a rare byte ("q"), which
+		// strings.Index skips to at vector speed (see tpu-compile-hbm-used).
 		anchor:  "quest for ",
 		expr:    `[Ff]ailed to allocate request for ` + sizeGroup("requested") + `(?: \((?P<requested_exact>\d+)B\))?(?: on device ordinal (?P<device>\d+))?`,
 		cues:    []cue{{text: "request for", sizeAfter: true}},
@@ -104,11 +106,11 @@ var _ = registerFamilies(20, []family{
 		example: "E1103 18:23:55.103160 3413767 gpu_cudamallocasync_allocator.cc:361] gpu_async_0 cuMemAllocAsync failed to allocate 1073741824 bytes: RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory\n" +
 			" Reported by CUDA: Free memory/Total memory: 2147483648/85095874560",
 	},
-})
+}
 
 // The GPU autotuner comes after every runtime family: its status wraps an
 // example failure whose own message gives the sizes.
-var _ = registerFamilies(40, []family{
+var gpuAutotunerFamilies = []family{
 	{
 		id:      "gpu-compile-autotuner",
 		summary: "The GPU autotuner ran out of memory while compiling (seen in real JAX GPU captures).",
@@ -117,4 +119,4 @@ var _ = registerFamilies(40, []family{
 		expr:    `(?:RESOURCE_EXHAUSTED|Resource exhausted): Failed to get configs for:? \d+ out of \d+ instructions`,
 		example: "jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Failed to get configs for: 3 out of 3 instructions. See logs for all failures. Example failure: ",
 	},
-})
+}

@@ -32,7 +32,7 @@ const (
 	categoryGraph        = "GPU Runtime: Command Buffer Instantiation Out of Memory"
 )
 
-var _ = registerFamilies(25, []family{
+var gpuDriverFamilies = []family{
 	{
 		id:      "gpu-driver-kernel-launch",
 		summary: "The driver had no device memory left to launch a kernel (its local memory and launch resources live outside XLA's pool).",
@@ -125,7 +125,7 @@ var _ = registerFamilies(25, []family{
 		advice:  adviceTraits{own: commandBufferAdvice},
 		example: `jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Underlying backend ran out of memory trying to instantiate command buffer with 37 (total of 2 alive graphs in the process). You can try to (a) Give more memory to the driver by reducing XLA_CLIENT_MEM_FRACTION (b) Disable command buffers with 'XLA_FLAGS=--xla_gpu_enable_command_buffer=' (empty set). Original error: Failed to instantiate CUDA graph: CUDA_ERROR_OUT_OF_MEMORY: out of memory`,
 	},
-})
+}
 
 // roomForTheDriver is the step every driver-level failure shares: XLA's
 // pool leaves the driver the rest of the GPU, so give XLA less, not more.

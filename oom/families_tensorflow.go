@@ -17,7 +17,7 @@ import "strings"
 
 const categoryTensorFlow = "TensorFlow Op: Tensor Allocation Failure"
 
-var _ = registerFamilies(35, []family{
+var tensorflowFamilies = []family{
 	{
 		id:      "tensorflow-op-tensor-allocation",
 		summary: "A TensorFlow op could not allocate a tensor; the size is the shape's element count times the dtype's size.",
@@ -49,7 +49,7 @@ var _ = registerFamilies(35, []family{
 		advice:  adviceTraits{own: tensorFlowAdvice},
 		example: `tensorflow.python.framework.errors_impl.ResourceExhaustedError: failed to allocate memory [Op:AddV2]`,
 	},
-})
+}
 
 // tfStatusSpan bounds how far before "failed to allocate memory" its status
 // may start: the function_node tag between them is at most a device name long.

@@ -9,14 +9,32 @@ import (
 	"testing"
 )
 
-// familyIDs is every Report.Family value: the registered entries and the
-// code printed without a message.
+// familyIDs is every family id: the entries of the table and the code
+// printed without a message.
 func familyIDs() []string {
 	ids := []string{familyCodeOnly}
-	for i := range families {
-		ids = append(ids, families[i].id)
-	}
+	eachEntry(func(e entryView) { ids = append(ids, e.id) })
 	return ids
+}
+
+// entryView is what the tests read of any entry, failure or warning.
+type entryView struct {
+	id, summary, example string
+	pattern              *pattern
+}
+
+// eachEntry calls fn with every entry of the default recogniser, failures
+// first.
+func eachEntry(fn func(e entryView)) {
+	z := defaultRecognizer
+	for i := range z.families {
+		f := &z.families[i]
+		fn(entryView{f.id, f.summary, f.example, &f.pattern})
+	}
+	for i := range z.warnings {
+		w := &z.warnings[i]
+		fn(entryView{w.id, w.summary, w.example, &w.pattern})
+	}
 }
 
 // TestEveryFamilyHasFixture: a family without a real fixture is untested
@@ -26,11 +44,8 @@ func TestEveryFamilyHasFixture(t *testing.T) {
 	for _, f := range fixtures {
 		covered[f.want.family]++
 	}
-	for i := range families {
-		f := &families[i]
-		if f.kind == warning {
-			continue
-		}
+	for i := range defaultRecognizer.families {
+		f := &defaultRecognizer.families[i]
 		if covered[f.id] == 0 {
 			t.Errorf("family %s has no fixture in fixtures_test.go: add a real message of it", f.id)
 		}
@@ -56,25 +71,25 @@ func TestFamilyFixturesPassPrefilter(t *testing.T) {
 }
 
 // TestFamilyExamples: the example the docs show is one of the family's own
-// fixtures, passes the prefilter and is recognised as that family.
+// fixtures, passes the prefilter and is recognised as that family. (A
+// warning entry's example is checked by TestWarningFamilyExamples.)
 func TestFamilyExamples(t *testing.T) {
-	for i := range families {
-		f := &families[i]
+	eachEntry(func(e entryView) {
+		if e.example == "" {
+			t.Errorf("%s: no example", e.id)
+		}
+	})
+	for i := range defaultRecognizer.families {
+		f := &defaultRecognizer.families[i]
 		t.Run(f.id, func(t *testing.T) {
-			if f.example == "" {
-				t.Fatal("no example")
-			}
 			found := false
 			for _, fx := range fixtures {
 				if fx.want.family == f.id && fx.text != "" && fx.text == f.example {
 					found = true
 				}
 			}
-			if !found && f.kind != warning {
+			if !found {
 				t.Errorf("the example is not the text of a fixture of this family")
-			}
-			if f.kind == warning {
-				return
 			}
 			if !MayContain(f.example) {
 				t.Errorf("the example does not pass MayContain")
@@ -86,21 +101,20 @@ func TestFamilyExamples(t *testing.T) {
 	}
 }
 
-// TestFamilyEntries checks what registerFamilies cannot: a readable summary,
+// TestFamilyEntries checks what newRecognizer cannot: a readable summary,
 // and a span that lets the expression reach past its anchor.
 func TestFamilyEntries(t *testing.T) {
-	for i := range families {
-		f := &families[i]
+	eachEntry(func(f entryView) {
 		if f.summary == "" || !strings.HasSuffix(f.summary, ".") {
 			t.Errorf("family %s: the summary must be one sentence", f.id)
 		}
-		if f.lead < 0 || f.lead > 512 {
-			t.Errorf("family %s: computed lead %d", f.id, f.lead)
+		if f.pattern.lead < 0 || f.pattern.lead > 512 {
+			t.Errorf("family %s: computed lead %d", f.id, f.pattern.lead)
 		}
 		if strings.ContainsAny(f.id, " _ABCDEFGHIJKLMNOPQRSTUVWXYZ") {
 			t.Errorf("family %s: ids are lower-case words joined by hyphens", f.id)
 		}
-	}
+	})
 }
 
 // TestComputedLeads pins the computed distance between a message's start
@@ -117,11 +131,12 @@ func TestComputedLeads(t *testing.T) {
 		"gpu-preallocation":             {len("[") + maxLeadToken + len("] "), false},
 		"tpu-compile-sparsecore-offset": {len("current allocation offset upper bound (") + maxLeadToken + len(" "), false},
 	} {
-		i := slices.IndexFunc(families, func(f family) bool { return f.id == id })
+		fs := defaultRecognizer.families
+		i := slices.IndexFunc(fs, func(f family) bool { return f.id == id })
 		if i < 0 {
 			t.Fatalf("no family %s", id)
 		}
-		if f := &families[i]; f.lead != want.lead || f.fixedLead != want.fixed {
+		if f := &fs[i]; f.lead != want.lead || f.fixedLead != want.fixed {
 			t.Errorf("%s: lead %d fixed %v, want %d %v", id, f.lead, f.fixedLead, want.lead, want.fixed)
 		}
 	}
@@ -150,4 +165,48 @@ func TestLookalikeClasses(t *testing.T) {
 			t.Errorf("no look-alike exercises %q", p)
 		}
 	}
+}
+
+// Families of the recognition classes (shapes_test.go, variations_test.go).
+const (
+	famNoSizes       = "tpu-compile-out-of-memory-no-sizes"
+	famProgramFatal  = "tpu-runtime-program-load-fatal"
+	famKernelLaunch  = "gpu-driver-kernel-launch"
+	famModuleLoad    = "gpu-driver-module-load"
+	famContextInit   = "gpu-driver-context-init"
+	famUnified       = "gpu-driver-unified-memory"
+	famConstant      = "gpu-runtime-constant-allocation"
+	famTFTensor      = "tensorflow-op-tensor-allocation"
+	famTFAllocFailed = "tensorflow-op-allocation-failed"
+	famUnifiedLog    = "gpu-driver-unified-memory-log"
+)
+
+// Families the recognition classes extend.
+const (
+	famEarlyAbort        = "tpu-compile-early-abort"
+	famBuffer            = "tpu-runtime-buffer"
+	famProgramLoad       = "tpu-runtime-program-load"
+	famGPUAllocator      = "gpu-allocator-status"
+	famPlatformAllocator = "gpu-platform-allocator"
+	famDriverAllocation  = "gpu-driver-alloc"
+	famAsyncAllocator    = "gpu-cuda-async-allocator"
+)
+
+// Categories of the families that refine E0007's catalog category.
+const (
+	catKernelLaunch = "GPU Driver: Kernel Launch Out of Memory"
+	catModuleLoad   = "GPU Driver: Module Load Out of Memory"
+	catContextInit  = "GPU Driver: Device Initialization Out of Memory"
+	catUnified      = "GPU Driver: Unified Memory Allocation Failure"
+	catConstant     = "GPU Runtime: Constant Allocation Failure"
+	catTensorFlow   = "TensorFlow Op: Tensor Allocation Failure"
+)
+
+// refinedCategory is the xla.error.category of the families here that
+// refine E0007's catalog category with what failed; the others report their
+// code's catalog category.
+var refinedCategory = map[string]string{
+	famKernelLaunch: catKernelLaunch, famModuleLoad: catModuleLoad, famContextInit: catContextInit,
+	famUnified: catUnified, famUnifiedLog: catUnified, famConstant: catConstant,
+	famTFTensor: catTensorFlow, famTFAllocFailed: catTensorFlow,
 }

@@ -9,14 +9,14 @@ import "strings"
 // and the runtime's buffer and program-load failures (E0100, E0101).
 // docs/message-formats.md lists them with their grammar and an example.
 
-// size captures one size in any spelling (see sizePattern and parseSize).
-func sizeGroup(name string) string { return `(?P<` + name + `>` + sizePattern + `)` }
-
-var _ = registerFamilies(10, []family{
+var tpuFamilies = []family{
 	{
 		id:      "tpu-compile-hbm-used",
 		summary: "The compiled program needs more of a memory space (HBM, or VMEM/SMEM) than the chip has.",
 		kind:    fatal, code: codeHbm, phase: PhaseCompile, backend: BackendTPU,
+		// The anchor starts at the "y" of "memory" on purpose: strings.Index
+		// skips to the anchor's first byte at vector speed, and "y" is far
+		// rarer in log text than the "a" or "m" a whole word would start with.
 		anchor: "y in memory space",
 		expr: `[Rr]an out of memory in memory space (?P<space>\w+)\.? Used ` + sizeGroup("used") + `(?: of ` + sizeGroup("capacity") +
 			`(?: \w+)?\.?(?: Exceeded \w+ capacity by ` + sizeGroup("exceeded") + `)?)?`,
@@ -70,7 +70,7 @@ var _ = registerFamilies(10, []family{
 		id:      "tpu-compile-vmem-stack",
 		summary: "A kernel's scoped VMEM (or SMEM) stack allocation does not fit.",
 		kind:    fatal, code: codeVmem, phase: PhaseCompile, backend: BackendTPU,
-		anchor:  "y in memory space",
+		anchor:  "y in memory space", // from the rare "y": see tpu-compile-hbm-used
 		expr:    `[Rr]an out of memory in memory space (?P<space>\w+) while allocating on stack for (?P<instruction>%?[^\s=,]+)`,
 		cues:    []cue{{text: "Ran out of memory"}},
 		example: `RESOURCE_EXHAUSTED: Ran out of memory in memory space vmem while allocating on stack for %my-custom-kernel = bf16[2048,4096]{1,0:T(8,128)(2,1)} custom-call(...) ...`,
@@ -132,7 +132,7 @@ var _ = registerFamilies(10, []family{
 		example: `RESOURCE_EXHAUSTED: 'memref.alloca' op current allocation offset upper bound (9000000 words) exceeds the legitimate user allocatable offset upper bound ` +
 			`(8388607 words) in memory space 203 when allocating 1048576 words.`,
 	},
-})
+}
 
 // vmemUnlessHBM: the compiler's on-chip memories (vmem, smem) have their own
 // code.
@@ -155,4 +155,22 @@ func oneAllocationTooLarge(r *Report) string {
 	}
 	return "One allocation of " + humanSize(r.Requested) + " alone exceeds the " + humanSize(r.Capacity) +
 		" memory: check that this array is sharded as intended (mesh axes, sharding constraints) rather than replicated or gathered, and that no jax.debug.print materializes it."
+}
+
+// sparseCoreSpace names a SparseCore memory space id (E3000 doc); an unknown
+// id is kept as printed.
+func sparseCoreSpace(id string) string {
+	switch id {
+	case "0":
+		return "smem"
+	case "201":
+		return "tilespmem"
+	case "202":
+		return "spmem"
+	case "203":
+		return "hbm"
+	case "204":
+		return "sync_flags"
+	}
+	return id
 }

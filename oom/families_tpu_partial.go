@@ -13,12 +13,12 @@ import "strings"
 // load cut before its first size (inside "Attempting to reserve") is not
 // read: its words alone do not say it failed.
 
-var _ = registerFamilies(15, []family{
+var tpuSizelessFamilies = []family{
 	{
 		id:      "tpu-compile-out-of-memory-no-sizes",
 		summary: "The compiler ran out of a memory space (HBM, VMEM, SMEM) and printed no sizes.",
 		kind:    fatal, code: codeHbm, phase: PhaseCompile, backend: BackendTPU,
-		anchor: "y in memory space",
+		anchor: "y in memory space", // from the rare "y": see tpu-compile-hbm-used
 		// The period, then anything but the "Used" of the sized family, or the
 		// end of the text; " while allocating on stack for" (the VMEM stack
 		// family) does not match. Failing here, not in read, keeps the sized
@@ -54,7 +54,7 @@ var _ = registerFamilies(15, []family{
 		},
 		example: `RuntimeError: RESOURCE_EXHAUSTED: Error loading program: Fatal error`,
 	},
-})
+}
 
 // knownMemorySpaces are the memory spaces the TPU compiler reports running
 // out of.

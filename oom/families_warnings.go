@@ -6,16 +6,16 @@ package oom
 import "strings"
 
 // Memory-pressure warnings (see warning.go): lines in which XLA or its
-// allocators say memory is short while the program goes on. They are family
-// entries of kind warning, so the prefilter and the docs know them, and
-// Recognize skips them; RecognizeWarning reads them into a Warning.
-var _ = registerFamilies(60, []family{
+// allocators say memory is short while the program goes on. They are
+// warningFamily entries: the prefilter and the docs know them, Recognize never
+// reads them, and RecognizeWarning reads them into a Warning.
+var warningFamilies = []warningFamily{
 	{
-		id:          "xla-compile-remat-shortfall",
-		summary:     "Warning: XLA's rematerialization pass could not bring the program's peak memory under its limit (hlo_rematerialization.cc).",
-		warningKind: WarningRematerialization,
-		kind:        warning, code: codeGeneric, phase: PhaseCompile,
-		anchor: " by rematerialization; only reduced to ",
+		id:      "xla-compile-remat-shortfall",
+		summary: "Warning: XLA's rematerialization pass could not bring the program's peak memory under its limit (hlo_rematerialization.cc).",
+		kind:    WarningRematerialization,
+		phase:   PhaseCompile,
+		anchor:  " by rematerialization; only reduced to ",
 		expr: `Can.?t reduce memory use below ` + sizeGroup("capacity") + ` \((?P<capacity_exact>\d+) bytes\) by rematerialization; only reduced to ` +
 			sizeGroup("used") + ` \((?P<used_exact>\d+) bytes\)`,
 		read: func(r *Report, m match) bool {
@@ -27,11 +27,11 @@ var _ = registerFamilies(60, []family{
 		example: `W1122 10:52:37.476699     622 hlo_rematerialization.cc:3363] Can't reduce memory use below 56.41GiB (60574761232 bytes) by rematerialization; only reduced to 69.85GiB (75003125004 bytes), down from 69.85GiB (75003125004 bytes) originally`,
 	},
 	{
-		id:          "gpu-runtime-bfc-retry",
-		summary:     "Warning: the BFC allocator could not serve an allocation made without retry (with freed_by_count=N); its caller takes a slower path (bfc_allocator.cc).",
-		warningKind: WarningAllocatorRetry,
-		kind:        warning, code: codeGeneric, phase: PhaseRuntime,
-		anchor: " with freed_by_count=",
+		id:      "gpu-runtime-bfc-retry",
+		summary: "Warning: the BFC allocator could not serve an allocation made without retry (with freed_by_count=N); its caller takes a slower path (bfc_allocator.cc).",
+		kind:    WarningAllocatorRetry,
+		phase:   PhaseRuntime,
+		anchor:  " with freed_by_count=",
 		expr: `Allocator \((?P<allocator>[^)\s]+)\) ran out of memory trying to allocate ` + sizeGroup("requested") +
 			`(?: \(rounded to (?P<requested_exact>\d+)\))?(?: from the \w+ end)? with freed_by_count=\d+`,
 		read: func(r *Report, m match) bool {
@@ -43,10 +43,10 @@ var _ = registerFamilies(60, []family{
 		example: `W1122 10:54:45.359616    2494 bfc_allocator.cc:371] Allocator (GPU_0_bfc) ran out of memory trying to allocate 16.01MiB from the lower end with freed_by_count=0. The caller indicates that this is not a failure, but this may mean that there could be performance gains if more memory were available.`,
 	},
 	{
-		id:          "gpu-compile-conv-autotune-fallback",
-		summary:     "Warning: the cuDNN convolution autotuner ran out of memory and fell back to a default algorithm (conv_algorithm_picker.cc).",
-		warningKind: WarningAutotuneFallback,
-		kind:        warning, code: codeGeneric, phase: PhaseCompile, backend: BackendGPU,
+		id:      "gpu-compile-conv-autotune-fallback",
+		summary: "Warning: the cuDNN convolution autotuner ran out of memory and fell back to a default algorithm (conv_algorithm_picker.cc).",
+		kind:    WarningAutotuneFallback,
+		phase:   PhaseCompile, backend: BackendGPU,
 		anchor:  "Failed to determine best cudnn convolution algorithm",
 		expr:    `Failed to determine best cudnn convolution algorithm` + autotuneMemoryStatus,
 		span:    autotuneSpan,
@@ -54,10 +54,10 @@ var _ = registerFamilies(60, []family{
 		example: `W tensorflow/compiler/xla/service/gpu/gpu_conv_algorithm_picker.cc:729] Failed to determine best cudnn convolution algorithm: Resource exhausted: Out of memory while trying to allocate 16777716 bytes.`,
 	},
 	{
-		id:          "gpu-compile-gemm-autotune-fallback",
-		summary:     "Warning: the cuBLAS GEMM autotuner ran out of memory and fell back to a default algorithm (gemm_algorithm_picker.cc).",
-		warningKind: WarningAutotuneFallback,
-		kind:        warning, code: codeGeneric, phase: PhaseCompile, backend: BackendGPU,
+		id:      "gpu-compile-gemm-autotune-fallback",
+		summary: "Warning: the cuBLAS GEMM autotuner ran out of memory and fell back to a default algorithm (gemm_algorithm_picker.cc).",
+		kind:    WarningAutotuneFallback,
+		phase:   PhaseCompile, backend: BackendGPU,
 		anchor:  "Failed to find best cuBLAS algorithm",
 		expr:    `Failed to find best cuBLAS algorithm` + autotuneMemoryStatus,
 		span:    autotuneSpan,
@@ -65,10 +65,10 @@ var _ = registerFamilies(60, []family{
 		example: `W0301 12:00:00.000000 4242 gemm_algorithm_picker.cc:162] Failed to find best cuBLAS algorithm, GEMM performance might be suboptimal: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 33554432 bytes.`,
 	},
 	{
-		id:          "gpu-runtime-cudnn-memory-usage",
-		summary:     "Warning: cuDNN could not create its handle and printed the device's free and total memory (cuda_dnn.cc).",
-		warningKind: WarningMemoryUsage,
-		kind:        warning, code: codeGeneric, phase: PhaseRuntime, backend: BackendGPU,
+		id:      "gpu-runtime-cudnn-memory-usage",
+		summary: "Warning: cuDNN could not create its handle and printed the device's free and total memory (cuda_dnn.cc).",
+		kind:    WarningMemoryUsage,
+		phase:   PhaseRuntime, backend: BackendGPU,
 		anchor: "Memory usage: ",
 		expr:   `Memory usage: (?P<free>\d+) bytes free, (?P<capacity>\d+) bytes total`,
 		// The figures line has no byte the prefilter keys on; it passes with
@@ -85,15 +85,15 @@ var _ = registerFamilies(60, []family{
 		// (older releases) is the OOM family gpu-driver-alloc.
 		id:      "gpu-startup-backoff",
 		summary: "Warning: the CUDA driver refused a device allocation logged at INFO while a memory pool was reserved; the allocator retried with less (cuda_driver.cc).",
-		kind:    warning, code: codeGeneric, phase: PhaseRuntime, backend: BackendGPU,
-		warningKind: WarningStartupBackoff, infoLevelOnly: true,
+		phase:   PhaseRuntime, backend: BackendGPU,
+		kind: WarningStartupBackoff, infoLevelOnly: true,
 		anchor: "bytes) from device: ",
 		expr: `[Ff]ailed to allocate ` + sizeGroup("requested") + ` \((?P<requested_exact>\d+) bytes\) from device: (?:RESOURCE_EXHAUSTED: :? ?)?` +
 			`(?:CUDA_ERROR_OUT_OF_MEMORY|HIP_ERROR_OutOfMemory|hipErrorOutOfMemory)`,
 		cues:    []cue{{text: "allocate", sizeAfter: true}},
 		example: `I0413 10:22:33.123456 1234 cuda_driver.cc:802] failed to allocate 528.00M (553648128 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY: out of memory`,
 	},
-})
+}
 
 // The GPU autotuners log a failure to pick an algorithm and go on with a
 // default one: "Failed to determine best cudnn convolution algorithm[ for:

@@ -3,11 +3,7 @@
 
 package oom
 
-import (
-	"slices"
-	"strconv"
-	"strings"
-)
+import "strings"
 
 // A message family is one message format XLA (or a runtime under it) prints
 // when memory runs out. Each family is one self-contained entry: how to find
@@ -16,9 +12,11 @@ import (
 // (cues) and how it changes the advice (advice). docs/message-formats.md is
 // generated from these entries.
 //
-// Adding a family: write an entry in a families_<group>.go file, register it
-// with registerFamilies, add a real fixture to fixtures_test.go, run
-// `make generate` and `make test` (CONTRIBUTING.md has a worked example).
+// Adding a family: add an entry to a group of a families_<group>.go file
+// (families.go lists the groups in matching order), add a real fixture to
+// fixtures_test.go, run `make generate` and `make test` (CONTRIBUTING.md has
+// a worked example). Memory-pressure warnings have their own entry type,
+// warningFamily.
 type family struct {
 	// id names the family in Report.Family, the tests and the docs:
 	// backend-phase-what, e.g. "tpu-runtime-buffer".
@@ -26,14 +24,9 @@ type family struct {
 	// summary is one line for the docs: what the message says happened.
 	summary string
 	kind    familyKind
-	// warningKind is the xla.memory.warning kind of a warning entry.
-	warningKind string
-	// infoLevelOnly: a warning entry whose line counts only when it was
-	// logged at INFO (the same text at a higher level is an OOM family).
-	infoLevelOnly bool
-	code          string // default code; a code printed in the text wins
-	phase         string // PhaseCompile or PhaseRuntime
-	backend       string // the backend the message itself proves, "" if it does not
+	code    string // default code; a code printed in the text wins
+	phase   string // PhaseCompile or PhaseRuntime
+	backend string // the backend the message itself proves, "" if it does not
 	// category, when set, refines the code's catalog category
 	// (xla.error.category) with what failed, for failures outside XLA's
 	// catalog ("GPU Driver: Kernel Launch Out of Memory"); the code and its
@@ -48,11 +41,9 @@ type family struct {
 	// space). The anchor must appear in it as literal text outside any group;
 	// how far before the anchor the message starts is computed from expr.
 	// Named groups carry what the message yields; the standard names fill
-	// Report fields directly (see readStandardGroups):
-	//   requested, requested_exact (the exact bytes printed next to a rounded
-	//   requested size), free, used, capacity, exceeded, reserved, reservable:
-	//   sizes; space: MemorySpace; device: Device; instruction: Instruction.
-	// Other names are read by the entry's read function.
+	// Report fields directly (see readStandardGroups): the sizes of
+	// sizeMeanings; space: MemorySpace; device: Device; instruction:
+	// Instruction. Other names are read by the entry's read function.
 	expr string
 	// span is how far past the anchor a match may reach (0: defaultSpan).
 	span int
@@ -69,7 +60,7 @@ type family struct {
 	// fixtures_test.go (checked by TestFamilyExamples); the docs show it.
 	example string
 
-	pattern // compiled from anchor and expr by registerFamilies
+	pattern // compiled from anchor and expr by newRecognizer
 }
 
 // familyKind says what a match of a family means.
@@ -81,10 +72,6 @@ const (
 	// logOnly: an allocator or driver log line. It is the failure only when
 	// the record holds no status, and otherwise lends its details to it.
 	logOnly
-	// warning: a non-fatal memory warning. It never makes a record an OOM:
-	// Recognize skips warning entries (the extension point for reporting
-	// warnings separately).
-	warning
 )
 
 func (k familyKind) String() string {
@@ -93,10 +80,33 @@ func (k familyKind) String() string {
 		return "fatal"
 	case logOnly:
 		return "log-only"
-	case warning:
-		return "warning"
 	}
 	return "unknown"
+}
+
+// warningFamily is one memory-pressure warning format (warning.go): a line
+// in which XLA, an allocator or the driver says memory is short while the
+// program goes on. It never makes a record an OOM and has no error code;
+// RecognizeWarning reads it into a Warning. Its fields mean what family's
+// fields of the same name mean.
+type warningFamily struct {
+	id      string
+	summary string
+	// kind is the xla.memory.warning kind (one of the Warning* constants).
+	kind string
+	// infoLevelOnly: the line counts only when it was logged at INFO (the
+	// same text at a higher level is an OOM family).
+	infoLevelOnly bool
+	phase         string
+	backend       string
+	anchor        string
+	expr          string
+	span          int
+	read          func(r *Report, m match) bool
+	cues          []cue
+	example       string
+
+	pattern // compiled from anchor and expr by newRecognizer
 }
 
 // familyCodeOnly is Report.Family for a catalog OOM code printed without a
@@ -125,63 +135,23 @@ type adviceTraits struct {
 	suggestAsyncAllocator bool
 }
 
-// familyGroup is the families one file registers, at a position in the
-// matching order.
-type familyGroup struct {
-	position int
-	families []family
-}
-
-var (
-	registered []familyGroup
-	// families is every registered entry in matching order, built by init.
-	families []family
-)
-
-// registerFamilies adds a group of families at position (groups are matched
-// in ascending position; entries within a group in order). Call it from a
-// package-level var of a families_*.go file:
-//
-//	var _ = registerFamilies(50, []family{...})
-//
-// so that every group is registered before init builds the tables, whatever
-// the file order. The position decides which family's details win when two
-// messages of a record fill the same field; it must be unique. The result
-// only lets a package-level var make the call.
-func registerFamilies(position int, group []family) bool { //nolint:unparam // see above
-	for i := range group {
-		f := &group[i]
-		f.pattern = compilePattern(f.id, f.anchor, f.expr, f.span)
-	}
-	registered = append(registered, familyGroup{position, group})
-	return true
-}
-
-func init() {
-	slices.SortStableFunc(registered, func(a, b familyGroup) int { return a.position - b.position })
-	seen := map[string]bool{familyCodeOnly: true}
-	positions := map[int]bool{}
-	for _, g := range registered {
-		if positions[g.position] {
-			panic("oom: two family groups at position " + strconv.Itoa(g.position))
-		}
-		positions[g.position] = true
-		for _, f := range g.families {
-			if seen[f.id] {
-				panic("oom: duplicate family id " + f.id)
-			}
-			seen[f.id] = true
-			if f.kind == 0 || f.code == "" || f.phase == "" {
-				panic("oom: family " + f.id + " lacks a kind, code or phase")
-			}
-			if (f.kind == warning) != (f.warningKind != "") || f.infoLevelOnly && f.kind != warning {
-				panic("oom: family " + f.id + ": warningKind and infoLevelOnly belong to warning entries, and every warning entry has a warningKind")
-			}
-			families = append(families, f)
-		}
-	}
-	buildPrefilter()
-	buildWrapVocabulary()
+// sizeMeanings are the standard size groups and what each must mean: the
+// connector turns them into xla.oom.pressure (how far demand went past what
+// was there: 1 or more for a failure) and xla.oom.shortfall.size (the bytes
+// that were missing), so a group used for another meaning gives wrong
+// figures. Pressure is used / capacity, else requested / free, else
+// requested / capacity; shortfall is exceeded, else used - capacity, else
+// requested - free. Reserved, reservable and pool_limit feed neither.
+var sizeMeanings = []struct{ group, meaning string }{
+	{"requested", "the allocation or reservation that failed (\"allocate X\", \"Requires X\", a scoped \"size X\")"},
+	{"requested_exact", "the exact bytes printed next to a rounded requested size (\"1.97GiB (rounded to 2110783744)\"); preferred to it"},
+	{"free", "what the device (or its pool) had free when the request failed; a request above it is a shortfall"},
+	{"used", "what the program needs or holds in total, compared with capacity (\"Used X of Y\"); only with a capacity it can exceed"},
+	{"capacity", "the whole memory the demand is measured against: the device or memory space (\"of Y hbm\", \"Total memory\"), or a hard limit that the failed demand exceeded (a scoped VMEM limit)"},
+	{"exceeded", "by how much the demand went past the capacity, when the message prints it (\"Exceeded hbm capacity by Z\")"},
+	{"reserved", "program load: memory already reserved on the device (\"N reserved\")"},
+	{"reservable", "program load: memory that could still be reserved (\"N reservable\")"},
+	{"pool_limit", "the most an allocator may take from the device (an allocator's budget, e.g. XLA's share of the GPU); not the device's capacity. Map an allocator's budget here, never to capacity: against capacity, a pool that is half the GPU reads as pressure 0.5 for an actual OOM"},
 }
 
 // plainSizeGroups are the standard groups that hold a size read as printed,
@@ -194,6 +164,7 @@ var plainSizeGroups = map[string]func(*Report) *Size{
 	"exceeded":   func(r *Report) *Size { return &r.Exceeded },
 	"reserved":   func(r *Report) *Size { return &r.Reserved },
 	"reservable": func(r *Report) *Size { return &r.Reservable },
+	"pool_limit": func(r *Report) *Size { return &r.PoolLimit },
 }
 
 // readStandardGroups fills r from the named groups whose names are Report
@@ -234,9 +205,9 @@ func requestedToken(m match) string {
 }
 
 // yields lists what a family's message yields (its named groups), for the docs.
-func (f *family) yields() []string {
-	out := make([]string, 0, len(f.groups))
-	for _, g := range f.groups {
+func (p *pattern) yields() []string {
+	out := make([]string, 0, len(p.groups))
+	for _, g := range p.groups {
 		out = append(out, g.name)
 	}
 	return out

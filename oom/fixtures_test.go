@@ -53,14 +53,14 @@ func (w want) sizes() [len(sizeNames)]Size {
 }
 
 // fixture is one real message. src names where the text comes from: a public
-// URL, an OpenXLA error page, a capture under ../testdata/real, or the
+// URL, an OpenXLA error page, a capture under testdata/real, or the
 // family's section of docs/message-formats.md; texts marked "composed" join
 // verbatim pieces the sources elide.
 type fixture struct {
 	name, src string
 	text      string // inline text, or
 	file      string // a file under testdata/messages, or
-	capture   string // a raw capture under ../testdata/real (its only copy)
+	capture   string // a raw capture under testdata/real (its only copy)
 	want      want
 }
 
@@ -323,28 +323,28 @@ var fixtures = []fixture{
 	// ---- Real captures: jax 0.11.2 on an NVIDIA H100 80GB, copied verbatim from
 	// testdata/real (see its README). Every stderr record holds the allocator's
 	// exact figure, which replaces the exception's rounded "93.13GiB".
-	{name: "real/device_put BFC", src: "../testdata/real/device_put.stderr.txt (device capture)", capture: "device_put.stderr.txt",
+	{name: "real/device_put BFC", src: "testdata/real/device_put.stderr.txt (device capture)", capture: "device_put.stderr.txt",
 		want: want{code: "E0007", family: "gpu-allocator-status", backend: "gpu", device: "0", requested: b(100000000000), free: b(63758789509),
 			cause: "exhaustion", advice: []string{"XLA_PYTHON_CLIENT_MEM_FRACTION"}}},
-	{name: "real/platform allocator jit", src: "../testdata/real/platform_jit.stderr.txt (device capture)", capture: "platform_jit.stderr.txt",
+	{name: "real/platform allocator jit", src: "testdata/real/platform_jit.stderr.txt (device capture)", capture: "platform_jit.stderr.txt",
 		want: want{code: "E0007", family: "gpu-allocator-status", backend: "gpu", device: "0", program: "jit_temps_exceed_memory", requested: b(180007500304), advice: []string{"donate_argnums"}}},
-	{name: "real/platform allocator, exception only", src: "../testdata/real/platform_device_put.exception.txt (device capture)", capture: "platform_device_put.exception.txt",
+	{name: "real/platform allocator, exception only", src: "testdata/real/platform_device_put.exception.txt (device capture)", capture: "platform_device_put.exception.txt",
 		want: want{code: "E0007", family: "gpu-allocator-status", backend: "gpu", device: "0", requested: b(99997576069), advice: []string{"XLA_PYTHON_CLIENT_MEM_FRACTION"}}},
-	{name: "real/cuda_async jit", src: "../testdata/real/cuda_async_jit.stderr.txt (device capture)", capture: "cuda_async_jit.stderr.txt",
+	{name: "real/cuda_async jit", src: "testdata/real/cuda_async_jit.stderr.txt (device capture)", capture: "cuda_async_jit.stderr.txt",
 		want: want{code: "E0007", family: "gpu-allocator-status", backend: "gpu", device: "0", program: "jit_temps_exceed_memory", requested: b(180007500304), free: b(20676018176), used: b(1000038), capacity: b(85017493504),
 			cause: "exhaustion", advice: []string{"larger than the whole device (79.18 GiB;"}}},
-	{name: "real/autotuner starved (compile time)", src: "../testdata/real/autotune_starved.stderr.txt (device capture)", capture: "autotune_starved.stderr.txt",
+	{name: "real/autotuner starved (compile time)", src: "testdata/real/autotune_starved.stderr.txt (device capture)", capture: "autotune_starved.stderr.txt",
 		want: want{code: "E0007", family: "gpu-allocator-status", phase: PhaseCompile, backend: "gpu", device: "0", requested: b(33554432), advice: []string{"--xla_gpu_autotune_level=0"}}},
-	{name: "real/autotuner exception line alone", src: "../testdata/real/autotune_starved.stderr.txt line 97 (device capture)",
+	{name: "real/autotuner exception line alone", src: "testdata/real/autotune_starved.stderr.txt line 97 (device capture)",
 		text: "jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Failed to get configs for: 3 out of 3 instructions. See logs for all failures. Example failure: ",
 		want: want{code: "E0007", family: "gpu-compile-autotuner", phase: PhaseCompile, advice: []string{"--xla_gpu_autotune_level=0"}}},
-	{name: "real/autotuner per-instruction status", src: "../testdata/real/autotune_starved.stderr.txt lines 16-26 (device capture)",
+	{name: "real/autotuner per-instruction status", src: "testdata/real/autotune_starved.stderr.txt lines 16-26 (device capture)",
 		text: "E1122 10:54:45.401850    2426 config_assigner.cc:536] Could not get config for HLO: %input_reduce_fusion.1 = f32[2048]{0} fusion(%gemm_fusion_dot_general.1), kind=kInput, calls=\n%fused_reduce {\n}, metadata={op_name=\"jit(<lambda>)/reduce_sum\" stack_frame_id=6}. Status: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 32.00MiB with allocator GPU_0_bfc on device 0. [tf-allocator-allocation-error='']",
 		want: want{code: "E0007", family: "gpu-allocator-status", phase: PhaseCompile, backend: "gpu", device: "0", requested: b(33554432), advice: []string{"--xla_gpu_autotune_level=0"}}},
-	{name: "real/fragmented small pool", src: "../testdata/real/mem_fraction_fragmented.stderr.txt (device capture)", capture: "mem_fraction_fragmented.stderr.txt",
+	{name: "real/fragmented small pool", src: "testdata/real/mem_fraction_fragmented.stderr.txt (device capture)", capture: "mem_fraction_fragmented.stderr.txt",
 		want: want{code: "E0007", family: "gpu-allocator-status", backend: "gpu", device: "0", program: "jit_broadcast_in_dim", requested: b(1610612736), free: b(2104533975),
 			cause: "fragmentation", advice: []string{"fragmented"}}},
-	{name: "real/preallocation fails at start-up", src: "../testdata/real/prealloc_100.stderr.txt (device capture)", capture: "prealloc_100.stderr.txt",
+	{name: "real/preallocation fails at start-up", src: "testdata/real/prealloc_100.stderr.txt (device capture)", capture: "prealloc_100.stderr.txt",
 		want: want{code: "E0007", family: "gpu-preallocation", backend: "gpu", device: "0", requested: b(85018542080), advice: []string{"falls back to a smaller pool"}}},
 
 	// ---- code-only: a catalog code with no readable message

@@ -12,7 +12,7 @@ type MessageFormat struct {
 	ID      string // Report.Family
 	Summary string // what the message says happened
 	Kind    string // "fatal" (a returned status), "log-only" (a log line) or "warning" (never an OOM)
-	Code    string // default catalog code; a code printed in the text wins
+	Code    string // default catalog code; a code printed in the text wins ("" for a warning)
 	// Category refines the code's catalog category with what failed ("" when
 	// the catalog's applies).
 	Category string
@@ -24,22 +24,38 @@ type MessageFormat struct {
 	Grammar string
 	Yields  []string // the named groups: what the message gives
 	Example string   // a real message, verbatim from the tests' fixtures
-	Message string   // the part of Example the grammar matched (flattened)
+	// Message is Example flattened (headers stripped, whitespace folded),
+	// from where the family's message starts to the end: whole, never cut
+	// where the grammar's match ends.
+	Message string
 }
 
-// MessageFormats returns every registered message family, in matching order.
+// MessageFormats returns every message family, failures in matching order,
+// then the memory-pressure warnings.
 func MessageFormats() []MessageFormat {
-	out := make([]MessageFormat, 0, len(families))
-	for i := range families {
-		f := &families[i]
+	z := defaultRecognizer
+	out := make([]MessageFormat, 0, len(z.families)+len(z.warnings))
+	for i := range z.families {
+		f := &z.families[i]
 		out = append(out, MessageFormat{
 			ID: f.id, Summary: f.summary, Kind: f.kind.String(), Code: f.code, Category: f.category, Phase: f.phase, Backend: f.backend,
 			Anchor: f.anchor, Grammar: readableGrammar(f.expr), Yields: f.yields(), Example: f.example,
-			Message: f.firstMatch(f.example),
+			Message: z.messageOf(&f.pattern, f.example),
+		})
+	}
+	for i := range z.warnings {
+		w := &z.warnings[i]
+		out = append(out, MessageFormat{
+			ID: w.id, Summary: w.summary, Kind: kindWarning, Phase: w.phase, Backend: w.backend,
+			Anchor: w.anchor, Grammar: readableGrammar(w.expr), Yields: w.yields(), Example: w.example,
+			Message: z.messageOf(&w.pattern, w.example),
 		})
 	}
 	return out
 }
+
+// kindWarning is MessageFormat.Kind of a memory-pressure warning.
+const kindWarning = "warning"
 
 // readableGrammar shows every size group of expr as <name:size>.
 func readableGrammar(expr string) string {
@@ -64,6 +80,19 @@ func readableGrammar(expr string) string {
 	return b.String()
 }
 
+// SizeGroup is a standard size group of the family grammar: the Report field
+// it fills and what a family author must mean by it.
+type SizeGroup struct{ Name, Meaning string }
+
+// SizeGroups returns the standard size groups, for documentation.
+func SizeGroups() []SizeGroup {
+	out := make([]SizeGroup, 0, len(sizeMeanings))
+	for _, m := range sizeMeanings {
+		out = append(out, SizeGroup{m.group, m.meaning})
+	}
+	return out
+}
+
 // ErrorCode is one OpenXLA catalog code the package reports.
 type ErrorCode struct {
 	Code, Name, Category string
@@ -84,12 +113,13 @@ func ErrorCodes() []ErrorCode {
 // readable message.
 const CodeOnlyFamily = familyCodeOnly
 
-// firstMatch returns the first text of text that f's grammar matches, or "".
-func (f *family) firstMatch(text string) string {
-	flat, found := flatten(text), ""
-	f.each(flat, func(m match) {
+// messageOf returns text flattened, from the start of p's first match to the
+// end, or "" when p does not match.
+func (z *Recognizer) messageOf(p *pattern, text string) string {
+	flat, found := z.flatten(text), ""
+	p.each(flat, func(m match) {
 		if found == "" {
-			found = m.text[m.loc[2]:m.loc[3]]
+			found = m.text[m.start():]
 		}
 	})
 	return found

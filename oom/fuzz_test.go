@@ -19,7 +19,7 @@ import (
 
 // fuzzSeeds returns the fixture texts, lookalikes, testdata/messages,
 // testdata/negative, the real negative captures, ordinary.txt lines and
-// ../testdata/real/*.exception.txt.
+// testdata/real/*.exception.txt.
 func fuzzSeeds(tb testing.TB) []string {
 	var seeds []string
 	for _, fx := range fixtures {
@@ -28,7 +28,7 @@ func fuzzSeeds(tb testing.TB) []string {
 	for _, c := range lookalikes {
 		seeds = append(seeds, c.text)
 	}
-	globs := []string{"testdata/messages/*", "testdata/negative/*", "../testdata/real/*.exception.txt"}
+	globs := []string{"testdata/messages/*", "testdata/negative/*", filepath.Join(realDir, "*.exception.txt")}
 	for _, name := range realNegatives {
 		globs = append(globs, filepath.Join(realDir, name))
 	}

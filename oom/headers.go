@@ -5,145 +5,11 @@ package oom
 
 import "strings"
 
-// flatten turns a log record (one line or many) into the single-line form the
-// grammar reads: every line loses its log-line prefixes (see stripHeaders),
-// and every run of whitespace, newlines included, becomes one space. A
-// hard-wrapped headline ("Used 21.95G of 15.48G hbm.\n Exceeded ...") and a
-// headline whose continuation was re-logged with its own header therefore
-// read as one sentence. A line break inside a word or a number of a
-// terminal-wrapped paste, and a container runtime's partial line, join
-// without a space (wrap.go).
-func flatten(text string) string { return flattenLevels(text, nil) }
-
-// flattenLevels is flatten that also records, in info (when not nil), the
-// spans of the result that came from lines logged at INFO (levels.go).
-func flattenLevels(text string, info *infoLines) string {
-	if isFlat(text) {
-		return text // the common one-line case: no copy
-	}
-	if strings.IndexByte(text, 0x1b) >= 0 {
-		text = stripANSI(text)
-	}
-	if strings.IndexByte(text, '\\') >= 0 {
-		text = unescapeBreaks(text)
-	}
-	b := make([]byte, 0, len(text))
-	space := false
-	var level byte   // the level of the current log entry
-	tight := false   // the previous line may be a terminal's wrap
-	partial := false // the previous line is a container runtime's partial line
-	for len(text) > 0 {
-		raw := text
-		if i := strings.IndexByte(text, '\n'); i >= 0 {
-			raw, text = text[:i], text[i+1:]
-		} else {
-			text = ""
-		}
-		line, lv, stripped := stripHeadersLevel(raw)
-		if stripped {
-			level = lv // a line without a header continues the entry above
-		}
-		line = stripQuoteMarkers(line)
-		if len(line) > 0 && !isSpace(line[0]) && (partial || tight && !stripped && joinsWrap(b, line)) {
-			space = false
-		}
-		tight, partial = wrapTight(raw), criPartial(raw)
-		start := len(b)
-		for i := 0; i < len(line); {
-			if isSpace(line[i]) {
-				space = true
-				i++
-				continue
-			}
-			j := i + 1
-			for j < len(line) && !isSpace(line[j]) {
-				j++
-			}
-			if space && len(b) > 0 {
-				b = append(b, ' ')
-			}
-			space = false
-			b = append(b, line[i:j]...)
-			i = j
-		}
-		if level == 'I' {
-			info.add(start, len(b))
-		}
-		space = true
-	}
-	return string(b)
-}
-
-// stripQuoteMarkers removes the markers a pasted log often carries on every
-// line: a reply's quote ("> ", nested "> > "), a Python comment ("# ") and
-// pdb's "*** " before a printed exception.
-func stripQuoteMarkers(line string) string {
-	for range 4 {
-		l := strings.TrimLeft(line, " \t")
-		switch {
-		case strings.HasPrefix(l, "> "), l == ">":
-			line = l[1:]
-		case strings.HasPrefix(l, "# "):
-			line = l[1:]
-		case strings.HasPrefix(l, "*** "):
-			line = l[3:]
-		default:
-			return line
-		}
-	}
-	return line
-}
-
-// isFlat reports whether flatten would return text unchanged: one line, no
-// header, no whitespace but single spaces between words.
-func isFlat(s string) bool {
-	if s == "" {
-		return true
-	}
-	if isSpace(s[0]) || isSpace(s[len(s)-1]) || headerLen(s) > 0 {
-		return false
-	}
-	return strings.IndexByte(s, '\n') < 0 && strings.IndexByte(s, '\t') < 0 && strings.IndexByte(s, '\r') < 0 &&
-		strings.IndexByte(s, '\v') < 0 && strings.IndexByte(s, '\f') < 0 && strings.IndexByte(s, 0x1b) < 0 &&
-		strings.IndexByte(s, '\\') < 0 && !strings.Contains(s, "  ")
-}
-
-// stripANSI removes terminal colour sequences (ESC [ ... letter), which
-// coloured loggers (vLLM, Ray, Jupyter tracebacks) put around prefixes and
-// exception names.
-func stripANSI(s string) string {
-	b := make([]byte, 0, len(s))
-	for i := 0; i < len(s); i++ {
-		if s[i] == 0x1b && i+1 < len(s) && s[i+1] == '[' {
-			j := i + 2
-			for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == ';') {
-				j++
-			}
-			if j < len(s) && (s[j] >= 'A' && s[j] <= 'Z' || s[j] >= 'a' && s[j] <= 'z') {
-				i = j
-				continue
-			}
-		}
-		b = append(b, s[i])
-	}
-	return string(b)
-}
-
-// unescapeBreaks turns the two-character escapes \n, \r and \t into the
-// characters they stand for, so a record whose body is a JSON- or
-// repr-escaped multi-line message reads like the original.
-func unescapeBreaks(s string) string {
-	if !strings.Contains(s, `\n`) && !strings.Contains(s, `\t`) && !strings.Contains(s, `\r`) {
-		return s
-	}
-	return breakEscapes.Replace(s)
-}
-
-var breakEscapes = strings.NewReplacer(`\n`, "\n", `\r`, "\r", `\t`, "\t")
-
-var spaceTab = [256]bool{' ': true, '\t': true, '\r': true, '\n': true, '\v': true, '\f': true}
-
-func isSpace(c byte) bool { return spaceTab[c] }
+// Log-line headers: the prefixes loggers, launchers and container runtimes
+// put before each line (glog/absl, TSL, syslog, Python logging, vLLM, MPI,
+// torchrun, Ray, CRI), read by hand-written parsers (no regexp: they run on
+// every line of every record that reaches the recogniser), and the level
+// they state.
 
 // stripHeaders removes the prefixes that loggers and launchers put in front
 // of a line, repeatedly, so nested headers ("I0922 ... run_docker.py:193]
@@ -452,17 +318,6 @@ func isMonth(m string) bool {
 	return false
 }
 
-func digitsEnd(s string, i int) int {
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		i++
-	}
-	return i
-}
-
-func hasAt(s string, i int, p string) bool {
-	return i >= 0 && i <= len(s) && strings.HasPrefix(s[i:], p)
-}
-
 func isLevel(c byte) bool { return c == 'I' || c == 'W' || c == 'E' || c == 'F' }
 
 func isLevelWord(w string) bool {
@@ -473,6 +328,66 @@ func isLevelWord(w string) bool {
 	return false
 }
 
-func isWordByte(c byte) bool {
-	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+// stripHeadersLevel strips a line's log headers (headerLen; hand-written, no
+// regexp: it runs on every line of every record that reaches Recognize) and
+// returns the rest, the level of the innermost header that states one ('I',
+// 'W', 'E', 'F', 'D'; 0 for none) and whether any header was stripped. Nested headers
+// ("I0922 … run_docker.py:193] 2021-09-22 …: E external/…] ") take the
+// inner level: the outer one is the launcher's re-logging.
+func stripHeadersLevel(line string) (rest string, level byte, stripped bool) {
+	for range 8 {
+		l := strings.TrimLeft(line, " \t\r")
+		n := headerLen(l)
+		if n == 0 {
+			return line, level, stripped
+		}
+		if lv := headerLevel(l[:n]); lv != 0 {
+			level = lv
+		}
+		line, stripped = l[n:], true
+	}
+	return line, level, stripped
+}
+
+// headerLevel returns the level a log header states, or 0.
+func headerLevel(h string) byte {
+	switch c := h[0]; {
+	case isLevel(c) && glogHeader(h) > 0:
+		return c // glog/absl: "I0528 …", "E external/…"
+	case c >= 'A' && c <= 'Z':
+		w := 0
+		for w < len(h) && h[w] >= 'A' && h[w] <= 'Z' {
+			w++
+		}
+		return levelOfWord(h[:w]) // "INFO:absl:", "ERROR 09-19 …"
+	case isDigit(c):
+		if i := strings.Index(h, ": "); i > 0 && i+3 < len(h) && isLevel(h[i+2]) && h[i+3] == ' ' {
+			return h[i+2] // TSL: "2024-05-28 07:02:44.349554: W external/…"
+		}
+		if i := strings.Index(h, " - "); i > 0 {
+			if j := strings.Index(h[i+3:], " - "); j >= 0 {
+				rest := h[i+3+j+3:]
+				if e := strings.Index(rest, " - "); e > 0 {
+					return levelOfWord(rest[:e]) // Python logging
+				}
+			}
+		}
+	}
+	return 0
+}
+
+func levelOfWord(w string) byte {
+	switch w {
+	case "INFO":
+		return 'I'
+	case "WARNING", "WARN":
+		return 'W'
+	case "ERROR":
+		return 'E'
+	case "CRITICAL", "FATAL":
+		return 'F'
+	case "DEBUG":
+		return 'D'
+	}
+	return 0
 }

@@ -64,3 +64,6 @@ func TestFlatten(t *testing.T) {
 		}
 	}
 }
+
+// flatten is the default recogniser's flatten, for the tests.
+func flatten(text string) string { return defaultRecognizer.flatten(text) }

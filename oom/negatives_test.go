@@ -26,6 +26,7 @@ var lookalikeClasses = []string{
 	"quota", "bfc-non-fatal", "remat-and-preallocation", "init-failure", "autotuner-and-triton",
 	"foreign-oom", "other-xla-code", "gpu-compiler-warning", "ordinary-memory-talk",
 	"startup-backoff", "driver-not-oom", "foreign-gpu-library", "plugin-allocator", "cudnn-handle", "memory-statistics",
+	"host-process-memory", "host-resource",
 }
 
 var lookalikes = []lookalike{
@@ -70,7 +71,7 @@ var lookalikes = []lookalike{
 	{"other-xla-code", "E0200", `jax.errors.JaxRuntimeError: INTERNAL: E0200: RuntimeUnexpectedCoreHalt: Program or fatal error occurred; computation may be invalid: ... Please read https://openxla.org/xla/errors/error_0200 carefully`, false},
 	{"other-xla-code", "E3001", `XLA:TPU compile permanent error. Compilation failure: No viable logical replica count for the embedding table with metadata: max_nz_per_row = 141352, total_spmem_size_bytes = 524288)`, true},
 	{"other-xla-code", "E0007 alone", `jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: E0007: ResourceExhausted: Shared memory size limit exceeded: requested 110592, available: 101376`, false},
-	// GPU compiler warnings seen in real captures (../testdata/real)
+	// GPU compiler warnings seen in real captures (testdata/real)
 	{"gpu-compiler-warning", "schedule base limit", `E1122 10:53:02.114250     727 gpu_hlo_schedule.cc:1068] The byte size of input/output arguments (100000000000) exceeds the base limit (63753420390). This indicates an error in the calculation!`, true},
 	{"gpu-compiler-warning", "allocator summary", `I1122 10:52:34.461500     537 bfc_allocator.cc:1120] Allocator memory summary: pool size 0B, in use 0B, largest free block 0B`, true},
 	{"gpu-compiler-warning", "empty pool", `W1122 10:52:34.461615     537 bfc_allocator.cc:609] <allocator contains no memory>`, true},
@@ -115,6 +116,39 @@ var lookalikes = []lookalike{
 	{"ordinary-memory-talk", "kv cache", `INFO 05-28 07:03:09 [gpu_worker.py:227] Available KV cache memory: 61.27 GiB; allocating 2.00GiB for the prefix cache`, true},
 	{"ordinary-memory-talk", "resource ok", `Resource usage is fine: 12 GiB of memory in use`, true},
 	{"ordinary-memory-talk", "python MemoryError", `MemoryError: Unable to allocate 7.45 GiB for an array with shape (1000000000,) and data type float64`, true},
+	// The last-resort layer's look-alikes (generic.go): an error context and an
+	// allocation that failed, but not XLA's memory. NumPy's host RAM, logged at
+	// ERROR by a data loader (composed).
+	{"host-process-memory", "NumPy MemoryError logged at ERROR", `ERROR:root:Batch loading failed: numpy.core._exceptions._ArrayMemoryError: Unable to allocate 7.45 GiB for an array with shape (1000000000,) and data type float64`, false},
+	// Guard "Cannot allocate memory": strerror(ENOMEM) of a shared-memory segment (composed).
+	{"host-process-memory", "ENOMEM at ERROR", `E1122 10:00:00.000000 4242 shared_memory.cc:97] Failed to allocate 2.00GiB (2147483648 bytes) of shared memory for /dev/shm/plasma: Cannot allocate memory`, false},
+	// Guard "MemoryError": PyTorch's DataLoader re-raises a worker's NumPy MemoryError (composed).
+	{"host-process-memory", "DataLoader worker MemoryError at ERROR", `ERROR:root:Batch loading failed: RuntimeError: Caught MemoryError in DataLoader worker process 0. numpy.core._exceptions._ArrayMemoryError: Unable to allocate 7.45 GiB for an array with shape (1000000000,) and data type float64`, false},
+	// Guard "Tried to allocate": PyTorch's CUDA OOM in a pipeline that also runs JAX (composed).
+	{"foreign-oom", "PyTorch CUDA OOM next to JAX", `ERROR:root:torch reranker failed next to the JAX encoder: RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 23.70 GiB total capacity; 19.47 GiB already allocated; 1.44 GiB free; 20.85 GiB reserved in total by PyTorch)`, false},
+	// A survivable BFC retry before an unrelated status (composed).
+	{"bfc-non-fatal", "BFC retry before a Triton status", "Allocator (GPU_0_bfc) ran out of memory trying to allocate 2.16GiB with freed_by_count=0. The caller indicates that this is not a failure, but this may mean that there could be performance gains if more memory were available.\n" +
+		`jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Shared memory size limit exceeded: requested 262144, available: 232448, context: [Fusion: triton_gemm_dot.3]`, false},
+	// XLA's own RESOURCE_EXHAUSTED statuses that are not device memory (templates of the 2026
+	// tree, with values): none states a failed allocation or memory that ran out.
+	{"autotuner-and-triton", "Blackwell tensor memory", `jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Tensor memory size limit exceeded: requested 768, available: 512`, false},                                                                   // xla/backends/gpu/codegen/triton/xtile_compiler.cc
+	{"autotuner-and-triton", "autotuner register spilling", `E0112 10:00:00.000000 77 codegen_orchestrator.cc:214] RESOURCE_EXHAUSTED: Discarding compilation due to register spilling.`, false},                                                     // xla/backends/autotuner/codegen_orchestrator.cc
+	{"other-xla-code", "host memory pool in use", `jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: All 16 elements in the host memory pool are in use. This is likely because there are more than 16 concurrent calls to an XLA executable.`, false}, // xla/backends/gpu/runtime/host_memory_pool.cc
+	{"other-xla-code", "object pool", `jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Object pool has no available object`, false},                                                                                                        // xla/runtime/object_pool.h
+	{"autotuner-and-triton", "redzone scratch limit", `E0301 12:00:00.000000 4242 gemm_algorithm_picker.cc:162] RESOURCE_EXHAUSTED: Allocating 4294967296 bytes exceeds the memory limit of 2147483648 bytes.`, false},                               // xla/stream_executor/gpu/redzone_allocator.cc
+	{"other-xla-code", "logical device count", `jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Requested logical device count (16) with replica count (16) exceeds the number of available physical devices on the target (8)`, false},    // xla/service/service.cc
+	{"other-xla-code", "program serialization size", `jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: HLO program serialization exceeds max 2147483647 bytes`, false},                                                                                // xla/pjrt/c/pjrt_c_api_wrapper_impl.cc
+	{"host-resource", "ZIP archive size", `jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: ZIP archive size exceeds 4GB limit.`, false},                                                                                                              // xla/tsl/lib/io/zip_writer.cc
+	// No guard needed (no allocation failure, no device or host memory that ran out):
+	{"host-process-memory", "Kubernetes OOMKilled", "Last State:     Terminated\n  Reason:       OOMKilled\n  Exit Code:    137", true},
+	{"host-process-memory", "Ray memory monitor", `ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory. Memory on the node (IP: 10.0.0.1, ID: 6a3c) where the task (task ID: 16310a0f, name=train_step, pid=1234, memory used=30.10GB) was running was 61.00GB / 64.00GB (0.953125), which exceeds the memory usage threshold of 0.95.`, true},
+	{"host-process-memory", "kernel cgroup OOM killer with a JAX process", `Nov 22 10:00:00 tpu-vm-0 kernel: Memory cgroup out of memory: Killed process 4242 (jax_train.py) total-vm:123456789kB, anon-rss:98765432kB, file-rss:0kB`, true},
+	{"foreign-oom", "PyTorch OOM logged at ERROR", `ERROR 05-28 07:03:09 [worker.py:88] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB of which 1.06 GiB is free. Including non-PyTorch memory, this process has 78.08 GiB memory in use.`, false},
+	{"quota", "GPU quota", `google.api_core.exceptions.ResourceExhausted: 429 RESOURCE_EXHAUSTED: The project ran out of GPU quota in region us-central1 (NVIDIA_H100_GPUS: 8 of 8 in use).`, false},
+	{"quota", "API rate limit", `google.api_core.exceptions.ResourceExhausted: 429 Resource has been exhausted (e.g. check quota).`, false},
+	{"host-resource", "TensorFlow: too many open files", `tensorflow.python.framework.errors_impl.ResourceExhaustedError: /data/train-00042-of-01024.tfrecord; Too many open files`, false},
+	{"host-resource", "TensorFlow checkpoint: disk full", `tensorflow.python.framework.errors_impl.ResourceExhaustedError: /tmp/ckpt/model.ckpt-1000_temp/part-00000-of-00001.data-00000-of-00001.tempstate123; No space left on device`, false},
+	{"host-resource", "gRPC message size at ERROR", `E1122 10:00:00.000000 1 server.cc:77] RESOURCE_EXHAUSTED: grpc: received message larger than max (67108864 vs. 4194304)`, false},
 }
 
 func TestLookalikes(t *testing.T) {
@@ -130,7 +164,7 @@ func TestLookalikes(t *testing.T) {
 	}
 }
 
-// realNegatives are raw GPU captures (their only copy is in ../testdata/real)
+// realNegatives are raw GPU captures (their only copy is in testdata/real)
 // of runs that raised nothing and logged no OOM.
 var realNegatives = []string{"control.stderr.txt", "cuda_async_jit_pool.stderr.txt", "memory_analysis.stderr.txt", "prealloc_099.stderr.txt"}
 

@@ -166,35 +166,6 @@ func (p *pattern) each(s string, fn func(m match)) {
 	}
 }
 
-// match is one match of a pattern in the flattened text.
-type match struct {
-	text    string
-	loc     []int
-	pattern *pattern
-}
-
-// group returns the text of the named group, or "" when it did not take part
-// in the match (or the expression has no such group).
-func (m match) group(name string) string {
-	for _, g := range m.pattern.groups {
-		if g.name == name {
-			return m.submatch(g.index)
-		}
-	}
-	return ""
-}
-
-func (m match) submatch(index int) string {
-	k := 2 * index
-	if k+1 >= len(m.loc) || m.loc[k] < 0 {
-		return ""
-	}
-	return m.text[m.loc[k]:m.loc[k+1]]
-}
-
-// start is where the family's message starts (the expression's first byte).
-func (m match) start() int { return m.loc[2] }
-
 // eachAnchor calls fn with the index of every occurrence of anchor in s.
 func eachAnchor(s, anchor string, fn func(i int)) {
 	for from := 0; ; {

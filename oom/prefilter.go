@@ -8,7 +8,8 @@ import (
 	"strings"
 )
 
-// MayContain reports whether text could hold an XLA OOM message. It is the
+// MayContain reports whether text could hold an XLA OOM message or a
+// memory-pressure warning. It is the
 // cheap first pass run on every record: false means certainly not an OOM.
 //
 // Design (measured in bench_test.go): searching one needle with
@@ -40,16 +41,18 @@ import (
 // none of its family's cues, e.g. a bare "Out of memory allocating N bytes."
 // quoted alone; XLA prints those messages as statuses ("RESOURCE_EXHAUSTED:
 // ..."), which MayContain always passes.
-func MayContain(text string) bool {
+func (z *Recognizer) MayContain(text string) bool {
 	// The preferred keys get loops of their own, with the byte a constant:
-	// a loop over the scans measured slower (BenchmarkMayContainRatio).
+	// a loop over the scans measured slower (BenchmarkMayContainRatio). The
+	// scans are held in locals: measured a little faster than through z.
+	rs, bs := &z.prefilter.r, &z.prefilter.b
 	for off := 0; ; {
 		j := strings.IndexByte(text[off:], 'R')
 		if j < 0 {
 			break
 		}
 		// Most hits stop at the byte after the 'R': no cue continues with it.
-		if i := off + j + 1; i < len(text) && scanR.cueSet[text[i]] != 0 && scanR.confirm(text, off+j) {
+		if i := off + j + 1; i < len(text) && rs.cueSet[text[i]] != 0 && rs.confirm(text, off+j) {
 			return true
 		}
 		off += j + 1
@@ -61,19 +64,19 @@ func MayContain(text string) bool {
 		}
 		// Worth confirming when a cue continues with the next byte or a size
 		// may end at this one.
-		if i := off + j; (i+1 < len(text) && scanB.cueSet[text[i+1]] != 0 || i > 0 && scanB.endsSize[text[i-1]]) && scanB.confirm(text, i) {
+		if i := off + j; (i+1 < len(text) && bs.cueSet[text[i+1]] != 0 || i > 0 && bs.endsSize[text[i-1]]) && bs.confirm(text, i) {
 			return true
 		}
 		off += j + 1
 	}
-	return otherScans != nil && scanOthers(text)
+	return z.prefilter.others != nil && z.prefilter.scanOthers(text)
 }
 
 // scanOthers runs the scans for keys other than the preferred ones (none
 // unless a cue has neither 'R' nor 'B').
-func scanOthers(text string) bool {
-	for k := range otherScans {
-		scan := &otherScans[k]
+func (p *prefilter) scanOthers(text string) bool {
+	for k := range p.others {
+		scan := &p.others[k]
 		for off := 0; ; {
 			j := strings.IndexByte(text[off:], scan.key)
 			if j < 0 {
@@ -167,8 +170,6 @@ func (scan *prefilterScan) confirmCues(s string, i int, w uint64) bool {
 func mayEndSize(s string, i int) bool {
 	return i >= 1 && isDigit(s[i-1]) || i >= 3 && s[i-1] == 'i' && isDigit(s[i-3])
 }
-
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // cueSet is the cues that may match after one byte. heads holds up
 // to the first eight bytes of each cue's after run, and common the bytes all
@@ -298,44 +299,44 @@ func (c *keyedCue) matchAt(s string, i int) bool {
 	return ok && (c.near == "" || strings.Contains(s[end:min(len(s), end+cueNearSpan)], c.near))
 }
 
-// The scans: the two preferred keys, then any other key a cue needed.
-var (
-	scanR      = prefilterScan{key: 'R'}
-	scanB      = prefilterScan{key: 'B'}
-	otherScans []prefilterScan
-)
+// prefilter is MayContain's tables: the scans for the two preferred keys,
+// then for any other key a cue needed.
+type prefilter struct {
+	r, b   prefilterScan
+	others []prefilterScan
+}
 
 // preferredKeys are the bytes MayContain scans for first: rare in ordinary
 // lines, common to the status words.
 const preferredKeys = "RB"
 
-// buildPrefilter turns the status cues, the catalog's code names and every
-// family's cues into the scan tables.
-func buildPrefilter() {
+// buildPrefilter turns the status cues, the catalog's code names and the
+// families' cues into the scan tables.
+func buildPrefilter(familyCues []cue) prefilter {
+	p := prefilter{r: prefilterScan{key: 'R'}, b: prefilterScan{key: 'B'}}
 	all := append([]cue(nil), statusCues...)
 	for _, e := range catalog {
 		if strings.ContainsAny(e.Name, preferredKeys) {
 			all = append(all, cue{text: e.Name})
 		}
 	}
-	for i := range families {
-		all = append(all, families[i].cues...)
-	}
+	all = append(all, familyCues...)
 	for i, c := range all {
 		if slices.Contains(all[:i], c) {
 			continue
 		}
 		if c.sizeAfter {
-			scanB.sizeVerbs = append(scanB.sizeVerbs, c.text)
+			p.b.sizeVerbs = append(p.b.sizeVerbs, c.text)
 			for b := byte('0'); b <= '9'; b++ {
-				scanB.endsSize[b] = true
+				p.b.endsSize[b] = true
 			}
-			scanB.endsSize['i'] = true
+			p.b.endsSize['i'] = true
 			continue
 		}
 		at := cueKey(c.text)
-		scanFor(c.text[at]).addCue(newKeyedCue(c, at))
+		p.scanFor(c.text[at]).addCue(newKeyedCue(c, at))
 	}
+	return p
 }
 
 // cueKey picks the byte of text MayContain scans for: a preferred key if the
@@ -354,21 +355,21 @@ func cueKey(text string) int {
 	return 0
 }
 
-// scanFor returns the scan for key, adding one to otherScans if new.
-func scanFor(key byte) *prefilterScan {
+// scanFor returns the scan for key, adding one to others if new.
+func (p *prefilter) scanFor(key byte) *prefilterScan {
 	switch key {
 	case 'R':
-		return &scanR
+		return &p.r
 	case 'B':
-		return &scanB
+		return &p.b
 	}
-	for i := range otherScans {
-		if otherScans[i].key == key {
-			return &otherScans[i]
+	for i := range p.others {
+		if p.others[i].key == key {
+			return &p.others[i]
 		}
 	}
-	otherScans = append(otherScans, prefilterScan{key: key})
-	return &otherScans[len(otherScans)-1]
+	p.others = append(p.others, prefilterScan{key: key})
+	return &p.others[len(p.others)-1]
 }
 
 // addCue files c under every byte that may follow its key byte (past the
@@ -495,20 +496,6 @@ func sizeFollowsVerb(s string, i int, verbs []string) bool {
 		}
 	}
 	return false
-}
-
-func skipSpace(s string, i int) int {
-	for i < len(s) && isSpace(s[i]) {
-		i++
-	}
-	return i
-}
-
-func trimSpaceRight(s string) string {
-	for len(s) > 0 && isSpace(s[len(s)-1]) {
-		s = s[:len(s)-1]
-	}
-	return s
 }
 
 // lastNewline is strings.LastIndexByte(s, '\n') behind a vectorised

@@ -4,7 +4,7 @@
 package oom
 
 // Real captures: every exception, traceback and stderr file of every case in
-// ../testdata/real/manifest.json (jax 0.11.2 on one NVIDIA H100 80GB, see the
+// testdata/real/manifest.json (jax 0.11.2 on one NVIDIA H100 80GB, see the
 // README there), read verbatim and asserted attribute by attribute. Sizes are
 // cross-checked against the bytes the capture script recorded in the manifest.
 //
@@ -40,7 +40,7 @@ import (
 	"testing"
 )
 
-const realDir = "../testdata/real"
+const realDir = "testdata/real"
 
 // ---- manifest
 

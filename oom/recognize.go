@@ -14,17 +14,25 @@ import "strings"
 // allocator and driver lines are reported only when no status is present.
 // Compatible details of the other messages (device, backend, sizes of the
 // same code) fill what the failure leaves empty.
-func Recognize(text string) (Report, bool) {
+//
+// It accepts only what MayContain passes (the processor never sees any
+// other text): a family headline quoted bare, with no status, wrapper or
+// cue of its own, is not read (see MayContain).
+func (z *Recognizer) Recognize(text string) (Report, bool) {
+	if !z.MayContain(text) {
+		return Report{}, false
+	}
 	var info infoLines
-	flat := flattenLevels(text, &info)
+	return z.recognizeFlat(text, z.flattenLevels(text, &info), &info)
+}
 
+// recognizeFlat is Recognize on text flattened to flat. The last-resort
+// layer reads text itself, entry by entry.
+func (z *Recognizer) recognizeFlat(text, flat string, info *infoLines) (Report, bool) {
 	var buf [8]candidate
 	cands := buf[:0]
-	for i := range families {
-		f := &families[i]
-		if f.kind == warning {
-			continue // warnings never make a record an OOM
-		}
+	for i := range z.families {
+		f := &z.families[i]
 		f.each(flat, func(m match) {
 			if guarded(flat, m.start()) {
 				return
@@ -66,10 +74,16 @@ func Recognize(text string) (Report, bool) {
 		// A catalog OOM code with no readable message (e.g. a truncated
 		// "RESOURCE_EXHAUSTED: E1000: CompileTimeHbmOom:").
 		c, ok := standaloneCode(codes)
-		if !ok {
-			return Report{}, false
+		switch {
+		case ok:
+			r = Report{Family: familyCodeOnly, Code: c}
+		default:
+			// No family and no code: the last-resort layer (generic.go).
+			if r, ok = z.recognizeGeneric(text); !ok {
+				return Report{}, false
+			}
+			traits = adviceTraits{own: genericAdvice}
 		}
-		r = Report{Family: familyCodeOnly, Code: c}
 	}
 
 	for _, d := range details {
@@ -77,6 +91,7 @@ func Recognize(text string) (Report, bool) {
 			d.read(&r, flat[max(0, i-detailSpan):i], flat[i+len(d.anchor):min(len(flat), i+len(d.anchor)+detailSpan)])
 		})
 	}
+	readAllocatorDump(&r, flat)
 	// Multi-line breakdowns (TPU "Total hbm usage >= ...", "Largest program
 	// allocations in hbm:", GPU "BufferAssignment stats:", "Peak buffers:",
 	// XRT "Top-of-Memory reserved:") are read from the flattened text, so a
@@ -121,48 +136,15 @@ func primary(c []candidate) int {
 	return best
 }
 
-// mergeFrom fills fields r left empty from another message of the same
-// record. Sizes and memory details move only between messages of one code.
-func mergeFrom(r, o *Report) {
-	setString(&r.Device, o.Device)
-	if r.Backend == "" {
-		r.Backend = o.Backend
-	}
-	if o.Code != r.Code {
-		return
-	}
-	setString(&r.MemorySpace, o.MemorySpace)
-	setString(&r.Instruction, o.Instruction)
-	for _, f := range [...]struct{ dst, src *Size }{
-		{&r.Requested, &o.Requested}, {&r.Free, &o.Free}, {&r.Used, &o.Used}, {&r.Capacity, &o.Capacity},
-		{&r.Exceeded, &o.Exceeded}, {&r.Reserved, &o.Reserved}, {&r.Reservable, &o.Reservable},
-	} {
-		if !f.dst.Known {
-			*f.dst = *f.src
-		}
-	}
-	if r.Words == (SparseCoreWords{}) {
-		r.Words = o.Words
-	}
-}
-
-// preferExact gives r the exact request another message of the record
-// prints for the same allocation, when r's own is a rounded human size:
-// "Out of memory while trying to allocate 93.13GiB" after the allocator's
-// "93.13GiB (rounded to 100000000000)".
-func preferExact(r *Report, printed string, o *candidate) {
-	if printed == "" || isExactToken(printed) || !isExactToken(o.requestedToken) || !o.r.Requested.Known || o.r.Code != r.Code {
-		return
-	}
-	if formatHuman(o.r.Requested.Bytes, strings.HasSuffix(printed, "iB")) == printed {
-		r.Requested = o.r.Requested
-	}
-}
+// guardSpan bounds how far before a match a guard phrase is looked for: the
+// guard and the match must be in one sentence, and no guarded sentence is
+// near this long.
+const guardSpan = 1000
 
 // guarded reports whether a guard phrase stands just before at, in the same
 // sentence: the match is then a fallback or a start-up warning.
 func guarded(s string, at int) bool {
-	w := s[max(0, at-1000):at]
+	w := s[max(0, at-guardSpan):at]
 	for _, g := range guards {
 		if !strings.Contains(w, g) {
 			continue
@@ -172,101 +154,6 @@ func guarded(s string, at int) bool {
 		}
 	}
 	return false
-}
-
-// codeAt is an error code printed at a position of the text.
-type codeAt struct {
-	at   int
-	code string
-}
-
-// findCodes lists the catalog codes printed in s: "E1000: CompileTimeHbmOom:",
-// a bare "CompileTimeScopedVmemOom:", and the doc URLs. Every catalog name
-// ends in one of codeNameEnds, so three searches find them all.
-func findCodes(s string, out []codeAt) []codeAt {
-	for _, end := range codeNameEnds {
-		for from := 0; ; {
-			i := strings.Index(s[from:], end)
-			if i < 0 {
-				break
-			}
-			i += from
-			from = i + len(end)
-			w := i
-			for w > 0 && isWordByte(s[w-1]) {
-				w--
-			}
-			e, ok := lookupName(s[w : i+len(end)-1])
-			if !ok {
-				continue
-			}
-			code := e.Code
-			if p := printedCode(s[:w]); p != "" {
-				if _, ok := lookupCode(p); ok {
-					code = p
-				}
-			} else if code == codeGeneric {
-				continue // a bare "ResourceExhausted:" is not XLA's code token
-			}
-			if len(out) < maxCandidates {
-				out = append(out, codeAt{w, code})
-			}
-		}
-	}
-	eachAnchor(s, codeURL, func(i int) {
-		if c := codeInURL(s[i+len(codeURL) : min(len(s), i+len(codeURL)+8)]); c != "" {
-			if _, ok := lookupCode(c); ok && len(out) < maxCandidates {
-				out = append(out, codeAt{i, c})
-			}
-		}
-	})
-	return out
-}
-
-// printedCode returns the "E1234" that ends before (followed by ": " or ":").
-func printedCode(before string) string {
-	b := strings.TrimSuffix(strings.TrimSuffix(before, " "), ":")
-	if len(b) < 5 || b[len(b)-5] != 'E' || digitsEnd(b, len(b)-4) != len(b) {
-		return ""
-	}
-	if len(b) > 5 && isWordByte(b[len(b)-6]) {
-		return ""
-	}
-	return b[len(b)-5:]
-}
-
-// codeFor returns the code printed for the failure starting at at: the
-// nearest one before it in the same message, else the first one after it
-// (the "See ... for more details." trailer follows the message).
-func codeFor(codes []codeAt, at int) (string, bool) {
-	best, after := -1, -1
-	for i, c := range codes {
-		if c.at <= at && at-c.at <= 400 && (best < 0 || c.at > codes[best].at) {
-			best = i
-		}
-		if c.at > at && (after < 0 || c.at < codes[after].at) {
-			after = i
-		}
-	}
-	if best < 0 {
-		best = after
-	}
-	if best < 0 {
-		return "", false
-	}
-	e, _ := lookupCode(codes[best].code)
-	return e.Code, true
-}
-
-// standaloneCode returns an OOM catalog code printed without a readable
-// message. The generic E0007 alone is not enough: it says nothing about memory.
-func standaloneCode(codes []codeAt) (string, bool) {
-	for _, c := range codes {
-		if e, ok := lookupCode(c.code); ok && e.Code != codeGeneric {
-			return e.Code, true
-		}
-	}
-	return "", false
 }
 
 // finish derives what the matched fields imply: catalog names, backend,
@@ -286,7 +173,7 @@ func finish(r *Report, flat string, traits adviceTraits) {
 	if r.Backend == "" {
 		r.Backend = evidenceBackend(flat)
 	}
-	if r.Requested.Known && r.Free.Known {
+	if r.Cause == "" && r.Requested.Known && r.Free.Known { // the allocator's own summary may have told already
 		if r.Free.Bytes >= r.Requested.Bytes {
 			r.Cause = CauseFragmentation
 		} else {

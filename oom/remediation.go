@@ -247,6 +247,11 @@ func (a *advice) generic(r *Report, flat string, traits adviceTraits) {
 	case r.Cause == CauseFragmentation:
 		a.add(humanSize(r.Free), " is free but no block holds ", humanSize(r.Requested),
 			": memory is fragmented. Use the CUDA async allocator (XLA_PYTHON_CLIENT_ALLOCATOR=cuda_async in JAX, TF_GPU_ALLOCATOR=cuda_malloc_async in TensorFlow) or, to allocate exactly on demand, XLA_PYTHON_CLIENT_ALLOCATOR=platform.")
+	case r.Cause == CauseExhaustion && r.Free.Known && r.Requested.Known && r.Free.Bytes >= r.Requested.Bytes:
+		// The allocator's summary counts bytes it has not claimed from the
+		// device as free; it said exhaustion, so claiming them failed.
+		a.add("XLA's memory pool could not grow: ", humanSize(r.Free), " counts bytes not yet claimed from the device, and claiming them for ", humanSize(r.Requested),
+			" failed: another process or library holds GPU memory (check nvidia-smi), or preallocate the pool at start-up (XLA_PYTHON_CLIENT_PREALLOCATE=true).")
 	case r.Cause == CauseExhaustion && !tooBigForDevice && !tooBigForPool:
 		a.add("The allocation needs ", humanSize(r.Requested), " but only ", humanSize(r.Free), " is free: reduce what the program keeps on the device.")
 	}

@@ -7,15 +7,24 @@
 // the connector and any other tool can share it.
 //
 // Use MayContain on every record (it is about as cheap as one
-// strings.Contains and allocates nothing) and Recognize on those it passes.
+// strings.Contains and allocates nothing) and Recognize on those it passes;
+// Recognizer.Find reads a text's failure, else its memory-pressure warning,
+// from one flattening.
 //
-// Layout: family.go defines a message family entry and its registration;
-// families_*.go hold the entries, one per message format (listed with their
-// grammar and an example in docs/message-formats.md); details.go the phrases
-// that add facts to any family; catalog.go the error codes; sizes.go the size
-// parser; headers.go log-prefix stripping and line joining; prefilter.go
-// MayContain; recognize.go the engine that picks the failure in a record;
-// remediation.go the advice; pattern.go and fields.go small helpers.
+// Layout: families.go lists the family groups in matching order, and
+// families_*.go hold their entries, one per message format (listed with
+// their grammar and an example in docs/message-formats.md); family.go defines
+// the entry types and the standard groups; recognizer.go builds the one
+// Recognizer value from them; pattern.go and match.go run an entry's
+// expression; details.go the phrases that add facts to any family; codes.go
+// the error-code tokens and catalog.go the catalog; sizes.go the size parser;
+// flatten.go the flattening (escapes.go, headers.go, wrap.go, levels.go);
+// prefilter.go MayContain; recognize.go picks the failure of a record and
+// merge.go merges the others into it; warning.go the warnings; finding.go
+// the one-pass Find; generic.go the last-resort layer for a memory failure no
+// family knows; allocator_summary.go the BFC dump's summary and chunk
+// annotations; breakdown.go the memory breakdowns; remediation.go the
+// advice.
 package oom
 
 // Phase tells whether the failure happened while compiling or while running.
@@ -84,15 +93,22 @@ type Report struct {
 	Reserved   Size // program load: "N reserved"
 	Reservable Size // program load: "N reservable"
 	// PoolLimit is the most a GPU allocator may take from the device (BFC
-	// "pool limit X", cudaMallocAsync "Stats: Limit: X"): the share of the
-	// GPU that XLA_PYTHON_CLIENT_MEM_FRACTION grants, not the GPU itself.
+	// "pool limit X", cudaMallocAsync "Stats: Limit: X", a family's
+	// pool_limit group): the share of the GPU that
+	// XLA_PYTHON_CLIENT_MEM_FRACTION grants, not the GPU itself.
 	PoolLimit Size
 
-	Program      string // "Error loading program 'x'", "[executable_name='x']"
-	Replica      int64  // "Execution of replica R failed", "while running replica R and partition P"
-	Partition    int64
-	HasReplica   bool // Replica was printed
-	HasPartition bool // Partition was printed
+	Program string // "Error loading program 'x'", "[executable_name='x']"
+	// MemoryHolder is the executable whose in-use chunks hold the most bytes
+	// in the BFC allocator's dump (chunk annotations
+	// "xla.execute{executable=x}"), and MemoryHolderSize those bytes: who
+	// holds the memory, which is often not the program that failed.
+	MemoryHolder     string
+	MemoryHolderSize Size
+	Replica          int64 // "Execution of replica R failed", "while running replica R and partition P"
+	Partition        int64
+	HasReplica       bool // Replica was printed
+	HasPartition     bool // Partition was printed
 
 	Device string // TPU memory id (0x0x1_HBM0), GPU ordinal ("0"), or PyTorch/XLA device (TPU:6)
 

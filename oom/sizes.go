@@ -189,3 +189,23 @@ func humanBytes(n int64) string {
 	}
 	return sign + strconv.FormatFloat(v, 'f', 2, 64) + " " + units[u:u+1] + "iB"
 }
+
+// size captures one size in any spelling (see sizePattern and parseSize).
+func sizeGroup(name string) string { return `(?P<` + name + `>` + sizePattern + `)` }
+
+// exact prefers the exact byte count a message prints next to a rounded human
+// size ("1.97GiB (rounded to 2110783744)", "32.00MiB (33554432B)").
+func exact(human, bytes string) Size {
+	if bytes != "" {
+		return parseSizeToken(bytes)
+	}
+	return parseSizeToken(human)
+}
+
+// addSizes adds two known sizes; the sum is unknown if either is, or if it overflows.
+func addSizes(a, b Size) Size {
+	if !a.Known || !b.Known || (b.Bytes > 0 && a.Bytes > math.MaxInt64-b.Bytes) || (b.Bytes < 0 && a.Bytes < math.MinInt64-b.Bytes) {
+		return Size{}
+	}
+	return KnownSize(a.Bytes + b.Bytes)
+}

@@ -121,3 +121,36 @@ func TestFormatHuman(t *testing.T) {
 		}
 	}
 }
+
+// TestSizeMeanings: every standard size group has its meaning written down,
+// and every meaning is a standard size group.
+func TestSizeMeanings(t *testing.T) {
+	documented := map[string]bool{}
+	for _, m := range sizeMeanings {
+		documented[m.group] = true
+		if !isSizeGroup(m.group) {
+			t.Errorf("%s is documented but is not a standard size group", m.group)
+		}
+	}
+	for g := range plainSizeGroups {
+		if !documented[g] {
+			t.Errorf("standard size group %s has no meaning in sizeMeanings", g)
+		}
+	}
+}
+
+// TestPoolLimitGroup: a family's pool_limit group fills Report.PoolLimit,
+// never Capacity, so an allocator's budget does not read as the device.
+func TestPoolLimitGroup(t *testing.T) {
+	z := newRecognizer([][]family{{{
+		id: "gpu-test-pool", summary: "A test pool.", kind: fatal, code: codeGeneric, phase: PhaseRuntime,
+		anchor: "Pool exhausted", expr: `Pool exhausted: ` + sizeGroup("requested") + ` requested, ` + sizeGroup("pool_limit") + ` limit`,
+	}}}, nil)
+	r, ok := z.Recognize("RESOURCE_EXHAUSTED: Pool exhausted: 2.00GiB requested, 40.00GiB limit")
+	if !ok {
+		t.Fatal("not recognised")
+	}
+	if r.PoolLimit != KnownSize(40<<30) || r.Capacity.Known {
+		t.Errorf("pool limit %+v, capacity %+v", r.PoolLimit, r.Capacity)
+	}
+}

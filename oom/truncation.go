@@ -33,21 +33,6 @@ func cutAtEnd(m match, index int) bool {
 	return rest == "" || rest == "." || rest == ","
 }
 
-// took reports whether the named group took part in the match (it may have
-// matched the empty string).
-func (m match) took(name string) bool {
-	for _, g := range m.pattern.groups {
-		if g.name == name {
-			k := 2 * g.index
-			return k < len(m.loc) && m.loc[k] >= 0
-		}
-	}
-	return false
-}
-
-// end is where the family's message ends in the flattened text.
-func (m match) end() int { return m.loc[3] }
-
 // cutAtEndOf reports whether the named group ends the text (the cut may fall
 // inside it).
 func cutAtEndOf(m match, name string) bool {

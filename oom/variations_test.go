@@ -231,15 +231,80 @@ func TestVariationsLogOnlyHeaders(t *testing.T) {
 	}
 }
 
-// Bare messages (no status, code or wrapper) are read the same, whether or
-// not MayContain lets them through.
+// Bare messages (no status, code or wrapper) are read the same when
+// MayContain lets them through (a cue of their own), and not at all when it
+// does not: Recognize never accepts what the prefilter rejects.
 func TestVariationsBare(t *testing.T) {
 	for _, bs := range bases {
 		r, ok := Recognize(bs.msg)
+		if ok != MayContain(bs.msg) {
+			t.Errorf("%s: bare message recognised = %v, MayContain = %v", bs.id, ok, !ok)
+		}
 		if !ok {
-			t.Errorf("%s: bare message not recognised", bs.id)
 			continue
 		}
 		t.Run(bs.id, func(t *testing.T) { checkReport(t, r, bs.want) })
+	}
+}
+
+// classBase is one new family's message, as the C++ code formats it, with
+// what every variation must read (and the family's refinedCategory).
+type classBase struct {
+	id, msg string
+	tpu     bool
+	want    want
+}
+
+var classBases = []classBase{
+	{id: "no sizes", tpu: true,
+		msg:  "Ran out of memory in memory space vmem. It should not be possible to run out of vmem - please file a bug against XLA.",
+		want: want{code: "E1001", family: famNoSizes, backend: "tpu", space: "vmem"}},
+	{id: "program load fatal", tpu: true,
+		msg:  "Error loading program: Fatal error",
+		want: want{code: "E0101", family: famProgramFatal, backend: "tpu"}},
+	{id: "program load cut", tpu: true,
+		msg:  "Error loading program 'jit_step': Attempting to reserve 29.49G at the bottom of memory. That was not possible.",
+		want: want{code: "E0101", family: famProgramLoad, backend: "tpu", program: "jit_step", requested: b(31664646390)}},
+	{id: "kernel launch",
+		msg:  "Failed to launch CUDA kernel: fusion_12 with block dimensions: 128x1x1 and grid dimensions: 2048x1x1: CUDA_ERROR_OUT_OF_MEMORY: out of memory",
+		want: want{code: "E0007", family: famKernelLaunch, backend: "gpu", instr: "fusion_12"}},
+	{id: "module load",
+		msg:  "[0] Failed to load in-memory CUBIN (compiled for a different GPU?).: CUDA_ERROR_OUT_OF_MEMORY: out of memory",
+		want: want{code: "E0007", family: famModuleLoad, backend: "gpu", device: "0"}},
+	{id: "context init",
+		msg:  "failed call to cuDevicePrimaryCtxRetain: CUDA_ERROR_OUT_OF_MEMORY: out of memory; total memory reported: 34089730048",
+		want: want{code: "E0007", family: famContextInit, backend: "gpu", capacity: b(34089730048)}},
+	{id: "unified memory",
+		msg:  "[0] Failed to allocate 2.00GiB (2147483648 bytes) of unified memory: : CUDA_ERROR_OUT_OF_MEMORY: out of memory",
+		want: want{code: "E0007", family: famUnified, backend: "gpu", device: "0", requested: b(2147483648)}},
+	{id: "constant",
+		msg:  "Failed to allocate 1048576 bytes for new constant",
+		want: want{code: "E0007", family: famConstant, backend: "gpu", requested: b(1048576)}},
+	{id: "tf tensor",
+		msg:  "OOM when allocating tensor with shape[16,64,64,64] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc",
+		want: want{code: "E0007", family: famTFTensor, backend: "gpu", device: "0", requested: b(16777216)}},
+	{id: "tf failed to allocate",
+		msg:  "failed to allocate memory [Op:AddV2]",
+		want: want{code: "E0007", family: famTFAllocFailed, instr: "AddV2"}},
+}
+
+// Every new family behind every wrapper, status spelling and log header the
+// existing families are tested with.
+func TestRecognitionClassVariations(t *testing.T) {
+	for _, bs := range classBases {
+		forEachWrapping(bs.msg, bs.tpu, func(label, text, rp string) {
+			t.Run(bs.id+"/"+label, func(t *testing.T) {
+				if !MayContain(text) {
+					t.Fatalf("MayContain = false for %q", text)
+				}
+				r, ok := Recognize(text)
+				if !ok {
+					t.Fatalf("not recognised: %q", text)
+				}
+				w := bs.want
+				w.rp, w.category = rp, refinedCategory[w.family]
+				checkReport(t, r, w)
+			})
+		})
 	}
 }

@@ -91,15 +91,19 @@ func WarningKinds() []string {
 // RecognizeWarning finds the first memory-pressure warning in text. Call it
 // on texts that passed MayContain and that Recognize did not take as an OOM.
 // When a record holds several warnings the earliest is reported.
-func RecognizeWarning(text string) (Warning, bool) {
+func (z *Recognizer) RecognizeWarning(text string) (Warning, bool) {
+	if !z.MayContain(text) {
+		return Warning{}, false // as Recognize: only what the prefilter passes
+	}
 	var info infoLines
-	flat := flattenLevels(text, &info)
+	return z.recognizeWarningFlat(z.flattenLevels(text, &info), &info)
+}
+
+// recognizeWarningFlat is RecognizeWarning on flattened text.
+func (z *Recognizer) recognizeWarningFlat(flat string, info *infoLines) (Warning, bool) {
 	best, at := Warning{}, -1
-	for i := range families {
-		f := &families[i]
-		if f.kind != warning {
-			continue
-		}
+	for i := range z.warnings {
+		f := &z.warnings[i]
 		f.each(flat, func(m match) {
 			if at >= 0 && m.start() >= at || f.infoLevelOnly && !info.contains(m.start()) {
 				return
@@ -110,7 +114,7 @@ func RecognizeWarning(text string) (Warning, bool) {
 				return
 			}
 			best, at = Warning{
-				Kind: f.warningKind, Family: f.id, Phase: f.phase, Backend: r.Backend, Device: r.Device,
+				Kind: f.kind, Family: f.id, Phase: f.phase, Backend: r.Backend, Device: r.Device,
 				Requested: r.Requested, Used: r.Used, Free: r.Free, Capacity: r.Capacity,
 			}, m.start()
 		})

@@ -12,7 +12,7 @@ import (
 )
 
 // warningFixture is one memory-pressure warning. src says where the text
-// comes from: a real capture (testdata/real of the repository root), an issue
+// comes from: a real capture (oom/testdata/real), an issue
 // quoted in the format reference, or the XLA source template the line is
 // printed from ("template": the format string filled with plausible figures,
 // used only where no real capture of the line is at hand).
@@ -179,13 +179,10 @@ func TestWarningKindsDocumented(t *testing.T) {
 // TestWarningFamilyExamples: the example a warning entry shows in the docs is
 // the text of one of its fixtures, and every warning entry has a kind.
 func TestWarningFamilyExamples(t *testing.T) {
-	for i := range families {
-		f := &families[i]
-		if f.kind != warning {
-			continue
-		}
-		if !slices.Contains(WarningKinds(), f.warningKind) {
-			t.Errorf("warning family %s has the unknown kind %q", f.id, f.warningKind)
+	for i := range defaultRecognizer.warnings {
+		f := &defaultRecognizer.warnings[i]
+		if !slices.Contains(WarningKinds(), f.kind) {
+			t.Errorf("warning family %s has the unknown kind %q", f.id, f.kind)
 		}
 		found := false
 		for _, fx := range warningFixtures {
@@ -200,11 +197,11 @@ func TestWarningFamilyExamples(t *testing.T) {
 }
 
 // TestRealCaptureWarnings reads every line of the real H100 captures
-// (testdata/real of the repository root, jax 0.11.2): each rematerialization
+// (oom/testdata/real, jax 0.11.2): each rematerialization
 // and BFC retry line is a warning of its kind with its sizes, passes the
 // prefilter, and is not an OOM; no other line is a warning.
 func TestRealCaptureWarnings(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("..", "testdata", "real", "*.stderr.txt"))
+	files, err := filepath.Glob(filepath.Join(realDir, "*.stderr.txt"))
 	if err != nil || len(files) == 0 {
 		t.Fatal(err, files)
 	}

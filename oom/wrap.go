@@ -15,8 +15,9 @@ import "strings"
 //     width, not a short line of a table or a dump) and ends in a non-space;
 //   - the next line starts with a non-space and carries no log header of its
 //     own (a re-logged line is a new line, not a wrap);
-//   - the two pieces make a word of the grammar (wrapVocabulary: the words of
-//     every family's expression and every detail's anchor), or a number
+//   - the two pieces make a word of the grammar (the Recognizer's
+//     wrapVocabulary: the words of every family's expression and every
+//     detail's anchor), or a number
 //     continues across the break (digits on both sides, a decimal point, a
 //     size unit right after the digits).
 //
@@ -26,15 +27,15 @@ import "strings"
 // minWrapWidth is the shortest line taken for a terminal's wrap.
 const minWrapWidth = 40
 
-// wrapVocabulary holds the words a wrap may split; built at start-up.
-var wrapVocabulary = map[string]bool{}
+// wrapVocabulary holds the words a wrap may split.
+type wrapVocabulary map[string]bool
 
 // addWrapWords adds the literal words of a family's expression (and any
-// extra phrases) to wrapVocabulary. It reads the expression's source: an
+// extra phrases) to v. It reads the expression's source: an
 // escape (\d, \(), a class, a group's syntax or a repeat ends a word, and a
 // two-letter case class such as [Ff] counts as its capital ("[Ff]ailed"
 // gives "Failed"). A vocabulary needs no more precision than that.
-func addWrapWords(expr string, extra ...string) {
+func (v wrapVocabulary) addWrapWords(expr string, extra ...string) {
 	lit := make([]byte, 0, len(expr))
 	for i := 0; i < len(expr); i++ {
 		switch c := expr[i]; c {
@@ -71,13 +72,13 @@ func addWrapWords(expr string, extra ...string) {
 			lit = append(lit, c)
 		}
 	}
-	addWordsOf(string(lit))
+	v.addWordsOf(string(lit))
 	for _, e := range extra {
-		addWordsOf(e)
+		v.addWordsOf(e)
 	}
 }
 
-func addWordsOf(s string) {
+func (v wrapVocabulary) addWordsOf(s string) {
 	for i := 0; i < len(s); {
 		if !isWordByte(s[i]) {
 			i++
@@ -88,7 +89,7 @@ func addWordsOf(s string) {
 			j++
 		}
 		if j-i >= 2 {
-			wrapVocabulary[s[i:j]] = true
+			v[s[i:j]] = true
 		}
 		i = j
 	}
@@ -104,7 +105,7 @@ func wrapTight(raw string) bool {
 // joinsWrap reports whether the flattened text so far (out) and the next
 // line (next, header stripped, starting with a non-space) are one word or
 // one number split by a wrap.
-func joinsWrap(out []byte, next string) bool {
+func (v wrapVocabulary) joinsWrap(out []byte, next string) bool {
 	if len(out) == 0 || next == "" {
 		return false
 	}
@@ -132,7 +133,7 @@ func joinsWrap(out []byte, next string) bool {
 	}
 	var buf [64]byte
 	w := append(append(buf[:0], out[i:]...), next[:j]...)
-	return wrapVocabulary[string(w)]
+	return v[string(w)]
 }
 
 // unitAhead reports whether s starts with a size unit (K, M, G, T, P, E,
@@ -177,13 +178,15 @@ func criPartial(raw string) bool {
 	return strings.HasPrefix(rest, "stdout P ") || strings.HasPrefix(rest, "stderr P ")
 }
 
-// buildWrapVocabulary collects the words of every family's expression and
-// every detail's anchor; init calls it once the families are registered.
-func buildWrapVocabulary() {
-	for i := range families {
-		addWrapWords(families[i].expr)
+// buildWrapVocabulary collects the words of the families' expressions and
+// of every detail's anchor.
+func buildWrapVocabulary(exprs []string) wrapVocabulary {
+	v := wrapVocabulary{}
+	for _, e := range exprs {
+		v.addWrapWords(e)
 	}
 	for _, d := range details {
-		addWrapWords("", d.anchor)
+		v.addWrapWords("", d.anchor)
 	}
+	return v
 }

@@ -16,7 +16,10 @@ targets=(
   ./oom:FuzzParseSize
   ./oom:FuzzRecognize
   ./oom:FuzzRecognizeWarning
+  ./oom:FuzzPrefilterDifferential
   .:FuzzProcessRecord
+  ./cmd/xlaoom/internal/explain:FuzzExplain
+  ./cmd/xlaoom/internal/explain:FuzzStartsRecord
 )
 
 if [ "${1:-}" = list ]; then

@@ -12,8 +12,7 @@ import (
 
 	"go.opentelemetry.io/collector/confmap"
 
-	"github.com/xlaoom/xlaoomprocessor/internal/incidentwindow"
-	"github.com/xlaoom/xlaoomprocessor/internal/keylist"
+	"github.com/xlaoom/xlaoomprocessor/internal/incident"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomrecord"
 	"github.com/xlaoom/xlaoomprocessor/xlaoomconnector/internal/metadata"
@@ -27,10 +26,10 @@ const (
 
 // Config of the xla_oom connector.
 type Config struct {
-	// Finder holds search_body, body_keys, attributes and max_scan_size: where
+	// Sources holds search_body, body_keys, attributes and max_scan_size: where
 	// an untagged record is searched for XLA OOM text. A record tagged by the
 	// xla_oom processor is read from its attributes and never parsed again.
-	oomrecord.Finder `mapstructure:",squash"`
+	oomrecord.Sources `mapstructure:",squash"`
 
 	// RecognizeUntagged makes the connector search records the processor did
 	// not tag. Set it to false when the connector runs after the xla_oom
@@ -66,13 +65,18 @@ type Config struct {
 	Metrics MetricsConfig `mapstructure:"metrics"`
 
 	// IncidentResourceAttributes are the resource attributes that identify a
-	// job for xla.oom.incidents. Every other resource attribute (host.name,
-	// k8s.pod.name, service.instance.id, ...) is left out, so one failure
-	// logged by 64 hosts counts once.
+	// job for xla.oom.incidents and the warning metrics. Every other resource
+	// attribute (host.name, k8s.pod.name, service.instance.id, ...) is left
+	// out, so one failure logged by 64 hosts counts once. The processor's
+	// setting of the same name names the job in xla.oom.incident.id: keep the
+	// two equal.
 	IncidentResourceAttributes []string `mapstructure:"incident_resource_attributes"`
 
-	// IncidentWindow buckets the record times of untagged records into
-	// incidents, as the processor's incident_window does for tagged ones.
+	// IncidentWindow is the gap in record time that separates two incidents
+	// of a job: a record closer than this to one of a recent incident's
+	// records belongs to it. The processor's incident_window of the same
+	// length buckets xla.oom.incident.id, which therefore splits a burst that
+	// straddles a bucket edge that this count keeps whole.
 	IncidentWindow time.Duration `mapstructure:"incident_window"`
 
 	_ struct{} // prevent unkeyed literals
@@ -104,14 +108,6 @@ const (
 	defaultSeriesLimit  = 2000
 )
 
-// defaultIncidentResourceAttributes identify a job, not a host.
-func defaultIncidentResourceAttributes() []string {
-	return []string{
-		"service.name", "service.namespace", "deployment.environment.name", "deployment.environment",
-		"k8s.cluster.name", "k8s.namespace.name", "k8s.job.name", "k8s.cronjob.name", "cloud.account.id", "cloud.region",
-	}
-}
-
 // defaultBuckets are powers of 2 from 1 MiB to 1 TiB, 21 bounds: a small
 // host buffer up to the HBM of a large TPU slice. Steps of at most 2× keep a
 // quantile read from the buckets within a factor of 2 of the true size.
@@ -127,15 +123,15 @@ var _ confmap.Validator = (*Config)(nil)
 
 func createDefaultConfig() *Config {
 	return &Config{
-		Finder:                     oomrecord.DefaultFinder(),
+		Sources:                    oomrecord.DefaultSources(),
 		RecognizeUntagged:          true,
 		AggregationTemporality:     TemporalityCumulative,
 		EmitInterval:               defaultEmitInterval,
 		SeriesExpiry:               defaultSeriesExpiry,
 		SeriesLimit:                defaultSeriesLimit,
 		Buckets:                    defaultBuckets(),
-		IncidentResourceAttributes: defaultIncidentResourceAttributes(),
-		IncidentWindow:             incidentwindow.Default,
+		IncidentResourceAttributes: incident.DefaultResourceAttributes(),
+		IncidentWindow:             incident.DefaultWindow,
 		Metrics: MetricsConfig{
 			MetricsConfig:       metadata.DefaultMetricsConfig(),
 			XlaOomRequestedSize: MetricConfig{Enabled: true},
@@ -146,7 +142,7 @@ func createDefaultConfig() *Config {
 
 // Validate checks every setting; each error names its field.
 func (c *Config) Validate() error {
-	errs := []error{c.Finder.Validate()}
+	errs := []error{c.Sources.Validate()}
 	switch c.AggregationTemporality {
 	case TemporalityCumulative, TemporalityDelta:
 	default:
@@ -164,14 +160,10 @@ func (c *Config) Validate() error {
 	}
 	errs = append(errs, validateBuckets(c.Buckets)...)
 	errs = append(errs, validateDimensions(c.Dimensions)...)
-	if err := incidentwindow.Validate(c.IncidentWindow); err != nil {
+	if err := incident.ValidateWindow(c.IncidentWindow); err != nil {
 		errs = append(errs, err)
 	}
-	if c.Metrics.XlaOomIncidents.Enabled && len(c.IncidentResourceAttributes) == 0 {
-		errs = append(errs, errors.New("incident_resource_attributes: must name at least one attribute while xla.oom.incidents is enabled, "+
-			"or the incidents of every job would merge into one"))
-	}
-	errs = append(errs, keylist.Validate("incident_resource_attributes", c.IncidentResourceAttributes)...)
+	errs = append(errs, incident.ValidateResourceAttributes(c.IncidentResourceAttributes)...)
 	if !c.Metrics.anyEnabled() {
 		errs = append(errs, errors.New("metrics: every metric is disabled, so the connector would emit nothing"))
 	}

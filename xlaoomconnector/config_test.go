@@ -39,7 +39,7 @@ func TestLoadConfig(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, confmap.Validate(cfg))
 		assert.Equal(t, createDefaultConfig(), cfg)
-		assert.Equal(t, oomrecord.DefaultFinder(), cfg.Finder)
+		assert.Equal(t, oomrecord.DefaultSources(), cfg.Sources)
 		assert.Equal(t, TemporalityCumulative, cfg.AggregationTemporality)
 		assert.Equal(t, 30*time.Second, cfg.EmitInterval)
 		assert.Equal(t, 15*time.Minute, cfg.SeriesExpiry)
@@ -58,7 +58,7 @@ func TestLoadConfig(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, confmap.Validate(cfg))
 		want := createDefaultConfig()
-		want.Finder = oomrecord.Finder{
+		want.Sources = oomrecord.Sources{
 			SearchBody: true, BodyKeys: []string{"message"}, Attributes: []string{"exception.message"}, MaxScanSize: 65536,
 		}
 		want.AggregationTemporality = TemporalityDelta

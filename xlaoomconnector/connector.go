@@ -20,7 +20,9 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
+	"github.com/xlaoom/xlaoomprocessor/internal/incident"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
+	"github.com/xlaoom/xlaoomprocessor/internal/oomrecord"
 	"github.com/xlaoom/xlaoomprocessor/internal/recordtime"
 	"github.com/xlaoom/xlaoomprocessor/oom"
 	"github.com/xlaoom/xlaoomprocessor/xlaoomconnector/internal/metadata"
@@ -34,8 +36,8 @@ var (
 
 type xlaOOMConnector struct {
 	cfg       *Config
+	finder    *oomrecord.Finder
 	dims      dimensions
-	desc      [numMetrics]descriptor
 	version   string
 	logger    *zap.Logger
 	telemetry *metadata.TelemetryBuilder
@@ -57,11 +59,11 @@ type xlaOOMConnector struct {
 
 var _ connector.Logs = (*xlaOOMConnector)(nil)
 
-func newConnector(cfg *Config, set connector.Settings, telemetry *metadata.TelemetryBuilder, next consumer.Metrics) *xlaOOMConnector {
+func newConnector(cfg *Config, finder *oomrecord.Finder, set connector.Settings, telemetry *metadata.TelemetryBuilder, next consumer.Metrics) *xlaOOMConnector {
 	return &xlaOOMConnector{
 		cfg:       cfg,
+		finder:    finder,
 		dims:      newDimensions(cfg.Dimensions),
-		desc:      descriptors(set),
 		version:   set.BuildInfo.Version,
 		logger:    set.Logger,
 		telemetry: telemetry,
@@ -116,91 +118,27 @@ func (c *xlaOOMConnector) Shutdown(ctx context.Context) error {
 }
 
 // ConsumeLogs adds every XLA OOM record to the series of its resource. The
-// records are read (and, when untagged, recognised) before the lock is taken.
+// records are read (and, when untagged, recognised) before the lock is taken;
+// the lock is then taken once for the whole batch, so an emission holds all
+// of a batch or none of it.
 func (c *xlaOOMConnector) ConsumeLogs(ctx context.Context, ld plog.Logs) error {
-	now := c.now()
-	var fromAttrs, fromText, overflowed int64
-	var obs []observation
-	incidents := map[resourceKey]*jobBatch{}
-	warnings := map[resourceKey]*jobBatch{}
-	rls := ld.ResourceLogs()
-	for i := 0; i < rls.Len(); i++ {
-		rl := rls.At(i)
-		obs = obs[:0]
-		sls := rl.ScopeLogs()
-		for j := 0; j < sls.Len(); j++ {
-			lrs := sls.At(j).LogRecords()
-			for k := 0; k < lrs.Len(); k++ {
-				lr := lrs.At(k)
-				tagged, warned := oomattr.Marks(lr.Attributes())
-				if !tagged && (!c.cfg.RecognizeUntagged || !c.cfg.MayContain(lr)) {
-					if warned {
-						c.addWarning(warnings, rl, lr, now, false) // tagged by the processor
-					}
-					continue // the 99.9 %: no Report is built
-				}
-				r, tagged, ok := c.read(lr)
-				if !ok {
-					c.addWarning(warnings, rl, lr, now, !tagged) // no OOM: maybe a warning
-					continue
-				}
-				if tagged {
-					fromAttrs++
-				} else {
-					fromText++
-				}
-				ob := observation{measured: measure(r, c.dims), at: recordtime.Of(lr, now)}
-				obs = append(obs, ob)
-				if c.state.enabled[metricIncidents] {
-					c.addIncident(incidents, rl, &r, ob.at)
-				}
-			}
-		}
-		if len(obs) == 0 {
-			continue
-		}
-		key := resourceKeyOf(rl.Resource(), rl.SchemaUrl())
-		c.mu.Lock()
-		overflowed += c.state.add(key, rl.Resource(), rl.SchemaUrl(), obs, now)
-		c.mu.Unlock()
-	}
-	overflowed += c.addWarnings(warnings, now)
-	if fromAttrs+fromText == 0 && len(warnings) == 0 {
+	b := c.gather(ld, c.now())
+	if b.fromAttrs+b.fromText == 0 && len(b.warnings) == 0 {
 		return nil
 	}
-	if len(incidents) > 0 {
-		keys := make([]resourceKey, 0, len(incidents))
-		for k := range incidents {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		c.mu.Lock()
-		for _, k := range keys {
-			job := incidents[k]
-			// In record order, so that the copies of one failure chain into
-			// one incident whatever order the batch holds them in.
-			slices.SortStableFunc(job.obs, func(a, b observation) int { return cmp.Compare(a.at, b.at) })
-			fresh := job.obs[:0]
-			for _, ob := range job.obs {
-				if c.state.incidents.observe(k, ob.at, now) {
-					fresh = append(fresh, ob)
-				}
-			}
-			if len(fresh) > 0 {
-				overflowed += c.state.add(k, job.resource, job.schemaURL, fresh, now)
-			}
-		}
-		c.mu.Unlock()
-	}
 	c.mu.Lock()
+	// The state's clock is read under the lock, as emit reads it, so the
+	// state's times never go back across an emission.
+	overflowed := c.apply(&b, c.now())
 	size := c.state.size()
 	c.mu.Unlock()
+
 	c.telemetry.ConnectorXlaOomSeries.Record(ctx, size)
-	if fromAttrs > 0 {
-		c.telemetry.ConnectorXlaOomRecords.Add(ctx, fromAttrs, sourceAttributes)
+	if b.fromAttrs > 0 {
+		c.telemetry.ConnectorXlaOomRecords.Add(ctx, b.fromAttrs, sourceAttributes)
 	}
-	if fromText > 0 {
-		c.telemetry.ConnectorXlaOomRecords.Add(ctx, fromText, sourceText)
+	if b.fromText > 0 {
+		c.telemetry.ConnectorXlaOomRecords.Add(ctx, b.fromText, sourceText)
 	}
 	if overflowed > 0 {
 		c.telemetry.ConnectorXlaOomOverflowDataPoints.Add(ctx, overflowed)
@@ -208,19 +146,135 @@ func (c *xlaOOMConnector) ConsumeLogs(ctx context.Context, ld plog.Logs) error {
 	return nil
 }
 
-// read returns the report of an XLA OOM record: from its attributes when the
-// xla_oom processor tagged it (no second parse), else recognised from its text.
-func (c *xlaOOMConnector) read(lr plog.LogRecord) (r oom.Report, tagged, ok bool) {
+// batch is what one ConsumeLogs call read, before it touches the state.
+type batch struct {
+	obs       []observation     // the OOM records of every resource, resource by resource
+	resources []resourceRecords // which of obs belong to which resource
+	// incidents and warnings are filed under job resources; their keys are
+	// sorted, so the state sees them in the same order whatever the map's.
+	incidents, warnings       map[resourceKey]*jobBatch
+	incidentJobs, warningJobs []resourceKey
+
+	fromAttrs, fromText int64 // OOM records read from tags, and recognised in text
+}
+
+// resourceRecords are the observations obs[from:to] of one resource.
+type resourceRecords struct {
+	key       resourceKey
+	resource  pcommon.Resource
+	schemaURL string
+	from, to  int
+}
+
+// gather reads every record of ld without the lock; arrival dates a record
+// that carries no time.
+func (c *xlaOOMConnector) gather(ld plog.Logs, arrival time.Time) batch {
+	b := batch{incidents: map[resourceKey]*jobBatch{}, warnings: map[resourceKey]*jobBatch{}}
+	rls := ld.ResourceLogs()
+	for i := 0; i < rls.Len(); i++ {
+		rl := rls.At(i)
+		from := len(b.obs)
+		sls := rl.ScopeLogs()
+		for j := 0; j < sls.Len(); j++ {
+			lrs := sls.At(j).LogRecords()
+			for k := 0; k < lrs.Len(); k++ {
+				lr := lrs.At(k)
+				tagged, warned := oomattr.Marks(lr.Attributes())
+				var texts oomrecord.Candidates
+				if !tagged && (!c.cfg.RecognizeUntagged || !c.finder.Scan(lr, &texts)) {
+					if warned {
+						c.addWarning(b.warnings, rl, lr, arrival, nil) // tagged by the processor
+					}
+					continue // the 99.9 %: no Report is built
+				}
+				found, tagged := c.read(lr, &texts, tagged, warned)
+				if found.Found != oom.FoundFailure {
+					c.addWarning(b.warnings, rl, lr, arrival, &found) // no OOM: maybe a warning
+					continue
+				}
+				r := found.Report
+				if tagged {
+					b.fromAttrs++
+				} else {
+					b.fromText++
+				}
+				ob := observation{measured: measure(r, c.dims), at: recordtime.Of(lr, arrival)}
+				b.obs = append(b.obs, ob)
+				if c.state.enabled[metricIncidents] {
+					c.addIncident(b.incidents, rl, &r, ob.at)
+				}
+			}
+		}
+		if len(b.obs) > from {
+			b.resources = append(b.resources, resourceRecords{
+				key: resourceKeyOf(rl.Resource(), rl.SchemaUrl()), resource: rl.Resource(), schemaURL: rl.SchemaUrl(),
+				from: from, to: len(b.obs),
+			})
+		}
+	}
+	b.incidentJobs = sortedKeys(b.incidents)
+	b.warningJobs = sortedKeys(b.warnings)
+	for _, job := range b.incidents {
+		// In record order, so that the copies of one failure chain into
+		// one incident whatever order the batch holds them in.
+		slices.SortStableFunc(job.obs, func(a, b observation) int { return cmp.Compare(a.at, b.at) })
+	}
+	return b
+}
+
+// apply adds a batch to the state at now and returns how many measurements
+// went to an overflow series. The caller holds mu.
+func (c *xlaOOMConnector) apply(b *batch, now time.Time) (overflowed int64) {
+	for _, r := range b.resources {
+		overflowed += c.state.add(r.key, r.resource, r.schemaURL, b.obs[r.from:r.to], now)
+	}
+	for _, k := range b.warningJobs {
+		job := b.warnings[k]
+		overflowed += c.state.add(k, job.resource, job.schemaURL, job.obs, now)
+	}
+	for _, k := range b.incidentJobs {
+		job := b.incidents[k]
+		fresh := job.obs[:0]
+		for _, ob := range job.obs {
+			if c.state.incidents.observe(k, ob.at, now) {
+				fresh = append(fresh, ob)
+			}
+		}
+		if len(fresh) > 0 {
+			overflowed += c.state.add(k, job.resource, job.schemaURL, fresh, now)
+		}
+	}
+	return overflowed
+}
+
+func sortedKeys(m map[resourceKey]*jobBatch) []resourceKey {
+	keys := make([]resourceKey, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// read returns what a record holds: its failure from its attributes when the
+// xla_oom processor tagged it (no second parse), else read from the texts
+// that passed the prefilter (the failure, else a warning when the warning
+// metrics want one and the processor wrote none). marked and warned are the
+// record's tags (oomattr.Marks); texts is what Scan found when not marked.
+func (c *xlaOOMConnector) read(lr plog.LogRecord, texts *oomrecord.Candidates, marked, warned bool) (found oom.Finding, tagged bool) {
 	if r, ok := oomattr.Get(lr.Attributes()); ok {
-		return r, true, true
+		return oom.Finding{Found: oom.FoundFailure, Report: r}, true
 	}
 	if !c.cfg.RecognizeUntagged {
 		// A record that carries xla.error.code of another type or empty is
 		// not a tag; its text is not read unless asked for.
-		return oom.Report{}, false, false
+		return oom.Finding{}, false
 	}
-	r, ok = c.cfg.Find(lr)
-	return r, false, ok
+	if marked {
+		// Such a record was not scanned; it is read for a failure only.
+		return c.finder.Find(lr, false), false
+	}
+	return c.finder.Read(texts, c.warningsWanted() && !warned), false
 }
 
 // jobBatch is what a batch holds for one job-level resource: the record's
@@ -235,11 +289,8 @@ type jobBatch struct {
 // jobOf returns the batch entry of rl's job, creating it on first use.
 func (c *xlaOOMConnector) jobOf(into map[resourceKey]*jobBatch, rl plog.ResourceLogs) *jobBatch {
 	res := pcommon.NewResource()
-	src := rl.Resource().Attributes()
-	for _, k := range c.cfg.IncidentResourceAttributes {
-		if v, ok := src.Get(k); ok {
-			v.CopyTo(res.Attributes().PutEmpty(k))
-		}
+	for k, v := range incident.Job(rl.Resource().Attributes(), c.cfg.IncidentResourceAttributes) {
+		v.CopyTo(res.Attributes().PutEmpty(k))
 	}
 	key := resourceKeyOf(res, rl.SchemaUrl())
 	job := into[key]
@@ -252,11 +303,12 @@ func (c *xlaOOMConnector) jobOf(into map[resourceKey]*jobBatch, rl plog.Resource
 
 // addIncident files the record under its job resource: the record's resource
 // reduced to incident_resource_attributes. Whether it opens an incident is
-// decided under the lock (see incidentMemory); the xla.oom.incident.id the
-// processor wrote is a log-correlation key and is not needed here.
+// decided under the lock (see incidentMemory), by record times rather than by
+// the processor's xla.oom.incident.id, so a burst across a bucket edge, which
+// carries two ids, counts once.
 func (c *xlaOOMConnector) addIncident(into map[resourceKey]*jobBatch, rl plog.ResourceLogs, r *oom.Report, t pcommon.Timestamp) {
 	job := c.jobOf(into, rl)
-	m := measurement{attrs: attrKey{code: r.Code}, incident: true}
+	m := measurement{attrs: attrKey{code: r.Code}, kind: newIncident}
 	job.obs = append(job.obs, observation{measured: m, at: t})
 }
 
@@ -266,7 +318,7 @@ func (c *xlaOOMConnector) emit(ctx context.Context) error {
 	c.emitMu.Lock()
 	defer c.emitMu.Unlock()
 	c.mu.Lock()
-	out := c.state.collect(c.now(), c.scope, &c.desc)
+	out := c.state.collect(c.now(), c.scope, &descriptors)
 	size := c.state.size()
 	c.mu.Unlock()
 

@@ -28,6 +28,8 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
+	"github.com/xlaoom/xlaoomprocessor/internal/oomrecord"
+	"github.com/xlaoom/xlaoomprocessor/oom"
 	"github.com/xlaoom/xlaoomprocessor/xlaoomconnector/internal/metadata"
 	"github.com/xlaoom/xlaoomprocessor/xlaoomconnector/internal/metadatatest"
 )
@@ -271,13 +273,14 @@ func forEachMetric(md pmetric.Metrics, f func(pcommon.Resource, pmetric.Metric))
 // recogniser of package oom.
 func TestTaggedEqualsUntagged(t *testing.T) {
 	cfg := createDefaultConfig()
+	finder := oomrecord.NewFinder(cfg.Sources)
 	tagged := readLogs(t, "untagged", "input.yaml")
 	n := 0
 	for _, rl := range tagged.ResourceLogs().All() {
 		for _, sl := range rl.ScopeLogs().All() {
 			for _, lr := range sl.LogRecords().All() {
-				if r, ok := cfg.Find(lr); ok {
-					oomattr.Put(r, lr.Attributes())
+				if found := finder.Find(lr, false); found.Found == oom.FoundFailure {
+					oomattr.Put(found.Report, lr.Attributes())
 					lr.Body().SetStr("train step failed") // nothing left to recognise
 					lr.Attributes().Remove("exception.message")
 					n++

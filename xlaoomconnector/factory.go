@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/collector/connector"
 	"go.opentelemetry.io/collector/consumer"
 
+	"github.com/xlaoom/xlaoomprocessor/internal/oomrecord"
 	"github.com/xlaoom/xlaoomprocessor/xlaoomconnector/internal/metadata"
 )
 
@@ -26,5 +27,6 @@ func createLogsToMetrics(_ context.Context, set connector.Settings, cfg componen
 	if err != nil {
 		return nil, err
 	}
-	return newConnector(cfg.(*Config), set, telemetry, next), nil
+	c := cfg.(*Config)
+	return newConnector(c, oomrecord.NewFinder(c.Sources), set, telemetry, next), nil
 }

@@ -38,9 +38,6 @@ type incidentMemory struct {
 	window time.Duration // the gap in record time that separates incidents
 	expiry time.Duration // forget a job's incident after this long without records
 	open   *lru[resourceKey, jobIncidentHistory]
-	// visits counts the entries looked at, so a test can check that the work
-	// per incident stays constant however many are remembered.
-	visits int
 }
 
 // jobIncidentHistory holds the recent incidents of a job: a ring of the
@@ -80,7 +77,6 @@ func newIncidentMemory(window, expiry time.Duration) incidentMemory {
 // observe files a record of job at record time t, arriving at now, and
 // reports whether it opens a new incident.
 func (m *incidentMemory) observe(job resourceKey, t pcommon.Timestamp, now time.Time) bool {
-	m.visits++
 	h, ok := m.open.get(job)
 	if !ok || now.Sub(h.seen) >= m.expiry {
 		m.open.put(job, jobIncidentHistory{})
@@ -96,7 +92,6 @@ func (m *incidentMemory) observe(job resourceKey, t pcommon.Timestamp, now time.
 		// Forgetting the oldest job's incident: a late copy of it would count again.
 		oldest, _, _ := m.open.oldest()
 		m.open.remove(oldest)
-		m.visits++
 	}
 	return true
 }
@@ -105,7 +100,6 @@ func (m *incidentMemory) observe(job resourceKey, t pcommon.Timestamp, now time.
 func (m *incidentMemory) expire(now time.Time) {
 	for {
 		job, h, ok := m.open.oldest()
-		m.visits++
 		if !ok || now.Sub(h.seen) < m.expiry {
 			return
 		}

@@ -6,7 +6,6 @@ package xlaoomconnector // import "github.com/xlaoom/xlaoomprocessor/xlaoomconne
 import (
 	"strings"
 
-	"go.opentelemetry.io/collector/connector"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
@@ -15,7 +14,8 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/xlaoomconnector/internal/metadata"
 )
 
-// metricID names one of the four metrics; it is also their order in the output.
+// metricID names one of the connector's metrics; it is also their order in
+// the output.
 type metricID uint8
 
 const (
@@ -38,67 +38,64 @@ type descriptor struct {
 	name, description, unit string
 }
 
-// Histograms: mdatagen v0.158.0 cannot generate a MetricsBuilder for them, so
-// their descriptors live here. They are documented in README.md.
-var (
-	requestedDescriptor = descriptor{
+// descriptors are the name, description and unit of every metric, indexed by
+// metricID. The names of the sums and gauges come from the generated
+// metadata.MetricsInfo; their descriptions and units repeat metadata.yaml,
+// and TestDescriptorsMatchMetadata fails when the two differ. The generated
+// MetricsBuilder does not produce the output: it gives every data point the
+// same start time and a fixed temporality and cannot build histograms,
+// whereas this connector needs a start time per series (the series' first
+// record), a configurable temporality and configurable buckets.
+var descriptors = [numMetrics]descriptor{
+	metricErrors: {
+		name: metadata.MetricsInfo.XlaOomErrors.Name,
+		description: "XLA out-of-memory log records (tagged by the processor, or recognised here), per resource: " +
+			"every line and every host's copy of a failure counts. Alert on xla.oom.incidents instead.",
+		unit: "{error}",
+	},
+	// The histograms are not in metadata.yaml (mdatagen v0.158.0 cannot
+	// generate them); they are documented in README.md.
+	metricRequested: {
 		name:        "xla.oom.requested.size",
 		description: "Size of the allocation, reservation or program that did not fit, per XLA out-of-memory failure.",
 		unit:        "By",
-	}
-	shortfallDescriptor = descriptor{
+	},
+	metricShortfall: {
 		name: "xla.oom.shortfall.size",
 		description: "How much memory was missing, per XLA out-of-memory failure: requested - free at run time, " +
 			"the excess over capacity at compile time. Fragmentation failures (requested <= free) have none.",
 		unit: "By",
-	}
-)
-
-// descriptors returns the descriptor of every metric. The sum and the gauge are
-// read from the mdatagen MetricsBuilder, so metadata.yaml stays their single
-// source: one data point of each is recorded into a throw-away builder and the
-// name, description and unit of what it emits are kept.
-//
-// The builder itself does not produce the output: it gives every data point
-// the same start time and a fixed temporality and cannot build histograms,
-// whereas this connector needs a start time per series (the series' first
-// record), a configurable temporality and configurable buckets.
-func descriptors(set connector.Settings) [numMetrics]descriptor {
-	mbc := metadata.NewDefaultMetricsBuilderConfig()
-	mbc.Metrics.XlaOomErrors.Enabled = true
-	mbc.Metrics.XlaOomPressure.Enabled = true
-	mbc.Metrics.XlaOomIncidents.Enabled = true
-	mbc.Metrics.XlaMemoryWarnings.Enabled = true
-	mbc.Metrics.XlaMemoryWarningPressure.Enabled = true
-	mb := metadata.NewMetricsBuilder(mbc, set)
-	mb.RecordXlaOomErrorsDataPoint(0, 0, "", metadata.AttributeXlaErrorPhaseRuntime)
-	mb.RecordXlaOomPressureDataPoint(0, 0, "")
-	mb.RecordXlaOomIncidentsDataPoint(0, 0, "")
-	mb.RecordXlaMemoryWarningsDataPoint(0, 0, metadata.AttributeXlaMemoryWarningRematerialization)
-	mb.RecordXlaMemoryWarningPressureDataPoint(0, 0, metadata.AttributeXlaMemoryWarningRematerialization)
-	md := mb.Emit()
-
-	var d [numMetrics]descriptor
-	d[metricRequested] = requestedDescriptor
-	d[metricShortfall] = shortfallDescriptor
-	ms := md.ResourceMetrics().At(0).ScopeMetrics().At(0).Metrics()
-	for i := 0; i < ms.Len(); i++ {
-		m := ms.At(i)
-		desc := descriptor{name: m.Name(), description: m.Description(), unit: m.Unit()}
-		switch m.Name() {
-		case metadata.MetricsInfo.XlaOomErrors.Name:
-			d[metricErrors] = desc
-		case metadata.MetricsInfo.XlaOomPressure.Name:
-			d[metricPressure] = desc
-		case metadata.MetricsInfo.XlaOomIncidents.Name:
-			d[metricIncidents] = desc
-		case metadata.MetricsInfo.XlaMemoryWarnings.Name:
-			d[metricWarnings] = desc
-		case metadata.MetricsInfo.XlaMemoryWarningPressure.Name:
-			d[metricWarningPressure] = desc
-		}
-	}
-	return d
+	},
+	metricPressure: {
+		name: metadata.MetricsInfo.XlaOomPressure.Name,
+		description: "Memory demand of the last XLA out-of-memory failure divided by what was available: " +
+			"used / capacity at compile time, requested / free (or requested / capacity) at run time. " +
+			"Above 1 means the program did not fit.",
+		unit: "1",
+	},
+	metricIncidents: {
+		name: metadata.MetricsInfo.XlaOomIncidents.Name,
+		description: "XLA out-of-memory failures per job-level resource (the record resource reduced to " +
+			"incident_resource_attributes): the records a job's hosts log about one failure, every line of it, " +
+			"count once; records more than incident_window apart from the job's recent ones start a new incident.",
+		unit: "{incident}",
+	},
+	metricWarnings: {
+		name: metadata.MetricsInfo.XlaMemoryWarnings.Name,
+		description: "Memory-pressure warnings (XLA could not rematerialize under its limit, allocator retries, " +
+			"start-up back-off, autotuner fallbacks, cuDNN memory figures) seen in log records, per job-level " +
+			"resource (the record resource reduced to incident_resource_attributes). They are not failures and " +
+			"are not counted in xla.oom.errors.",
+		unit: "{warning}",
+	},
+	metricWarningPressure: {
+		name: metadata.MetricsInfo.XlaMemoryWarningPressure.Name,
+		description: "Memory demand of the last memory-pressure warning divided by its limit, per job-level " +
+			"resource: peak over the limit after rematerialization, scratch request over the autotuner's limit, " +
+			"used over total for cuDNN's figures. Only warnings that print a limit set it; above 1 means the " +
+			"demand did not fit.",
+		unit: "1",
+	},
 }
 
 // metricType is the instrument of each metric.
@@ -189,19 +186,54 @@ type measurement struct {
 	pressure     float64
 	hasPressure  bool
 
-	// incident marks the measurement of a new incident: it counts in
-	// xla.oom.incidents only (and no record's measurement counts there).
-	incident bool
-	// warning marks the measurement of a memory-pressure warning: it counts
-	// in the warning metrics only, and no failure's measurement counts there.
-	warning bool
+	kind measurementKind // which metrics it feeds (see feeds)
+}
+
+// measurementKind is what a measurement stands for. Each kind feeds its own
+// metrics and no other: an OOM record never counts as an incident or a
+// warning, and a warning never counts as a failure.
+type measurementKind uint8
+
+const (
+	// oomRecord is one XLA OOM record, on the record's resource:
+	// xla.oom.errors, the size histograms and xla.oom.pressure.
+	oomRecord measurementKind = iota
+	// newIncident is the record that opened an incident, on the job
+	// resource: xla.oom.incidents.
+	newIncident
+	// memoryWarning is one memory-pressure warning, on the job resource:
+	// xla.memory.warnings and xla.memory.warning.pressure.
+	memoryWarning
+)
+
+// feeds reports whether the measurement adds to metric id: its kind feeds
+// that metric, and it holds the value the metric needs.
+func (m *measurement) feeds(id metricID) bool {
+	switch m.kind {
+	case newIncident:
+		return id == metricIncidents
+	case memoryWarning:
+		return id == metricWarnings || (id == metricWarningPressure && m.hasPressure)
+	case oomRecord:
+		switch id {
+		case metricErrors:
+			return true
+		case metricRequested:
+			return m.hasRequested
+		case metricShortfall:
+			return m.hasShortfall
+		case metricPressure:
+			return m.hasPressure
+		}
+	}
+	return false
 }
 
 // measure turns a report into its measurement. Phase and cause outside their
 // enums (possible only on a hand-made tag) are left out rather than let an
 // arbitrary string become a dimension.
 func measure(r oom.Report, dims dimensions) measurement {
-	m := measurement{attrs: attrKey{code: r.Code}}
+	m := measurement{attrs: attrKey{code: r.Code}, kind: oomRecord}
 	if _, ok := metadata.MapAttributeXlaErrorPhase[r.Phase]; ok {
 		m.attrs.phase = r.Phase
 	}

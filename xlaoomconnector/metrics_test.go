@@ -25,7 +25,7 @@ import (
 
 // The names, instruments and units are a contract with dashboards and alerts.
 func TestDescriptors(t *testing.T) {
-	d := descriptors(settings())
+	d := descriptors
 	assert.Equal(t, "xla.oom.errors", d[metricErrors].name)
 	assert.Equal(t, "{error}", d[metricErrors].unit)
 	assert.Equal(t, metadata.MetricsInfo.XlaOomErrors.Name, d[metricErrors].name)
@@ -38,6 +38,37 @@ func TestDescriptors(t *testing.T) {
 	assert.NotEmpty(t, d[metricPressure].description)
 	assert.Equal(t, []string{"xla.error.code", "xla.error.phase", "xla.oom.cause"}, metadata.MetricsInfo.XlaOomErrors.Attributes)
 	assert.Equal(t, []string{"xla.error.code"}, metadata.MetricsInfo.XlaOomPressure.Attributes)
+}
+
+// TestDescriptorsMatchMetadata: the descriptions and units of the sums and
+// gauges are those metadata.yaml gives the generated MetricsBuilder, read
+// back from the points it emits.
+func TestDescriptorsMatchMetadata(t *testing.T) {
+	mbc := metadata.NewDefaultMetricsBuilderConfig()
+	mbc.Metrics.XlaOomErrors.Enabled = true
+	mbc.Metrics.XlaOomPressure.Enabled = true
+	mbc.Metrics.XlaOomIncidents.Enabled = true
+	mbc.Metrics.XlaMemoryWarnings.Enabled = true
+	mbc.Metrics.XlaMemoryWarningPressure.Enabled = true
+	mb := metadata.NewMetricsBuilder(mbc, settings())
+	mb.RecordXlaOomErrorsDataPoint(0, 0, "", metadata.AttributeXlaErrorPhaseRuntime)
+	mb.RecordXlaOomPressureDataPoint(0, 0, "")
+	mb.RecordXlaOomIncidentsDataPoint(0, 0, "")
+	mb.RecordXlaMemoryWarningsDataPoint(0, 0, metadata.AttributeXlaMemoryWarningRematerialization)
+	mb.RecordXlaMemoryWarningPressureDataPoint(0, 0, metadata.AttributeXlaMemoryWarningRematerialization)
+	generated := map[string]descriptor{}
+	for _, m := range mb.Emit().ResourceMetrics().At(0).ScopeMetrics().At(0).Metrics().All() {
+		generated[m.Name()] = descriptor{name: m.Name(), description: m.Description(), unit: m.Unit()}
+	}
+	require.Len(t, generated, 5)
+	for _, id := range []metricID{metricErrors, metricPressure, metricIncidents, metricWarnings, metricWarningPressure} {
+		assert.Equal(t, generated[descriptors[id].name], descriptors[id], "metric %d", id)
+	}
+	for id := range numMetrics {
+		assert.NotEmpty(t, descriptors[id].name)
+		assert.NotEmpty(t, descriptors[id].description)
+		assert.NotEmpty(t, descriptors[id].unit)
+	}
 }
 
 func size(n int64) oom.Size { return oom.KnownSize(n) }

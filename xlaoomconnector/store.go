@@ -69,7 +69,8 @@ func newState(cfg *Config) *state {
 	return st
 }
 
-// observation is one XLA OOM record: what it measures and when it happened.
+// observation is what one record contributes (an OOM, the incident it
+// opened, or a warning: see measurementKind) and when it happened.
 type observation struct {
 	measured measurement
 	at       pcommon.Timestamp // the record's time (recordtime.Of)
@@ -82,7 +83,7 @@ func (st *state) add(key resourceKey, res pcommon.Resource, schemaURL string, ob
 	for i := range obs {
 		ob := &obs[i]
 		for id := metricID(0); id < numMetrics; id++ {
-			if !st.enabled[id] || !ob.measured.has(id) {
+			if !st.enabled[id] || !ob.measured.feeds(id) {
 				continue
 			}
 			var s *series
@@ -106,25 +107,6 @@ func (st *state) add(key resourceKey, res pcommon.Resource, schemaURL string, ob
 		}
 	}
 	return overflowed
-}
-
-func (m *measurement) has(id metricID) bool {
-	if m.warning || id == metricWarnings || id == metricWarningPressure {
-		return m.warning && m.hasWarning(id)
-	}
-	if m.incident || id == metricIncidents {
-		return m.incident && id == metricIncidents
-	}
-	switch id {
-	case metricRequested:
-		return m.hasRequested
-	case metricShortfall:
-		return m.hasShortfall
-	case metricPressure:
-		return m.hasPressure
-	default:
-		return true
-	}
 }
 
 // lookup finds or creates the series of k, creating the resource state on

@@ -4,7 +4,6 @@
 package xlaoomconnector // import "github.com/xlaoom/xlaoomprocessor/xlaoomconnector"
 
 import (
-	"slices"
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/plog"
@@ -28,16 +27,16 @@ func (c *xlaOOMConnector) warningsWanted() bool {
 }
 
 // addWarning files the record's warning, if it has one, under its job
-// resource: read from the attributes the xla_oom processor wrote, else, when
-// recognize is set (the record's text passed the prefilter and holds no OOM),
-// recognised from its text.
-func (c *xlaOOMConnector) addWarning(into map[resourceKey]*jobBatch, rl plog.ResourceLogs, lr plog.LogRecord, now time.Time, recognize bool) {
+// resource: read from the attributes the xla_oom processor wrote, else the
+// warning read from its text (found, when the record was read and holds no
+// OOM).
+func (c *xlaOOMConnector) addWarning(into map[resourceKey]*jobBatch, rl plog.ResourceLogs, lr plog.LogRecord, now time.Time, found *oom.Finding) {
 	if !c.warningsWanted() {
 		return
 	}
 	w, ok := oomattr.GetWarning(lr.Attributes())
-	if !ok && recognize && !oomattr.Tagged(lr.Attributes()) {
-		w, ok = c.cfg.FindWarning(lr)
+	if !ok && found != nil && found.Found == oom.FoundWarning {
+		w, ok = found.Warning, true
 	}
 	if !ok {
 		return
@@ -50,26 +49,6 @@ func (c *xlaOOMConnector) addWarning(into map[resourceKey]*jobBatch, rl plog.Res
 	job.obs = append(job.obs, observation{measured: m, at: recordtime.Of(lr, now)})
 }
 
-// addWarnings adds a batch's warnings to the state, jobs in key order, and
-// returns how many measurements went to an overflow series.
-func (c *xlaOOMConnector) addWarnings(from map[resourceKey]*jobBatch, now time.Time) (overflowed int64) {
-	if len(from) == 0 {
-		return 0
-	}
-	keys := make([]resourceKey, 0, len(from))
-	for k := range from {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, k := range keys {
-		jw := from[k]
-		overflowed += c.state.add(k, jw.resource, jw.schemaURL, jw.obs, now)
-	}
-	return overflowed
-}
-
 // measureWarning turns a warning into its measurement. A kind outside the
 // enum (possible only on a hand-made tag) is not counted rather than let an
 // arbitrary string become a dimension.
@@ -77,21 +56,10 @@ func measureWarning(w oom.Warning, dims dimensions) (measurement, bool) {
 	if _, ok := metadata.MapAttributeXlaMemoryWarning[w.Kind]; !ok {
 		return measurement{}, false
 	}
-	m := measurement{attrs: attrKey{warning: w.Kind}, warning: true}
+	m := measurement{attrs: attrKey{warning: w.Kind}, kind: memoryWarning}
 	if dims.backend {
 		m.attrs.backend = w.Backend
 	}
 	m.pressure, m.hasPressure = w.Pressure()
 	return m, true
-}
-
-// hasWarning reports whether a warning's measurement counts in metric id.
-func (m *measurement) hasWarning(id metricID) bool {
-	switch id {
-	case metricWarnings:
-		return true
-	case metricWarningPressure:
-		return m.hasPressure
-	}
-	return false
 }

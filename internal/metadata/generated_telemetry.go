@@ -26,6 +26,7 @@ type TelemetryBuilder struct {
 	meter                         metric.Meter
 	mu                            sync.Mutex
 	registrations                 []metric.Registration
+	ProcessorXlaOomRecordsGeneric metric.Int64Counter
 	ProcessorXlaOomRecordsScanned metric.Int64Counter
 	ProcessorXlaOomRecordsTagged  metric.Int64Counter
 	ProcessorXlaOomRecordsWarned  metric.Int64Counter
@@ -60,6 +61,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	}
 	builder.meter = Meter(settings)
 	var err, errs error
+	builder.ProcessorXlaOomRecordsGeneric, err = builder.meter.Int64Counter(
+		"otelcol_processor_xla_oom_records_generic",
+		metric.WithDescription("Log records tagged by the last-resort layer (xla.oom.generic), a memory failure that no known message family matched; they are counted in processor_xla_oom_records_tagged too. [Alpha]"),
+		metric.WithUnit("{record}"),
+	)
+	errs = errors.Join(errs, err)
 	builder.ProcessorXlaOomRecordsScanned, err = builder.meter.Int64Counter(
 		"otelcol_processor_xla_oom_records_scanned",
 		metric.WithDescription("Log records the processor looked at. [Alpha]"),

@@ -19,9 +19,13 @@ func TestSetupTelemetry(t *testing.T) {
 	tb, err := metadata.NewTelemetryBuilder(testTel.NewTelemetrySettings())
 	require.NoError(t, err)
 	defer tb.Shutdown()
+	tb.ProcessorXlaOomRecordsGeneric.Add(context.Background(), 1)
 	tb.ProcessorXlaOomRecordsScanned.Add(context.Background(), 1)
 	tb.ProcessorXlaOomRecordsTagged.Add(context.Background(), 1)
 	tb.ProcessorXlaOomRecordsWarned.Add(context.Background(), 1)
+	AssertEqualProcessorXlaOomRecordsGeneric(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorXlaOomRecordsScanned(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())

@@ -5,7 +5,6 @@ package oomattr
 
 import (
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -66,27 +65,4 @@ func TestPutTopBoundsTheList(t *testing.T) {
 	assert.False(t, ok, "0 lists none")
 	_, ok = attrs.Get(CulpritOp)
 	assert.True(t, ok, "the culprit is written whatever the list length")
-}
-
-func TestIncidentID(t *testing.T) {
-	base := time.Date(2025, 11, 22, 10, 0, 5, 0, time.UTC)
-	r := breakdownReport()
-	id := IncidentID(&r, base, time.Minute)
-	assert.Len(t, id, 16)
-
-	other := r
-	other.Device, other.Replica, other.Partition = "1x0x0_HBM0", 7, 9
-	assert.Equal(t, id, IncidentID(&other, base.Add(50*time.Second), time.Minute),
-		"another host, replica, partition or device within the window: the same incident")
-	assert.NotEqual(t, id, IncidentID(&r, base.Add(time.Minute), time.Minute), "the next window")
-	other = r
-	other.Requested = oom.KnownSize(r.Requested.Bytes + 112) // the BFC line's rounded request
-	other.Program = ""                                       // a line that does not name the program
-	assert.Equal(t, id, IncidentID(&other, base, time.Minute), "another line of the same failure")
-	other = r
-	other.Code = "E1001"
-	assert.NotEqual(t, id, IncidentID(&other, base, time.Minute), "another code")
-	assert.Equal(t, IncidentID(&r, base, 0), IncidentID(&r, base.Add(time.Hour), 0), "window 0: time left out")
-	before := time.Unix(-30, 0)
-	assert.Equal(t, IncidentID(&r, before, time.Minute), IncidentID(&r, time.Unix(-59, 0), time.Minute), "floor before the epoch")
 }

@@ -7,11 +7,7 @@
 package oomattr
 
 import (
-	"encoding/binary"
-	"encoding/hex"
-	"hash/fnv"
 	"strconv"
-	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
@@ -70,7 +66,7 @@ const (
 	LargestInputShape = "xla.oom.largest_input.shape"
 
 	// Incident is the same on the copies of one failure logged by every
-	// host of a job, and different otherwise (see IncidentID).
+	// host of a job, and different otherwise (see package incident).
 	Incident = "xla.oom.incident.id"
 )
 
@@ -107,6 +103,7 @@ func sizeFields(r *oom.Report) []struct {
 		{Temp, &r.Breakdown.Temp}, {TempFragmentation, &r.Breakdown.TempFragmentation},
 		{Fragmentation, &r.Breakdown.Fragmentation}, {Padding, &r.Breakdown.Padding},
 		{Allocated, &r.Breakdown.Allocated}, {AvailableAfter, &r.Breakdown.AvailableAfter},
+		{HolderSize, &r.MemoryHolderSize},
 	}
 }
 
@@ -120,7 +117,7 @@ func stringFields(r *oom.Report) []struct {
 	}{
 		{ErrorCode, &r.Code}, {ErrorName, &r.Name}, {ErrorCategory, &r.Category}, {ErrorPhase, &r.Phase},
 		{ErrorDocURL, &r.DocURL}, {Backend, &r.Backend}, {MemorySpace, &r.MemorySpace},
-		{Program, &r.Program}, {Device, &r.Device}, {Cause, &r.Cause},
+		{Program, &r.Program}, {Device, &r.Device}, {Cause, &r.Cause}, {HolderProgram, &r.MemoryHolder},
 	}
 }
 
@@ -139,6 +136,7 @@ func PutTop(r oom.Report, attrs pcommon.Map, top int) {
 		}
 	}
 	attrs.PutStr(ErrorType, r.Code)
+	putGeneric(&r, attrs)
 	for _, f := range sizeFields(&r) {
 		if f.size.Known {
 			attrs.PutInt(f.key, f.size.Bytes)
@@ -252,38 +250,6 @@ func lastColon(s string) int {
 	return -1
 }
 
-// IncidentID returns the incident key of r logged at ts: an FNV-64a hash
-// (16 hex digits) of the code and the start of the window of length window
-// that holds ts. It is a key for finding a failure's records in a log backend
-// (with the job's resource attributes, which it does not hold).
-//
-// Only what every line of a failure shares is hashed: not the sizes (the BFC
-// allocator's line prints a rounded request, the runtime's status line the
-// exact one), not the program (most lines do not name it), and nothing that
-// tells hosts, replicas, partitions or devices apart. Records of one failure
-// that straddle a window boundary get two IDs; a window of 0 leaves time out.
-// The connector does not count incidents by this ID: see its incidentMemory.
-func IncidentID(r *oom.Report, ts time.Time, window time.Duration) string {
-	h := fnv.New64a()
-	var buf [8]byte
-	putInt := func(n int64) {
-		binary.LittleEndian.PutUint64(buf[:], uint64(n))
-		_, _ = h.Write(buf[:])
-	}
-	_, _ = h.Write([]byte(r.Code))
-	_, _ = h.Write([]byte{0})
-	if window > 0 {
-		n := ts.UnixNano()
-		start := n - n%int64(window)
-		if n < 0 && n%int64(window) != 0 {
-			start -= int64(window)
-		}
-		putInt(start)
-	}
-	binary.BigEndian.PutUint64(buf[:], h.Sum64())
-	return hex.EncodeToString(buf[:])
-}
-
 // Tagged reports whether attrs already carry an XLA OOM tag.
 func Tagged(attrs pcommon.Map) bool {
 	_, ok := attrs.Get(ErrorCode)
@@ -308,6 +274,7 @@ func Get(attrs pcommon.Map) (oom.Report, bool) {
 			*f.size = oom.KnownSize(v.Int())
 		}
 	}
+	getGeneric(attrs, &r)
 	if v, ok := attrs.Get(Replica); ok && v.Type() == pcommon.ValueTypeInt {
 		r.Replica, r.HasReplica = v.Int(), true
 	}

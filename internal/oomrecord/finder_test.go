@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"go.opentelemetry.io/collector/pdata/plog"
+
+	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
 const (
@@ -19,51 +21,61 @@ const (
 func TestFindSources(t *testing.T) {
 	tests := []struct {
 		name     string
-		finder   func() Finder
+		sources  func() Sources
 		build    func(lr plog.LogRecord)
 		wantCode string // "" = not found
 	}{
-		{name: "string body", finder: DefaultFinder, build: func(lr plog.LogRecord) { lr.Body().SetStr(bufferOOM) }, wantCode: "E0100"},
-		{name: "bytes body", finder: DefaultFinder, build: func(lr plog.LogRecord) {
+		{name: "string body", sources: DefaultSources, build: func(lr plog.LogRecord) { lr.Body().SetStr(bufferOOM) }, wantCode: "E0100"},
+		{name: "bytes body", sources: DefaultSources, build: func(lr plog.LogRecord) {
 			lr.Body().SetEmptyBytes().FromRaw([]byte(compileOOM))
 		}, wantCode: "E1000"},
-		{name: "invalid utf-8 bytes body", finder: DefaultFinder, build: func(lr plog.LogRecord) {
+		{name: "invalid utf-8 bytes body", sources: DefaultSources, build: func(lr plog.LogRecord) {
 			lr.Body().SetEmptyBytes().FromRaw(append([]byte{0xff}, compileOOM...))
 		}},
-		{name: "map body key", finder: DefaultFinder, build: func(lr plog.LogRecord) {
+		{name: "map body key", sources: DefaultSources, build: func(lr plog.LogRecord) {
 			lr.Body().SetEmptyMap().PutStr("log", bufferOOM)
 		}, wantCode: "E0100"},
-		{name: "map body other key", finder: DefaultFinder, build: func(lr plog.LogRecord) {
+		{name: "map body other key", sources: DefaultSources, build: func(lr plog.LogRecord) {
 			lr.Body().SetEmptyMap().PutStr("text", bufferOOM)
 		}},
-		{name: "exception.message", finder: DefaultFinder, build: func(lr plog.LogRecord) {
+		{name: "exception.message", sources: DefaultSources, build: func(lr plog.LogRecord) {
 			lr.Body().SetStr("train step failed")
 			lr.Attributes().PutStr("exception.message", compileOOM)
 		}, wantCode: "E1000"},
-		{name: "body wins over attribute", finder: DefaultFinder, build: func(lr plog.LogRecord) {
+		{name: "body wins over attribute", sources: DefaultSources, build: func(lr plog.LogRecord) {
 			lr.Body().SetStr(bufferOOM)
 			lr.Attributes().PutStr("exception.message", compileOOM)
 		}, wantCode: "E0100"},
-		{name: "body not searched", finder: func() Finder {
-			f := DefaultFinder()
+		{name: "attributes in configured order, not record order", sources: DefaultSources, build: func(lr plog.LogRecord) {
+			lr.Body().SetStr("train step failed")
+			lr.Attributes().PutStr("exception.stacktrace", bufferOOM)
+			lr.Attributes().PutStr("exception.message", compileOOM)
+		}, wantCode: "E1000"},
+		{name: "map body keys in configured order", sources: DefaultSources, build: func(lr plog.LogRecord) {
+			m := lr.Body().SetEmptyMap()
+			m.PutStr("log", bufferOOM)
+			m.PutStr("message", compileOOM)
+		}, wantCode: "E1000"},
+		{name: "body not searched", sources: func() Sources {
+			f := DefaultSources()
 			f.SearchBody = false
 			return f
 		}, build: func(lr plog.LogRecord) { lr.Body().SetStr(bufferOOM) }},
-		{name: "non-string attribute", finder: DefaultFinder, build: func(lr plog.LogRecord) {
+		{name: "non-string attribute", sources: DefaultSources, build: func(lr plog.LogRecord) {
 			lr.Attributes().PutEmptySlice("exception.message").AppendEmpty().SetStr(bufferOOM)
 		}},
-		{name: "over the scan limit", finder: func() Finder {
-			f := DefaultFinder()
+		{name: "over the scan limit", sources: func() Sources {
+			f := DefaultSources()
 			f.MaxScanSize = 64
 			return f
 		}, build: func(lr plog.LogRecord) { lr.Body().SetStr(bufferOOM) }},
-		{name: "bytes over the scan limit", finder: func() Finder {
-			f := DefaultFinder()
+		{name: "bytes over the scan limit", sources: func() Sources {
+			f := DefaultSources()
 			f.MaxScanSize = 64
 			return f
 		}, build: func(lr plog.LogRecord) { lr.Body().SetEmptyBytes().FromRaw([]byte(bufferOOM)) }},
-		{name: "empty record", finder: DefaultFinder, build: func(plog.LogRecord) {}},
-		{name: "ordinary line", finder: DefaultFinder, build: func(lr plog.LogRecord) {
+		{name: "empty record", sources: DefaultSources, build: func(plog.LogRecord) {}},
+		{name: "ordinary line", sources: DefaultSources, build: func(lr plog.LogRecord) {
 			lr.Body().SetStr("I1122 10:02:03.123456 140234 train.py:211] step 1200 loss=2.38 " + strings.Repeat("x", 100))
 		}},
 	}
@@ -73,17 +85,16 @@ func TestFindSources(t *testing.T) {
 			tt.build(lr)
 			before := plog.NewLogRecord()
 			lr.CopyTo(before)
-			f := tt.finder()
-			r, ok := f.Find(lr)
-			assert.Equal(t, tt.wantCode != "", ok)
-			assert.Equal(t, tt.wantCode, r.Code)
+			found := NewFinder(tt.sources()).Find(lr, false)
+			assert.Equal(t, tt.wantCode != "", found.Found == oom.FoundFailure)
+			assert.Equal(t, tt.wantCode, found.Report.Code)
 			assert.Equal(t, before.Body().AsRaw(), lr.Body().AsRaw(), "Find never modifies the record")
 		})
 	}
 }
 
 func TestValidate(t *testing.T) {
-	f := DefaultFinder()
+	f := DefaultSources()
 	assert.NoError(t, f.Validate())
 	f.MaxScanSize = -1
 	f.BodyKeys = []string{" "}
@@ -93,4 +104,41 @@ func TestValidate(t *testing.T) {
 	assert.ErrorContains(t, err, "max_scan_size")
 	assert.ErrorContains(t, err, "body_keys[0]: must not be empty")
 	assert.ErrorContains(t, err, "search_body: is false and attributes is empty")
+}
+
+// TestReadFailureBeforeWarning: a text that holds a failure is the failure,
+// whatever warning an earlier source holds; with no failure, the first
+// warning in source order is reported, and only when asked for.
+func TestReadFailureBeforeWarning(t *testing.T) {
+	const (
+		retry = "W1122 10:54:45.359616 2494 bfc_allocator.cc:371] Allocator (GPU_0_bfc) ran out of memory trying to allocate 16.01MiB from the lower end with freed_by_count=0."
+		remat = "W1122 10:52:37.476699 622 hlo_rematerialization.cc:3363] Can't reduce memory use below 56.41GiB (60574761232 bytes) by rematerialization; only reduced to 69.85GiB (75003125004 bytes)"
+	)
+	f := NewFinder(DefaultSources())
+	lr := plog.NewLogRecord()
+	lr.Body().SetStr(retry)
+	lr.Attributes().PutStr("exception.message", compileOOM)
+	found := f.Find(lr, true)
+	assert.Equal(t, oom.FoundFailure, found.Found)
+	assert.Equal(t, "E1000", found.Report.Code)
+
+	lr.Attributes().PutStr("exception.message", remat)
+	found = f.Find(lr, true)
+	assert.Equal(t, oom.FoundWarning, found.Found)
+	assert.Equal(t, oom.WarningAllocatorRetry, found.Warning.Kind, "the body's warning comes first")
+	assert.Equal(t, oom.FoundNothing, f.Find(lr, false).Found, "warnings only when asked for")
+}
+
+// TestScanOrdinaryRecordAllocatesNothing: the first pass over a record that
+// is not an OOM costs no allocation.
+func TestScanOrdinaryRecordAllocatesNothing(t *testing.T) {
+	f := NewFinder(DefaultSources())
+	lr := plog.NewLogRecord()
+	lr.Body().SetStr("I1122 10:02:03.123456 140234 train.py:211] step 1200 loss=2.38 RESOURCES ok")
+	lr.Attributes().PutStr("exception.message", "KeyError: 'Bert'")
+	lr.Attributes().PutInt("step", 1200)
+	var texts Candidates
+	if n := testing.AllocsPerRun(100, func() { f.Scan(lr, &texts) }); n != 0 {
+		t.Errorf("Scan allocates %v times on an ordinary record", n)
+	}
 }

@@ -69,6 +69,11 @@ FRAG_REQUEST_SHAPE = (384, 1024, 1024)  # float32 -> 1.5 GiB
 STARVE_LEFT_BYTES = 48 << 20
 # mem_fraction_device_put asks for 4 x 1.5 GiB = 6 GiB (more than the ~4 GiB pool)
 MEM_FRACTION_DEVICE_PUT_SHAPE = (4 * 384, 1024, 1024)
+# solver_workspace: eigh of an f32[4096,4096] needs its output (64 MiB) from
+# XLA's pool and a cuSOLVER workspace (~134 MB) at run time; the pool is
+# filled to leave room for the first only.
+SOLVER_N = 4096
+SOLVER_LEFT_BYTES = 160 << 20
 
 
 def nbytes(shape, itemsize):
@@ -153,6 +158,20 @@ CASES = [
      "XLA_PYTHON_CLIENT_MEM_FRACTION=%s, pool filled to within ~%d MiB, then a fresh f32 matmul "
      "and convolution are compiled and run (autotuning with almost no scratch memory)"
      % (SMALL_FRACTION, STARVE_LEFT_BYTES >> 20), 90),
+    ("vmm_device_put", dict(LOG0, XLA_PYTHON_CLIENT_ALLOCATOR="vmm"),
+     "XLA_PYTHON_CLIENT_ALLOCATOR=vmm (virtual-memory allocator), device_put of %d bytes"
+     % nbytes(DEVICE_PUT_SHAPE, F32), 90),
+    ("vmm_jit", dict(LOG0, XLA_PYTHON_CLIENT_ALLOCATOR="vmm"),
+     "XLA_PYTHON_CLIENT_ALLOCATOR=vmm, jitted program with %d bytes of temporaries (> card)"
+     % temps_sizes(TEMPS_ROWS_CARD)["temporaries_total_bytes"], 90),
+    ("pinned_host_device_put", dict(LOG0),
+     "device_put of a float32%s host array (%d bytes) into pinned host memory "
+     "(memory_kind='pinned_host'), more than the default host memory limit"
+     % (str(DEVICE_PUT_SHAPE), nbytes(DEVICE_PUT_SHAPE, F32)), 90),
+    ("solver_workspace", dict(LOG0, XLA_PYTHON_CLIENT_MEM_FRACTION=SMALL_FRACTION),
+     "XLA_PYTHON_CLIENT_MEM_FRACTION=%s, pool filled to within ~%d MiB, then jnp.linalg.eigh of "
+     "f32[%d,%d] (the cuSOLVER workspace does not fit)"
+     % (SMALL_FRACTION, SOLVER_LEFT_BYTES >> 20, SOLVER_N, SOLVER_N), 90),
     ("jit_temps_vmodule", dict(LOG0, TF_CPP_VMODULE="gpu_executable=3,buffer_assignment=1"),
      "same as jit_temps with TF_CPP_VMODULE=gpu_executable=3,buffer_assignment=1 (looking for the "
      "BufferAssignment OOM Debugging dump, which jit_temps does not show)", 90),
@@ -274,6 +293,21 @@ def run_child(name, outdir):
         c.result["memory_stats_before_oom"] = memory_stats_safe(d0)
         c.step("jit_call", lambda: float(f(x)))
 
+    def fill_pool(leave):
+        """Fill the pool with 1 GiB (then smaller) arrays until about leave bytes are free."""
+        st = d0.memory_stats() or {}
+        free = st.get("bytes_limit", 0) - st.get("bytes_in_use", 0)
+        want = max(0, free - leave)
+        fill_arrays, sizes = [], []
+        chunk = 1 << 30
+        while want >= (1 << 20):
+            n = min(chunk, want)
+            n -= n % 4
+            fill_arrays.append(jnp.zeros((n // 4,), jnp.uint32).block_until_ready())
+            sizes.append(n)
+            want -= n
+        return fill_arrays, sizes
+
     def device_put(shape):
         c.result["requested"] = {"shape": "float32%s" % (shape,), "dtype": "float32",
                                  "bytes": nbytes(shape, F32),
@@ -303,8 +337,30 @@ def run_child(name, outdir):
             f.write(info)
         c.result["steps"][-1]["value"] = "written to environment_info.txt"
         c.write_result()
-    elif name in ("device_put", "platform_device_put", "cuda_async_device_put"):
+    elif name in ("device_put", "platform_device_put", "cuda_async_device_put", "vmm_device_put"):
         device_put(DEVICE_PUT_SHAPE)
+    elif name == "vmm_jit":
+        run_temps(TEMPS_ROWS_CARD)
+    elif name == "pinned_host_device_put":
+        c.result["requested"] = {"shape": "float32%s" % (DEVICE_PUT_SHAPE,), "dtype": "float32",
+                                 "bytes": nbytes(DEVICE_PUT_SHAPE, F32), "memory_kind": "pinned_host",
+                                 "host_array": "np.zeros (lazily mapped pages, never written)"}
+        host = np.zeros(DEVICE_PUT_SHAPE, np.float32)
+        sharding = jax.sharding.SingleDeviceSharding(d0, memory_kind="pinned_host")
+        c.step("device_put_pinned_host", lambda: jax.device_put(host, sharding).block_until_ready().shape)
+    elif name == "solver_workspace":
+        a = c.step("make_input", lambda: (jnp.eye(SOLVER_N, dtype=jnp.float32) * 2.0).block_until_ready())
+        # Compiled (and autotuned) before the pool is filled, so that only the
+        # run-time workspace allocation can fail.
+        eigh = c.step("compile", lambda: jax.jit(lambda m: jnp.linalg.eigh(m)[0].sum()).lower(a).compile())
+        fill_arrays, sizes = c.step("fill_pool", lambda: fill_pool(SOLVER_LEFT_BYTES))
+        c.result["requested"] = {"fill_arrays_bytes": sizes, "fill_total_bytes": sum(sizes),
+                                 "eigh": "f32[%d,%d] (input and eigenvectors %d B each)"
+                                         % (SOLVER_N, SOLVER_N, nbytes((SOLVER_N, SOLVER_N), F32))}
+        c.result["memory_stats_before_oom"] = memory_stats_safe(d0)
+        c.write_result()
+        c.step("eigh", lambda: float(eigh(a)))
+        del fill_arrays
     elif name == "mem_fraction_device_put":
         device_put(MEM_FRACTION_DEVICE_PUT_SHAPE)
     elif name in ("jit_temps", "jit_temps_defaultlog", "cuda_async_jit_pool"):
@@ -388,20 +444,7 @@ def run_child(name, outdir):
             return a, img, ker
         a, img, ker = c.step("make_inputs", inputs)
 
-        def fill():
-            st = d0.memory_stats() or {}
-            free = st.get("bytes_limit", 0) - st.get("bytes_in_use", 0)
-            want = max(0, free - STARVE_LEFT_BYTES)
-            fill_arrays, sizes = [], []
-            chunk = 1 << 30
-            while want >= (1 << 20):
-                n = min(chunk, want)
-                n -= n % 4
-                fill_arrays.append(jnp.zeros((n // 4,), jnp.uint32).block_until_ready())
-                sizes.append(n)
-                want -= n
-            return fill_arrays, sizes
-        fill_arrays, sizes = c.step("fill_pool", fill)
+        fill_arrays, sizes = c.step("fill_pool", lambda: fill_pool(STARVE_LEFT_BYTES))
         c.result["requested"] = {
             "fill_arrays_bytes": sizes, "fill_total_bytes": sum(sizes),
             "matmul": "f32[2048,2048] @ f32[2048,2048] (operands 16777216 B each, output 16777216 B)",

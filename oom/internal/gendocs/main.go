@@ -61,13 +61,15 @@ func replaceBetweenMarkers(doc, name, content string) (string, error) {
 // familyTable is the README's summary: one row per family.
 func familyTable() string {
 	var b bytes.Buffer
-	b.WriteString("| family | kind | message (from a real example) | code | phase |\n|---|---|---|---|---|\n")
+	b.WriteString("| family | kind | message (a real example, from where the message starts) | code | phase |\n|---|---|---|---|---|\n")
 	for _, f := range oom.MessageFormats() {
 		fmt.Fprintf(&b, "| [`%s`](docs/message-formats.md#%s) | %s | %s | %s | %s |\n",
 			f.ID, f.ID, f.Kind, codeSpan(abridge(f.Message, 110)), codeCell(f), f.Phase)
 	}
 	fmt.Fprintf(&b, "| [`%s`](docs/message-formats.md#%s) | fatal | `RESOURCE_EXHAUSTED: E1000: CompileTimeHbmOom:` (a code, no readable message) | the printed code | the code's |\n",
 		oom.CodeOnlyFamily, oom.CodeOnlyFamily)
+	fmt.Fprintf(&b, "| [`%s`](docs/message-formats.md#%s) | last resort | a memory failure no family knows (`Failed to allocate 1.00GiB (1073741824 bytes) from MORI memory`), marked `xla.oom.generic` | E0007 | runtime, or compile when the text says so |\n",
+		oom.FamilyGeneric, oom.FamilyGeneric)
 	return b.String()
 }
 
@@ -133,7 +135,8 @@ func messageFormats() string {
 		fmt.Fprintf(&b, "| [`%s`](#%s) | %s | %s | %s | %s | %s |\n", f.ID, f.ID, f.Kind, codeCell(f), f.Phase,
 			orNone(f.Backend, "from context"), orNone(strings.Join(f.Yields, ", "), "—"))
 	}
-	fmt.Fprintf(&b, "| [`%s`](#%s) | fatal | the printed code | the code's | from context | — |\n\n", oom.CodeOnlyFamily, oom.CodeOnlyFamily)
+	fmt.Fprintf(&b, "| [`%s`](#%s) | fatal | the printed code | the code's | from context | — |\n", oom.CodeOnlyFamily, oom.CodeOnlyFamily)
+	fmt.Fprintf(&b, "| [`%s`](#%s) | last resort | E0007 | runtime (compile when the text says so) | from context | requested, free, capacity when stated |\n\n", oom.FamilyGeneric, oom.FamilyGeneric)
 	for _, f := range formats {
 		fmt.Fprintf(&b, "### %s\n\n%s\n\n", f.ID, f.Summary)
 		fmt.Fprintf(&b, "- kind: %s (%s)\n", f.Kind, kindMeaning[f.Kind])
@@ -152,6 +155,14 @@ func messageFormats() string {
 	b.WriteString("| code | name | category | phase | page |\n|---|---|---|---|---|\n")
 	for _, c := range oom.ErrorCodes() {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", c.Code, c.Name, c.Category, orNone(c.Phase, "from the message"), orNone(c.DocURL, "none"))
+	}
+	b.WriteString("\n")
+	fmt.Fprintf(&b, "### %s\n\n", oom.FamilyGeneric)
+	b.WriteString(genericLayer)
+	b.WriteString(sizeGroupsIntro)
+	b.WriteString("| group | means |\n|---|---|\n")
+	for _, g := range oom.SizeGroups() {
+		fmt.Fprintf(&b, "| `%s` | %s |\n", g.Name, g.Meaning)
 	}
 	b.WriteString("\n")
 	b.WriteString(trailer)

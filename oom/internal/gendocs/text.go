@@ -45,6 +45,41 @@ nothing about memory. The catalog codes:
 
 `
 
+const genericLayer = `The last-resort layer (` + "`oom/generic.go`" + `): a memory failure that no family and no catalog
+code matched is still tagged, as E0007 with family ` + "`generic`" + ` and the attribute
+` + "`xla.oom.generic`" + ` = true, so that such records can be counted and turned into families. It needs,
+in one log entry (a header line and the lines that continue it; a Python traceback or exception
+line starts a new one):
+
+- a statement: a failure verb before ` + "`allocate`" + ` with a size or a memory kind in the same clause
+  (` + "`Failed to allocate 1.00GiB (1073741824 bytes) from MORI memory`" + `, ` + "`Unable to allocate device workspace`" + `),
+  ` + "`allocation of SIZE failed`" + `, or memory of a named kind that ran out (` + "`out of device memory`" + `,
+  ` + "`TPU ran out of memory`" + `, ` + "`insufficient GPU memory`" + `, ` + "`HBM memory exhausted`" + `, a driver's out-of-memory
+  error name); a bare ` + "`out of memory`" + ` counts only where the entry names XLA, JAX or PjRt;
+- an error context: the entry is logged at ERROR or FATAL, or the statement stands near
+  ` + "`RESOURCE_EXHAUSTED`" + `/` + "`Resource exhausted`" + `, ` + "`XlaRuntimeError`" + `, ` + "`JaxRuntimeError`" + ` or TensorFlow's
+  ` + "`ResourceExhaustedError`" + `.
+
+A statement on an INFO, WARNING or DEBUG line, one behind a family guard, a BFC
+` + "`freed_by_count`" + ` retry sentence, and an entry naming another runtime's memory (AWS Neuron's
+` + "`NeuronCore`" + `, ` + "`Cannot allocate memory`" + ` from the host kernel, Python's ` + "`MemoryError`" + `, PyTorch's
+` + "`Tried to allocate`" + `) are left alone. Sizes come from the
+failing sentence: the request after ` + "`allocate`" + ` (its exact companion when printed), ` + "`free`" + `/` + "`available`" + `
+and ` + "`total`" + `/` + "`capacity`" + ` figures after the statement. Its advice says the message is not yet a
+known family.
+
+`
+
+const sizeGroupsIntro = `## What a family's sizes mean
+
+A family's grammar names the sizes it reads with these standard groups; each fills the
+attribute ` + "`xla.oom.<group>.size`" + ` (` + "`requested_exact`" + ` fills ` + "`requested`" + `). The connector derives
+` + "`xla.oom.pressure`" + ` (used / capacity, else requested / free, else requested / capacity: 1 or
+more for a failure) and ` + "`xla.oom.shortfall.size`" + ` (exceeded, else used - capacity, else
+requested - free) from them, so a group must carry the meaning below.
+
+`
+
 const trailer = `## Context any family can carry
 
 These phrases add facts to whichever failure the record holds; they never make a record an OOM
@@ -58,7 +93,8 @@ by themselves, and they fill only fields the failure left empty.
 | ` + "`Exception in device=TPU:6`" + ` (PyTorch/XLA) | device |
 | a TPU memory id such as ` + "`(0x0x1_HBM0)`" + ` | device, memory space hbm |
 | ` + "`Free memory/Total memory: F/T`" + ` (cudaMallocAsync) | free, capacity |
-| ` + "`Allocator memory summary: … total free in pool X, … unallocated bytes Y, … pool limit Z`" + ` (BFC) | free (X + Y), pool limit |
+| ` + "`Allocator memory summary: rounded request R, total free in pool X, largest free chunk usable by … end L, unallocated bytes Y, … pool limit Z`" + ` (BFC, 2026) | free (X + Y), pool limit; cause: fragmentation when X ≥ R and L < R, else exhaustion |
+| ` + "`InUse at … of size N … allocation_annotation xla.execute{executable=name}`" + ` (BFC dump chunks, 2026) | memory holder: the executable whose in-use chunks hold the most bytes (not the program that failed) |
 | ` + "`Stats: Limit: X`" + ` (cudaMallocAsync statistics) | pool limit |
 | ` + "`Failed to get configs for`" + `, ` + "`Could not get config for HLO`" + ` (GPU autotuner) | phase compile |
 | ` + "`HBM capacity C:`" + ` (XRT program-load breakdown) | capacity, memory space hbm |

@@ -1,0 +1,226 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+// Package explain is the `xlaoom explain` command: it reads log files or
+// standard input, groups lines into records the way the agent's multiline
+// rules do, recognises each record as the xla_oom processor does, and prints
+// every OOM failure and memory-pressure warning it finds, as text or as the
+// processor's attributes in JSON.
+package explain
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"runtime/debug"
+	"strings"
+)
+
+// Exit statuses.
+const (
+	ExitNone  = 0 // no OOM found
+	ExitFound = 1 // at least one OOM failure found
+	ExitError = 2 // a usage error, or an input that could not be read
+)
+
+const usage = `Usage: xlaoom explain [--json] [FILE...]
+
+Finds XLA out-of-memory failures and memory-pressure warnings in logs and
+explains each: error code and name, category, phase, sizes, cause, program,
+device and replica, the culprit and largest allocations of a memory
+breakdown, what to do, and the documentation link.
+
+FILE is a log file (a .gz file is read decompressed); with no FILE, or
+when FILE is -, standard input is read: a pasted traceback, a job log, a
+"kubectl logs" dump. Lines are grouped into records as the xla_oom agent
+does: a record starts at a line with a log header and takes the lines
+after it that have none. A record over 1 MiB is not read, as the
+processor does not read it.
+
+Flags:
+  --json   print one JSON object per finding, one per line, with the
+           attributes the xla_oom processor writes on the record
+           ("attributes"), its file and line, and the severity; the
+           summary goes to standard error
+  -h       print this help
+
+Exit status: 0 no OOM found, 1 an OOM found, 2 a usage error or an input
+that could not be read.
+`
+
+// Main runs xlaoom with args (without the program name) and returns the
+// exit status.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		_, _ = fmt.Fprint(stderr, usage)
+		return ExitError
+	}
+	switch args[0] {
+	case "explain":
+		return explain(args[1:], stdin, stdout, stderr)
+	case "version", "--version", "-version":
+		_, _ = fmt.Fprintln(stdout, "xlaoom", version())
+		return ExitNone
+	case "help", "-h", "--help", "-help":
+		_, _ = fmt.Fprint(stdout, usage)
+		return ExitNone
+	}
+	_, _ = fmt.Fprintf(stderr, "xlaoom: unknown command %q\n\n%s", args[0], usage)
+	return ExitError
+}
+
+// version is the module version `go install …@vX.Y.Z` stamps into the
+// binary, "(devel)" for a build from a checkout.
+func version() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(unknown)"
+	}
+	v := info.Main.Version
+	for _, s := range info.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			v += " " + s.Value[:12]
+		}
+	}
+	return v
+}
+
+// printer writes findings.
+type printer interface {
+	finding(*Finding) error
+}
+
+func explain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	flags := flag.NewFlagSet("xlaoom explain", flag.ContinueOnError)
+	flags.SetOutput(io.Discard)
+	jsonOut := flags.Bool("json", false, "")
+	// Flags may follow file names ("xlaoom explain train.log --json"); after
+	// "--" every argument is a file.
+	var flagArgs, files []string
+	for i, a := range args {
+		if a == "--" {
+			files = append(files, args[i+1:]...)
+			break
+		}
+		if strings.HasPrefix(a, "-") && a != "-" {
+			flagArgs = append(flagArgs, a)
+		} else {
+			files = append(files, a)
+		}
+	}
+	if err := flags.Parse(flagArgs); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			_, _ = fmt.Fprint(stdout, usage)
+			return ExitNone
+		}
+		_, _ = fmt.Fprintf(stderr, "xlaoom explain: %v\n\n%s", err, usage)
+		return ExitError
+	}
+	if len(files) == 0 {
+		files = []string{"-"}
+	}
+
+	var p printer = &textPrinter{w: stdout}
+	summaryTo := stdout
+	if *jsonOut {
+		p, summaryTo = newJSONPrinter(stdout), stderr
+	}
+	var t Totals
+	for _, name := range files {
+		err := explainInput(name, stdin, p, &t, stderr)
+		var out outputError
+		switch {
+		case errors.As(err, &out): // stdout is gone: nothing more can be said
+			_, _ = fmt.Fprintf(stderr, "xlaoom: %v\n", out.err)
+			return ExitError
+		case err != nil:
+			t.Unreadable++
+			_, _ = fmt.Fprintf(stderr, "xlaoom: %s: %v\n", displayName(name), err)
+		}
+	}
+	if err := summary(summaryTo, &t); err != nil {
+		_, _ = fmt.Fprintf(stderr, "xlaoom: %v\n", err)
+		return ExitError
+	}
+	switch {
+	case t.Unreadable > 0:
+		return ExitError
+	case t.Failures > 0:
+		return ExitFound
+	}
+	return ExitNone
+}
+
+func displayName(name string) string {
+	if name == "-" {
+		return "stdin"
+	}
+	return name
+}
+
+// explainInput opens one input, scans it and reports on stderr what is
+// worth knowing about it that is not an error.
+func explainInput(name string, stdin io.Reader, p printer, t *Totals, stderr io.Writer) error {
+	r := stdin
+	if name == "-" {
+		if f, ok := stdin.(*os.File); ok {
+			if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+				_, _ = fmt.Fprintln(stderr, "xlaoom: reading standard input: paste the log, then press Ctrl-D")
+			}
+		}
+	} else {
+		f, err := openInput(name)
+		if err != nil {
+			return err
+		}
+		defer func() { _ = f.Close() }() // read only: closing loses nothing
+		r = f
+	}
+	shown := displayName(name)
+	notes, err := scan(shown, r, t, func(f *Finding) error {
+		if err := p.finding(f); err != nil {
+			return outputError{err}
+		}
+		return nil
+	})
+	if notes.empty && err == nil {
+		_, _ = fmt.Fprintf(stderr, "xlaoom: %s: empty, nothing to explain\n", shown)
+	}
+	if notes.invalidAt > 0 {
+		_, _ = fmt.Fprintf(stderr, "xlaoom: %s: not valid UTF-8 (first seen at line %d); invalid bytes are read as U+FFFD, as the agent's decoder reads them\n",
+			shown, notes.invalidAt)
+	}
+	return err
+}
+
+// outputError is a failure to write the findings, as opposed to reading an
+// input.
+type outputError struct{ err error }
+
+func (e outputError) Error() string { return e.err.Error() }
+
+// openInput opens a named file, with messages a person can act on.
+func openInput(name string) (*os.File, error) {
+	f, err := os.Open(name)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, errors.New("no such file")
+	case errors.Is(err, fs.ErrPermission):
+		return nil, errors.New("permission denied")
+	case err != nil:
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	if st.IsDir() {
+		_ = f.Close()
+		return nil, fmt.Errorf("is a directory: name the log files in it, e.g. %s", strings.TrimSuffix(name, "/")+"/*.log")
+	}
+	return f, nil
+}

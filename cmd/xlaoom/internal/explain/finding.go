@@ -1,0 +1,66 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package explain
+
+import (
+	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
+	"github.com/xlaoom/xlaoomprocessor/internal/oomrecord"
+	"github.com/xlaoom/xlaoomprocessor/oom"
+)
+
+// Finding is one record that holds an XLA OOM failure or, when it holds
+// none, a memory-pressure warning.
+type Finding struct {
+	Source string // file name, or "stdin"
+	Line   int    // line number of the record's first line
+	// Failure is set for an OOM; Warning otherwise.
+	Failure *oom.Report
+	Warning *oom.Warning
+	// Attributes are those the processor writes on the same record (with its
+	// default settings), but for xla.oom.incident.id: see attributes.
+	Attributes pcommon.Map
+}
+
+// Generic reports whether the failure belongs to no known message family:
+// only the last-resort layer recognised it.
+func (f *Finding) Generic() bool { return f.Failure != nil && f.Failure.Family == oom.FamilyGeneric }
+
+// The processor's defaults: a text longer than maxScanSize is not read, and
+// topAllocations allocations are listed.
+var (
+	maxScanSize    = oomrecord.DefaultSources().MaxScanSize
+	topAllocations = oomattr.DefaultTopAllocations
+)
+
+// find recognises the text of a record that passed the prefilter the way the
+// processor does (one flattening): a failure first, a warning only when there
+// is none. Recognize may keep pieces of text, so the caller passes a string of
+// its own.
+func find(text string) (failure *oom.Report, warning *oom.Warning) {
+	switch f := oom.Default().Find(text, true); f.Found {
+	case oom.FoundFailure:
+		return &f.Report, nil
+	case oom.FoundWarning:
+		return nil, &f.Warning
+	case oom.FoundNothing:
+	}
+	return nil, nil
+}
+
+// attributes builds what the processor writes for a failure or a warning,
+// with the attribute contract's own writers so that the two cannot drift.
+// xla.oom.incident.id is left out: it hashes the record's job (its resource)
+// and time window, which the processor takes from the record's resource and
+// timestamp, and a line of text carries neither.
+func attributes(failure *oom.Report, warning *oom.Warning) pcommon.Map {
+	m := pcommon.NewMap()
+	if failure != nil {
+		oomattr.PutTop(*failure, m, topAllocations)
+	} else {
+		oomattr.PutWarning(*warning, m)
+	}
+	return m
+}

@@ -1,0 +1,97 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package explain
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// -update rewrites the expected golden files from the current output. Review
+// the diff before committing it.
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// inputSets are the logs the golden and the processor tests read: the
+// sample logs of `make run` (copied from distribution/demo/logs) and the
+// real GPU captures of testdata/real.
+var inputSets = []struct {
+	name string
+	dir  string
+	glob string
+}{
+	{name: "demo", dir: "testdata/demo", glob: "*/*.log"},
+	{name: "real", dir: "../../../../oom/testdata/real", glob: "*.txt"},
+}
+
+// inputFiles lists a set's files relative to its directory, sorted.
+func inputFiles(t *testing.T, dir, glob string) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, glob))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for i, f := range files {
+		files[i], err = filepath.Rel(dir, f)
+		require.NoError(t, err)
+	}
+	return files
+}
+
+func TestGolden(t *testing.T) {
+	for _, set := range inputSets {
+		for _, mode := range []struct{ ext, flag string }{{ext: ".txt"}, {ext: ".jsonl", flag: "--json"}} {
+			t.Run(set.name+mode.ext, func(t *testing.T) {
+				golden, err := filepath.Abs(filepath.Join("testdata", "golden", set.name+mode.ext))
+				require.NoError(t, err)
+				files := inputFiles(t, set.dir, set.glob)
+				t.Chdir(set.dir) // findings name the files as given: relative, the same on every machine
+
+				args := []string{"explain"}
+				if mode.flag != "" {
+					args = append(args, mode.flag)
+				}
+				var stdout, stderr bytes.Buffer
+				status := Main(append(args, files...), strings.NewReader(""), &stdout, &stderr)
+				assert.Equal(t, ExitFound, status, "both sets hold OOMs")
+				if mode.flag == "" {
+					assert.Empty(t, stderr.String())
+					assert.Contains(t, stdout.String(), "\nsummary: ")
+				} else {
+					assert.True(t, strings.HasPrefix(stderr.String(), "summary: "), "--json: the summary goes to stderr, got %q", stderr.String())
+					assert.NotContains(t, stdout.String(), "summary: ")
+				}
+				if *update {
+					require.NoError(t, os.MkdirAll(filepath.Dir(golden), 0o755))
+					require.NoError(t, os.WriteFile(golden, stdout.Bytes(), 0o644))
+				}
+				want, err := os.ReadFile(golden)
+				require.NoError(t, err)
+				assert.Equal(t, string(want), stdout.String(), "run go test ./cmd/xlaoom/internal/explain -update and read the diff")
+			})
+		}
+	}
+}
+
+// TestReadmeExample keeps the example in README.md ("Explain one failure")
+// what the command prints today.
+func TestReadmeExample(t *testing.T) {
+	const command = "$ bin/xlaoom explain oom/testdata/real/jit_temps.stderr.txt\n"
+	readme, err := os.ReadFile("../../../../README.md")
+	require.NoError(t, err)
+	_, example, ok := strings.Cut(string(readme), command)
+	require.True(t, ok, "README.md shows %q", command)
+	example, _, ok = strings.Cut(example, "```")
+	require.True(t, ok)
+
+	t.Chdir("../../../..")
+	var stdout bytes.Buffer
+	Main([]string{"explain", "oom/testdata/real/jit_temps.stderr.txt"}, nil, &stdout, new(bytes.Buffer))
+	assert.Equal(t, stdout.String(), example, "paste the new output into README.md")
+}

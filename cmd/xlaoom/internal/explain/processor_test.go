@@ -1,0 +1,151 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package explain
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/processor/processortest"
+
+	xlaoomprocessor "github.com/xlaoom/xlaoomprocessor"
+	"github.com/xlaoom/xlaoomprocessor/internal/metadata"
+	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
+)
+
+// record is one record of a file, kept for the processor.
+type record struct {
+	line int
+	text string
+}
+
+// readRecords groups a file's lines into records as explain does.
+func readRecords(t *testing.T, path string) []record {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer func() { _ = f.Close() }()
+	var out []record
+	require.NoError(t, splitRecords(bufio.NewReaderSize(f, readerSize), maxScanSize, func(r *Record) {
+		require.False(t, r.Over, "no sample record is over the cap")
+		out = append(out, record{line: r.Line, text: strings.ToValidUTF8(string(r.Text), "\uFFFD")})
+	}))
+	return out
+}
+
+// processRecords runs the xla_oom processor, default settings, over one
+// record per text and returns its output.
+func processRecords(t *testing.T, recs []record) plog.LogRecordSlice {
+	t.Helper()
+	ld := plog.NewLogs()
+	lrs := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords()
+	for _, r := range recs {
+		lrs.AppendEmpty().Body().SetStr(r.text)
+	}
+	factory := xlaoomprocessor.NewFactory()
+	sink := new(consumertest.LogsSink)
+	p, err := factory.CreateLogs(context.Background(), processortest.NewNopSettings(metadata.Type), factory.CreateDefaultConfig(), sink)
+	require.NoError(t, err)
+	require.NoError(t, p.Start(context.Background(), componenttest.NewNopHost()))
+	require.NoError(t, p.ConsumeLogs(context.Background(), ld))
+	require.NoError(t, p.Shutdown(context.Background()))
+	require.Len(t, sink.AllLogs(), 1)
+	return sink.AllLogs()[0].ResourceLogs().At(0).ScopeLogs().At(0).LogRecords()
+}
+
+// TestJSONIsWhatTheProcessorWrites runs the processor and `explain --json`
+// over the same records of every sample and real capture: each finding's
+// attributes and severity are exactly what the processor writes on that
+// record, but for xla.oom.incident.id, and records the processor leaves
+// untouched have no finding.
+func TestJSONIsWhatTheProcessorWrites(t *testing.T) {
+	failures, warnings := 0, 0
+	for _, set := range inputSets {
+		for _, name := range inputFiles(t, set.dir, set.glob) {
+			path := filepath.Join(set.dir, name)
+			recs := readRecords(t, path)
+			processed := processRecords(t, recs)
+
+			var stdout bytes.Buffer
+			Main([]string{"explain", "--json", path}, nil, &stdout, new(bytes.Buffer))
+			findings := map[int]jsonFinding{}
+			for _, line := range strings.Split(strings.TrimSuffix(stdout.String(), "\n"), "\n") {
+				if line == "" {
+					continue
+				}
+				var f jsonFinding
+				require.NoError(t, json.Unmarshal([]byte(line), &f), line)
+				findings[f.Line] = f
+			}
+
+			tagged := 0
+			for i, r := range recs {
+				lr := processed.At(i)
+				attrs := lr.Attributes()
+				f, found := findings[r.line]
+				if attrs.Len() == 0 {
+					assert.False(t, found, "%s:%d: the processor leaves this record untouched, explain reports it", path, r.line)
+					continue
+				}
+				tagged++
+				if !assert.True(t, found, "%s:%d: the processor tags this record, explain does not report it", path, r.line) {
+					continue
+				}
+				if _, ok := attrs.Get(oomattr.ErrorCode); ok {
+					failures++
+					_, hasIncident := attrs.Get(oomattr.Incident)
+					assert.True(t, hasIncident, "the processor writes an incident id on a failure")
+					attrs.Remove(oomattr.Incident) // depends on the record's time, which a file does not carry
+				} else {
+					warnings++
+				}
+				assert.Equal(t, lr.SeverityText(), f.Severity, "%s:%d", path, r.line)
+				assert.Equal(t, viaJSON(t, attrs.AsRaw()), f.Attributes, "%s:%d", path, r.line)
+			}
+			assert.Len(t, findings, tagged, path)
+		}
+	}
+	assert.Greater(t, failures, 20, "the samples and captures hold many failures")
+	assert.Greater(t, warnings, 5, "and warnings")
+}
+
+// viaJSON turns raw attribute values into what decoding their JSON gives, so
+// they compare with a decoded finding.
+func viaJSON(t *testing.T, raw map[string]any) map[string]any {
+	t.Helper()
+	b, err := json.Marshal(raw)
+	require.NoError(t, err)
+	var out map[string]any
+	require.NoError(t, json.Unmarshal(b, &out))
+	return out
+}
+
+// TestCapIsTheProcessors: a record of exactly max_scan_size bytes is read by
+// both, one byte more by neither.
+func TestCapIsTheProcessors(t *testing.T) {
+	const oomLine = "E0912 07:02:44.350251   27487 pjrt_stream_executor_client.cc:3045] Execution of replica 0 failed: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 2110783616 bytes."
+	for _, size := range []int{maxScanSize, maxScanSize + 1} {
+		text := oomLine + "\n" + strings.Repeat("x", size-len(oomLine)-1)
+		require.Len(t, text, size)
+		processed := processRecords(t, []record{{line: 1, text: text}})
+		_, tagged := processed.At(0).Attributes().Get(oomattr.ErrorCode)
+
+		var stdout, stderr bytes.Buffer
+		status := Main([]string{"explain", "--json"}, strings.NewReader(text+"\n"), &stdout, &stderr)
+		assert.Equal(t, tagged, status == ExitFound, "size %d: the processor tags it: %v, explain: %s", size, tagged, stderr.String())
+		assert.Equal(t, size <= maxScanSize, tagged, "size %d", size)
+		assert.Equal(t, size > maxScanSize, strings.Contains(stderr.String(), "1 record over 1.00 MiB not read"), stderr.String())
+	}
+}

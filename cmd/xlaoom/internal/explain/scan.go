@@ -1,0 +1,187 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package explain
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/xlaoom/xlaoomprocessor/oom"
+)
+
+// Totals count what the inputs held.
+type Totals struct {
+	Inputs     int   // inputs read, wholly or in part
+	Bytes      int64 // bytes read from them (compressed bytes for a gzip file)
+	Records    int64
+	Over       int64 // records longer than the processor's max_scan_size: not read
+	Failures   int64 // records holding an OOM failure
+	Generic    int64 // of which no known message family
+	Warnings   int64 // records holding a memory-pressure warning and no failure
+	Unreadable int   // inputs that could not be read (missing, a directory, binary, a read error)
+}
+
+func (t *Totals) count(f *Finding) {
+	switch {
+	case f.Failure == nil:
+		t.Warnings++
+	case f.Generic():
+		t.Failures++
+		t.Generic++
+	default:
+		t.Failures++
+	}
+}
+
+// readerSize is the reader's buffer: a line longer than it is read in
+// pieces, so memory stays bounded whatever the input.
+const readerSize = 64 << 10
+
+// binarySniff is how much of an input is looked at for NUL bytes, which no
+// text log holds (git and grep look at about as much).
+const binarySniff = 8000
+
+// errBinary says an input is not text.
+type errBinary struct{ offset int }
+
+func (e errBinary) Error() string {
+	return fmt.Sprintf("binary data (a NUL byte at offset %d), not a text log; skipped", e.offset)
+}
+
+// inputNotes are the remarks on one input that are not errors.
+type inputNotes struct {
+	records   int64
+	invalidAt int  // line where invalid UTF-8 was first seen; 0: none seen
+	empty     bool // no record
+}
+
+// scan reads one input to its end, calls found with every finding and adds
+// to t. An input that is not text, or that fails while being read, returns
+// an error after the findings read so far.
+func scan(name string, r io.Reader, t *Totals, found func(*Finding) error) (inputNotes, error) {
+	var notes inputNotes
+	counted := &countingReader{r: r}
+	br := bufio.NewReaderSize(counted, readerSize)
+	head, err := br.Peek(2)
+	if len(head) == 0 {
+		if err != nil && !errors.Is(err, io.EOF) {
+			return notes, err
+		}
+		notes.empty = true
+		t.Inputs++
+		return notes, nil // nothing was read: 0 bytes
+	}
+	if len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b { // a rotated log.gz
+		gz, gzErr := gzip.NewReader(br)
+		if gzErr != nil {
+			return notes, fmt.Errorf("gzip: %w", gzErr)
+		}
+		defer func() { _ = gz.Close() }() // Close only releases the decompressor
+		br = bufio.NewReaderSize(gzipErrors{gz}, readerSize)
+	}
+	head, err = br.Peek(binarySniff)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+		return notes, err
+	}
+	if i := bytes.IndexByte(head, 0); i >= 0 {
+		return notes, errBinary{offset: i}
+	}
+	// Invalid UTF-8 is looked for at the start and in the records that pass
+	// the prefilter: those it changes; the others cost the prefilter only.
+	if i := invalidUTF8(head, len(head) < binarySniff); i >= 0 {
+		notes.invalidAt = 1 + bytes.Count(head[:i], []byte{'\n'})
+	}
+	t.Inputs++
+	defer func() { t.Bytes += counted.n }()
+	var ferr error
+	err = splitRecords(br, maxScanSize, func(rec *Record) {
+		if ferr == nil {
+			ferr = notes.record(rec, name, t, found)
+		}
+	})
+	if ferr != nil {
+		return notes, ferr
+	}
+	notes.empty = notes.records == 0 && err == nil
+	return notes, err
+}
+
+// record recognises one record and passes on what it holds.
+func (notes *inputNotes) record(rec *Record, name string, t *Totals, found func(*Finding) error) error {
+	t.Records++
+	notes.records++
+	if rec.Over {
+		t.Over++
+		return nil
+	}
+	// The prefilter reads the buffer in place: the 99.9 % of records that
+	// are not OOMs cost it and nothing else.
+	if !oom.MayContain(unsafe.String(unsafe.SliceData(rec.Text), len(rec.Text))) {
+		return nil
+	}
+	if notes.invalidAt == 0 && !utf8.Valid(rec.Text) {
+		notes.invalidAt = rec.Line
+	}
+	// The agent's UTF-8 decoder turns invalid bytes into U+FFFD before the
+	// processor sees the record.
+	failure, warning := find(strings.ToValidUTF8(string(rec.Text), "\uFFFD"))
+	if failure == nil && warning == nil {
+		return nil
+	}
+	f := &Finding{Source: name, Line: rec.Line, Failure: failure, Warning: warning,
+		Attributes: attributes(failure, warning)}
+	t.count(f)
+	return found(f)
+}
+
+// invalidUTF8 returns the offset of the first byte of b that is not valid
+// UTF-8, or -1. Unless b is complete, a rune cut at its end is not counted.
+func invalidUTF8(b []byte, complete bool) int {
+	for i := 0; i < len(b); {
+		if b[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n == 1 {
+			if !complete && !utf8.FullRune(b[i:]) {
+				return -1
+			}
+			return i
+		}
+		i += n
+	}
+	return -1
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// gzipErrors says that a read error comes from the archive (a truncated or
+// corrupt .gz file).
+type gzipErrors struct{ r io.Reader }
+
+func (g gzipErrors) Read(p []byte) (int, error) {
+	n, err := g.r.Read(p)
+	if err != nil && !errors.Is(err, io.EOF) {
+		err = fmt.Errorf("gzip: %w", err)
+	}
+	return n, err
+}

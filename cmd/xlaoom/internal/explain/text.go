@@ -1,0 +1,228 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package explain
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
+	"github.com/xlaoom/xlaoomprocessor/oom"
+)
+
+// familyDocs is where each message family is described, by its id.
+const familyDocs = "https://github.com/xlaoom/xlaoomprocessor/blob/main/docs/message-formats.md#"
+
+// reportHint tells how to turn a failure no family knows into one.
+const reportHint = "not a known message family: please open an issue at https://github.com/xlaoom/xlaoomprocessor/issues " +
+	"with this record's text, so that it becomes one (CONTRIBUTING.md, \"Adding a new message format\")"
+
+// textPrinter writes findings for a person reading a terminal.
+type textPrinter struct {
+	w   io.Writer
+	n   int // findings written
+	buf strings.Builder
+}
+
+func (p *textPrinter) finding(f *Finding) error {
+	b := &p.buf
+	b.Reset()
+	if p.n > 0 {
+		b.WriteByte('\n')
+	}
+	p.n++
+	if f.Failure != nil {
+		writeFailure(b, f)
+	} else {
+		writeWarning(b, f)
+	}
+	_, err := io.WriteString(p.w, b.String())
+	return err
+}
+
+func writeFailure(b *strings.Builder, f *Finding) {
+	r := f.Failure
+	what := "XLA out-of-memory failure"
+	if f.Generic() {
+		what = "memory failure, not a known family"
+	}
+	fmt.Fprintf(b, "%s:%d: %s %s: %s\n", f.Source, f.Line, r.Code, r.Name, what)
+	field(b, "category", r.Category)
+	field(b, "phase", joinNonEmpty(" · ", r.Phase, prefixed("backend ", r.Backend), prefixed("memory space ", r.MemorySpace)))
+	if f.Generic() {
+		field(b, "report", reportHint)
+	} else {
+		field(b, "family", r.Family+"  "+familyDocs+r.Family)
+	}
+	writeSizes(b, f.Attributes)
+	if r.Words != (oom.SparseCoreWords{}) {
+		field(b, "words", fmt.Sprintf("offset %d, limit %d, requested %d (SparseCore words)",
+			r.Words.Offset, r.Words.Limit, r.Words.Requested))
+	}
+	field(b, "cause", r.Cause)
+	field(b, "where", where(r))
+	field(b, "instruction", r.Instruction)
+	writeBreakdown(b, &r.Breakdown)
+	if len(r.Remediation) > 0 {
+		b.WriteString("  what to do\n")
+		for i, step := range r.Remediation {
+			fmt.Fprintf(b, "    %d. %s\n", i+1, step)
+		}
+	}
+	field(b, "docs", r.DocURL)
+}
+
+func writeWarning(b *strings.Builder, f *Finding) {
+	w := f.Warning
+	fmt.Fprintf(b, "%s:%d: memory warning %s (not an OOM)\n", f.Source, f.Line, w.Kind)
+	field(b, "meaning", w.Explanation)
+	field(b, "phase", joinNonEmpty(" · ", w.Phase, prefixed("backend ", w.Backend)))
+	field(b, "family", w.Family+"  "+familyDocs+w.Family)
+	writeSizes(b, f.Attributes)
+	if ratio, ok := w.Pressure(); ok {
+		field(b, "pressure", strconv.FormatFloat(100*ratio, 'f', 1, 64)+" % of the limit")
+	}
+	field(b, "where", prefixed("device ", w.Device))
+}
+
+// writeSizes lists every size attribute the processor writes, in its order,
+// so that the text shows exactly the bytes of the attributes. The culprit
+// and the largest input are shown with the allocations.
+func writeSizes(b *strings.Builder, attrs pcommon.Map) {
+	for k, v := range attrs.All() {
+		if v.Type() != pcommon.ValueTypeInt || !strings.HasSuffix(k, ".size") ||
+			k == oomattr.CulpritSize || k == oomattr.LargestInputSize {
+			continue
+		}
+		name := strings.TrimSuffix(strings.TrimPrefix(k, "xla.oom."), ".size")
+		name = strings.NewReplacer("_", " ", ".", " ").Replace(name)
+		field(b, name, sizeText(v.Int()))
+	}
+}
+
+func writeBreakdown(b *strings.Builder, bd *oom.Breakdown) {
+	if i := bd.Culprit(); i >= 0 {
+		field(b, "culprit", allocationText(&bd.Allocations[i]))
+	}
+	if i := bd.LargestInput(); i >= 0 {
+		field(b, "largest input", allocationText(&bd.Allocations[i]))
+	}
+	n := min(topAllocations, len(bd.Allocations))
+	if n == 0 {
+		return
+	}
+	b.WriteString("  largest allocations\n")
+	for i := range n {
+		fmt.Fprintf(b, "    %d. %s\n", i+1, allocationText(&bd.Allocations[i]))
+	}
+}
+
+func allocationText(a *oom.Allocation) string {
+	size := "size not printed"
+	if a.Size.Known {
+		size = sizeText(a.Size.Bytes)
+	}
+	return joinNonEmpty("  ", size, a.OpName, prefixed("at ", a.Source()), prefixed("shape ", a.Shape),
+		prefixed("type ", a.Type))
+}
+
+func where(r *oom.Report) string {
+	var parts []string
+	if r.Program != "" {
+		parts = append(parts, "program "+r.Program)
+	}
+	if r.Device != "" {
+		parts = append(parts, "device "+r.Device)
+	}
+	if r.HasReplica {
+		parts = append(parts, "replica "+strconv.FormatInt(r.Replica, 10))
+	}
+	if r.HasPartition {
+		parts = append(parts, "partition "+strconv.FormatInt(r.Partition, 10))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// field writes one "  label   value" line; an empty value writes nothing.
+func field(b *strings.Builder, label, value string) {
+	if value == "" {
+		return
+	}
+	fmt.Fprintf(b, "  %-19s %s\n", label, value)
+}
+
+func prefixed(prefix, s string) string {
+	if s == "" {
+		return ""
+	}
+	return prefix + s
+}
+
+func joinNonEmpty(sep string, parts ...string) string {
+	var kept []string
+	for _, p := range parts {
+		if p != "" {
+			kept = append(kept, p)
+		}
+	}
+	return strings.Join(kept, sep)
+}
+
+// sizeText prints a byte count in binary units, as XLA prints them, and
+// exactly: "1.97 GiB (2110783616 bytes)".
+func sizeText(n int64) string {
+	exact := strconv.FormatInt(n, 10) + " bytes"
+	if n > -1024 && n < 1024 {
+		return exact
+	}
+	return humanBytes(n) + " (" + exact + ")"
+}
+
+func humanBytes(n int64) string {
+	if n > -1024 && n < 1024 {
+		return strconv.FormatInt(n, 10) + " B"
+	}
+	units := [...]string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
+	sign, u := "", uint64(n)
+	if n < 0 {
+		sign, u = "-", uint64(-(n+1))+1 // -(MinInt64) overflows: go through n+1
+	}
+	f, i := float64(u), 0
+	for f >= 1024 && i < len(units)-1 {
+		f /= 1024
+		i++
+	}
+	return sign + strconv.FormatFloat(f, 'f', 2, 64) + " " + units[i]
+}
+
+// summary writes the closing line: what was found in how much.
+func summary(w io.Writer, t *Totals) error {
+	failures := plural(t.Failures, "OOM failure", "OOM failures")
+	if t.Generic > 0 {
+		failures += fmt.Sprintf(" (%d not a known family)", t.Generic)
+	}
+	line := fmt.Sprintf("%s, %s in %s (%s) from %s", failures,
+		plural(t.Warnings, "memory warning", "memory warnings"),
+		plural(t.Records, "record", "records"), humanBytes(t.Bytes), plural(int64(t.Inputs), "input", "inputs"))
+	if t.Over > 0 {
+		line += fmt.Sprintf("; %s over %s not read, as the processor passes such records unchanged (max_scan_size)",
+			plural(t.Over, "record", "records"), humanBytes(int64(maxScanSize)))
+	}
+	if t.Unreadable > 0 {
+		line += "; " + plural(int64(t.Unreadable), "input", "inputs") + " could not be read"
+	}
+	_, err := fmt.Fprintf(w, "summary: %s\n", line)
+	return err
+}
+
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.FormatInt(n, 10) + " " + many
+}

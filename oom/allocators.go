@@ -1,0 +1,35 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package oom
+
+import "strings"
+
+// Allocator names (GPU_0_bfc, gpu_async_1, cuda_host_bfc): what they say
+// about the backend and the device.
+
+// allocatorBackend reads the backend from an allocator name (GPU_0_bfc,
+// gpu_async_1, cuda_host_bfc, ...).
+func allocatorBackend(name string) string {
+	l := strings.ToLower(name)
+	switch {
+	case strings.Contains(l, "gpu"), strings.Contains(l, "cuda"), strings.Contains(l, "rocm"), strings.Contains(l, "hip"):
+		return BackendGPU
+	case strings.Contains(l, "tpu"):
+		return BackendTPU
+	case strings.Contains(l, "cpu"):
+		return BackendCPU
+	}
+	return ""
+}
+
+// allocatorDevice reads the device ordinal from an allocator name: the first
+// all-digit part between underscores (GPU_0_bfc -> 0, gpu_async_1 -> 1).
+func allocatorDevice(name string) string {
+	for part := range strings.SplitSeq(name, "_") {
+		if part != "" && digitsEnd(part, 0) == len(part) {
+			return part
+		}
+	}
+	return ""
+}

@@ -1,0 +1,42 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package oom
+
+// Found says what Find found in a text.
+type Found uint8
+
+const (
+	// FoundNothing means neither a failure nor (when asked for) a warning.
+	FoundNothing Found = iota
+	// FoundFailure means an XLA OOM failure, in Finding.Report.
+	FoundFailure
+	// FoundWarning means no failure, but a memory-pressure warning, in
+	// Finding.Warning.
+	FoundWarning
+)
+
+// Finding is what one text holds: its failure, else its warning.
+type Finding struct {
+	Found   Found
+	Report  Report  // when Found is FoundFailure
+	Warning Warning // when Found is FoundWarning
+}
+
+// Find reads text once for both questions the collector asks of it: its
+// failure, as Recognize reads it, and, when warnings is set and text holds
+// no failure, its earliest memory-pressure warning, as RecognizeWarning
+// reads it. Both read the same flattened text, so it is flattened once.
+func (z *Recognizer) Find(text string, warnings bool) Finding {
+	var info infoLines
+	flat := z.flattenLevels(text, &info)
+	if r, ok := z.recognizeFlat(text, flat, &info); ok {
+		return Finding{Found: FoundFailure, Report: r}
+	}
+	if warnings {
+		if w, ok := z.recognizeWarningFlat(flat, &info); ok {
+			return Finding{Found: FoundWarning, Warning: w}
+		}
+	}
+	return Finding{}
+}

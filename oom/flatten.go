@@ -1,0 +1,94 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package oom
+
+import "strings"
+
+// The flatten pipeline, in the order it runs: escapes.go undoes what a log
+// pipeline or a paste adds to the text, headers.go strips each line's log
+// headers (and reads their level for levels.go), wrap.go joins what a
+// terminal's hard wrap split.
+
+// flatten turns a log record (one line or many) into the single-line form the
+// grammar reads: every line loses its log-line prefixes (see stripHeaders),
+// and every run of whitespace, newlines included, becomes one space. A
+// hard-wrapped headline ("Used 21.95G of 15.48G hbm.\n Exceeded ...") and a
+// headline whose continuation was re-logged with its own header therefore
+// read as one sentence. A line break inside a word or a number of a
+// terminal-wrapped paste, and a container runtime's partial line, join
+// without a space (wrap.go).
+func (z *Recognizer) flatten(text string) string { return z.flattenLevels(text, nil) }
+
+// flattenLevels is flatten that also records, in info (when not nil), the
+// spans of the result that came from lines logged at INFO (levels.go).
+func (z *Recognizer) flattenLevels(text string, info *infoLines) string {
+	if isFlat(text) {
+		return text // the common one-line case: no copy
+	}
+	if strings.IndexByte(text, 0x1b) >= 0 {
+		text = stripANSI(text)
+	}
+	if strings.IndexByte(text, '\\') >= 0 {
+		text = unescapeBreaks(text)
+	}
+	b := make([]byte, 0, len(text))
+	space := false
+	var level byte   // the level of the current log entry
+	tight := false   // the previous line may be a terminal's wrap
+	partial := false // the previous line is a container runtime's partial line
+	for len(text) > 0 {
+		raw := text
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			raw, text = text[:i], text[i+1:]
+		} else {
+			text = ""
+		}
+		line, lv, stripped := stripHeadersLevel(raw)
+		if stripped {
+			level = lv // a line without a header continues the entry above
+		}
+		line = stripQuoteMarkers(line)
+		if len(line) > 0 && !isSpace(line[0]) && (partial || tight && !stripped && z.wrapWords.joinsWrap(b, line)) {
+			space = false
+		}
+		tight, partial = wrapTight(raw), criPartial(raw)
+		start := len(b)
+		for i := 0; i < len(line); {
+			if isSpace(line[i]) {
+				space = true
+				i++
+				continue
+			}
+			j := i + 1
+			for j < len(line) && !isSpace(line[j]) {
+				j++
+			}
+			if space && len(b) > 0 {
+				b = append(b, ' ')
+			}
+			space = false
+			b = append(b, line[i:j]...)
+			i = j
+		}
+		if level == 'I' {
+			info.add(start, len(b))
+		}
+		space = true
+	}
+	return string(b)
+}
+
+// isFlat reports whether flatten would return text unchanged: one line, no
+// header, no whitespace but single spaces between words.
+func isFlat(s string) bool {
+	if s == "" {
+		return true
+	}
+	if isSpace(s[0]) || isSpace(s[len(s)-1]) || headerLen(s) > 0 {
+		return false
+	}
+	return strings.IndexByte(s, '\n') < 0 && strings.IndexByte(s, '\t') < 0 && strings.IndexByte(s, '\r') < 0 &&
+		strings.IndexByte(s, '\v') < 0 && strings.IndexByte(s, '\f') < 0 && strings.IndexByte(s, 0x1b) < 0 &&
+		strings.IndexByte(s, '\\') < 0 && !strings.Contains(s, "  ")
+}

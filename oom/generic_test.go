@@ -1,0 +1,136 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package oom
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// genericCases are memory failures no family knows, and what the last-resort
+// layer reads from them. src says where the text comes from: a template of
+// the XLA or jaxlib source (file), or "composed" for a plausible future
+// wording built from the pieces XLA prints.
+var genericCases = []struct {
+	name, src, text string
+	want            want
+}{
+	{"MORI collective memory", "xla/backends/gpu/collectives/mori_collectives.cc",
+		`jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Failed to allocate 1.00GiB (1073741824 bytes) from MORI memory`,
+		want{code: "E0007", family: FamilyGeneric, requested: b(1073741824)}},
+	{"RCCL device collective memory", "xla/backends/gpu/collectives/rccl_collectives.cc",
+		`jaxlib.xla_extension.XlaRuntimeError: INTERNAL: failed to allocate 512.00MiB (536870912 bytes) from device collective memory: unhandled cuda error (run with NCCL_DEBUG=INFO for details), Last NCCL warning(error) log entry (may be unrelated): Cuda failure 'out of memory'`,
+		want{code: "E0007", family: FamilyGeneric, requested: b(536870912)}},
+	{"pinned host memory on a NUMA node", "xla/stream_executor/cuda/cuda_host_allocator.cc",
+		`jax.errors.JaxRuntimeError: INTERNAL: [0] Failed to allocate 2.00GiB (2147483648 bytes) of host memory pinned to NUMA node 1`,
+		want{code: "E0007", family: FamilyGeneric, space: "host", requested: b(2147483648)}},
+	{"collective memory, the 2026 device log line", "xla/stream_executor/cuda/cuda_executor.cc",
+		`E0401 12:00:00.000000 4242 cuda_executor.cc:1352] [0] Failed to allocate collective memory of 4.00GiB (4294967296 bytes): RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory`,
+		want{code: "E0007", family: FamilyGeneric, backend: "gpu", requested: b(4294967296)}},
+	{"solver workspace", "jaxlib/gpu/solver_kernels_ffi.cc",
+		`jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Unable to allocate device workspace for syevd`,
+		want{code: "E0007", family: FamilyGeneric}},
+	{"bare status", "composed",
+		`jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory`,
+		want{code: "E0007", family: FamilyGeneric}},
+	{"device memory with free and total", "composed",
+		"E1122 10:00:00.000000 1 device_allocator.cc:88] Out of device memory: failed to allocate 8.00GiB (8589934592 bytes), free: 1.50GiB, total: 79.10GiB",
+		want{code: "E0007", family: FamilyGeneric, requested: b(8589934592), free: b(1610612736), capacity: b(84932978278), cause: "exhaustion"}},
+	{"compile-time scratch", "composed",
+		`jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Compilation failed: not enough device memory to allocate 6.00GiB for the autotuning scratch buffers`,
+		want{code: "E0007", family: FamilyGeneric, phase: PhaseCompile, requested: b(6442450944)}},
+	{"TPU ran out, free stated", "composed",
+		`RuntimeError: RESOURCE_EXHAUSTED: TPU ran out of memory while loading the embedding table: needs 12.00G, 3.50G free`,
+		want{code: "E0007", family: FamilyGeneric, backend: "tpu", free: b(3758096384)}},
+	{"HBM exhausted while allocating", "composed",
+		`RuntimeError: Resource exhausted: HBM memory exhausted on TPU:0 while allocating 3.00G for the KV cache`,
+		want{code: "E0007", family: FamilyGeneric, backend: "tpu", requested: b(3221225472)}},
+	{"in a traceback, sizes from the failing line", "composed",
+		"W0101 00:00:00.000000 7 bfc_allocator.cc:291] Allocator (GPU_0_bfc) ran out of memory trying to allocate 2.16GiB with freed_by_count=0.\n" +
+			"Traceback (most recent call last):\n  File \"train.py\", line 12, in <module>\n    step(state)\n" +
+			"jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Failed to allocate 768.00MiB (805306368 bytes) from MORI memory",
+		want{code: "E0007", family: FamilyGeneric, backend: "gpu", requested: b(805306368)}}, // backend: the allocator name GPU_0_bfc
+}
+
+// The layer itself reads every case, whether or not a family is added for
+// one of them later.
+func TestGenericLayerReads(t *testing.T) {
+	for _, c := range genericCases {
+		t.Run(c.name, func(t *testing.T) {
+			r, ok := defaultRecognizer.recognizeGeneric(c.text)
+			if !ok {
+				t.Fatalf("the last-resort layer does not read %q", c.text)
+			}
+			if r.Family != FamilyGeneric || r.Code != codeGeneric || r.MemorySpace != c.want.space || r.Requested != c.want.requested || r.Free != c.want.free || r.Capacity != c.want.capacity {
+				t.Errorf("got %+v", r)
+			}
+		})
+	}
+}
+
+// Through Recognize, a failure no family knows is a generic finding with
+// its advice; a family added later for one of them takes over.
+func TestGenericThroughRecognize(t *testing.T) {
+	for _, c := range genericCases {
+		t.Run(c.name, func(t *testing.T) {
+			if !MayContain(c.text) {
+				t.Fatalf("MayContain = false")
+			}
+			r, ok := Recognize(c.text)
+			if !ok {
+				t.Fatalf("not recognised")
+			}
+			if r.Family != FamilyGeneric {
+				t.Skipf("family %s knows it now", r.Family)
+			}
+			w := c.want
+			if w.phase == "" {
+				w.phase = PhaseRuntime
+			}
+			w.advice = []string{"not one of the formats xla_oom knows", "Report the message"}
+			checkReport(t, r, w)
+		})
+	}
+}
+
+// Every phrase that keeps the layer out is needed by a look-alike: without
+// it, that look-alike would be tagged.
+func TestGenericGuardsAreNeeded(t *testing.T) {
+	saved := genericForeign
+	defer func() { genericForeign = saved }()
+	for i, phrase := range saved {
+		genericForeign = slices.Delete(slices.Clone(saved), i, i+1)
+		needed := false
+		for _, l := range lookalikes {
+			if strings.Contains(l.text, phrase) {
+				if _, ok := defaultRecognizer.recognizeGeneric(l.text); ok {
+					needed = true
+				}
+			}
+		}
+		if !needed {
+			t.Errorf("guard %q: no look-alike needs it (add one, or drop the guard)", phrase)
+		}
+	}
+}
+
+// Statements the layer rejects by its own rules, not by a guard: a retry
+// logged at INFO or WARNING, no error context, a bare "out of memory" of
+// something that is not XLA, an allocation clause naming neither a size nor
+// memory.
+func TestGenericRules(t *testing.T) {
+	for _, text := range []string{
+		"W0101 00:00:00.000000 7 some_allocator.cc:12] RESOURCE_EXHAUSTED: Failed to allocate 1.00GiB (1073741824 bytes) from MORI memory; retrying",
+		"I0101 00:00:00.000000 7 some_allocator.cc:12] RESOURCE_EXHAUSTED: Failed to allocate 1.00GiB (1073741824 bytes) from MORI memory",
+		"Failed to allocate 1.00GiB (1073741824 bytes) from MORI memory",
+		"ERROR:root:RESOURCE_EXHAUSTED: out of memory in the request cache",
+		"jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Failed to allocate the output tuple",
+		"jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: allocation of 1.00GiB (1073741824 bytes) is larger than the limit",
+	} {
+		if r, ok := Recognize(text); ok {
+			t.Errorf("%q recognised as %s", text, r.Family)
+		}
+	}
+}
