@@ -1,4 +1,6 @@
-# The documented way to build, test and run xla_oom. Every target works on a fresh clone with only Go.
+# The documented way to build, test and run xla_oom (`make help` lists the targets). Building,
+# `make run` and `make test` need only Go; a full `make test` also uses prometheus, VictoriaLogs,
+# helm and buildah/podman when present (README, "Testing"), and `make image` needs buildah.
 GO        ?= go
 TOOLS     := $(GO) tool -modfile=$(CURDIR)/internal/tools/go.mod
 MDATAGEN  := $(TOOLS) mdatagen
@@ -6,6 +8,11 @@ GOTESTSUM := $(TOOLS) gotestsum
 
 .PHONY: all
 all: generate lint test xlaoom
+
+## help: list the targets with what each does
+.PHONY: help
+help:
+	@awk '/^## / { sub(/^## /, ""); if (match($$0, /^[a-z0-9-]+: /)) printf "\n  %-21s %s\n", substr($$0, 1, RLENGTH - 2), substr($$0, RLENGTH + 1); else printf "  %-21s %s\n", "", $$0 }' $(MAKEFILE_LIST); echo
 
 ## generate: regenerate internal/metadata, generated tests and documentation from metadata.yaml,
 ## docs/message-formats.md plus the README's family table from the oom family entries, and
@@ -86,10 +93,32 @@ lint:
 	cd bench && $(GO) vet ./...
 	$(TOOLS) golangci-lint run ./...
 
-## run: build the otelcol-xlaoom distribution and run it on the bundled sample logs
+## run: build the demo's collector (only the components the demo uses) and run it on the bundled
+## sample logs: incidents, early warnings, metrics; ends by itself
 .PHONY: run
 run:
 	$(MAKE) -C distribution run
+
+## run-logstore: the demo, with the records sent to VictoriaLogs on 127.0.0.1:9428, left running
+## with its web UI for exploring them (stop it with `make stop-logstore`)
+.PHONY: run-logstore
+run-logstore:
+	$(MAKE) -C distribution run-logstore
+
+## stop-logstore: stop the VictoriaLogs that run-logstore started
+.PHONY: stop-logstore
+stop-logstore:
+	$(MAKE) -C distribution stop-logstore
+
+## install-victorialogs: install the pinned VictoriaLogs (v1.52.1, go install) into out/tools/victorialogs
+.PHONY: install-victorialogs
+install-victorialogs:
+	./scripts/install-victorialogs.sh
+
+## install-prometheus3: build the pinned Prometheus 3 into out/tools/prometheus3 (about 4 min)
+.PHONY: install-prometheus3
+install-prometheus3:
+	./scripts/install-prometheus3.sh
 
 ## run-config: run the collector long-lived on CONFIG=your.yaml, or on LOGS='/var/log/xla/*/*.log'
 .PHONY: run-config
@@ -101,7 +130,7 @@ run-config:
 build-dist:
 	$(MAKE) -C distribution build-dist
 
-## e2e: the distribution's end-to-end tests only (Prometheus, agent→gateway, SDK client, demo)
+## e2e: the distribution's end-to-end tests only (Prometheus, log store, agent→gateway, SDK client, demo)
 .PHONY: e2e
 e2e:
 	$(MAKE) -C distribution test e2e

@@ -12,6 +12,11 @@
 #   helm + XLAOOM_HELM_CHART   Helm render tests (deploy/helm)
 #   buildah, podman, runc      container image build + run
 #   prometheus, promtool       alerting end-to-end tests and rule unit tests
+#   VictoriaLogs               log-store end-to-end test (scripts/install-victorialogs.sh)
+#
+# Every package is labelled with the collector release it was built against
+# ("[collector v0.158.0]", the newest-collector stage "[collector v0.165.0]"),
+# since both stages run packages of the same names.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$root/out"
@@ -19,6 +24,12 @@ log="$root/out/test-all.log"
 : >"$log"
 status=0
 stage() { echo "--- $*" >>"$log"; }
+
+# The collector release of the pinned line (go.mod) and of the newest-collector stage.
+pinned=$(awk '$1 == "go.opentelemetry.io/collector/processor/processorhelper" {print $2; exit}' "$root/go.mod")
+newest=$(sed -n 's/^beta=\${1:-\(v[0-9.]*\)}$/\1/p' "$root/scripts/compat.sh")
+# label VERSION: tags the package names of a go test -json stream with VERSION.
+label() { sed -u "s/\"Package\":\"\([^\"]*\)\"/\"Package\":\"\1 [collector $1]\"/g"; }
 
 # event TEST ACTION [OUTPUT]: one test2json event of package "checks" (no
 # python or jq on a bare CI machine, so the JSON string is escaped here).
@@ -58,8 +69,8 @@ skipped() {
   event "$1" skip
 }
 
-stage "component module (race)"
-(cd "$root" && go test -json -race -count=1 ./... 2>>"$log") || status=1
+stage "component module (race), collector $pinned"
+(cd "$root" && go test -json -race -count=1 ./... 2>>"$log") | label "$pinned" || status=1
 
 # The distribution binary is built once (static) and shared by the end-to-end,
 # Helm and image tests.
@@ -75,14 +86,14 @@ fi
 # under "Skipped" in the summary.
 for mod in distribution bench; do
   if [ -f "$root/$mod/go.mod" ]; then
-    stage "$mod module"
+    stage "$mod module, collector $pinned"
     # The newest-collector pipeline runs in the compat stage, against that collector.
     # The distribution's tests use build-dist's flags (CGO_ENABLED=0, -trimpath):
     # the build cache is keyed by them, so its packages are compiled once, not twice.
     flags=(-count=1 -timeout 25m)
     [ "$mod" = distribution ] && flags+=(-trimpath)
     cgo=$([ "$mod" = distribution ] && echo 0 || go env CGO_ENABLED)
-    (cd "$root/$mod" && CGO_ENABLED=$cgo go test -json "${flags[@]}" -skip '^TestNewestCollectorPipeline$' ./... 2>>"$log") || status=1
+    (cd "$root/$mod" && CGO_ENABLED=$cgo go test -json "${flags[@]}" -skip '^TestNewestCollectorPipeline$' ./... 2>>"$log") | label "$pinned" || status=1
   fi
 done
 
@@ -93,8 +104,8 @@ for name in $("$root/scripts/fuzz.sh" list); do
   check "Fuzz/$name" env FUZZTIME="$FUZZTIME" "$root/scripts/fuzz.sh" "$name" || status=1
 done
 
-stage "newest collector: component tests, otelcol-xlaoom-newest built with its builder, one pipeline"
-COMPAT_JSON=1 "$root/scripts/compat.sh" 2>>"$log" || { status=1; check CompatBuild bash -c "tail -40 '$log'; exit 1"; }
+stage "newest collector $newest: component tests, otelcol-xlaoom-newest built with its builder, one pipeline"
+COMPAT_JSON=1 "$root/scripts/compat.sh" 2>>"$log" | label "$newest" || { status=1; check CompatBuild bash -c "tail -40 '$log'; exit 1"; }
 
 if [ -f "$root/examples/prometheus/alerts_test.yaml" ]; then
   stage "promtool test rules"
@@ -106,7 +117,7 @@ if [ -f "$root/examples/prometheus/alerts_test.yaml" ]; then
     check PromtoolTestRules bash -c "echo 'promtool is not installed: .ci/run should have installed it'; exit 1"
     status=1
   else
-    skipped PromtoolTestRules "promtool is not installed: alert rule tests NOT run. Install: apt-get install -y prometheus (Debian/Ubuntu), or ./scripts/install-prometheus3.sh (Go only)"
+    skipped PromtoolTestRules "promtool is not installed: alert rule tests NOT run. Install: apt-get install -y prometheus (Debian/Ubuntu), or make install-prometheus3 (./scripts/install-prometheus3.sh, Go only)"
   fi
 fi
 exit $status

@@ -23,6 +23,7 @@ const LineStart = `^(?:\([A-Za-z0-9_]+ pid=\d+\) )?(?:[IWEF]\d{4} \d\d:\d\d:\d\d
 // Record is one multi-line log record of a sample file.
 type Record struct {
 	Host string
+	Job  string // the file name without .log: the demo's service.name
 	Text string
 }
 
@@ -42,11 +43,12 @@ func ReadRecords(root string) ([]Record, error) {
 			return nil, err
 		}
 		host := filepath.Base(filepath.Dir(f))
+		job := strings.TrimSuffix(filepath.Base(f), ".log")
 		var cur []string
 		flush := func() {
 			if len(cur) > 0 {
 				// file_log trims trailing whitespace (preserve_trailing_whitespaces: false).
-				out = append(out, Record{Host: host, Text: strings.TrimRight(strings.Join(cur, "\n"), " \t\r\n")})
+				out = append(out, Record{Host: host, Job: job, Text: strings.TrimRight(strings.Join(cur, "\n"), " \t\r\n")})
 			}
 			cur = nil
 		}
@@ -71,6 +73,19 @@ var Expected = map[string][]string{
 	"serve-0":      {"E1000", "E1001"},                            // vLLM-prefixed HBM breakdown, PyTorch/XLA vmem
 	"tpu-train-w0": {"E1000", "E1000", "E0100", "E3000"},          // HBM + breakdown, early abort, device buffer, SparseCore
 	"tpu-train-w1": {"E1000", "E1001", "E1000", "E1000", "E0101"}, // E1000: prefix, scoped vmem, TC/SC, allocation would exceed, program load
+}
+
+// ExpectedIncidents are the failures of each job (service.name, the name of
+// its log files). Every failure is more than a minute (the default
+// incident_window) from the job's previous one and its records lie within one
+// minute, so the processor's xla.oom.incident.id and the connector's
+// xla.oom.incidents agree on them; failures of different jobs are minutes
+// apart too.
+var ExpectedIncidents = map[string]int{
+	"ckpt-eval":      1, // CPU, 06:51
+	"llama13b-train": 8, // TPU: the 07:01 compile OOM is logged by both hosts, the rest by one each
+	"vit22b-train":   2, // GPU: 07:02 (three records on two hosts), 07:05
+	"llama70b-serve": 2, // vLLM on TPU: 07:23, 07:28
 }
 
 // ExpectedWarnings are the memory-pressure warnings of the samples (the

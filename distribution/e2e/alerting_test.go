@@ -16,6 +16,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
+	"github.com/xlaoom/xlaoomprocessor/distribution/internal/collector"
 	"github.com/xlaoom/xlaoomprocessor/distribution/internal/records"
 )
 
@@ -139,13 +140,15 @@ func runAlerting(t *testing.T, promBin string) {
 	}
 
 	push := startPrometheus(t, promBin, filepath.Join(dir, "push"), "", true)
-	exporter := freeAddr(t)
-	coll := startCollector(t, "collector", cfgPath, []string{
-		"XLAOOM_LOGS=" + filepath.Join(logs, "*", "*.log"),
-		"XLAOOM_OUT=" + out,
-		"XLAOOM_PROMETHEUS=" + exporter,
-		"XLAOOM_REMOTE_WRITE=" + push.base + "/api/v1/write",
-	}, exporter)
+	coll, ports := startCollector(t, "collector", cfgPath, func(p *collector.Ports) []string {
+		return []string{
+			"XLAOOM_LOGS=" + filepath.Join(logs, "*", "*.log"),
+			"XLAOOM_OUT=" + out,
+			"XLAOOM_PROMETHEUS=" + p.Addr("prom"),
+			"XLAOOM_REMOTE_WRITE=" + push.base + "/api/v1/write",
+		}
+	}, "prom")
+	exporter := ports.Addr("prom")
 	pull := startPrometheus(t, promBin, filepath.Join(dir, "pull"), exporter, false)
 	servers := map[string]*prometheus{"pull": pull, "push": push}
 

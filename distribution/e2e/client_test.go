@@ -18,6 +18,7 @@ import (
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 	"go.opentelemetry.io/otel/sdk/resource"
 
+	"github.com/xlaoom/xlaoomprocessor/distribution/internal/collector"
 	"github.com/xlaoom/xlaoomprocessor/distribution/internal/promtext"
 	"github.com/xlaoom/xlaoomprocessor/distribution/internal/records"
 )
@@ -29,13 +30,12 @@ import (
 // come out tagged and counted.
 func TestSDKClient(t *testing.T) {
 	dir := t.TempDir()
-	gwOTLP, gwHTTP, gwProm := freeAddr(t), freeAddr(t), freeAddr(t)
 	gwRecords := filepath.Join(dir, "records.json")
 	pki := newTestPKI(t) // the gateway serves OTLP over TLS only
-	startCollector(t, "gateway", filepath.Join(examplesDir, "gateway.yaml"), append(append(telemetryEnv(t),
-		"XLAOOM_OTLP_GRPC_ENDPOINT="+gwOTLP, "XLAOOM_OTLP_HTTP_ENDPOINT="+gwHTTP,
-		"XLAOOM_PROMETHEUS_ENDPOINT="+gwProm, "XLAOOM_RECORDS_FILE="+gwRecords, "XLAOOM_EMIT_INTERVAL=1s",
-	), pki.gatewayTLSEnv(false)...), gwHTTP, gwProm)
+	_, ports := startCollector(t, "gateway", filepath.Join(examplesDir, "gateway.yaml"), func(p *collector.Ports) []string {
+		return gatewayEnv(p, gwRecords, pki.gatewayTLSEnv(false))
+	}, "http", "prom")
+	gwHTTP, gwProm := ports.Addr("http"), ports.Addr("prom")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -6,6 +6,7 @@ package e2e
 import (
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -19,18 +20,8 @@ import (
 // record read and exported, exactly the expected OOM records tagged (codes per
 // host, look-alikes untouched), the tables printed, the metrics scraped.
 func TestDemo(t *testing.T) {
-	var out strings.Builder
-	res, err := demorun.Run(&out, demorun.Options{
-		Collector: collectorBin,
-		Config:    filepath.Join(demoDir, "config.yaml"),
-		Logs:      filepath.Join(demoDir, "logs", "*", "*.log"),
-		Out:       t.TempDir(),
-		Timeout:   90 * time.Second,
-	})
+	res, out := runDemo(t)
 	t.Log("\n" + out.String())
-	if err != nil {
-		t.Fatal(err)
-	}
 	want, err := demo.ReadRecords(filepath.Join(demoDir, "logs"))
 	if err != nil {
 		t.Fatal(err)
@@ -112,10 +103,80 @@ func TestDemo(t *testing.T) {
 	if !strings.Contains(out.String(), "xla_memory_warnings_total (counter, per job: no host_name)") {
 		t.Errorf("demo output lacks the warning counter")
 	}
-	for _, s := range []string{"XLA OOM incidents: 15, from 16 tagged records", "advice: ", "xla_oom_errors_total (counter)",
-		"xla_oom_pressure_ratio", "xla_oom_requested_size_bytes (histogram)", "tpu-train-w1  E0101  Runtime: Program Allocation Failure"} {
+	for _, s := range []string{"XLA OOM incidents: 13, from 16 tagged records", "advice: ", "xla_oom_errors_total (counter)",
+		"xla_oom_incidents_total (counter, per job: no host_name) -- the series the alerts page on",
+		"13 incidents, the same count as the incident table above",
+		"xla_oom_pressure_ratio", "xla_oom_requested_size_bytes (histogram)"} {
 		if !strings.Contains(out.String(), s) {
 			t.Errorf("demo output lacks %q", s)
 		}
 	}
+	// One failure logged by two hosts is one incident, with both hosts.
+	if !regexp.MustCompile(`(?m)^3 +09-12 07:02:44 +vit22b-train +gpu-train-0,gpu-train-1 +E0007 .* 3$`).MatchString(out.String()) {
+		t.Errorf("demo output lacks the GPU job's first incident (3 records on 2 hosts)")
+	}
+	// The collector has stopped when the demo prints: no address of it.
+	if strings.Contains(out.String(), "http://127.0.0.1") {
+		t.Errorf("demo output points at the stopped collector")
+	}
+}
+
+// TestDemoIncidentsAgreeWithMetric: the incidents the demo prints (tagged
+// records grouped by xla.oom.incident.id, the processor's) are the failures
+// xla_oom_incidents_total counts (the connector's, what the alerts page on),
+// job by job, and each record is dated by its log header.
+func TestDemoIncidentsAgreeWithMetric(t *testing.T) {
+	res, _ := runDemo(t)
+	ids := map[string]map[string]bool{} // job -> incident ids
+	for _, r := range res.Records {
+		if m := headerTime.FindStringSubmatch(r.Body); m == nil {
+			t.Errorf("a sample record without a log header: %q", r.Body)
+		} else if got, want := r.Time.UTC().Format("01-02 15:04:05"), m[1]+m[3]+m[5]+"-"+m[2]+m[4]+m[6]+" "+m[7]; got != want {
+			t.Errorf("record dated %s, its header says %s: %q", got, want, r.Body)
+		}
+		if r.Str("xla.error.code") == "" {
+			continue
+		}
+		job, id := r.ResourceStr("service.name"), r.Str("xla.oom.incident.id")
+		if id == "" {
+			t.Errorf("a tagged record of %s has no xla.oom.incident.id", job)
+		}
+		if ids[job] == nil {
+			ids[job] = map[string]bool{}
+		}
+		ids[job][id] = true
+	}
+	total := 0
+	for job, want := range demo.ExpectedIncidents {
+		metric := promtext.Sum(res.Metrics, "xla_oom_incidents_total", map[string]string{"service_name": job})
+		if len(ids[job]) != want || int(metric) != want {
+			t.Errorf("%s: %d incident ids, xla_oom_incidents_total %v; want %d", job, len(ids[job]), metric, want)
+		}
+		total += want
+	}
+	if metric := promtext.Sum(res.Metrics, "xla_oom_incidents_total", nil); res.Incidents != int(metric) || res.Incidents != total {
+		t.Errorf("the demo prints %d incidents, xla_oom_incidents_total adds up to %v; want both %d", res.Incidents, metric, total)
+	}
+}
+
+// headerTime reads month, day and time of day from the sample headers:
+// absl/glog (E0912 07:01:12.118224), TSL/Python (2025-09-12 07:00:03) and
+// vLLM (INFO 09-12 07:20:14, behind a process prefix).
+var headerTime = regexp.MustCompile(`^(?:\(\S+ pid=\d+\) )?(?:[IWEF](\d\d)(\d\d) |\d{4}-(\d\d)-(\d\d) |[A-Z]+ (\d\d)-(\d\d) )(\d\d:\d\d:\d\d)`)
+
+// runDemo runs what `make run` runs and returns its result and output.
+func runDemo(t *testing.T) (demorun.Result, *strings.Builder) {
+	t.Helper()
+	var out strings.Builder
+	res, err := demorun.Run(&out, demorun.Options{
+		Collector: collectorBin,
+		Config:    filepath.Join(demoDir, "config.yaml"),
+		Logs:      filepath.Join(demoDir, "logs", "*", "*.log"),
+		Out:       t.TempDir(),
+		Timeout:   90 * time.Second,
+	})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	return res, &out
 }

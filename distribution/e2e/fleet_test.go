@@ -134,7 +134,6 @@ func contains(list []string, s string) bool {
 // gateway is one examples/gateway.yaml process with its addresses.
 type gateway struct {
 	name, otlp, http, prom, records string
-	env                             []string
 	proc                            *collector.Process
 }
 
@@ -142,14 +141,22 @@ type gateway struct {
 // certificates required when clientAuth) on free loopback ports.
 func startGateway(t *testing.T, name string, pki testPKI, clientAuth bool) *gateway {
 	t.Helper()
-	g := &gateway{name: name, otlp: freeAddr(t), http: freeAddr(t), prom: freeAddr(t),
-		records: filepath.Join(t.TempDir(), name+"-records.json")}
-	g.env = append(append(telemetryEnv(t),
-		"XLAOOM_OTLP_GRPC_ENDPOINT="+g.otlp, "XLAOOM_OTLP_HTTP_ENDPOINT="+g.http,
-		"XLAOOM_PROMETHEUS_ENDPOINT="+g.prom, "XLAOOM_RECORDS_FILE="+g.records, "XLAOOM_EMIT_INTERVAL=1s",
-	), pki.gatewayTLSEnv(clientAuth)...)
-	g.proc = startCollector(t, name, filepath.Join(examplesDir, "gateway.yaml"), g.env, g.otlp, g.http, g.prom)
+	g := &gateway{name: name, records: filepath.Join(t.TempDir(), name+"-records.json")}
+	var ports *collector.Ports
+	g.proc, ports = startCollector(t, name, filepath.Join(examplesDir, "gateway.yaml"), func(p *collector.Ports) []string {
+		return gatewayEnv(p, g.records, pki.gatewayTLSEnv(clientAuth))
+	}, "otlp", "http", "prom")
+	g.otlp, g.http, g.prom = ports.Addr("otlp"), ports.Addr("http"), ports.Addr("prom")
 	return g
+}
+
+// gatewayEnv is the environment of examples/gateway.yaml on the ports p,
+// writing the records it exports to records, with the TLS settings tls.
+func gatewayEnv(p *collector.Ports, records string, tls []string) []string {
+	return append(append(telemetryEnv(p),
+		"XLAOOM_OTLP_GRPC_ENDPOINT="+p.Addr("otlp"), "XLAOOM_OTLP_HTTP_ENDPOINT="+p.Addr("http"),
+		"XLAOOM_PROMETHEUS_ENDPOINT="+p.Addr("prom"), "XLAOOM_RECORDS_FILE="+records, "XLAOOM_EMIT_INTERVAL=1s",
+	), tls...)
 }
 
 func (g *gateway) read(t *testing.T) []records.Record {
@@ -202,13 +209,13 @@ func startAgent(t *testing.T, name string, logs *jobLogs, storage, startAt strin
 	for _, g := range gateways {
 		addrs = append(addrs, g.otlp)
 	}
-	health := freeAddr(t)
-	env := append([]string{
-		"XLAOOM_TELEMETRY_PORT=" + freePort(t), "XLAOOM_LOG_LEVEL=warn", "XLAOOM_HEALTH_ENDPOINT=" + health,
-		"XLAOOM_JOB_LOGS=" + logs.glob(),
-		"XLAOOM_CONTAINER_LOGS=" + filepath.Join(t.TempDir(), "no-pods", "*", "*", "*.log"),
-		"XLAOOM_START_AT=" + startAt, "HOST_NAME=node-1", "XLAOOM_STORAGE_DIR=" + storage,
-		"XLAOOM_GATEWAYS=[" + strings.Join(addrs, ",") + "]",
-	}, pki.agentTLSEnv(clientCert)...)
-	return startCollector(t, name, filepath.Join(examplesDir, "agent.yaml"), env, health)
+	noPods := filepath.Join(t.TempDir(), "no-pods", "*", "*", "*.log")
+	p, _ := startCollector(t, name, filepath.Join(examplesDir, "agent.yaml"), func(p *collector.Ports) []string {
+		return append(append(telemetryEnv(p),
+			"XLAOOM_JOB_LOGS="+logs.glob(), "XLAOOM_CONTAINER_LOGS="+noPods,
+			"XLAOOM_START_AT="+startAt, "HOST_NAME=node-1", "XLAOOM_STORAGE_DIR="+storage,
+			"XLAOOM_GATEWAYS=["+strings.Join(addrs, ",")+"]",
+		), pki.agentTLSEnv(clientCert)...)
+	}, "health")
+	return p
 }

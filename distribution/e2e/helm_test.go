@@ -34,7 +34,7 @@ func helmChart(t *testing.T) (helm, chart string) {
 	if helm == "" {
 		var err error
 		if helm, err = exec.LookPath("helm"); err != nil {
-			t.Skip("helm not installed: go install helm.sh/helm/v3/cmd/helm@v3.22.0 (or scripts/install-helm.sh)")
+			t.Skip("helm not installed: make install-helm (scripts/install-helm.sh: helm v3.22.0 into bin/, Go only)")
 		}
 	}
 	if !filepath.IsAbs(chart) {

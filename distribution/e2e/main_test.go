@@ -17,7 +17,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -74,13 +73,32 @@ func run(m *testing.M) int {
 	return m.Run()
 }
 
-// startCollector runs the collector on config with env and stops it when the
-// test ends. ready lists addresses that must accept connections before it returns.
-func startCollector(t *testing.T, name, config string, env []string, ready ...string) *collector.Process {
+// startCollector runs the collector on config with the environment env(ports)
+// and stops it when the test ends. ready names the ports it must listen on
+// before startCollector returns. A port taken by another process between its
+// choice and the collector's bind starts it again on new ones (no port is
+// reserved for it in the meantime: a collector cannot inherit a listener).
+func startCollector(t *testing.T, name, config string, env func(*collector.Ports) []string, ready ...string) (*collector.Process, *collector.Ports) {
 	t.Helper()
-	p, err := collector.Start(collectorBin, config, filepath.Join(t.TempDir(), name+".log"), env...)
+	return startProcess(t, name, collector.Command{
+		Binary: collectorBin,
+		Args:   func(*collector.Ports) []string { return []string{"--config", config} },
+		Env:    env,
+		Ready:  ready,
+	})
+}
+
+// startProcess starts c (a collector or another server) on free ports, see
+// startCollector, and stops it when the test ends.
+func startProcess(t *testing.T, name string, c collector.Command) (*collector.Process, *collector.Ports) {
+	t.Helper()
+	c.Log = filepath.Join(t.TempDir(), name+".log")
+	if c.Timeout == 0 {
+		c.Timeout = 30 * time.Second
+	}
+	p, ports, err := collector.StartOnFreePorts(c)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%s: %v", name, err)
 	}
 	t.Cleanup(func() {
 		if err := p.Stop(15 * time.Second); err != nil {
@@ -90,28 +108,12 @@ func startCollector(t *testing.T, name, config string, env []string, ready ...st
 			t.Logf("%s log (tail):\n%s", name, p.Tail(4000))
 		}
 	})
-	for _, addr := range ready {
-		if err := p.WaitListening(addr, 30*time.Second); err != nil {
-			t.Fatalf("%s: %v\n%s", name, err, p.Tail(4000))
-		}
-	}
-	return p
+	return p, ports
 }
 
-// freeAddr returns 127.0.0.1:<a free port>.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	port, err := collector.FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return collector.Addr(port)
-}
-
-// freePort returns a free port on 127.0.0.1 as a string.
-func freePort(t *testing.T) string {
-	a := freeAddr(t)
-	return a[strings.LastIndexByte(a, ':')+1:]
+// fixedEnv is the environment of a process that listens on no chosen port.
+func fixedEnv(env ...string) func(*collector.Ports) []string {
+	return func(*collector.Ports) []string { return env }
 }
 
 // eventually polls cond every interval until it returns "" (success) or
@@ -161,6 +163,6 @@ const quietTelemetry = `  telemetry:
 // telemetryEnv keeps the collector's own metrics endpoint and its health
 // check off the shared default ports 8888 and 13133, so that several
 // collectors can run at once.
-func telemetryEnv(t *testing.T) []string {
-	return []string{"XLAOOM_TELEMETRY_PORT=" + freePort(t), "XLAOOM_LOG_LEVEL=warn", "XLAOOM_HEALTH_ENDPOINT=" + freeAddr(t)}
+func telemetryEnv(p *collector.Ports) []string {
+	return []string{"XLAOOM_TELEMETRY_PORT=" + p.Port("telemetry"), "XLAOOM_LOG_LEVEL=warn", "XLAOOM_HEALTH_ENDPOINT=" + p.Addr("health")}
 }

@@ -40,9 +40,8 @@ func TestNewestCollectorPipeline(t *testing.T) {
 	}
 	dir := t.TempDir()
 	sink := newOTLPSink(t)
-	in, health := freeAddr(t), freeAddr(t)
-	config := filepath.Join(dir, "newest.yaml")
-	appendFile(t, config, fmt.Sprintf(`
+	config := func(in, health string) string {
+		return fmt.Sprintf(`
 extensions:
   health_check:
     endpoint: %s
@@ -75,25 +74,22 @@ service:
     metrics:
       receivers: [xla_oom]
       exporters: [otlp_http]
-`, health, dir, in, sink.addr))
-
-	p, err := collector.Start(bin, config, filepath.Join(dir, "newest.log"))
-	if err != nil {
-		t.Fatal(err)
+`, health, dir, in, sink.addr)
 	}
-	t.Cleanup(func() {
-		if err := p.Stop(15 * time.Second); err != nil {
-			t.Errorf("newest collector: %v", err)
-		}
-		if t.Failed() {
-			t.Logf("newest collector log (tail):\n%s", p.Tail(4000))
-		}
+	// The config names the ports: each start attempt writes its own.
+	attempt := 0
+	_, ports := startProcess(t, "newest-collector", collector.Command{
+		Binary: bin,
+		Args: func(p *collector.Ports) []string {
+			attempt++
+			path := filepath.Join(dir, fmt.Sprintf("newest-%d.yaml", attempt))
+			appendFile(t, path, config(p.Addr("in"), p.Addr("health")))
+			return []string{"--config", path}
+		},
+		Ready:   []string{"in", "health"},
+		Timeout: 60 * time.Second,
 	})
-	for _, a := range []string{in, health} {
-		if err := p.WaitListening(a, 60*time.Second); err != nil {
-			t.Fatalf("%v\n%s", err, p.Tail(4000))
-		}
-	}
+	in, health := ports.Addr("in"), ports.Addr("health")
 	if v, err := exec.Command(bin, "--version").Output(); err == nil {
 		t.Logf("collector: %s (release %s)", bytes.TrimSpace(v), os.Getenv("XLAOOM_NEWEST_VERSION"))
 	}

@@ -13,9 +13,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/xlaoom/xlaoomprocessor/distribution/internal/collector"
 )
 
 // prometheusServer is one Prometheus binary the alerting tests run against.
@@ -43,7 +44,7 @@ func prometheusServers(t *testing.T) []prometheusServer {
 		}
 	}
 	if len(bins) == 0 {
-		t.Skip("no Prometheus: install Debian's (apt-get install -y prometheus) or run scripts/install-prometheus3.sh; .ci/run does")
+		t.Skip("no Prometheus: apt-get install -y prometheus (Debian/Ubuntu), or make install-prometheus3 (scripts/install-prometheus3.sh, Go only); .ci/run does")
 	}
 	var out []prometheusServer
 	for _, b := range bins {
@@ -133,38 +134,20 @@ func startPrometheus(t *testing.T, bin, dir, target string, remoteWrite bool, ex
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	addr := freeAddr(t)
-	logPath := filepath.Join(dir, "prometheus.log")
-	logf, err := os.Create(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	args := []string{"--config.file=" + cfgPath, "--storage.tsdb.path=" + filepath.Join(dir, "tsdb"),
-		"--web.listen-address=" + addr, "--log.level=warn", "--storage.tsdb.retention.time=1h"}
-	if remoteWrite {
-		args = append(args, "--web.enable-remote-write-receiver")
-	}
-	cmd := exec.Command(bin, args...)
-	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { _ = cmd.Wait(); logf.Close(); close(done) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-done:
-		case <-time.After(15 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-		if t.Failed() {
-			b, _ := os.ReadFile(logPath)
-			t.Logf("prometheus log (%s):\n%s", dir, b)
-		}
+	proc, ports := startProcess(t, "prometheus-"+filepath.Base(dir), collector.Command{
+		Binary: bin,
+		Args: func(p *collector.Ports) []string {
+			args := []string{"--config.file=" + cfgPath, "--storage.tsdb.path=" + filepath.Join(dir, "tsdb"),
+				"--web.listen-address=" + p.Addr("web"), "--log.level=warn", "--storage.tsdb.retention.time=1h"}
+			if remoteWrite {
+				args = append(args, "--web.enable-remote-write-receiver")
+			}
+			return args
+		},
+		Ready:   []string{"web"},
+		Timeout: 60 * time.Second,
 	})
-	p := &prometheus{base: "http://" + addr, log: logPath}
+	p := &prometheus{base: "http://" + ports.Addr("web"), log: proc.Log}
 	eventually(t, 60*time.Second, func() string {
 		resp, err := http.Get(p.base + "/-/ready")
 		if err != nil {

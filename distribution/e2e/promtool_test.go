@@ -36,7 +36,7 @@ func promtools(t *testing.T) []string {
 		}
 	}
 	if len(out) == 0 {
-		t.Skip("promtool is not installed (Debian: apt-get install -y prometheus, or scripts/install-prometheus3.sh); .ci/run installs it")
+		t.Skip("promtool is not installed: apt-get install -y prometheus (Debian/Ubuntu), or make install-prometheus3 (scripts/install-prometheus3.sh, Go only); .ci/run installs it")
 	}
 	return out
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/xlaoom/xlaoomprocessor/distribution/demo"
+	"github.com/xlaoom/xlaoomprocessor/distribution/internal/collector"
 	"github.com/xlaoom/xlaoomprocessor/distribution/internal/promtext"
 	"github.com/xlaoom/xlaoomprocessor/distribution/internal/records"
 )
@@ -46,7 +47,7 @@ func TestAgentToGateway(t *testing.T) {
 
 	// Container logs: one TPU trainer's log in CRI format, every line behind
 	// "<time> stderr F ", in the kubelet's /var/log/pods layout.
-	tpuLog, err := os.ReadFile(filepath.Join(demoDir, "logs", "tpu-train-w0", "train.log"))
+	tpuLog, err := os.ReadFile(filepath.Join(demoDir, "logs", "tpu-train-w0", "llama13b-train.log"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,24 +69,24 @@ func TestAgentToGateway(t *testing.T) {
 	// The examples as shipped: the gateway serves OTLP over TLS only and the
 	// agent verifies it against the CA (no client certificates here; see tls_test.go).
 	pki := newTestPKI(t)
-	gwOTLP, gwHTTP, gwProm := freeAddr(t), freeAddr(t), freeAddr(t)
 	gwRecords := filepath.Join(dir, "gateway", "records.json")
 	if err := os.MkdirAll(filepath.Dir(gwRecords), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	startCollector(t, "gateway", filepath.Join(examplesDir, "gateway.yaml"), append(append(telemetryEnv(t),
-		"XLAOOM_OTLP_GRPC_ENDPOINT="+gwOTLP, "XLAOOM_OTLP_HTTP_ENDPOINT="+gwHTTP,
-		"XLAOOM_PROMETHEUS_ENDPOINT="+gwProm, "XLAOOM_RECORDS_FILE="+gwRecords, "XLAOOM_EMIT_INTERVAL=1s",
-	), pki.gatewayTLSEnv(false)...), gwOTLP, gwProm)
+	_, gwPorts := startCollector(t, "gateway", filepath.Join(examplesDir, "gateway.yaml"), func(p *collector.Ports) []string {
+		return gatewayEnv(p, gwRecords, pki.gatewayTLSEnv(false))
+	}, "otlp", "prom")
+	gwOTLP, gwProm := gwPorts.Addr("otlp"), gwPorts.Addr("prom")
 
-	agentTelemetry := freePort(t)
-	startCollector(t, "agent", filepath.Join(examplesDir, "agent.yaml"), append([]string{
-		"XLAOOM_TELEMETRY_PORT=" + agentTelemetry, "XLAOOM_LOG_LEVEL=warn", "XLAOOM_HEALTH_ENDPOINT=" + freeAddr(t),
-		"XLAOOM_JOB_LOGS=" + filepath.Join(jobs, "*", "*.log"),
-		"XLAOOM_CONTAINER_LOGS=" + filepath.Join(pods, "*", "*", "*.log"),
-		"XLAOOM_START_AT=beginning", "HOST_NAME=node-7", "XLAOOM_STORAGE_DIR=" + filepath.Join(dir, "storage"),
-		"XLAOOM_GATEWAYS=[" + gwOTLP + "]",
-	}, pki.agentTLSEnv(false)...), "127.0.0.1:"+agentTelemetry)
+	_, agentPorts := startCollector(t, "agent", filepath.Join(examplesDir, "agent.yaml"), func(p *collector.Ports) []string {
+		return append(append(telemetryEnv(p),
+			"XLAOOM_JOB_LOGS="+filepath.Join(jobs, "*", "*.log"),
+			"XLAOOM_CONTAINER_LOGS="+filepath.Join(pods, "*", "*", "*.log"),
+			"XLAOOM_START_AT=beginning", "HOST_NAME=node-7", "XLAOOM_STORAGE_DIR="+filepath.Join(dir, "storage"),
+			"XLAOOM_GATEWAYS=["+gwOTLP+"]",
+		), pki.agentTLSEnv(false)...)
+	}, "telemetry")
+	agentTelemetry := agentPorts.Port("telemetry")
 
 	wantTotal := len(jobRecords) + len(podRecords)
 	var got []records.Record

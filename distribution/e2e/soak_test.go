@@ -81,7 +81,7 @@ service:
 		t.Fatal(err)
 	}
 	start := time.Now()
-	p := startCollector(t, "soak", cfg, []string{"XLAOOM_LOG_LEVEL=warn"})
+	p, _ := startCollector(t, "soak", cfg, fixedEnv("XLAOOM_LOG_LEVEL=warn"))
 	pid := findPid(t, cfg)
 
 	var mu sync.Mutex

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/xlaoom/xlaoomprocessor/distribution/internal/collector"
 )
 
 // TestWarningThenOOMTicketThenPage runs the early-warning path in a real
@@ -32,15 +34,17 @@ func runWarningThenOOM(t *testing.T, promBin string) {
 	gpu := filepath.Join(logs, "gpu-c", "train.log")
 	appendFile(t, gpu, "I0912 07:00:09.402118   27487 train.py:96] Model vit: 2.71B params per device\n")
 
-	exporter := freeAddr(t)
 	if err := os.MkdirAll(filepath.Join(dir, "out"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	startCollector(t, "collector", filepath.Join(demoDir, "config.yaml"), []string{
-		"XLAOOM_LOGS=" + filepath.Join(logs, "*", "*.log"),
-		"XLAOOM_OUT=" + filepath.Join(dir, "out"),
-		"XLAOOM_PROMETHEUS=" + exporter,
-	}, exporter)
+	_, ports := startCollector(t, "collector", filepath.Join(demoDir, "config.yaml"), func(p *collector.Ports) []string {
+		return []string{
+			"XLAOOM_LOGS=" + filepath.Join(logs, "*", "*.log"),
+			"XLAOOM_OUT=" + filepath.Join(dir, "out"),
+			"XLAOOM_PROMETHEUS=" + p.Addr("prom"),
+		}
+	}, "prom")
+	exporter := ports.Addr("prom")
 	warnings, err := os.ReadFile(filepath.Join(examplesDir, "prometheus", "warnings.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -147,7 +151,7 @@ func (p *prometheus) waitAlertAt(t *testing.T, name string, n int, match func(ma
 func TestWarningRulesPromtool(t *testing.T) {
 	promtool, err := exec.LookPath("promtool")
 	if err != nil {
-		t.Skip("promtool is not installed (Debian: apt-get install -y prometheus); .ci/run installs it")
+		t.Skip("promtool is not installed: apt-get install -y prometheus (Debian/Ubuntu), or make install-prometheus3 (scripts/install-prometheus3.sh, Go only); .ci/run installs it")
 	}
 	for _, args := range [][]string{{"check", "rules", "warnings.yaml"}, {"test", "rules", "warnings_test.yaml"}} {
 		cmd := exec.Command(promtool, args...)

@@ -12,6 +12,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/xlaoom/xlaoomprocessor/distribution/internal/demorun"
@@ -24,7 +25,14 @@ func main() {
 	flag.StringVar(&o.Logs, "logs", "demo/logs/*/*.log", "log files to read (a glob; <dir>/<host>/<service>.log names host and service)")
 	flag.StringVar(&o.Out, "out", "out/demo", "directory for records.json, metrics.json and collector.log")
 	flag.DurationVar(&o.Timeout, "timeout", 2*time.Minute, "give up after this long")
+	logstore := flag.String("logstore", "", "also send the records to the VictoriaLogs at this URL (e.g. http://127.0.0.1:9428)")
 	flag.Parse()
+	if *logstore != "" {
+		o.Env = []string{
+			"XLAOOM_LOG_EXPORTERS=[file/records, xla_oom, otlp_http/logstore]",
+			"XLAOOM_LOGSTORE_LOGS_ENDPOINT=" + strings.TrimRight(*logstore, "/") + "/insert/opentelemetry/v1/logs",
+		}
+	}
 	if _, err := demorun.Run(os.Stdout, o); err != nil {
 		fmt.Fprintln(os.Stderr, "xlaoom-demo:", err)
 		os.Exit(1)

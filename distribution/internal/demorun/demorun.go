@@ -16,7 +16,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -37,12 +37,16 @@ type Options struct {
 	Logs      string        // glob of the log files; <dir>/<host>/<service>.log names host and service
 	Out       string        // directory for records.json, metrics.json and collector.log
 	Timeout   time.Duration // give up after this long
+	Env       []string      // more environment for the collector ("KEY=value"), e.g. where to send the records
 }
 
 // Result is what a run produced, for tests.
 type Result struct {
 	Records []records.Record  // every exported record, tagged or not
 	Metrics []promtext.Sample // the last Prometheus scrape before shutdown
+	// Incidents is the number of incidents the demo printed: tagged records
+	// grouped by xla.oom.incident.id.
+	Incidents int
 }
 
 // Run runs the collector once over o.Logs and prints the incident and metric
@@ -65,19 +69,26 @@ func Run(w io.Writer, o Options) (Result, error) {
 	for _, f := range []string{"records.json", "metrics.json"} {
 		_ = os.Remove(filepath.Join(absOut, f)) // the file exporter appends
 	}
-	port, err := collector.FreePort()
-	if err != nil {
-		return res, err
-	}
-	prom := collector.Addr(port)
 	fmt.Fprintf(w, "Running %s on %d log files (%s) ...\n", bin, len(files), logs)
 	started := time.Now()
-	p, err := collector.Start(bin, config, filepath.Join(absOut, "collector.log"),
-		"XLAOOM_LOGS="+absLogs, "XLAOOM_OUT="+absOut, "XLAOOM_PROMETHEUS="+prom)
+	if _, err := os.Stat(bin); err != nil {
+		return res, fmt.Errorf("collector binary: %w", err)
+	}
+	p, ports, err := collector.StartOnFreePorts(collector.Command{
+		Binary: bin,
+		Args:   func(*collector.Ports) []string { return []string{"--config", config} },
+		Env: func(ports *collector.Ports) []string {
+			return append([]string{"XLAOOM_LOGS=" + absLogs, "XLAOOM_OUT=" + absOut, "XLAOOM_PROMETHEUS=" + ports.Addr("prom")}, o.Env...)
+		},
+		Log:     filepath.Join(absOut, "collector.log"),
+		Ready:   []string{"prom"},
+		Timeout: timeout,
+	})
 	if err != nil {
 		return res, err
 	}
 	defer p.Stop(10 * time.Second) //nolint:errcheck // stopped explicitly below; this covers early returns
+	prom := ports.Addr("prom")
 
 	recordsPath := filepath.Join(absOut, "records.json")
 	if _, err := collector.WaitStable(recordsPath, 2*time.Second, timeout); err != nil {
@@ -99,14 +110,16 @@ func Run(w io.Writer, o Options) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	fmt.Fprintf(w, "Done in %.1fs.\n  log records as exported, the OOMs with their xla.* attributes: %s\n  metrics as exported: %s\n  collector log: %s\n\n",
+	fmt.Fprintf(w, "Done in %.1fs; the collector has stopped. What it wrote:\n  log records as exported, the OOMs with their xla.* attributes: %s\n  metrics as exported: %s\n  collector log: %s\n\n",
 		time.Since(started).Seconds(), rel(recordsPath), rel(filepath.Join(absOut, "metrics.json")), rel(p.Log))
-	printWarnings(w, recs)
-	printIncidents(w, recs)
+	incidents := groupIncidents(recs)
+	printWarnings(w, recs, incidents)
+	printIncidents(w, recs, incidents)
 	printExample(w, recs)
-	printMetrics(w, samples, prom)
+	printIncidentMetric(w, samples, len(incidents))
+	printMetrics(w, samples)
 	printWarningMetrics(w, samples)
-	return Result{Records: recs, Metrics: samples}, nil
+	return Result{Records: recs, Metrics: samples, Incidents: len(incidents)}, nil
 }
 
 func rel(p string) string {
@@ -125,7 +138,7 @@ func stableScrape(url string, timeout time.Duration) ([]promtext.Sample, error) 
 		s, err := promtext.Scrape(url, 5*time.Second)
 		if err == nil {
 			var keys []string
-			for _, x := range promtext.Filter(s, "xla_oom_errors_total") {
+			for _, x := range append(promtext.Filter(s, "xla_oom_errors_total"), promtext.Filter(s, "xla_oom_incidents_total")...) {
 				keys = append(keys, x.Key()+"="+strconv.FormatFloat(x.Value, 'g', -1, 64))
 			}
 			sort.Strings(keys)
@@ -142,79 +155,101 @@ func stableScrape(url string, timeout time.Duration) ([]promtext.Sample, error) 
 	}
 }
 
-// incident is one or more tagged records of the same failure: XLA often logs
-// a failure twice (a C++ log line, then the Python exception).
+// incident is the tagged records of one failure of a job: those that share
+// an xla.oom.incident.id (every host's copy, every line of it).
 type incident struct {
-	when, host, code, category, cause, advice string
-	requested, free                           string
-	compileFigures                            bool
-	records                                   int
-	t                                         time.Time
-	reqBytes                                  int64
+	id, job, code, category, cause, advice string
+	requested, free                        string
+	compileFigures                         bool
+	hosts                                  []string
+	records                                int
+	t                                      time.Time // the earliest record's
 }
 
-func printIncidents(w io.Writer, recs []records.Record) {
+// groupIncidents groups the tagged records by xla.oom.incident.id, in time
+// order. The figures shown are those of the first record of each incident.
+func groupIncidents(recs []records.Record) []*incident {
+	byID := map[string]*incident{}
 	var list []*incident
-	hosts := map[string]bool{}
-	tagged := 0
 	for _, r := range recs {
-		hosts[r.ResourceStr("host.name")] = true
 		code := r.Str("xla.error.code")
 		if code == "" {
 			continue
 		}
-		tagged++
-		in := &incident{
-			host: r.ResourceStr("host.name"), code: code, category: r.Str("xla.error.category"),
-			cause: r.Str("xla.oom.cause"), records: 1,
+		id := r.Str("xla.oom.incident.id")
+		in := byID[id]
+		if in == nil {
+			in = &incident{id: id, job: r.ResourceStr("service.name"), t: r.Time}
+			byID[id] = in
+			list = append(list, in)
 		}
-		in.when, in.t = headerTime(r)
-		req, okReq := r.Int("xla.oom.requested.size")
-		free, okFree := r.Int("xla.oom.free.size")
-		if !okReq && !okFree {
-			// Compile time: what the program uses against the capacity.
-			req, okReq = r.Int("xla.oom.used.size")
-			free, okFree = r.Int("xla.oom.capacity.size")
-			in.compileFigures = okReq || okFree
+		in.records++
+		if host := r.ResourceStr("host.name"); !slices.Contains(in.hosts, host) {
+			in.hosts = append(in.hosts, host)
 		}
-		if okReq {
-			in.requested, in.reqBytes = human(req), req
+		if in.code != "" && !r.Time.Before(in.t) {
+			continue
 		}
-		if okFree {
-			in.free = human(free)
-		}
+		in.t, in.code, in.category, in.cause = r.Time, code, r.Str("xla.error.category"), r.Str("xla.oom.cause")
+		in.requested, in.free, in.compileFigures = figures(r)
+		in.advice = ""
 		if adv := r.Strings("xla.remediation"); len(adv) > 0 {
 			in.advice = adv[0]
 		}
-		if n := len(list); n > 0 && sameFailure(list[n-1], in) {
-			list[n-1].records++
-			continue
-		}
-		list = append(list, in)
 	}
-	sort.SliceStable(list, func(i, j int) bool {
-		if !list[i].t.Equal(list[j].t) {
-			return list[i].t.Before(list[j].t)
+	for _, in := range list {
+		sort.Strings(in.hosts)
+	}
+	sort.SliceStable(list, func(i, j int) bool { return list[i].t.Before(list[j].t) })
+	return list
+}
+
+// figures are what a record says did not fit: requested / free at run time,
+// used / capacity at compile time (compile is then true).
+func figures(r records.Record) (requested, free string, compile bool) {
+	req, okReq := r.Int("xla.oom.requested.size")
+	fr, okFree := r.Int("xla.oom.free.size")
+	if !okReq && !okFree {
+		req, okReq = r.Int("xla.oom.used.size")
+		fr, okFree = r.Int("xla.oom.capacity.size")
+		compile = okReq || okFree
+	}
+	if okReq {
+		requested = human(req)
+	}
+	if okFree {
+		free = human(fr)
+	}
+	return requested, free, compile
+}
+
+func printIncidents(w io.Writer, recs []records.Record, list []*incident) {
+	hosts, jobs := map[string]bool{}, map[string]bool{}
+	tagged := 0
+	for _, r := range recs {
+		hosts[r.ResourceStr("host.name")] = true
+		jobs[r.ResourceStr("service.name")] = true
+		if r.Str("xla.error.code") != "" {
+			tagged++
 		}
-		return list[i].host < list[j].host
-	})
+	}
 	delete(hosts, "")
-	fmt.Fprintf(w, "XLA OOM incidents: %d, from %d tagged records out of %d read, on %d hosts\n\n",
-		len(list), tagged, len(recs), len(hosts))
+	delete(jobs, "")
+	fmt.Fprintf(w, "XLA OOM incidents: %d, from %d tagged records out of %d read, of %d jobs on %d hosts\n", len(list), tagged, len(recs), len(jobs), len(hosts))
+	fmt.Fprintln(w, "(an incident is one failure of a job: the records that share an xla.oom.incident.id, however many hosts")
+	fmt.Fprintln(w, "and lines report it; the time is the job's first record of it)")
+	fmt.Fprintln(w)
 	var table bytes.Buffer
 	tw := tabwriter.NewWriter(&table, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "#\tTIME\tHOST\tCODE\tCATEGORY\tREQUESTED\tFREE\tCAUSE")
+	fmt.Fprintln(tw, "#\tTIME\tJOB\tHOSTS\tCODE\tCATEGORY\tREQUESTED\tFREE\tCAUSE\tRECORDS")
 	star := false
 	for i, in := range list {
 		req, free := dash(in.requested), dash(in.free)
 		if in.compileFigures {
 			req, free, star = req+"*", free+"*", true
 		}
-		n := strconv.Itoa(i + 1)
-		if in.records > 1 {
-			n += fmt.Sprintf(" (x%d)", in.records)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", n, in.when, in.host, in.code, in.category, req, free, dash(in.cause))
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", i+1, in.t.Format("01-02 15:04:05"), in.job, strings.Join(in.hosts, ","),
+			in.code, in.category, req, free, dash(in.cause), in.records)
 	}
 	tw.Flush()
 	// The first piece of advice goes under each row, outside the columns.
@@ -228,8 +263,8 @@ func printIncidents(w io.Writer, recs []records.Record) {
 	if star {
 		fmt.Fprintln(w, "* compile time: memory the program needs / memory capacity (nothing was allocated yet).")
 	}
-	fmt.Fprintln(w, "(xN): the same failure logged N times (C++ log line and Python exception). Full attributes and every")
-	fmt.Fprintln(w, "piece of advice (xla.remediation) are in the tagged records.")
+	fmt.Fprintln(w, "RECORDS: the tagged records of the incident (every host's copy; C++ log line and Python exception).")
+	fmt.Fprintln(w, "Full attributes and every piece of advice (xla.remediation) are in the tagged records.")
 	fmt.Fprintln(w)
 }
 
@@ -273,11 +308,6 @@ func printExample(w io.Writer, recs []records.Record) {
 	fmt.Fprintln(w)
 }
 
-func sameFailure(a, b *incident) bool {
-	d := b.t.Sub(a.t)
-	return a.host == b.host && a.code == b.code && a.reqBytes == b.reqBytes && d >= 0 && d <= 2*time.Second
-}
-
 func dash(s string) string {
 	if s == "" {
 		return "-"
@@ -293,25 +323,6 @@ func clip(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
-// Log headers carry the time; the record timestamp is when file_log read it.
-var headerTimes = []*regexp.Regexp{
-	regexp.MustCompile(`^[IWEF](\d\d)(\d\d) (\d\d:\d\d:\d\d)`),                        // absl: E0912 07:01:12.118224
-	regexp.MustCompile(`^\d{4}-(\d\d)-(\d\d)[ T](\d\d:\d\d:\d\d)`),                    // TSL, ISO, Python logging
-	regexp.MustCompile(`^(?:\(\S+ pid=\d+\) )?[A-Z]+ (\d\d)-(\d\d) (\d\d:\d\d:\d\d)`), // vLLM: ERROR 09-12 07:23:02
-}
-
-func headerTime(r records.Record) (string, time.Time) {
-	for _, re := range headerTimes {
-		if m := re.FindStringSubmatch(r.Body); m != nil {
-			t, err := time.Parse("01-02 15:04:05", m[1]+"-"+m[2]+" "+m[3])
-			if err == nil {
-				return m[1] + "-" + m[2] + " " + m[3], t
-			}
-		}
-	}
-	return r.Time.Format("01-02 15:04:05"), r.Time
-}
-
 func human(b int64) string {
 	const unit = 1024
 	if b < unit {
@@ -325,8 +336,34 @@ func human(b int64) string {
 	return fmt.Sprintf("%.2f %ciB", v, "KMGTPE"[i])
 }
 
-func printMetrics(w io.Writer, samples []promtext.Sample, prom string) {
-	fmt.Fprintf(w, "Metrics of the xla_oom connector, as Prometheus scrapes them (http://%s/metrics):\n\n", prom)
+// printIncidentMetric prints the series the alerts page on, next to the
+// demo's own count: both count failures per job.
+func printIncidentMetric(w io.Writer, samples []promtext.Sample, printed int) {
+	fmt.Fprintln(w, "Metrics of the xla_oom connector, as Prometheus scraped them before the collector stopped:")
+	fmt.Fprintln(w)
+	incidents := promtext.Filter(samples, "xla_oom_incidents_total")
+	sortSamples(incidents)
+	fmt.Fprintln(w, "xla_oom_incidents_total (counter, per job: no host_name) -- the series the alerts page on")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "service_name\txla_error_code\tvalue\t")
+	var total float64
+	for _, s := range incidents {
+		fmt.Fprintf(tw, "%s\t%s\t%g\t\n", s.Labels["service_name"], s.Labels["xla_error_code"], s.Value)
+		total += s.Value
+	}
+	fmt.Fprintf(tw, "\ttotal\t%g\t\n", total)
+	tw.Flush()
+	agree := "the same count as the incident table above"
+	if int(total) != printed {
+		agree = fmt.Sprintf("the incident table above shows %d", printed)
+	}
+	fmt.Fprintf(w, "%g incidents, %s. Alert rules XlaOomIncident and XlaOomCrashLoop\n", total, agree)
+	fmt.Fprintln(w, "(examples/prometheus/alerts.yaml) page on this series; xla_oom_errors_total below counts tagged records")
+	fmt.Fprintln(w, "(every line on every host) and is for dashboards.")
+	fmt.Fprintln(w)
+}
+
+func printMetrics(w io.Writer, samples []promtext.Sample) {
 	section := func(title string, header string, rows func(tw *tabwriter.Writer)) {
 		fmt.Fprintln(w, title)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -364,7 +401,7 @@ func printMetrics(w io.Writer, samples []promtext.Sample, prom string) {
 		})
 	}
 	fmt.Fprintln(w, "A pressure above 1 means the failing program or buffer did not fit.")
-	fmt.Fprintln(w, "Alert rules for these series: examples/prometheus/alerts.yaml.")
+	fmt.Fprintln(w)
 }
 
 func sortSamples(s []promtext.Sample) {

@@ -16,34 +16,28 @@ import (
 )
 
 // warning is one record the processor tagged with xla.memory.warning, and
-// the first failure of the same host that followed it.
+// the first incident of the same job that followed it.
 type warning struct {
-	when, host, kind, figures, explanation string
-	t                                      time.Time
-	next                                   string // "07:02:44 E0007, 1m01s later", or "" if none followed
+	job, host, kind, figures, explanation string
+	t                                     time.Time
+	next                                  string // "#2 07:02:44 E0007, 2m13s later", or "" if none followed
 }
 
-// printWarnings prints the memory-pressure warnings, each with the failure of
-// its host that followed: what a ticket on the warning would have bought.
-// Run prints them before the incidents, in the order the job logged them.
-func printWarnings(w io.Writer, recs []records.Record) {
+// printWarnings prints the memory-pressure warnings in the order they were
+// logged, each with the incident of its job that followed: what a ticket on
+// the warning would have bought. Run prints them before the incidents.
+func printWarnings(w io.Writer, recs []records.Record, incidents []*incident) {
 	var list []*warning
 	for _, r := range recs {
 		kind := r.Str("xla.memory.warning")
 		if kind == "" {
 			continue
 		}
-		wn := &warning{host: r.ResourceStr("host.name"), kind: kind, explanation: r.Str("xla.memory.warning.explanation")}
-		wn.when, wn.t = headerTime(r)
-		wn.figures = warningFigures(r)
-		for _, f := range recs {
-			code := f.Str("xla.error.code")
-			if code == "" || f.ResourceStr("host.name") != wn.host {
-				continue
-			}
-			when, t := headerTime(f)
-			if t.After(wn.t) {
-				wn.next = fmt.Sprintf("%s %s, %s later", when[len(when)-8:], code, t.Sub(wn.t))
+		wn := &warning{job: r.ResourceStr("service.name"), host: r.ResourceStr("host.name"), kind: kind,
+			explanation: r.Str("xla.memory.warning.explanation"), t: r.Time, figures: warningFigures(r)}
+		for i, in := range incidents { // in time order
+			if in.job == wn.job && in.t.After(wn.t) {
+				wn.next = fmt.Sprintf("#%d %s %s, %s later", i+1, in.t.Format("15:04:05"), in.code, in.t.Sub(wn.t).Round(time.Second))
 				break
 			}
 		}
@@ -55,9 +49,9 @@ func printWarnings(w io.Writer, recs []records.Record) {
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "TIME\tHOST\tWARNING\tFIGURES\tNEXT OOM ON THE HOST")
+	fmt.Fprintln(tw, "TIME\tJOB\tHOST\tWARNING\tFIGURES\tNEXT INCIDENT OF THE JOB")
 	for _, wn := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", wn.when, wn.host, wn.kind, dash(wn.figures), dash(wn.next))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", wn.t.Format("01-02 15:04:05"), wn.job, wn.host, wn.kind, dash(wn.figures), dash(wn.next))
 	}
 	tw.Flush()
 	for _, wn := range uniqueKinds(list) {

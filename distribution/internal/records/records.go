@@ -22,7 +22,9 @@ type Record struct {
 	Attributes pcommon.Map
 	Body       string
 	Time       time.Time // the record's timestamp, or its observed time
-	Severity   string
+	Severity   string    // SeverityText
+	// SeverityNumber is what the processor sets on a tagged record that has none.
+	SeverityNumber plog.SeverityNumber
 }
 
 // Str returns the string value of a record attribute, "" when absent.
@@ -121,11 +123,12 @@ func Flatten(ld plog.Logs) []Record {
 					t = lr.ObservedTimestamp()
 				}
 				out = append(out, Record{
-					Resource:   rl.Resource().Attributes(),
-					Attributes: lr.Attributes(),
-					Body:       lr.Body().AsString(),
-					Time:       t.AsTime(),
-					Severity:   lr.SeverityText(),
+					Resource:       rl.Resource().Attributes(),
+					Attributes:     lr.Attributes(),
+					Body:           lr.Body().AsString(),
+					Time:           t.AsTime(),
+					Severity:       lr.SeverityText(),
+					SeverityNumber: lr.SeverityNumber(),
 				})
 			}
 		}
