@@ -73,7 +73,7 @@ func (a *advice) addNote(traits adviceTraits) {
 }
 
 // humanSize formats a size for advice text ("1.50GiB").
-func humanSize(s Size) string { return humanBytes(s.Bytes) }
+func humanSize(s Size) string { return HumanBytes(s.Bytes) }
 
 // ratio returns need/have, or 0 when either is unknown or have is not positive.
 func ratio(need, have Size) float64 {
@@ -93,7 +93,7 @@ func (a *advice) runtimeBuffer(r *Report) {
 			". Free buffers you no longer need (jax.Array.delete(), drop references) and re-create the large ones together so they pack; the runtime defragments only when it can.")
 		a.add("Allocate the largest long-lived buffers (parameters, optimizer state, caches) first, before many small or short-lived arrays break memory up.")
 	case CauseExhaustion:
-		a.add("The buffer needs ", humanSize(r.Requested), " but only ", humanSize(r.Free), " is free (short by ", humanBytes(r.Requested.Bytes-r.Free.Bytes),
+		a.add("The buffer needs ", humanSize(r.Requested), " but only ", humanSize(r.Free), " is free (short by ", HumanBytes(r.Requested.Bytes-r.Free.Bytes),
 			"): shrink what lives on the device: a smaller batch or sequence length, parameters sharded over more cores (e.g. FSDP).")
 	default:
 		a.add("Shrink what lives on the device: a smaller batch or sequence length, parameters sharded over more cores (e.g. FSDP).")
@@ -148,7 +148,7 @@ func (a *advice) compileHbm(r *Report, flat string, traits adviceTraits) {
 			over = r.Exceeded.Bytes // the exact figure, not a difference of rounded ones
 		}
 		pct := strconv.FormatFloat((x-1)*100, 'f', 1, 64)
-		a.add("The program is only ", humanBytes(over), " (", pct, "%) over the ", humanSize(r.Capacity),
+		a.add("The program is only ", HumanBytes(over), " (", pct, "%) over the ", humanSize(r.Capacity),
 			" available: let rematerialization work harder, e.g. --xla_tpu_rematerialization_algo=PEAK_PRIORITY and --xla_tpu_max_hbm_size_mib=",
 			strconv.FormatInt(r.Capacity.Bytes*9/10>>20, 10), " (a target below the real capacity), or jax.checkpoint on the largest layers; sharded over ",
 			strconv.FormatInt(int64(math.Ceil(x)), 10), " devices it fits without either.")

@@ -60,7 +60,7 @@ func breakdownAdvice(r *Report) advice {
 		a.add(s)
 	}
 	if b.Padding.Known && b.Temp.Known && b.Temp.Bytes > 0 && b.Padding.Bytes*4 > b.Temp.Bytes {
-		a.add(humanBytes(b.Padding.Bytes), " of the ", humanSize(b.Temp), " of HLO temporaries is tile padding: aligning array dimensions to the TPU tile saves more than any flag.")
+		a.add(HumanBytes(b.Padding.Bytes), " of the ", humanSize(b.Temp), " of HLO temporaries is tile padding: aligning array dimensions to the TPU tile saves more than any flag.")
 	}
 	if b.Output.Known && b.OutputShared.Known && b.OutputShared.Bytes == 0 && b.Arguments.Known &&
 		b.Arguments.Bytes >= 1<<30 && (!b.Total.Known || b.Arguments.Bytes*10 >= b.Total.Bytes) {
@@ -68,7 +68,7 @@ func breakdownAdvice(r *Report) advice {
 			") shares none of it: donate the arguments the step replaces (jax.jit(..., donate_argnums=...)) so the output is written into their memory.")
 	}
 	if b.AvailableAfter.Known && b.AvailableAfter.Bytes < 0 {
-		s := "After the request the device would be short by " + humanBytes(-b.AvailableAfter.Bytes)
+		s := "After the request the device would be short by " + HumanBytes(-b.AvailableAfter.Bytes)
 		if b.Allocated.Known {
 			s += ", with " + humanSize(b.Allocated) + " already allocated by data buffers"
 		}

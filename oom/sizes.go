@@ -172,8 +172,9 @@ func isExactToken(tok string) bool {
 	return ok && !strings.ContainsAny(tok, ".KMGTPE")
 }
 
-// humanBytes formats n in binary units for remediation text, e.g. "49.34 GiB".
-func humanBytes(n int64) string {
+// HumanBytes formats n in binary units, e.g. "49.34 GiB", as the advice and
+// xlaoom explain print sizes.
+func HumanBytes(n int64) string {
 	sign, m := "", uint64(n)
 	if n < 0 {
 		sign, m = "-", uint64(-n) // -MinInt64 wraps to 2^63, which uint64 holds

@@ -88,8 +88,8 @@ func TestOverflowInHeadline(t *testing.T) {
 
 func TestHumanBytes(t *testing.T) {
 	for in, want := range map[int64]string{0: "0 B", 1023: "1023 B", 1024: "1.00 KiB", 6742344: "6.43 MiB", 34359738368: "32.00 GiB", -2738041651: "-2.55 GiB", math.MinInt64: "-8.00 EiB"} {
-		if got := humanBytes(in); got != want {
-			t.Errorf("humanBytes(%d) = %q, want %q", in, got, want)
+		if got := HumanBytes(in); got != want {
+			t.Errorf("HumanBytes(%d) = %q, want %q", in, got, want)
 		}
 	}
 }

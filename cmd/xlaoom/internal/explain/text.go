@@ -180,24 +180,7 @@ func sizeText(n int64) string {
 	if n > -1024 && n < 1024 {
 		return exact
 	}
-	return humanBytes(n) + " (" + exact + ")"
-}
-
-func humanBytes(n int64) string {
-	if n > -1024 && n < 1024 {
-		return strconv.FormatInt(n, 10) + " B"
-	}
-	units := [...]string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
-	sign, u := "", uint64(n)
-	if n < 0 {
-		sign, u = "-", uint64(-(n+1))+1 // -(MinInt64) overflows: go through n+1
-	}
-	f, i := float64(u), 0
-	for f >= 1024 && i < len(units)-1 {
-		f /= 1024
-		i++
-	}
-	return sign + strconv.FormatFloat(f, 'f', 2, 64) + " " + units[i]
+	return oom.HumanBytes(n) + " (" + exact + ")"
 }
 
 // summary writes the closing line: what was found in how much.
@@ -208,10 +191,10 @@ func summary(w io.Writer, t *Totals) error {
 	}
 	line := fmt.Sprintf("%s, %s in %s (%s) from %s", failures,
 		plural(t.Warnings, "memory warning", "memory warnings"),
-		plural(t.Records, "record", "records"), humanBytes(t.Bytes), plural(int64(t.Inputs), "input", "inputs"))
+		plural(t.Records, "record", "records"), oom.HumanBytes(t.Bytes), plural(int64(t.Inputs), "input", "inputs"))
 	if t.Over > 0 {
 		line += fmt.Sprintf("; %s over %s not read, as the processor passes such records unchanged (max_scan_size)",
-			plural(t.Over, "record", "records"), humanBytes(int64(maxScanSize)))
+			plural(t.Over, "record", "records"), oom.HumanBytes(int64(maxScanSize)))
 	}
 	if t.Unreadable > 0 {
 		line += "; " + plural(int64(t.Unreadable), "input", "inputs") + " could not be read"
