@@ -27,4 +27,5 @@ var failureGroups = [][]family{
 // warnings at the same place is reported.
 var warningGroups = [][]warningFamily{
 	warningFamilies,
+	attemptFamilies, // allocation attempts: counted in a failure's record, a warning alone (families_attempts.go)
 }

@@ -81,12 +81,14 @@ var gpuFamilies = []family{
 		example: `W tensorflow/core/common_runtime/bfc_allocator.cc:268] Ran out of memory trying to allocate 1.00GiB.  See logs for memory state.`,
 	},
 	{
-		id:      "gpu-driver-alloc",
-		summary: "The CUDA or ROCm driver refused a device allocation (log line).",
-		kind:    logOnly, code: codeGeneric, phase: PhaseRuntime, backend: BackendGPU,
+		// ROCm's driver wrapper returns its refusal as a status since 2026-07;
+		// the same words on a log line of their own are an attempt
+		// (gpu-driver-alloc-attempt).
+		id:      "gpu-driver-alloc-status",
+		summary: "The CUDA or ROCm driver refused a device allocation, returned as the failing status.",
+		kind:    fatal, code: codeGeneric, phase: PhaseRuntime, backend: BackendGPU,
 		anchor: " from device: ",
-		// ROCm since 2026-07 returns "failed to allocate N bytes from device: <hip>" as a status.
-		expr: `[Ff]ailed to allocate (?:` + sizeGroup("requested") + ` \((?P<requested_exact>\d+) bytes\)|(?P<requested_bytes>\d+) bytes) from device: (?:RESOURCE_EXHAUSTED: :? ?)?` +
+		expr: `(?:RESOURCE_EXHAUSTED|Resource exhausted|INTERNAL|Internal): [Ff]ailed to allocate (?:` + sizeGroup("requested") + ` \((?P<requested_exact>\d+) bytes\)|(?P<requested_bytes>\d+) bytes) from device: ` +
 			`(?:CUDA_ERROR_OUT_OF_MEMORY|HIP_ERROR_OutOfMemory|hipErrorOutOfMemory|hipError_t\(1002\)|cudaErrorMemoryAllocation|out of memory)`,
 		read: func(r *Report, m match) bool {
 			if n := m.group("requested_bytes"); n != "" {
@@ -95,37 +97,7 @@ var gpuFamilies = []family{
 			return true
 		},
 		cues:    []cue{{text: "allocate", sizeAfter: true}},
-		example: `2024-06-24 17:01:13.933585: E external/xla/xla/stream_executor/rocm/rocm_driver.cc:1268] failed to allocate 154.06GiB (165425291480 bytes) from device: HIP_ERROR_OutOfMemory`,
-	},
-	{
-		id:      "gpu-preallocation",
-		summary: "XLA could not reserve its memory pool at start-up (log line); it retries with a smaller pool.",
-		kind:    logOnly, code: codeGeneric, phase: PhaseRuntime, backend: BackendGPU,
-		anchor: "Failed to allocate device memory",
-		expr: `(?:\[(?P<device>\d+)\] )?Failed to allocate device memory(?: of ` + sizeGroup("requested") + `(?: \((?P<requested_exact>\d+) bytes\))?)?: ` +
-			`(?:RESOURCE_EXHAUSTED|Resource exhausted|CUDA_ERROR_OUT_OF_MEMORY|HIP_ERROR_OutOfMemory)`,
-		cues: []cue{{text: "memory of", sizeAfter: true}},
-		advice: adviceTraits{
-			poolSetup: true,
-			note:      "If this was logged while XLA set up its memory pool (preallocation at start-up), XLA falls back to a smaller pool and the program goes on: lower XLA_PYTHON_CLIENT_MEM_FRACTION (or set XLA_PYTHON_CLIENT_PREALLOCATE=false) to leave room for other users of the GPU.",
-		},
-		example: `E0914 08:00:01.000000 1 cuda_executor.cc:1182] [0] Failed to allocate device memory of 28.85GiB (30979129344 bytes): RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY`,
-	},
-	executorAlloc("host", `E0822 14:03:11.512345  181818 cuda_executor.cc:1349] [0] Failed to allocate host memory of 2.00GiB (2147483648 bytes): RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory`),
-	executorAlloc("collective", `E0822 14:03:11.512345  181818 cuda_executor.cc:1349] [1] Failed to allocate collective memory of 512.00MiB (536870912 bytes): RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory`),
-	{
-		id:      "gpu-allocator-region",
-		summary: "XLA's allocator could not get a new region of device, unified, pinned host or collective memory (log line; the allocator may retry smaller).",
-		kind:    logOnly, code: codeGeneric, phase: PhaseRuntime, backend: BackendGPU,
-		anchor: "could not allocate ",
-		expr:   `could not allocate (?P<kind>device|unified|pinned host|collective)(?: memory)? of size: (?P<requested>\d+)`,
-		read: func(r *Report, m match) bool {
-			if m.group("kind") == "pinned host" {
-				r.MemorySpace = "host"
-			}
-			return true
-		},
-		example: `W0822 14:03:11.512345  181818 stream_executor_allocator.cc:68] could not allocate pinned host of size: 68719476736 (RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory)`,
+		example: `jax.errors.JaxRuntimeError: INTERNAL: failed to allocate 165425291480 bytes from device: hipErrorOutOfMemory`,
 	},
 	{
 		id:      "gpu-sycl-device-alloc",
@@ -136,14 +108,17 @@ var gpuFamilies = []family{
 		example: `E0822 14:03:11.512345  181818 sycl_executor.cc:328] DeviceAllocate: Failed to allocate device memory of size 17179869184, got RESOURCE_EXHAUSTED: SyclMallocDevice: Failed to allocate device memory: out of device memory`,
 	},
 	{
+		// The allocator has no retry of its own except its pool reservation
+		// at start-up, which is an attempt (gpu-cuda-async-reservation-attempt):
+		// the refusal of any other request is the request failing.
 		id:      "gpu-cuda-async-allocator",
-		summary: "The cudaMallocAsync allocator could not allocate (log line); CUDA's free/total figures often follow.",
+		summary: "The cudaMallocAsync allocator could not allocate a request (log line); CUDA's free/total figures often follow.",
 		kind:    logOnly, code: codeGeneric, phase: PhaseRuntime, backend: BackendGPU,
 		anchor: "Async failed to allocate",
-		expr:   `(?:(?P<allocator>[\w.\-]+) )?cu(?:MemAlloc|daMalloc)Async failed to allocate (?P<requested>\d+)(?: bytes)?`,
+		expr:   asyncRefusalExpr,
 		read: func(r *Report, m match) bool {
 			r.Device = allocatorDevice(m.group("allocator"))
-			return true
+			return !asyncPoolReservation(m)
 		},
 		example: "E1103 18:23:55.103160 3413767 gpu_cudamallocasync_allocator.cc:361] gpu_async_0 cuMemAllocAsync failed to allocate 1073741824 bytes: RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory\n" +
 			" Reported by CUDA: Free memory/Total memory: 2147483648/85095874560",
@@ -189,26 +164,4 @@ var gpuAutotunerFamilies = []family{
 		expr:    `(?:RESOURCE_EXHAUSTED|Resource exhausted): Failed to get configs for:? \d+ out of \d+ instructions`,
 		example: "jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Failed to get configs for: 3 out of 3 instructions. See logs for all failures. Example failure: ",
 	},
-}
-
-// executorAlloc is StreamExecutor's allocation failure for one memory kind
-// (host or collective; device memory is gpu-preallocation): one entry per
-// kind, so that each anchor is the kind's own phrase.
-func executorAlloc(kind, example string) family {
-	f := family{
-		id:      "gpu-executor-" + kind + "-alloc",
-		summary: "StreamExecutor could not allocate " + kind + " memory for XLA (log line).",
-		kind:    logOnly, code: codeGeneric, phase: PhaseRuntime, backend: BackendGPU,
-		anchor: "Failed to allocate " + kind + " memory",
-		expr: `(?:\[(?P<device>\d+)\] )?Failed to allocate ` + kind + ` memory(?: of ` + sizeGroup("requested") + `(?: \((?P<requested_exact>\d+) bytes\))?)?: ` +
-			`(?:RESOURCE_EXHAUSTED|Resource exhausted|INTERNAL|CUDA_ERROR_OUT_OF_MEMORY|HIP_ERROR_OutOfMemory)`,
-		example: example,
-	}
-	if kind == "host" {
-		f.read = func(r *Report, _ match) bool {
-			r.MemorySpace = "host"
-			return true
-		}
-	}
-	return f
 }

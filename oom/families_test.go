@@ -128,7 +128,6 @@ func TestComputedLeads(t *testing.T) {
 		"gpu-platform-allocator":        {len("Failed to allocate re"), true},
 		"gpu-compile-autotuner":         {len("RESOURCE_EXHAUSTED: "), true},
 		"tpu-runtime-buffer":            {0, true},
-		"gpu-preallocation":             {len("[") + maxLeadToken + len("] "), false},
 		"tpu-compile-sparsecore-offset": {len("current allocation offset upper bound (") + maxLeadToken + len(" "), false},
 	} {
 		fs := defaultRecognizer.families
@@ -188,7 +187,6 @@ const (
 	famProgramLoad       = "tpu-runtime-program-load"
 	famGPUAllocator      = "gpu-allocator-status"
 	famPlatformAllocator = "gpu-platform-allocator"
-	famDriverAllocation  = "gpu-driver-alloc"
 	famAsyncAllocator    = "gpu-cuda-async-allocator"
 )
 

@@ -76,23 +76,6 @@ var warningFamilies = []warningFamily{
 		cues:    []cue{{text: "INTERNAL_ERROR", near: "Memory usage: "}},
 		example: "E0301 12:00:00.000000 4242 cuda_dnn.cc:449] Could not create cudnn handle: CUDNN_STATUS_INTERNAL_ERROR\nE0301 12:00:00.000000 4242 cuda_dnn.cc:453] Memory usage: 4194304 bytes free, 85031714816 bytes total.",
 	},
-	{
-		// StreamExecutor's CUDA driver wrapper (xla/stream_executor/cuda/
-		// cuda_driver.cc; older tensorflow/stream_executor/cuda/cuda_driver.cc)
-		// logs a refused device allocation at INFO on purpose: the BFC
-		// allocator retries with a smaller size, typically while it reserves
-		// its pool on a GPU another process holds. The same line at ERROR
-		// (older releases) is the OOM family gpu-driver-alloc.
-		id:      "gpu-startup-backoff",
-		summary: "Warning: the CUDA driver refused a device allocation logged at INFO while a memory pool was reserved; the allocator retried with less (cuda_driver.cc).",
-		phase:   PhaseRuntime, backend: BackendGPU,
-		kind: WarningStartupBackoff, infoLevelOnly: true,
-		anchor: "bytes) from device: ",
-		expr: `[Ff]ailed to allocate ` + sizeGroup("requested") + ` \((?P<requested_exact>\d+) bytes\) from device: (?:RESOURCE_EXHAUSTED: :? ?)?` +
-			`(?:CUDA_ERROR_OUT_OF_MEMORY|HIP_ERROR_OutOfMemory|hipErrorOutOfMemory)`,
-		cues:    []cue{{text: "allocate", sizeAfter: true}},
-		example: `I0413 10:22:33.123456 1234 cuda_driver.cc:802] failed to allocate 528.00M (553648128 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY: out of memory`,
-	},
 }
 
 // The GPU autotuners log a failure to pick an algorithm and go on with a

@@ -94,17 +94,20 @@ type warningFamily struct {
 	summary string
 	// kind is the xla.memory.warning kind (one of the Warning* constants).
 	kind string
-	// infoLevelOnly: the line counts only when it was logged at INFO (the
-	// same text at a higher level is an OOM family).
-	infoLevelOnly bool
-	phase         string
-	backend       string
-	anchor        string
-	expr          string
-	span          int
-	read          func(r *Report, m match) bool
-	cues          []cue
-	example       string
+	// attempt: an allocator's refused request that the allocator may
+	// recover from (families_attempts.go). In a record with a failure it is
+	// counted (Report.Attempts) and lends no size but its exact byte count
+	// for the very request that failed; without one it is a warning, and the
+	// last-resort layer never reads its entry as a failure.
+	attempt bool
+	phase   string
+	backend string
+	anchor  string
+	expr    string
+	span    int
+	read    func(r *Report, m match) bool
+	cues    []cue
+	example string
 
 	pattern // compiled from anchor and expr by newRecognizer
 }

@@ -34,7 +34,7 @@ func (z *Recognizer) Find(text string, warnings bool) Finding {
 		return Finding{Found: FoundFailure, Report: r}
 	}
 	if warnings {
-		if w, ok := z.recognizeWarningFlat(flat, &info); ok {
+		if w, ok := z.recognizeWarningFlat(flat); ok {
 			return Finding{Found: FoundWarning, Warning: w}
 		}
 	}

@@ -104,7 +104,8 @@ func (z *Recognizer) recognizeGeneric(text string) (Report, bool) {
 	var r Report
 	found := false
 	eachLogEntry(text, func(level byte, entry string) bool {
-		found = readGenericEntry(&r, level, z.flatten(entry))
+		flat := z.flatten(entry)
+		found = !z.hasAttempt(flat) && readGenericEntry(&r, level, flat)
 		return !found
 	})
 	return r, found

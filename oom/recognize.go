@@ -10,8 +10,10 @@ import "strings"
 // text may be one line or a whole multi-line record (a traceback, a log line
 // followed by a BufferAssignment dump or a TPU breakdown). When a record holds
 // several messages (an allocator warning, the "Execution of replica N failed"
-// line, the exception), the first returned status is the failure; log-only
-// allocator and driver lines are reported only when no status is present.
+// line, the exception), the first returned status is the failure; the BFC
+// allocator's report of the request it could not serve is the failure only
+// when no status is present. Allocation attempts (the driver's refusals that
+// allocators retry, families_attempts.go) are never the failure.
 // Compatible details of the other messages (device, backend, sizes of the
 // same code) fill what the failure leaves empty.
 //
@@ -57,6 +59,7 @@ func (z *Recognizer) recognizeFlat(text, flat string, info *infoLines) (Report, 
 	var r Report
 	var traits adviceTraits
 	var failure *family // the primary candidate's family, nil for a bare code
+	var attempts attemptSeries
 	if p := primary(cands); p >= 0 {
 		r = cands[p].r
 		for i := range cands {
@@ -68,6 +71,8 @@ func (z *Recognizer) recognizeFlat(text, flat string, info *infoLines) (Report, 
 		if c, ok := codeFor(codes, cands[p].at); ok {
 			r.Code = c
 		}
+		z.eachAttempt(flat, attempts.add)
+		exactFromAttempt(&r, cands[p].requestedToken, &attempts)
 		traits = cands[p].f.advice
 		failure = cands[p].f
 	} else {
@@ -85,6 +90,11 @@ func (z *Recognizer) recognizeFlat(text, flat string, info *infoLines) (Report, 
 			traits = adviceTraits{own: genericAdvice}
 		}
 	}
+
+	if failure == nil {
+		z.eachAttempt(flat, attempts.add)
+	}
+	r.Attempts = attempts.count
 
 	for _, d := range details {
 		eachAnchor(flat, d.anchor, func(i int) {

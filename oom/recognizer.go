@@ -12,6 +12,7 @@ import "strconv"
 type Recognizer struct {
 	families  []family        // failure families, in matching order
 	warnings  []warningFamily // memory-pressure warnings, in matching order
+	attempts  []int           // the indexes in warnings of the allocation attempts
 	prefilter prefilter
 	wrapWords wrapVocabulary
 }
@@ -65,7 +66,13 @@ func newRecognizer(failures [][]family, warnings [][]warningFamily) *Recognizer 
 			if w.kind == "" || w.phase == "" {
 				panic("oom: warning family " + w.id + " lacks a kind or phase")
 			}
+			if w.attempt != (w.kind == WarningAllocationAttempt) {
+				panic("oom: warning family " + w.id + ": an attempt entry and only those have kind " + WarningAllocationAttempt)
+			}
 			w.pattern = compilePattern(w.id, w.anchor, w.expr, w.span)
+			if w.attempt {
+				z.attempts = append(z.attempts, len(z.warnings))
+			}
 			z.warnings = append(z.warnings, w)
 		}
 	}

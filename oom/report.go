@@ -124,6 +124,12 @@ type Report struct {
 	// stats and peak buffers, XRT program-load figures), when there is one.
 	Breakdown Breakdown
 
+	// Attempts counts the allocation attempts in the failure's record: the
+	// requests the driver refused on the way (families_attempts.go). They are
+	// context, never the failure: no size of theirs is read into the report,
+	// except the exact bytes of the very request that failed.
+	Attempts int
+
 	Cause       string   // CauseFragmentation or CauseExhaustion when both sizes are known
 	Remediation []string // ordered, concrete actions; never empty on a recognised failure
 }

@@ -156,9 +156,6 @@ var classRows = []classRow{
 		text:           `E0907 12:00:00.000000 77 pjrt_stream_executor_client.cc:2826] Execution of replica 0 failed: INTERNAL: Failed to allocate 402653184 bytes for new constant`,
 		want:           want{code: "E0007", family: famConstant, backend: "gpu", requested: b(402653184), rp: "r0"},
 		notPrefiltered: true},
-	{class: 3, name: "driver/ROCm allocation hipError_t(1002)", src: "xla/stream_executor/rocm/rocm_driver.cc DeviceAllocate (ERROR level, older builds)",
-		text: `2023-02-01 10:00:00.000000: E tensorflow/compiler/xla/stream_executor/rocm/rocm_driver.cc:1047] failed to allocate 1.00GiB (1073741824 bytes) from device: hipError_t(1002)`,
-		want: want{code: "E0007", family: famDriverAllocation, backend: "gpu", requested: b(1073741824)}},
 
 	// ---- 4: TensorFlow allocator OOMs
 	{class: 4, name: "tf/eager Conv2D", src: "https://github.com/hotosm/fAIr/issues/59 (shape, type, device); eager [Op:] suffix",
@@ -211,8 +208,6 @@ var classRows = []classRow{
 		want: want{code: "E0007", family: famTFAllocFailed, instr: "AddV2"}},
 
 	// ---- 5: hard-wrapped pastes
-	{class: 5, name: "wrap/ROCm driver line split inside device", src: "https://github.com/ROCm/legacy-rocm-build/issues/3364, wrapped at a fixed width", file: "gpu-driver-alloc_wrapped_in_device.txt",
-		want: want{code: "E0007", family: famDriverAllocation, backend: "gpu", requested: b(165425291480)}},
 	{class: 5, name: "wrap/GPU status split inside allocate", src: "composed: jax#788 status wrapped by a pager", file: "gpu-allocator-status_wrapped_in_allocate.txt",
 		want: want{code: "E0007", family: famGPUAllocator, requested: b(5520758552), rp: "r0"}},
 	{class: 5, name: "wrap/TPU buffer split inside a number", src: "composed: pytorch/xla#8020 message wrapped at 111 columns", file: "tpu-runtime-buffer_wrapped_in_number.txt",

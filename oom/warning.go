@@ -20,9 +20,12 @@ const (
 	// its caller can do without ("with freed_by_count=N"); the caller takes
 	// a slower path.
 	WarningAllocatorRetry = "allocator_retry"
-	// WarningStartupBackoff: an INFO-level CUDA driver allocation failure
-	// while a memory pool is reserved; the allocator retries with less.
-	WarningStartupBackoff = "startup_backoff"
+	// WarningAllocationAttempt: the driver refused an allocator's request
+	// (families_attempts.go). XLA's pool set-up and growth retry with less;
+	// a series of these at start-up means another process or library holds
+	// part of the GPU. Never a failure: a request that really fails ends in a
+	// status of its own.
+	WarningAllocationAttempt = "allocation_attempt"
 	// WarningAutotuneFallback: the GPU autotuner could not allocate scratch
 	// memory to try algorithms and fell back to a default one.
 	WarningAutotuneFallback = "autotune_fallback"
@@ -45,6 +48,12 @@ type Warning struct {
 	Used      Size // rematerialization: the peak the compiler reached
 	Free      Size // memory_usage: free device memory
 	Capacity  Size // the limit: rematerialization's memory limit, StreamExecutor's limit, the device total
+
+	// Attempts counts the allocation attempts in the text (kind
+	// allocation_attempt: every refused request of the record, the reported
+	// one included; Requested is the first, Last the last when they differ).
+	Attempts int
+	Last     Size
 }
 
 // Pressure is the warning's memory demand divided by its limit: the peak
@@ -74,7 +83,7 @@ func (w *Warning) Pressure() (ratio float64, ok bool) {
 var explanations = map[string]string{
 	WarningRematerialization: "XLA recomputed values to reduce peak memory but could not get under its memory limit; the program may fail to allocate or run slower.",
 	WarningAllocatorRetry:    "The GPU allocator could not serve an allocation its caller can do without; the caller fell back to a slower path because memory is short.",
-	WarningStartupBackoff:    "The CUDA driver refused a memory reservation at start-up, usually because another process holds GPU memory; the allocator retried with less.",
+	WarningAllocationAttempt: "The GPU driver refused an allocator's request for memory; XLA's pool set-up and growth retry with less, so this is not a failure. At start-up it means another process or library holds part of this GPU.",
 	WarningAutotuneFallback:  "The GPU autotuner had no memory for its scratch buffers and fell back to a default algorithm; performance may be lower.",
 	WarningMemoryUsage:       "cuDNN failed to start and printed the device's free memory; little free memory is the usual cause.",
 }
@@ -84,7 +93,7 @@ func Explanation(kind string) string { return explanations[kind] }
 
 // WarningKinds lists every kind, in documentation order.
 func WarningKinds() []string {
-	return []string{WarningRematerialization, WarningAllocatorRetry, WarningStartupBackoff,
+	return []string{WarningRematerialization, WarningAllocatorRetry, WarningAllocationAttempt,
 		WarningAutotuneFallback, WarningMemoryUsage}
 }
 
@@ -95,17 +104,16 @@ func (z *Recognizer) RecognizeWarning(text string) (Warning, bool) {
 	if !z.MayContain(text) {
 		return Warning{}, false // as Recognize: only what the prefilter passes
 	}
-	var info infoLines
-	return z.recognizeWarningFlat(z.flattenLevels(text, &info), &info)
+	return z.recognizeWarningFlat(z.flatten(text))
 }
 
 // recognizeWarningFlat is RecognizeWarning on flattened text.
-func (z *Recognizer) recognizeWarningFlat(flat string, info *infoLines) (Warning, bool) {
+func (z *Recognizer) recognizeWarningFlat(flat string) (Warning, bool) {
 	best, at := Warning{}, -1
 	for i := range z.warnings {
 		f := &z.warnings[i]
 		f.each(flat, func(m match) {
-			if at >= 0 && m.start() >= at || f.infoLevelOnly && !info.contains(m.start()) {
+			if at >= 0 && m.start() >= at {
 				return
 			}
 			r := Report{Backend: f.backend}
@@ -125,6 +133,14 @@ func (z *Recognizer) recognizeWarningFlat(flat string, info *infoLines) (Warning
 	if best.Backend == "" {
 		best.Backend = evidenceBackend(flat)
 	}
+	if best.Kind == WarningAllocationAttempt {
+		var s attemptSeries
+		z.eachAttempt(flat, s.add)
+		best.Attempts = s.count
+		if s.count > 1 {
+			best.Requested, best.Last = s.first.Requested, s.last.Requested
+		}
+	}
 	best.Explanation = explanations[best.Kind]
 	return best, true
 }
@@ -134,7 +150,7 @@ func WarningPhase(kind string) string {
 	switch kind {
 	case WarningRematerialization, WarningAutotuneFallback:
 		return PhaseCompile
-	case WarningAllocatorRetry, WarningStartupBackoff, WarningMemoryUsage:
+	case WarningAllocatorRetry, WarningAllocationAttempt, WarningMemoryUsage:
 		return PhaseRuntime
 	}
 	return ""

@@ -43,12 +43,12 @@ var warningFixtures = []warningFixture{
 	{name: "bfc freed_by_count no hint", src: "template: bfc_allocator.cc, an allocation without retry whose caller did not mark it optional",
 		text: `W external/xla/xla/tsl/framework/bfc_allocator.cc:291] Allocator (GPU_1_bfc) ran out of memory trying to allocate 2.16GiB from the upper end with freed_by_count=3.`,
 		want: Warning{Kind: WarningAllocatorRetry, Family: "gpu-runtime-bfc-retry", Phase: PhaseRuntime, Backend: BackendGPU, Device: "1", Requested: parseSizeToken("2.16GiB")}},
-	{name: "startup backoff glog", src: "template: cuda_driver.cc LOG(INFO) 'failed to allocate %s (%d bytes) from device: %s'; figures of jax#788",
+	{name: "driver attempt at INFO, glog", src: "template: cuda_driver.cc LOG(INFO) 'failed to allocate %s (%d bytes) from device: %s'; figures of jax#788",
 		text: `I0413 10:22:33.123456 1234 cuda_driver.cc:802] failed to allocate 528.00M (553648128 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY: out of memory`,
-		want: Warning{Kind: WarningStartupBackoff, Family: "gpu-startup-backoff", Phase: PhaseRuntime, Backend: BackendGPU, Requested: b(553648128)}},
-	{name: "startup backoff TF header", src: "template: tensorflow/stream_executor/cuda/cuda_driver.cc LOG(INFO), TSL header",
+		want: Warning{Kind: WarningAllocationAttempt, Family: "gpu-driver-alloc-attempt", Phase: PhaseRuntime, Backend: BackendGPU, Requested: b(553648128), Attempts: 1}},
+	{name: "driver attempt at INFO, TF header", src: "template: tensorflow/stream_executor/cuda/cuda_driver.cc LOG(INFO), TSL header",
 		text: `2019-03-08 10:41:02.356212: I tensorflow/stream_executor/cuda/cuda_driver.cc:806] failed to allocate 3.77G (4046333952 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY: out of memory`,
-		want: Warning{Kind: WarningStartupBackoff, Family: "gpu-startup-backoff", Phase: PhaseRuntime, Backend: BackendGPU, Requested: b(4046333952)}},
+		want: Warning{Kind: WarningAllocationAttempt, Family: "gpu-driver-alloc-attempt", Phase: PhaseRuntime, Backend: BackendGPU, Requested: b(4046333952), Attempts: 1}},
 	{name: "cudnn autotune fallback", src: "https://github.com/pytorch/xla/issues/3162 (reference §2.1)",
 		text: `W tensorflow/compiler/xla/service/gpu/gpu_conv_algorithm_picker.cc:729] Failed to determine best cudnn convolution algorithm: Resource exhausted: Out of memory while trying to allocate 16777716 bytes.`,
 		want: Warning{Kind: WarningAutotuneFallback, Family: "gpu-compile-conv-autotune-fallback", Phase: PhaseCompile, Backend: BackendGPU, Requested: b(16777716)}},
@@ -63,6 +63,43 @@ var warningFixtures = []warningFixture{
 		text:     "E0301 12:00:00.000000 4242 cuda_dnn.cc:449] Could not create cudnn handle: CUDNN_STATUS_INTERNAL_ERROR\nE0301 12:00:00.000000 4242 cuda_dnn.cc:453] Memory usage: 4194304 bytes free, 85031714816 bytes total.",
 		want:     Warning{Kind: WarningMemoryUsage, Family: "gpu-runtime-cudnn-memory-usage", Phase: PhaseRuntime, Backend: BackendGPU, Free: b(4194304), Capacity: b(85031714816)},
 		pressure: float64(85031714816-4194304) / 85031714816},
+	// Allocation attempts (families_attempts.go): the driver's refusals that
+	// allocators retry; a warning alone, counted in a failure's record.
+	{name: "attempt: pool set-up back-off, real H100", src: "real job log testdata/jobs/shared_gpu_backoff_exit0.log:3 (jax 0.11.2, another process held 58 GiB)",
+		text: `E1126 11:16:21.043170     523 cuda_executor.cc:1365] [0] Failed to allocate device memory of 59.38GiB (63763906560 bytes): RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory`,
+		want: Warning{Kind: WarningAllocationAttempt, Family: "gpu-executor-device-alloc-attempt", Phase: PhaseRuntime, Backend: BackendGPU, Device: "0", Requested: b(63763906560), Attempts: 1}},
+	{name: "attempt: back-off series in one record", src: "real job log testdata/jobs/shared_gpu_backoff_exit0.log, first and last of the series joined without their trace blocks",
+		text: "E1126 11:16:21.043170     523 cuda_executor.cc:1365] [0] Failed to allocate device memory of 59.38GiB (63763906560 bytes): RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory\n" +
+			"E1126 11:16:21.043592     523 cuda_executor.cc:1365] [0] Failed to allocate device memory of 53.45GiB (57387515904 bytes): RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory\n" +
+			"E1126 11:16:21.046744     523 cuda_executor.cc:1365] [0] Failed to allocate device memory of 20.71GiB (22233092096 bytes): RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory",
+		want: Warning{Kind: WarningAllocationAttempt, Family: "gpu-executor-device-alloc-attempt", Phase: PhaseRuntime, Backend: BackendGPU, Device: "0", Requested: b(63763906560), Last: b(22233092096), Attempts: 3}},
+	{name: "attempt: preallocation, device prefix", src: "docs/message-formats.md (public notes)",
+		text: `E0914 08:00:01.000000 1 cuda_executor.cc:1182] [0] Failed to allocate device memory of 28.85GiB (30979129344 bytes): RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY`,
+		want: Warning{Kind: WarningAllocationAttempt, Family: "gpu-executor-device-alloc-attempt", Phase: PhaseRuntime, Backend: BackendGPU, Device: "0", Requested: b(30979129344), Attempts: 1}},
+	{name: "attempt: preallocation without exact bytes", src: "docs/message-formats.md (public notes)",
+		text: `E0914 cuda_executor.cc:1182] Failed to allocate device memory of 1.00GiB: RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory`,
+		want: Warning{Kind: WarningAllocationAttempt, Family: "gpu-executor-device-alloc-attempt", Phase: PhaseRuntime, Backend: BackendGPU, Requested: b(1073741824), Attempts: 1}},
+	{name: "attempt: host memory", src: "xla/stream_executor/cuda/cuda_executor.cc template (coverage table)",
+		text: `E0822 14:03:11.512345  181818 cuda_executor.cc:1349] [0] Failed to allocate host memory of 2.00GiB (2147483648 bytes): RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory`,
+		want: Warning{Kind: WarningAllocationAttempt, Family: "gpu-executor-host-alloc-attempt", Phase: PhaseRuntime, Backend: BackendGPU, Device: "0", Requested: b(2147483648), Attempts: 1}},
+	{name: "attempt: collective memory", src: "xla/stream_executor/cuda/cuda_executor.cc template (coverage table)",
+		text: `E0822 14:03:11.512345  181818 cuda_executor.cc:1349] [1] Failed to allocate collective memory of 512.00MiB (536870912 bytes): RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory`,
+		want: Warning{Kind: WarningAllocationAttempt, Family: "gpu-executor-collective-alloc-attempt", Phase: PhaseRuntime, Backend: BackendGPU, Device: "1", Requested: b(536870912), Attempts: 1}},
+	{name: "attempt: old TF driver line at ERROR", src: "https://github.com/jax-ml/jax/issues/788",
+		text: `E external/org_tensorflow/tensorflow/stream_executor/cuda/cuda_driver.cc:828] failed to allocate 528.00M (553648128 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY: out of memory`,
+		want: Warning{Kind: WarningAllocationAttempt, Family: "gpu-driver-alloc-attempt", Phase: PhaseRuntime, Backend: BackendGPU, Requested: b(553648128), Attempts: 1}},
+	{name: "attempt: ROCm driver line", src: "https://github.com/ROCm/legacy-rocm-build/issues/3364",
+		text: `2024-06-24 17:01:13.933585: E external/xla/xla/stream_executor/rocm/rocm_driver.cc:1268] failed to allocate 154.06GiB (165425291480 bytes) from device: HIP_ERROR_OutOfMemory`,
+		want: Warning{Kind: WarningAllocationAttempt, Family: "gpu-driver-alloc-attempt", Phase: PhaseRuntime, Backend: BackendGPU, Requested: b(165425291480), Attempts: 1}},
+	{name: "attempt: pinned host region", src: "xla/stream_executor/integrations/stream_executor_allocator.cc template (coverage table)",
+		text: `W0822 14:03:11.512345  181818 stream_executor_allocator.cc:68] could not allocate pinned host of size: 68719476736 (RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory)`,
+		want: Warning{Kind: WarningAllocationAttempt, Family: "gpu-allocator-region-attempt", Phase: PhaseRuntime, Backend: BackendGPU, Requested: b(68719476736), Attempts: 1}},
+	{name: "attempt: cudaMallocAsync pool reservation, real H100", src: "real job log testdata/jobs/cuda_async_near_full_oom.log (the job ran on; 0.75 of the GPU's total)",
+		text: "E1126 11:17:57.846859    2708 gpu_cudamallocasync_allocator.cc:366] gpu_async_0 cuMemAllocAsync failed to allocate 63763120128 bytes: RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory\n" +
+			" Reported by CUDA: Free memory/Total memory: 19529728/85017493504",
+		want: Warning{Kind: WarningAllocationAttempt, Family: "gpu-cuda-async-reservation-attempt", Phase: PhaseRuntime, Backend: BackendGPU, Device: "0",
+			Requested: b(63763120128), Free: b(19529728), Capacity: b(85017493504), Attempts: 1},
+		pressure: 0.75},
 }
 
 func TestWarningFixtures(t *testing.T) {
@@ -104,8 +141,6 @@ func TestWarningLookalikes(t *testing.T) {
 		oom        bool // Recognize must take it (the fatal form)
 	}{
 		{"bfc headline without freed_by_count", `W external/xla/xla/tsl/framework/bfc_allocator.cc:501] Allocator (GPU_0_bfc) ran out of memory trying to allocate 4.50GiB (rounded to 4831838208)requested by op `, true},
-		{"driver failure at ERROR level", `E external/org_tensorflow/tensorflow/stream_executor/cuda/cuda_driver.cc:828] failed to allocate 528.00M (553648128 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY: out of memory`, true},
-		{"preallocation failure", `E1122 10:54:38.091913    2257 cuda_executor.cc:1365] [0] Failed to allocate device memory of 78.78GiB (84592820224 bytes): RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory`, true},
 		{"autotuning that fails the compile", `jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Failed to get configs for: 3 out of 3 instructions. See logs for all failures. Example failure: Out of memory while trying to allocate 32.00MiB with allocator GPU_0_bfc on device 0.`, true},
 		{"strict conv picker", "UNKNOWN: Failed to determine best cudnn convolution algorithm for:\n%cudnn-conv = f32[1]{0} custom-call()\n\nOriginal error: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 16777716 bytes.\n\nTo ignore this failure and try to use a fallback algorithm (which may have suboptimal performance), use XLA_FLAGS=--xla_gpu_strict_conv_algorithm_picker=false.  Please also file a bug for the root cause of failing autotuning.", false},
 		{"conv picker failure not about memory", `W0301 12:00:00.000000 4242 conv_algorithm_picker.cc:1088] Failed to determine best cudnn convolution algorithm: INTERNAL: All algorithms tried for %cudnn-conv failed. Falling back to default algorithm.`, false},
@@ -197,8 +232,8 @@ func TestWarningFamilyExamples(t *testing.T) {
 }
 
 // TestRealCaptureWarnings reads every line of the real H100 captures
-// (oom/testdata/real, jax 0.11.2): each rematerialization
-// and BFC retry line is a warning of its kind with its sizes, passes the
+// (oom/testdata/real, jax 0.11.2): each rematerialization, BFC retry and
+// StreamExecutor allocation attempt line is a warning of its kind with its sizes, passes the
 // prefilter, and is not an OOM; no other line is a warning.
 func TestRealCaptureWarnings(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join(realDir, "*.stderr.txt"))
@@ -218,6 +253,8 @@ func TestRealCaptureWarnings(t *testing.T) {
 				want = WarningRematerialization
 			case strings.Contains(line, "with freed_by_count="):
 				want = WarningAllocatorRetry
+			case strings.Contains(line, "Failed to allocate device memory of"):
+				want = WarningAllocationAttempt
 			}
 			w, ok := RecognizeWarning(line)
 			if want == "" {
@@ -240,7 +277,7 @@ func TestRealCaptureWarnings(t *testing.T) {
 		}
 	}
 	t.Logf("warnings in the real captures: %v", count)
-	if count[WarningRematerialization] == 0 || count[WarningAllocatorRetry] == 0 {
+	if count[WarningRematerialization] == 0 || count[WarningAllocatorRetry] == 0 || count[WarningAllocationAttempt] == 0 {
 		t.Errorf("the captures hold both kinds: %v", count)
 	}
 }

@@ -75,7 +75,9 @@ var descriptors = [numMetrics]descriptor{
 	},
 	metricIncidents: {
 		name: metadata.MetricsInfo.XlaOomIncidents.Name,
-		description: "XLA out-of-memory failures per job-level resource (the record resource reduced to " +
+		description: "XLA out-of-memory failures per job-level resource (a failure is the status a program fails with, " +
+			"or an allocator's report of the request it could not serve; allocation attempts the driver refused and the " +
+			"allocator retried are warnings and never count here) (the record resource reduced to " +
 			"incident_resource_attributes): the records a job's hosts log about one failure, every line of it, " +
 			"count once; records more than incident_window apart from the job's recent ones start a new incident.",
 		unit: "{incident}",
@@ -83,7 +85,7 @@ var descriptors = [numMetrics]descriptor{
 	metricWarnings: {
 		name: metadata.MetricsInfo.XlaMemoryWarnings.Name,
 		description: "Memory-pressure warnings (XLA could not rematerialize under its limit, allocator retries, " +
-			"start-up back-off, autotuner fallbacks, cuDNN memory figures) seen in log records, per job-level " +
+			"allocation attempts the driver refused such as a memory pool backing off at start-up, autotuner fallbacks, cuDNN memory figures) seen in log records, per job-level " +
 			"resource (the record resource reduced to incident_resource_attributes). They are not failures and " +
 			"are not counted in xla.oom.errors.",
 		unit: "{warning}",

@@ -68,6 +68,14 @@ const (
 	// Incident is the same on the copies of one failure logged by every
 	// host of a job, and different otherwise (see package incident).
 	Incident = "xla.oom.incident.id"
+
+	// Attempts counts the allocation attempts (driver refusals an allocator
+	// retries) in the record: on a failure, the ones logged in its record on
+	// the way; on an allocation_attempt warning, every one of the record.
+	Attempts = "xla.oom.attempts"
+	// AttemptLast is the last refused request of a record with several
+	// attempts (xla.oom.requested.size is the first): where a back-off ended.
+	AttemptLast = "xla.oom.attempt.last.size"
 )
 
 // Keys of one map in xla.oom.allocations.
@@ -144,6 +152,9 @@ func PutTop(r oom.Report, attrs pcommon.Map, top int) {
 	}
 	if r.HasReplica {
 		attrs.PutInt(Replica, r.Replica)
+	}
+	if r.Attempts > 0 {
+		attrs.PutInt(Attempts, int64(r.Attempts))
 	}
 	if r.HasPartition {
 		attrs.PutInt(Partition, r.Partition)
@@ -277,6 +288,9 @@ func Get(attrs pcommon.Map) (oom.Report, bool) {
 	getGeneric(attrs, &r)
 	if v, ok := attrs.Get(Replica); ok && v.Type() == pcommon.ValueTypeInt {
 		r.Replica, r.HasReplica = v.Int(), true
+	}
+	if v, ok := attrs.Get(Attempts); ok && v.Type() == pcommon.ValueTypeInt {
+		r.Attempts = int(v.Int())
 	}
 	if v, ok := attrs.Get(Partition); ok && v.Type() == pcommon.ValueTypeInt {
 		r.Partition, r.HasPartition = v.Int(), true

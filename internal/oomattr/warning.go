@@ -14,20 +14,20 @@ import (
 // counts it. Its sizes use the xla.oom.*.size keys of failures.
 const (
 	// WarningKind is the kind of warning: rematerialization,
-	// allocator_retry, startup_backoff, autotune_fallback or memory_usage.
+	// allocator_retry, allocation_attempt, autotune_fallback or memory_usage.
 	WarningKind = "xla.memory.warning"
 	// WarningExplanation says in one sentence what happened and what it costs.
 	WarningExplanation = "xla.memory.warning.explanation"
 )
 
-func warningSizes(w *oom.Warning) [4]struct {
+func warningSizes(w *oom.Warning) [5]struct {
 	key  string
 	size *oom.Size
 } {
-	return [4]struct {
+	return [5]struct {
 		key  string
 		size *oom.Size
-	}{{Requested, &w.Requested}, {Used, &w.Used}, {Free, &w.Free}, {Capacity, &w.Capacity}}
+	}{{Requested, &w.Requested}, {Used, &w.Used}, {Free, &w.Free}, {Capacity, &w.Capacity}, {AttemptLast, &w.Last}}
 }
 
 // warningStrings are the string attributes of a warning. Its phase is not
@@ -54,6 +54,9 @@ func PutWarning(w oom.Warning, attrs pcommon.Map) {
 		if f.size.Known {
 			attrs.PutInt(f.key, f.size.Bytes)
 		}
+	}
+	if w.Attempts > 0 {
+		attrs.PutInt(Attempts, int64(w.Attempts))
 	}
 }
 
@@ -96,6 +99,9 @@ func GetWarning(attrs pcommon.Map) (oom.Warning, bool) {
 		if v, ok := attrs.Get(f.key); ok && v.Type() == pcommon.ValueTypeInt {
 			*f.size = oom.KnownSize(v.Int())
 		}
+	}
+	if v, ok := attrs.Get(Attempts); ok && v.Type() == pcommon.ValueTypeInt {
+		w.Attempts = int(v.Int())
 	}
 	w.Phase = oom.WarningPhase(w.Kind)
 	return w, true

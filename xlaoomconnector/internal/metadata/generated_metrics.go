@@ -50,7 +50,7 @@ const (
 	_ AttributeXlaMemoryWarning = iota
 	AttributeXlaMemoryWarningRematerialization
 	AttributeXlaMemoryWarningAllocatorRetry
-	AttributeXlaMemoryWarningStartupBackoff
+	AttributeXlaMemoryWarningAllocationAttempt
 	AttributeXlaMemoryWarningAutotuneFallback
 	AttributeXlaMemoryWarningMemoryUsage
 )
@@ -62,8 +62,8 @@ func (av AttributeXlaMemoryWarning) String() string {
 		return "rematerialization"
 	case AttributeXlaMemoryWarningAllocatorRetry:
 		return "allocator_retry"
-	case AttributeXlaMemoryWarningStartupBackoff:
-		return "startup_backoff"
+	case AttributeXlaMemoryWarningAllocationAttempt:
+		return "allocation_attempt"
 	case AttributeXlaMemoryWarningAutotuneFallback:
 		return "autotune_fallback"
 	case AttributeXlaMemoryWarningMemoryUsage:
@@ -74,11 +74,11 @@ func (av AttributeXlaMemoryWarning) String() string {
 
 // MapAttributeXlaMemoryWarning is a helper map of string to AttributeXlaMemoryWarning attribute value.
 var MapAttributeXlaMemoryWarning = map[string]AttributeXlaMemoryWarning{
-	"rematerialization": AttributeXlaMemoryWarningRematerialization,
-	"allocator_retry":   AttributeXlaMemoryWarningAllocatorRetry,
-	"startup_backoff":   AttributeXlaMemoryWarningStartupBackoff,
-	"autotune_fallback": AttributeXlaMemoryWarningAutotuneFallback,
-	"memory_usage":      AttributeXlaMemoryWarningMemoryUsage,
+	"rematerialization":  AttributeXlaMemoryWarningRematerialization,
+	"allocator_retry":    AttributeXlaMemoryWarningAllocatorRetry,
+	"allocation_attempt": AttributeXlaMemoryWarningAllocationAttempt,
+	"autotune_fallback":  AttributeXlaMemoryWarningAutotuneFallback,
+	"memory_usage":       AttributeXlaMemoryWarningMemoryUsage,
 }
 
 var MetricsInfo = metricsInfo{
@@ -194,7 +194,7 @@ type metricXlaMemoryWarnings struct {
 // init fills xla.memory.warnings metric with initial data.
 func (m *metricXlaMemoryWarnings) init() {
 	m.data.SetName("xla.memory.warnings")
-	m.data.SetDescription("Memory-pressure warnings (XLA could not rematerialize under its limit, allocator retries, start-up back-off, autotuner fallbacks, cuDNN memory figures) seen in log records, per job-level resource (the record resource reduced to incident_resource_attributes). They are not failures and are not counted in xla.oom.errors.")
+	m.data.SetDescription("Memory-pressure warnings (XLA could not rematerialize under its limit, allocator retries, allocation attempts the driver refused such as a memory pool backing off at start-up, autotuner fallbacks, cuDNN memory figures) seen in log records, per job-level resource (the record resource reduced to incident_resource_attributes). They are not failures and are not counted in xla.oom.errors.")
 	m.data.SetUnit("{warning}")
 	m.data.SetEmptySum()
 	m.data.Sum().SetIsMonotonic(true)
@@ -306,7 +306,7 @@ type metricXlaOomIncidents struct {
 // init fills xla.oom.incidents metric with initial data.
 func (m *metricXlaOomIncidents) init() {
 	m.data.SetName("xla.oom.incidents")
-	m.data.SetDescription("XLA out-of-memory failures per job-level resource (the record resource reduced to incident_resource_attributes): the records a job's hosts log about one failure, every line of it, count once; records more than incident_window apart from the job's recent ones start a new incident.")
+	m.data.SetDescription("XLA out-of-memory failures per job-level resource (a failure is the status a program fails with, or an allocator's report of the request it could not serve; allocation attempts the driver refused and the allocator retried are warnings and never count here) (the record resource reduced to incident_resource_attributes): the records a job's hosts log about one failure, every line of it, count once; records more than incident_window apart from the job's recent ones start a new incident.")
 	m.data.SetUnit("{incident}")
 	m.data.SetEmptySum()
 	m.data.Sum().SetIsMonotonic(true)

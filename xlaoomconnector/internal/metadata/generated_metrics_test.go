@@ -121,7 +121,7 @@ func TestMetricsBuilder(t *testing.T) {
 					validatedMetrics["xla.memory.warnings"] = true
 					assert.Equal(t, pmetric.MetricTypeSum, mi.Type())
 					assert.Equal(t, 1, mi.Sum().DataPoints().Len())
-					assert.Equal(t, "Memory-pressure warnings (XLA could not rematerialize under its limit, allocator retries, start-up back-off, autotuner fallbacks, cuDNN memory figures) seen in log records, per job-level resource (the record resource reduced to incident_resource_attributes). They are not failures and are not counted in xla.oom.errors.", mi.Description())
+					assert.Equal(t, "Memory-pressure warnings (XLA could not rematerialize under its limit, allocator retries, allocation attempts the driver refused such as a memory pool backing off at start-up, autotuner fallbacks, cuDNN memory figures) seen in log records, per job-level resource (the record resource reduced to incident_resource_attributes). They are not failures and are not counted in xla.oom.errors.", mi.Description())
 					assert.Equal(t, "{warning}", mi.Unit())
 					assert.True(t, mi.Sum().IsMonotonic())
 					assert.Equal(t, pmetric.AggregationTemporalityCumulative, mi.Sum().AggregationTemporality())
@@ -161,7 +161,7 @@ func TestMetricsBuilder(t *testing.T) {
 					validatedMetrics["xla.oom.incidents"] = true
 					assert.Equal(t, pmetric.MetricTypeSum, mi.Type())
 					assert.Equal(t, 1, mi.Sum().DataPoints().Len())
-					assert.Equal(t, "XLA out-of-memory failures per job-level resource (the record resource reduced to incident_resource_attributes): the records a job's hosts log about one failure, every line of it, count once; records more than incident_window apart from the job's recent ones start a new incident.", mi.Description())
+					assert.Equal(t, "XLA out-of-memory failures per job-level resource (a failure is the status a program fails with, or an allocator's report of the request it could not serve; allocation attempts the driver refused and the allocator retried are warnings and never count here) (the record resource reduced to incident_resource_attributes): the records a job's hosts log about one failure, every line of it, count once; records more than incident_window apart from the job's recent ones start a new incident.", mi.Description())
 					assert.Equal(t, "{incident}", mi.Unit())
 					assert.True(t, mi.Sum().IsMonotonic())
 					assert.Equal(t, pmetric.AggregationTemporalityCumulative, mi.Sum().AggregationTemporality())

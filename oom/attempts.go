@@ -1,0 +1,70 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package oom
+
+// Allocation attempts in a record (families_attempts.go): what a failure's
+// record counts and what a record with no failure reports as a warning.
+
+// attemptSeries gathers the attempts of one text.
+type attemptSeries struct {
+	count           int
+	first, last     Report // the sizes read from the first and the last attempt in the text
+	firstAt, lastAt int
+	exact           []Size // the exact requests printed, for the failing request's exact bytes
+}
+
+func (s *attemptSeries) add(at int, r *Report, requested string) {
+	if s.count == 0 || at < s.firstAt {
+		s.first, s.firstAt = *r, at
+	}
+	if s.count == 0 || at > s.lastAt {
+		s.last, s.lastAt = *r, at
+	}
+	s.count++
+	if r.Requested.Known && isExactToken(requested) && len(s.exact) < maxCandidates {
+		s.exact = append(s.exact, r.Requested)
+	}
+}
+
+// eachAttempt calls fn with each allocation attempt in flat: where it
+// starts, what it reads and its request as printed.
+func (z *Recognizer) eachAttempt(flat string, fn func(at int, r *Report, requested string)) {
+	for _, i := range z.attempts {
+		w := &z.warnings[i]
+		w.each(flat, func(m match) {
+			r := Report{Backend: w.backend}
+			readStandardGroups(&r, m)
+			if w.read == nil || w.read(&r, m) {
+				fn(m.start(), &r, requestedToken(m))
+			}
+		})
+	}
+}
+
+// exactFromAttempt gives r the exact byte count of an attempt that asked
+// for the very request that failed (the platform allocator logs the driver's
+// refusal of the request itself, "11.18GiB (12000000000 bytes)", before the
+// status "Out of memory while trying to allocate 11.18GiB"). No other size
+// of an attempt reaches a failure.
+func exactFromAttempt(r *Report, printed string, s *attemptSeries) {
+	if printed == "" || isExactToken(printed) || !r.Requested.Known {
+		return
+	}
+	binary := len(printed) > 2 && printed[len(printed)-2:] == "iB"
+	for _, e := range s.exact {
+		if formatHuman(e.Bytes, binary) == printed {
+			r.Requested = e
+			return
+		}
+	}
+}
+
+// hasAttempt reports whether flat holds an allocation attempt: the
+// last-resort layer leaves such an entry alone (a refusal at ERROR is not a
+// failure).
+func (z *Recognizer) hasAttempt(flat string) bool {
+	found := false
+	z.eachAttempt(flat, func(int, *Report, string) { found = true })
+	return found
+}
