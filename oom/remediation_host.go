@@ -13,29 +13,45 @@ import (
 // preallocated. XLA_PYTHON_CLIENT_MEM_FRACTION does not touch that pool.
 const hostLimitVar = "XLA_PJRT_GPU_HOST_MEMORY_LIMIT_GB"
 
-// pinnedHost advises on host memory pinned for a GPU (transfers, host
-// offload, memory_kind="pinned_host" arrays). No GPU setting helps, so none
-// is offered; when the failure names XLA's host pool (its allocator, or the
+// Pinned host memory for a GPU (transfers, host offload,
+// memory_kind="pinned_host" arrays). No GPU setting helps, so none is
+// offered; when the failure names XLA's host pool (its allocator, or the
 // status's hint to set hostLimitVar) the limit to raise is hostLimitVar.
-func (a *advice) pinnedHost(r *Report, flat string) {
-	if strings.Contains(flat, "xla_gpu_host_bfc") || strings.Contains(flat, hostLimitVar) {
-		set := "raise " + hostLimitVar + " (GiB; default 64, 16 when the pool is preallocated) if the host has the RAM to pin"
-		if gib := hostPoolNeedGiB(r); gib > 0 {
-			set = "set " + hostLimitVar + " to at least " + strconv.FormatInt(gib, 10) +
-				" (GiB; default 64, 16 when the pool is preallocated) if the host has that much RAM to pin"
+var pinnedHostAdvice = adviceTable{
+	leadRow,
+	noteRow,
+	{name: "larger than the host pool", when: func(c *adviceCase) bool { return namesHostPool(c) && overHostPool(c.r) }, say: func(c *adviceCase) string {
+		r := c.r
+		return "The request (" + humanSize(r.Requested) + ") is larger than XLA's whole pinned host memory pool (pool limit " + humanSize(r.PoolLimit) +
+			"), so freeing other host buffers cannot make room: " + hostPoolSetting(r) + "."
+	}},
+	{name: "host pool full", when: func(c *adviceCase) bool { return namesHostPool(c) && !overHostPool(c.r) }, say: func(c *adviceCase) string {
+		what := "the request"
+		if c.r.Requested.Known {
+			what += " (" + humanSize(c.r.Requested) + ")"
 		}
-		if r.Requested.Known && r.PoolLimit.Known && r.Requested.Bytes > r.PoolLimit.Bytes {
-			a.add("The request (", humanSize(r.Requested), ") is larger than XLA's whole pinned host memory pool (pool limit ", humanSize(r.PoolLimit),
-				"), so freeing other host buffers cannot make room: ", set, ".")
-		} else {
-			what := "the request"
-			if r.Requested.Known {
-				what += " (" + humanSize(r.Requested) + ")"
-			}
-			a.add("XLA's pinned host memory pool could not hold ", what, ": ", set, ".")
-		}
+		return "XLA's pinned host memory pool could not hold " + what + ": " + hostPoolSetting(c.r) + "."
+	}},
+	{name: "transfer less", when: always,
+		say: sayConst("This is pinned host memory used for transfers and host offload: transfer or offload less at once, or raise the host memory available to the process.")},
+}
+
+// namesHostPool: the record names XLA's pinned host pool.
+func namesHostPool(c *adviceCase) bool {
+	return strings.Contains(c.flat, "xla_gpu_host_bfc") || strings.Contains(c.flat, hostLimitVar)
+}
+
+func overHostPool(r *Report) bool {
+	return r.Requested.Known && r.PoolLimit.Known && r.Requested.Bytes > r.PoolLimit.Bytes
+}
+
+// hostPoolSetting says what to set hostLimitVar to.
+func hostPoolSetting(r *Report) string {
+	if gib := hostPoolNeedGiB(r); gib > 0 {
+		return "set " + hostLimitVar + " to at least " + strconv.FormatInt(gib, 10) +
+			" (GiB; default 64, 16 when the pool is preallocated) if the host has that much RAM to pin"
 	}
-	a.add("This is pinned host memory used for transfers and host offload: transfer or offload less at once, or raise the host memory available to the process.")
+	return "raise " + hostLimitVar + " (GiB; default 64, 16 when the pool is preallocated) if the host has the RAM to pin"
 }
 
 // hostPoolNeedGiB is the smallest host pool, in whole GiB, that holds the
