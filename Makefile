@@ -1,6 +1,6 @@
 # The documented way to build, test and run xla_oom (`make help` lists the targets). Building,
 # `make run` and `make test` need only Go; a full `make test` also uses prometheus, VictoriaLogs,
-# helm and buildah/podman when present (README, "Testing"), and `make image` needs buildah.
+# helm and buildah/podman when present (docs/testing.md), and `make image` needs buildah.
 GO        ?= go
 TOOLS     := $(GO) tool -modfile=$(CURDIR)/internal/tools/go.mod
 MDATAGEN  := $(TOOLS) mdatagen
@@ -15,7 +15,7 @@ help:
 	@awk '/^## / { sub(/^## /, ""); if (match($$0, /^[a-z0-9-]+: /)) printf "\n  %-21s %s\n", substr($$0, 1, RLENGTH - 2), substr($$0, RLENGTH + 1); else printf "  %-21s %s\n", "", $$0 }' $(MAKEFILE_LIST); echo
 
 ## generate: regenerate internal/metadata, generated tests and documentation from metadata.yaml,
-## docs/message-formats.md plus the README's family table from the oom family entries, and
+## docs/message-formats.md plus docs/recognition.md's family table from the oom family entries, and
 ## examples/prometheus/prometheusrule.yaml from alerts.yaml, docs/xla-coverage.md from the coverage table
 .PHONY: generate
 # mdatagen names the package of generated tests after the directory, so it runs
@@ -43,7 +43,7 @@ test:
 	$(GOTESTSUM) --format pkgname-and-test-fails --raw-command -- ./scripts/test-all.sh
 
 ## xlaoom: build bin/xlaoom, the command that explains the XLA OOMs of a log file without a collector
-## (`bin/xlaoom explain train.log`; README "Explain one failure")
+## (`bin/xlaoom explain train.log`; docs/explain.md)
 .PHONY: xlaoom
 xlaoom:
 	$(GO) build -trimpath -o bin/xlaoom ./cmd/xlaoom

@@ -6,7 +6,7 @@ package oom
 import "strings"
 
 // MessageFormat describes one message family for documentation; make
-// generate writes docs/message-formats.md and the README's family table from
+// generate writes docs/message-formats.md and docs/recognition.md's family table from
 // MessageFormats.
 type MessageFormat struct {
 	ID      string // Report.Family

@@ -97,7 +97,7 @@ service:
 const (
 	// compileOOM is one compile-time failure as each host of the job logs it.
 	compileOOM = "E0912 07:01:12.118224    4412 train.py:244] jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of memory in memory space hbm. Used 118.42G of 95.74G hbm. Exceeded hbm capacity by 22.68G.\n"
-	// rematWarning is a memory-pressure warning (README "Early warning"), not a failure.
+	// rematWarning is a memory-pressure warning (docs/early-warning.md), not a failure.
 	rematWarning = "W0912 07:08:01.224101    4412 hlo_rematerialization.cc:3363] Can't reduce memory use below 56.41GiB (60574761232 bytes) by rematerialization; only reduced to 58.44GiB (62750982717 bytes), down from 61.02GiB (65520000000 bytes) originally\n"
 	// runtimeOOM is a run-time failure that prints the request and the free memory.
 	runtimeOOM = "E0912 07:09:13.044581    4412 train.py:330] ValueError: RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate 8.00G. That was not possible. There are 6.43G free.; (0x0x1_HBM0)\n"

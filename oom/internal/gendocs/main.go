@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 // Command gendocs writes docs/message-formats.md and the family table of
-// README.md from the message family entries of package oom, so that the
+// docs/recognition.md from the message family entries of package oom, so that the
 // documentation cannot drift from the grammar. make generate runs it from
 // the repository root; its test fails when the committed files differ.
 package main
@@ -20,27 +20,27 @@ import (
 
 func main() {
 	docs := flag.String("docs", "docs/message-formats.md", "message format reference to write")
-	readme := flag.String("readme", "README.md", "README whose generated family table to refresh")
+	summary := flag.String("summary", "docs/recognition.md", "page whose generated family table to refresh (next to the reference, which it links)")
 	flag.Parse()
-	if err := write(*docs, *readme); err != nil {
+	if err := write(*docs, *summary); err != nil {
 		fmt.Fprintln(os.Stderr, "gendocs:", err)
 		os.Exit(1)
 	}
 }
 
-func write(docsPath, readmePath string) error {
+func write(docsPath, summaryPath string) error {
 	if err := os.WriteFile(docsPath, []byte(messageFormats()), 0o644); err != nil {
 		return err
 	}
-	readme, err := os.ReadFile(readmePath)
+	summary, err := os.ReadFile(summaryPath)
 	if err != nil {
 		return err
 	}
-	updated, err := replaceBetweenMarkers(string(readme), familiesMarker, familyTable())
+	updated, err := replaceBetweenMarkers(string(summary), familiesMarker, familyTable())
 	if err != nil {
-		return fmt.Errorf("%s: %w", readmePath, err)
+		return fmt.Errorf("%s: %w", summaryPath, err)
 	}
-	return os.WriteFile(readmePath, []byte(updated), 0o644)
+	return os.WriteFile(summaryPath, []byte(updated), 0o644)
 }
 
 const familiesMarker = "families"
@@ -58,17 +58,18 @@ func replaceBetweenMarkers(doc, name, content string) (string, error) {
 	return doc[:i+len(begin)] + content + doc[j:], nil
 }
 
-// familyTable is the README's summary: one row per family.
+// familyTable is docs/recognition.md's summary: one row per family, each
+// linking its entry in message-formats.md in the same directory.
 func familyTable() string {
 	var b bytes.Buffer
 	b.WriteString("| family | kind | message (a real example, from where the message starts) | code | phase |\n|---|---|---|---|---|\n")
 	for _, f := range oom.MessageFormats() {
-		fmt.Fprintf(&b, "| [`%s`](docs/message-formats.md#%s) | %s | %s | %s | %s |\n",
+		fmt.Fprintf(&b, "| [`%s`](message-formats.md#%s) | %s | %s | %s | %s |\n",
 			f.ID, f.ID, f.Kind, codeSpan(abridge(f.Message, 110)), codeCell(f), f.Phase)
 	}
-	fmt.Fprintf(&b, "| [`%s`](docs/message-formats.md#%s) | fatal | `RESOURCE_EXHAUSTED: E1000: CompileTimeHbmOom:` (a code, no readable message) | the printed code | the code's |\n",
+	fmt.Fprintf(&b, "| [`%s`](message-formats.md#%s) | fatal | `RESOURCE_EXHAUSTED: E1000: CompileTimeHbmOom:` (a code, no readable message) | the printed code | the code's |\n",
 		oom.CodeOnlyFamily, oom.CodeOnlyFamily)
-	fmt.Fprintf(&b, "| [`%s`](docs/message-formats.md#%s) | last resort | a memory failure no family knows (`SyclMallocDevice: Failed to allocate device memory`), marked `xla.oom.generic` | E0007 | runtime, or compile when the text says so |\n",
+	fmt.Fprintf(&b, "| [`%s`](message-formats.md#%s) | last resort | a memory failure no family knows (`SyclMallocDevice: Failed to allocate device memory`), marked `xla.oom.generic` | E0007 | runtime, or compile when the text says so |\n",
 		oom.FamilyGeneric, oom.FamilyGeneric)
 	return b.String()
 }

@@ -14,7 +14,7 @@ import (
 const root = "../../.."
 
 // TestGeneratedDocsAreCurrent fails when docs/message-formats.md or the
-// README's family table differ from what the family entries generate: run
+// family table of docs/recognition.md differ from what the family entries generate: run
 // make generate and commit the result.
 func TestGeneratedDocsAreCurrent(t *testing.T) {
 	docs, err := os.ReadFile(filepath.Join(root, "docs", "message-formats.md"))
@@ -24,16 +24,16 @@ func TestGeneratedDocsAreCurrent(t *testing.T) {
 	if string(docs) != messageFormats() {
 		t.Error("docs/message-formats.md is stale: run make generate")
 	}
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	summary, err := os.ReadFile(filepath.Join(root, "docs", "recognition.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := replaceBetweenMarkers(string(readme), familiesMarker, familyTable())
+	want, err := replaceBetweenMarkers(string(summary), familiesMarker, familyTable())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(readme) != want {
-		t.Error("the README's generated family table is stale: run make generate")
+	if string(summary) != want {
+		t.Error("the generated family table of docs/recognition.md is stale: run make generate")
 	}
 }
 
@@ -50,16 +50,16 @@ func TestReplaceBetweenMarkers(t *testing.T) {
 
 func TestWriteUpdatesBothFiles(t *testing.T) {
 	dir := t.TempDir()
-	docs, readme := filepath.Join(dir, "formats.md"), filepath.Join(dir, "README.md")
-	if err := os.WriteFile(readme, []byte("intro\n<!-- BEGIN GENERATED: families -->\n<!-- END GENERATED: families -->\nend\n"), 0o644); err != nil {
+	docs, summary := filepath.Join(dir, "formats.md"), filepath.Join(dir, "recognition.md")
+	if err := os.WriteFile(summary, []byte("intro\n<!-- BEGIN GENERATED: families -->\n<!-- END GENERATED: families -->\nend\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := write(docs, readme); err != nil {
+	if err := write(docs, summary); err != nil {
 		t.Fatal(err)
 	}
 	d, _ := os.ReadFile(docs)
-	r, _ := os.ReadFile(readme)
+	r, _ := os.ReadFile(summary)
 	if !strings.Contains(string(d), "### tpu-runtime-buffer") || !strings.Contains(string(r), "[`tpu-runtime-buffer`]") || !strings.HasSuffix(string(r), "end\n") {
-		t.Errorf("docs or README not written:\n%s\n%s", d, r)
+		t.Errorf("reference or summary not written:\n%s\n%s", d, r)
 	}
 }

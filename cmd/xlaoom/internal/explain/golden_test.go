@@ -79,19 +79,19 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-// TestReadmeExample keeps the example in README.md ("Explain one failure")
-// what the command prints today.
-func TestReadmeExample(t *testing.T) {
+// TestDocsExample keeps the example in docs/explain.md what the command
+// prints today.
+func TestDocsExample(t *testing.T) {
 	const command = "$ bin/xlaoom explain oom/testdata/real/jit_temps.stderr.txt\n"
-	readme, err := os.ReadFile("../../../../README.md")
+	page, err := os.ReadFile("../../../../docs/explain.md")
 	require.NoError(t, err)
-	_, example, ok := strings.Cut(string(readme), command)
-	require.True(t, ok, "README.md shows %q", command)
+	_, example, ok := strings.Cut(string(page), command)
+	require.True(t, ok, "docs/explain.md shows %q", command)
 	example, _, ok = strings.Cut(example, "```")
 	require.True(t, ok)
 
 	t.Chdir("../../../..")
 	var stdout bytes.Buffer
 	Main([]string{"explain", "oom/testdata/real/jit_temps.stderr.txt"}, nil, &stdout, new(bytes.Buffer))
-	assert.Equal(t, stdout.String(), example, "paste the new output into README.md")
+	assert.Equal(t, stdout.String(), example, "paste the new output into docs/explain.md")
 }
