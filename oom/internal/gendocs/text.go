@@ -25,9 +25,10 @@ How a record is read:
    where the anchor occurs, on a bounded window around it, so a huge record costs time linear
    in its size. How far before the anchor a message starts is computed from the grammar.
 3. **The failure.** When a record holds several messages, the first returned status
-   (kind *fatal*) is the failure; *log-only* lines (allocator and driver warnings) are the
-   failure only when no status is present, and otherwise fill in what the status leaves out
-   (device, exact sizes). A catalog code printed in the text (` + "`E1000: CompileTimeHbmOom:`" + `,
+   (kind *fatal*) is the failure; *log-only* lines (an allocator's report of the request it
+   could not serve) are the failure only when no status is present, and otherwise fill in what
+   the status leaves out (device, exact sizes). Allocation *attempts* are never the failure
+   (see "Attempts and failures" below). A catalog code printed in the text (` + "`E1000: CompileTimeHbmOom:`" + `,
    or the error page URL after the message) overrides the family's default code.
 4. **False alarms.** A match right after a phrase that shows the failure was tolerated (the
    cuDNN autotuner falling back to another algorithm, a backend that failed to initialise) is
@@ -128,6 +129,31 @@ prefixes:
 - GPU: the ` + "`BufferAssignment OOM Debugging.`" + ` dump, its ` + "`BufferAssignment stats:`" + ` and
   ` + "`Peak buffers:`" + ` with ` + "`Buffer N: Size: …`" + ` entries;
 - XRT program load: ` + "`HBM capacity C:`" + ` followed by the top-of-memory reservations.
+
+## Attempts and failures
+
+A failure is what the program fails with: the status it raises (printed as an exception, a
+logged traceback or an error line that ends the attempt), or the BFC allocator's report of the
+request it could not serve. An **attempt** is an allocator asking the driver for memory and being
+refused, which the allocator itself recovers from or turns into a status of its own. Attempts are
+tagged as memory warnings of kind ` + "`allocation_attempt`" + ` with what was asked
+(` + "`xla.oom.requested.size`" + `, and ` + "`xla.oom.attempt.last.size`" + ` for the last of several in one
+record), at any log level, and never as an OOM, so they never make an incident. In a record that
+holds a failure they are counted (` + "`xla.oom.attempts`" + `) and lend no size, except that a refusal of
+the very request that failed lends its exact bytes.
+
+The evidence, from XLA's source and from whole job logs captured on an H100 (jax 0.11.2,
+` + "`oom/testdata/jobs`" + `):
+
+| message | what it is | evidence |
+|---|---|---|
+| ` + "`[N] Failed to allocate device memory of S (N bytes): RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY`" + ` (` + "`cuda_executor.cc`" + `, at ERROR; also ` + "`host`" + ` and ` + "`collective`" + ` memory) | attempt | StreamExecutor logs every refused ` + "`cuMemAlloc`" + `. XLA's BFC pool is reserved through it at start-up and grown through it with ` + "`XLA_PYTHON_CLIENT_PREALLOCATE=false`" + `; a refusal is retried at 0.9 of the size. Jobs that started beside another process logged 5 to 11 of these (59.38GiB, 53.45GiB, … 20.71GiB) and ran to exit 0. The platform allocator logs the same line for the request itself and then raises its own status, which is the failure. |
+| ` + "`failed to allocate S (N bytes) from device: CUDA_ERROR_OUT_OF_MEMORY`" + ` (` + "`cuda_driver.cc`" + `, ` + "`rocm_driver.cc`" + `, at INFO or ERROR by release) | attempt | the same refusal in older driver wrappers, logged during the same pool set-up back-off (TensorFlow's start-up back-off is this line). Returned as a status (` + "`RESOURCE_EXHAUSTED: failed to allocate …`" + `, ` + "`INTERNAL: …`" + `) it is the failure family ` + "`gpu-driver-alloc-status`" + `. |
+| ` + "`could not allocate <kind> of size: N`" + ` (` + "`stream_executor_allocator.cc`" + `) | attempt | a refused region; its caller retries or fails with a status. |
+| ` + "`gpu_async_0 cuMemAllocAsync failed to allocate N bytes`" + ` of exactly the device total × a fraction (` + "`Reported by CUDA: Free memory/Total memory`" + `) | attempt | the cudaMallocAsync pool's reservation at start-up; a real job near a full GPU logged it and ran on. Any other cudaMallocAsync refusal is the request failing (log-only failure). |
+| ` + "`Allocator (GPU_0_bfc) ran out of memory trying to allocate S … with freed_by_count=N`" + ` | warning ` + "`allocator_retry`" + ` | the caller said it can do without. |
+| ` + "`Allocator (GPU_0_bfc) ran out of memory trying to allocate S (rounded to N) … requested by op`" + ` | part of the failure | the BFC allocator refuses a real request after its retries and the status follows. One limit: a program that catches the status and retries smaller (a batch-size search) logs this line and succeeds; one record cannot tell (` + "`caught_oom_halving_exit0`" + `). |
+| ` + "`jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: …`" + ` and every other status | the failure | what the program died with; its sizes are the failing request's. |
 
 ## Look-alikes
 
