@@ -114,7 +114,8 @@ type warningFamily struct {
 const familyCodeOnly = "code-only"
 
 // adviceTraits is how a family refines the advice of its code. Every field is
-// optional; remediation.go places them.
+// optional; the advice tables (remediation*.go) place them: lead and note
+// as leadRow and noteRow, the flags in the rows' conditions.
 type adviceTraits struct {
 	// own, when set, replaces the code's advice: the failure's fixes are
 	// not XLA's (a TensorFlow op, the GPU driver outside XLA's pool).
