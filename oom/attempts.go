@@ -3,6 +3,8 @@
 
 package oom
 
+import "slices"
+
 // Allocation attempts in a record (families_attempts.go): what a failure's
 // record counts and what a record with no failure reports as a warning.
 
@@ -47,17 +49,23 @@ func (z *Recognizer) eachAttempt(flat string, fn func(at int, r *Report, request
 // refusal of the request itself, "11.18GiB (12000000000 bytes)", before the
 // status "Out of memory while trying to allocate 11.18GiB"). No other size
 // of an attempt reaches a failure.
-func exactFromAttempt(r *Report, printed string, s *attemptSeries) {
-	if printed == "" || isExactToken(printed) || !r.Requested.Known {
-		return
+// It reports whether one did: that attempt is the failure's own request,
+// not a refusal on the way to it.
+func exactFromAttempt(r *Report, printed string, s *attemptSeries) bool {
+	if printed == "" || !r.Requested.Known {
+		return false
+	}
+	if isExactToken(printed) {
+		return slices.Contains(s.exact, r.Requested)
 	}
 	binary := len(printed) > 2 && printed[len(printed)-2:] == "iB"
 	for _, e := range s.exact {
 		if formatHuman(e.Bytes, binary) == printed {
 			r.Requested = e
-			return
+			return true
 		}
 	}
+	return false
 }
 
 // hasAttempt reports whether flat holds an allocation attempt: the

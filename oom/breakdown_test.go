@@ -182,10 +182,13 @@ func TestBreakdownAdvice(t *testing.T) {
 	}
 }
 
+// donationText is a TPU compile OOM whose arguments are as large as the
+// program and share nothing with the output.
+const donationText = "RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of memory in memory space hbm. Used 40.00G of 31.25G hbm. Exceeded hbm capacity by 8.75G.\n\n" +
+	"Total hbm usage >= 40.25G:\n    reserved        256.00M\n    program          20.00G\n    arguments        20.00G\n\nOutput size 20.00G; shares 0B with arguments.\n"
+
 func TestDonationAdvice(t *testing.T) {
-	text := "RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of memory in memory space hbm. Used 40.00G of 31.25G hbm. Exceeded hbm capacity by 8.75G.\n\n" +
-		"Total hbm usage >= 40.25G:\n    reserved        256.00M\n    program          20.00G\n    arguments        20.00G\n\nOutput size 20.00G; shares 0B with arguments.\n"
-	r, ok := Recognize(text)
+	r, ok := Recognize(donationText)
 	require.True(t, ok)
 	assert.Contains(t, strings.Join(r.Remediation, "\n"), "The arguments take 20.00 GiB and the output (20.00 GiB) shares none of it: donate")
 }

@@ -117,7 +117,8 @@ type warningFamily struct {
 const familyCodeOnly = "code-only"
 
 // adviceTraits is how a family refines the advice of its code. Every field is
-// optional; remediation.go places them.
+// optional; the advice tables (remediation*.go) place them: lead and note
+// as leadRow and noteRow, the flags in the rows' conditions.
 type adviceTraits struct {
 	// own, when set, replaces the code's advice: the failure's fixes are
 	// not XLA's (a TensorFlow op, the GPU driver outside XLA's pool).
@@ -130,9 +131,6 @@ type adviceTraits struct {
 	note string
 	// hostRAM: the host (not a device) ran out of memory: CPU advice only.
 	hostRAM bool
-	// poolSetup: logged while XLA set up its memory pool, so never advise
-	// giving XLA a larger share of the GPU.
-	poolSetup bool
 	// suggestAsyncAllocator: an allocator line whose cause is unknown; name
 	// the async allocator in case memory is fragmented.
 	suggestAsyncAllocator bool

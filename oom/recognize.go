@@ -60,6 +60,7 @@ func (z *Recognizer) recognizeFlat(text, flat string, info *infoLines) (Report, 
 	var traits adviceTraits
 	var failure *family // the primary candidate's family, nil for a bare code
 	var attempts attemptSeries
+	ownRequest := 0 // 1 when an attempt is the failing request itself
 	if p := primary(cands); p >= 0 {
 		r = cands[p].r
 		for i := range cands {
@@ -72,7 +73,9 @@ func (z *Recognizer) recognizeFlat(text, flat string, info *infoLines) (Report, 
 			r.Code = c
 		}
 		z.eachAttempt(flat, attempts.add)
-		exactFromAttempt(&r, cands[p].requestedToken, &attempts)
+		if exactFromAttempt(&r, cands[p].requestedToken, &attempts) {
+			ownRequest = 1
+		}
 		traits = cands[p].f.advice
 		failure = cands[p].f
 	} else {
@@ -95,6 +98,7 @@ func (z *Recognizer) recognizeFlat(text, flat string, info *infoLines) (Report, 
 		z.eachAttempt(flat, attempts.add)
 	}
 	r.Attempts = attempts.count
+	r.refusedBefore = attempts.count - ownRequest
 
 	for _, d := range details {
 		eachAnchor(flat, d.anchor, func(i int) {

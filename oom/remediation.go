@@ -25,12 +25,12 @@ type adviceCase struct {
 
 // adviceRow is one step of advice and the condition that calls for it.
 type adviceRow struct {
-	name string                   // short, unique within its table
-	when func(c *adviceCase) bool // whether the step applies
-	say  func(c *adviceCase) string
-	// sayEach, used instead of say, gives one step per item (e.g. one per
-	// padded allocation).
-	sayEach func(c *adviceCase) []string
+	name string                  // short, unique within its table
+	when func(c adviceCase) bool // whether the step applies
+	say  func(c adviceCase) string
+	// sayEach, used instead of say, appends one step per item (e.g. one
+	// per padded allocation) to a.
+	sayEach func(c adviceCase, a advice) advice
 }
 
 // adviceTable is rows in the order they are tried and their steps given.
@@ -39,8 +39,9 @@ type adviceTable []adviceRow
 // adviceSeen, when not nil, is told each row that gave steps (for tests).
 type adviceSeen func(table string, row *adviceRow, steps []string)
 
-// walk appends the steps of every row of t whose condition holds.
-func (t adviceTable) walk(name string, c *adviceCase, a advice, seen adviceSeen) advice {
+// walk returns the steps of every row of t whose condition holds.
+func (t adviceTable) walk(name string, c adviceCase, seen adviceSeen) advice {
+	var a advice
 	for i := range t {
 		row := &t[i]
 		if !row.when(c) {
@@ -48,7 +49,7 @@ func (t adviceTable) walk(name string, c *adviceCase, a advice, seen adviceSeen)
 		}
 		n := len(a)
 		if row.sayEach != nil {
-			a = append(a, row.sayEach(c)...)
+			a = row.sayEach(c, a)
 		} else {
 			a = append(a, row.say(c))
 		}
@@ -63,7 +64,7 @@ func (t adviceTable) walk(name string, c *adviceCase, a advice, seen adviceSeen)
 // holds. The last row takes every other code (E0007 and the rest).
 var codeAdvice = []struct {
 	name  string
-	when  func(c *adviceCase) bool
+	when  func(c adviceCase) bool
 	table adviceTable
 }{
 	{"E1000 program does not fit", hasCode(codeHbm), compileHbmAdvice},
@@ -79,18 +80,18 @@ var codeAdvice = []struct {
 // remediate returns the ordered actions for r: the ones its own numbers
 // call for first, the general ones after.
 func remediate(r *Report, flat string, traits adviceTraits) []string {
-	return adviseSeen(&adviceCase{r: r, flat: flat, traits: traits}, nil)
+	return adviseSeen(adviceCase{r: r, flat: flat, traits: traits}, nil)
 }
 
 // adviseSeen is remediate telling seen which rows gave steps.
-func adviseSeen(c *adviceCase, seen adviceSeen) []string {
+func adviseSeen(c adviceCase, seen adviceSeen) []string {
 	if c.traits.own != nil {
 		return c.traits.own(c.r)
 	}
 	var a advice
 	for _, t := range codeAdvice {
 		if t.when(c) {
-			a = t.table.walk(t.name, c, a, seen)
+			a = t.table.walk(t.name, c, seen)
 			break
 		}
 	}
@@ -98,7 +99,7 @@ func adviseSeen(c *adviceCase, seen adviceSeen) []string {
 		return a
 	}
 	// The breakdown's numbers come right after the headline's own.
-	b := breakdownAdvice.walk("breakdown", c, nil, seen)
+	b := breakdownAdvice.walk("breakdown", c, seen)
 	if len(b) == 0 {
 		return a
 	}
@@ -115,31 +116,31 @@ func hasBreakdownFigures(b *Breakdown) bool {
 
 // Conditions shared by several tables.
 
-func always(*adviceCase) bool { return true }
+func always(adviceCase) bool { return true }
 
-func hasCode(code string) func(c *adviceCase) bool {
-	return func(c *adviceCase) bool { return c.r.Code == code }
+func hasCode(code string) func(c adviceCase) bool {
+	return func(c adviceCase) bool { return c.r.Code == code }
 }
 
-func fragmented(c *adviceCase) bool { return c.r.Cause == CauseFragmentation }
-func exhausted(c *adviceCase) bool  { return c.r.Cause == CauseExhaustion }
+func fragmented(c adviceCase) bool { return c.r.Cause == CauseFragmentation }
+func exhausted(c adviceCase) bool  { return c.r.Cause == CauseExhaustion }
 
 // causeNotKnown: neither fragmentation nor exhaustion was read.
-func causeNotKnown(c *adviceCase) bool { return !fragmented(c) && !exhausted(c) }
+func causeNotKnown(c adviceCase) bool { return !fragmented(c) && !exhausted(c) }
 
 // sayConst is a step that reads nothing from the report.
-func sayConst(s string) func(*adviceCase) string { return func(*adviceCase) string { return s } }
+func sayConst(s string) func(adviceCase) string { return func(adviceCase) string { return s } }
 
 // flatHas holds when the record's text contains s.
-func flatHas(s string) func(c *adviceCase) bool {
-	return func(c *adviceCase) bool { return strings.Contains(c.flat, s) }
+func flatHas(s string) func(c adviceCase) bool {
+	return func(c adviceCase) bool { return strings.Contains(c.flat, s) }
 }
 
-func isHostSpace(c *adviceCase) bool { return c.r.MemorySpace == "host" }
+func isHostSpace(c adviceCase) bool { return c.r.MemorySpace == "host" }
 
 // familyLead is the matching family's first step, ahead of the code's own
 // advice ("" for none).
-func familyLead(c *adviceCase) string {
+func familyLead(c adviceCase) string {
 	if c.traits.lead == nil {
 		return ""
 	}
@@ -149,11 +150,11 @@ func familyLead(c *adviceCase) string {
 // leadRow and noteRow place the matching family's lead step and note.
 var (
 	leadRow = adviceRow{name: "family's lead step",
-		when: func(c *adviceCase) bool { return familyLead(c) != "" },
+		when: func(c adviceCase) bool { return familyLead(c) != "" },
 		say:  familyLead}
 	noteRow = adviceRow{name: "family's note",
-		when: func(c *adviceCase) bool { return c.traits.note != "" },
-		say:  func(c *adviceCase) string { return c.traits.note }}
+		when: func(c adviceCase) bool { return c.traits.note != "" },
+		say:  func(c adviceCase) string { return c.traits.note }}
 )
 
 type advice []string

@@ -6,11 +6,11 @@ package oom
 // genericAdvice is the advice of a last-resort finding: honest about what
 // is not known, and a hint that the message is new to xla_oom.
 func genericAdvice(r *Report) []string {
-	return genericAdviceTable.walk("generic", &adviceCase{r: r}, nil, nil)
+	return genericAdviceTable.walk("generic", adviceCase{r: r}, nil)
 }
 
 var genericAdviceTable = adviceTable{
-	{name: "what failed", when: always, say: func(c *adviceCase) string {
+	{name: "what failed", when: always, say: func(c adviceCase) string {
 		r := c.r
 		s := "An allocation of " + lastResortMemory(r) + " failed"
 		if r.Requested.Known {
@@ -24,7 +24,7 @@ var genericAdviceTable = adviceTable{
 	}},
 	{name: "host memory", when: isHostSpace,
 		say: sayConst("Host memory backs transfers and host offload: transfer or offload less at once, and check the memory limit of the process (container or cgroup).")},
-	{name: "device memory", when: func(c *adviceCase) bool { return !isHostSpace(c) },
+	{name: "device memory", when: func(c adviceCase) bool { return !isHostSpace(c) },
 		say: sayConst("Reduce the per-device footprint: a smaller batch or sequence length, jax.checkpoint (remat) on large blocks, bfloat16 for large tensors, donate_argnums for inputs not needed after the step, or shard over more devices.")},
 	{name: "report the message", when: always,
 		say: sayConst("Report the message (with sizes and names scrubbed as you need) to the xla_oom project, so that it becomes a known family with exact fields and advice.")},

@@ -20,12 +20,12 @@ const hostLimitVar = "XLA_PJRT_GPU_HOST_MEMORY_LIMIT_GB"
 var pinnedHostAdvice = adviceTable{
 	leadRow,
 	noteRow,
-	{name: "larger than the host pool", when: func(c *adviceCase) bool { return namesHostPool(c) && overHostPool(c.r) }, say: func(c *adviceCase) string {
+	{name: "larger than the host pool", when: func(c adviceCase) bool { return namesHostPool(c) && overHostPool(c.r) }, say: func(c adviceCase) string {
 		r := c.r
 		return "The request (" + humanSize(r.Requested) + ") is larger than XLA's whole pinned host memory pool (pool limit " + humanSize(r.PoolLimit) +
 			"), so freeing other host buffers cannot make room: " + hostPoolSetting(r) + "."
 	}},
-	{name: "host pool full", when: func(c *adviceCase) bool { return namesHostPool(c) && !overHostPool(c.r) }, say: func(c *adviceCase) string {
+	{name: "host pool full", when: func(c adviceCase) bool { return namesHostPool(c) && !overHostPool(c.r) }, say: func(c adviceCase) string {
 		what := "the request"
 		if c.r.Requested.Known {
 			what += " (" + humanSize(c.r.Requested) + ")"
@@ -37,7 +37,7 @@ var pinnedHostAdvice = adviceTable{
 }
 
 // namesHostPool: the record names XLA's pinned host pool.
-func namesHostPool(c *adviceCase) bool {
+func namesHostPool(c adviceCase) bool {
 	return strings.Contains(c.flat, "xla_gpu_host_bfc") || strings.Contains(c.flat, hostLimitVar)
 }
 

@@ -12,21 +12,21 @@ import (
 // (compileHbmRatio) decides between sharding, batch cuts and flags.
 var compileHbmAdvice = adviceTable{
 	leadRow,
-	{name: "2× or more over: shard", when: farOver, say: func(c *adviceCase) string {
+	{name: "2× or more over: shard", when: farOver, say: func(c adviceCase) string {
 		x := compileHbmRatio(c)
 		return "The program needs " + humanSize(compileHbmNeed(c)) + " and the device has " + humanSize(c.r.Capacity) + ": shrink the footprint by " + fmtRatio(x) +
 			" or shard it over at least " + strconv.FormatInt(int64(math.Ceil(x)), 10) + " devices; flags alone will not close a gap this large."
 	}},
-	{name: "2× or more over: cut the batch", when: farOver, say: func(c *adviceCase) string {
+	{name: "2× or more over: cut the batch", when: farOver, say: func(c adviceCase) string {
 		return "Cut the per-device batch size (by about " + fmtRatio(compileHbmRatio(c)) + "), or use microbatching / gradient accumulation."
 	}},
-	{name: "over by more than 15%", when: wellOver, say: func(c *adviceCase) string {
+	{name: "over by more than 15%", when: wellOver, say: func(c adviceCase) string {
 		x := compileHbmRatio(c)
 		return "The program needs " + humanSize(compileHbmNeed(c)) + " and the device has " + humanSize(c.r.Capacity) + " (" + fmtRatio(x) +
 			"): reduce the batch size by at least " + fmtRatio(x) + ", keep large tensors in bfloat16 (or quantize them), or shard parameters and optimizer state over at least " +
 			strconv.FormatInt(int64(math.Ceil(x)), 10) + " devices."
 	}},
-	{name: "just over: rematerialize", when: justOver, say: func(c *adviceCase) string {
+	{name: "just over: rematerialize", when: justOver, say: func(c adviceCase) string {
 		r, x := c.r, compileHbmRatio(c)
 		over := compileHbmNeed(c).Bytes - r.Capacity.Bytes
 		if r.Exceeded.Known {
@@ -40,7 +40,7 @@ var compileHbmAdvice = adviceTable{
 	}},
 	{name: "just over: bfloat16", when: justOver, say: sayConst("Keep the largest tensors in bfloat16 to win back the last few percent.")},
 	noteRow,
-	{name: "sizes not known", when: func(c *adviceCase) bool { return compileHbmRatio(c) == 0 },
+	{name: "sizes not known", when: func(c adviceCase) bool { return compileHbmRatio(c) == 0 },
 		say: sayConst("Reduce the batch size, keep large tensors in bfloat16, and shard parameters and optimizer state over more chips.")},
 	{name: "donate", when: always,
 		say: sayConst("Donate parameters and optimizer state to the step (jax.jit(..., donate_argnums=...)) so outputs reuse their HBM.")},
@@ -53,7 +53,7 @@ var compileHbmAdvice = adviceTable{
 }
 
 // compileHbmNeed is what the program needs: what it uses, else the request.
-func compileHbmNeed(c *adviceCase) Size {
+func compileHbmNeed(c adviceCase) Size {
 	if c.r.Used.Known {
 		return c.r.Used
 	}
@@ -61,24 +61,24 @@ func compileHbmNeed(c *adviceCase) Size {
 }
 
 // compileHbmRatio is need / capacity, 0 when either is unknown.
-func compileHbmRatio(c *adviceCase) float64 { return ratio(compileHbmNeed(c), c.r.Capacity) }
+func compileHbmRatio(c adviceCase) float64 { return ratio(compileHbmNeed(c), c.r.Capacity) }
 
 // How far the program is over the device: 2× or more, more than 15%, or
 // less (0 when a size is not known).
-func farOver(c *adviceCase) bool  { return compileHbmRatio(c) >= 2 }
-func wellOver(c *adviceCase) bool { x := compileHbmRatio(c); return x > 1.15 && x < 2 }
-func justOver(c *adviceCase) bool { x := compileHbmRatio(c); return x > 0 && x <= 1.15 }
+func farOver(c adviceCase) bool  { return compileHbmRatio(c) >= 2 }
+func wellOver(c adviceCase) bool { x := compileHbmRatio(c); return x > 1.15 && x < 2 }
+func justOver(c adviceCase) bool { x := compileHbmRatio(c); return x > 0 && x <= 1.15 }
 
 // E0100: a runtime buffer allocation on the TPU failed.
 var runtimeBufferAdvice = adviceTable{
 	leadRow,
-	{name: "fragmented", when: fragmented, say: func(c *adviceCase) string {
+	{name: "fragmented", when: fragmented, say: func(c adviceCase) string {
 		return "HBM is fragmented: " + humanSize(c.r.Free) + " is free in total but no single block holds " + humanSize(c.r.Requested) +
 			". Free buffers you no longer need (jax.Array.delete(), drop references) and re-create the large ones together so they pack; the runtime defragments only when it can."
 	}},
 	{name: "fragmented: largest first", when: fragmented,
 		say: sayConst("Allocate the largest long-lived buffers (parameters, optimizer state, caches) first, before many small or short-lived arrays break memory up.")},
-	{name: "exhausted", when: exhausted, say: func(c *adviceCase) string {
+	{name: "exhausted", when: exhausted, say: func(c adviceCase) string {
 		r := c.r
 		return "The buffer needs " + humanSize(r.Requested) + " but only " + humanSize(r.Free) + " is free (short by " + HumanBytes(r.Requested.Bytes-r.Free.Bytes) +
 			"): shrink what lives on the device: a smaller batch or sequence length, parameters sharded over more cores (e.g. FSDP)."
@@ -97,11 +97,11 @@ var runtimeBufferAdvice = adviceTable{
 // E0101: loading a compiled program into HBM failed.
 var programLoadAdvice = adviceTable{
 	leadRow,
-	{name: "fragmented", when: fragmented, say: func(c *adviceCase) string {
+	{name: "fragmented", when: fragmented, say: func(c adviceCase) string {
 		return "Loading the program needs " + humanSize(c.r.Requested) + " of contiguous HBM; " + humanSize(c.r.Free) +
 			" is free but not in one piece: free or re-create data buffers so a large block opens up before the program loads."
 	}},
-	{name: "exhausted", when: exhausted, say: func(c *adviceCase) string {
+	{name: "exhausted", when: exhausted, say: func(c adviceCase) string {
 		r := c.r
 		s := "Loading the program needs " + humanSize(r.Requested) + " but only " + humanSize(r.Free) + " is free"
 		if r.Reservable.Known {
@@ -123,32 +123,32 @@ var programLoadAdvice = adviceTable{
 // E1001: a kernel's scoped VMEM (or SMEM) does not fit.
 var scopedVmemAdvice = adviceTable{
 	leadRow,
-	{name: "SMEM", when: func(c *adviceCase) bool { return scopedSpace(c) == "smem" },
+	{name: "SMEM", when: func(c adviceCase) bool { return scopedSpace(c) == "smem" },
 		say: sayConst("SMEM holds scalars (scalar-prefetch arguments, semaphores, small index tables): pass fewer or smaller scalar arrays, or move large index tables to VMEM or HBM.")},
-	{name: "sizes known: this kernel's limit", when: scopedSizesKnown, say: func(c *adviceCase) string {
+	{name: "sizes known: this kernel's limit", when: scopedSizesKnown, say: func(c adviceCase) string {
 		kib := scopedLimitKiB(c)
 		return "It needs " + humanSize(scopedNeed(c)) + " of scoped " + scopedSpace(c) + " but the limit is " + humanSize(c.r.Capacity) +
 			": use smaller block sizes (BlockSpec tiles) so each step fits, or raise the limit for this kernel with vmem_limit_bytes=" +
 			strconv.FormatInt(kib<<10, 10) + " in the Pallas compiler params."
 	}},
-	{name: "sizes known: every kernel's limit", when: scopedSizesKnown, say: func(c *adviceCase) string {
+	{name: "sizes known: every kernel's limit", when: scopedSizesKnown, say: func(c adviceCase) string {
 		return "To raise the limit for every kernel instead: --xla_tpu_scoped_vmem_limit_kib=" + strconv.FormatInt(scopedLimitKiB(c), 10) + " (it must stay below the chip's VMEM)."
 	}},
-	{name: "sizes not known", when: func(c *adviceCase) bool { return !scopedSizesKnown(c) },
+	{name: "sizes not known", when: func(c adviceCase) bool { return !scopedSizesKnown(c) },
 		say: sayConst("Use smaller block sizes (BlockSpec tiles) in the kernel, or raise its limit with vmem_limit_bytes in the Pallas compiler params (globally: --xla_tpu_scoped_vmem_limit_kib).")},
-	{name: "place operands elsewhere", when: always, say: func(c *adviceCase) string {
+	{name: "place operands elsewhere", when: always, say: func(c adviceCase) string {
 		return "Place large operands in other memory explicitly (pltpu.with_memory_space_constraint) instead of letting them land in " + scopedSpace(c) + "."
 	}},
-	{name: "instruction named", when: func(c *adviceCase) bool { return c.r.Instruction != "" }, say: func(c *adviceCase) string {
+	{name: "instruction named", when: func(c adviceCase) bool { return c.r.Instruction != "" }, say: func(c adviceCase) string {
 		return "The failing instruction is " + c.r.Instruction + ": if it is not a custom (Pallas/Mosaic) kernel, running out of scoped memory points to a compiler bug worth reporting to OpenXLA."
 	}},
-	{name: "instruction not named", when: func(c *adviceCase) bool { return c.r.Instruction == "" },
+	{name: "instruction not named", when: func(c adviceCase) bool { return c.r.Instruction == "" },
 		say: sayConst("If the failing op is not a custom (Pallas/Mosaic) kernel, running out of scoped memory points to a compiler bug worth reporting to OpenXLA.")},
 	noteRow,
 }
 
 // scopedNeed is the kernel's request, else what it uses.
-func scopedNeed(c *adviceCase) Size {
+func scopedNeed(c adviceCase) Size {
 	if c.r.Requested.Known {
 		return c.r.Requested
 	}
@@ -156,22 +156,22 @@ func scopedNeed(c *adviceCase) Size {
 }
 
 // scopedSpace is the scoped memory space, vmem unless the message said.
-func scopedSpace(c *adviceCase) string {
+func scopedSpace(c adviceCase) string {
 	if c.r.MemorySpace == "" {
 		return "vmem"
 	}
 	return c.r.MemorySpace
 }
 
-func scopedSizesKnown(c *adviceCase) bool { return scopedNeed(c).Known && c.r.Capacity.Known }
+func scopedSizesKnown(c adviceCase) bool { return scopedNeed(c).Known && c.r.Capacity.Known }
 
 // scopedLimitKiB is the need rounded up to a whole MiB, in KiB.
-func scopedLimitKiB(c *adviceCase) int64 { return (scopedNeed(c).Bytes + (1<<20 - 1)) >> 20 << 10 }
+func scopedLimitKiB(c adviceCase) int64 { return (scopedNeed(c).Bytes + (1<<20 - 1)) >> 20 << 10 }
 
 // E3000: a SparseCore allocation does not fit.
 var sparseCoreAdvice = adviceTable{
 	leadRow,
-	{name: "offset past the limit", when: func(c *adviceCase) bool { return c.r.Words.Offset > 0 && c.r.Words.Limit > 0 }, say: func(c *adviceCase) string {
+	{name: "offset past the limit", when: func(c adviceCase) bool { return c.r.Words.Offset > 0 && c.r.Words.Limit > 0 }, say: func(c adviceCase) string {
 		w := c.r.Words
 		s := "The SparseCore allocation reaches offset " + strconv.FormatInt(w.Offset, 10) + " words against a limit of " +
 			strconv.FormatInt(w.Limit, 10) + " (over by " + strconv.FormatInt(w.Offset-w.Limit, 10) + " words"
@@ -190,5 +190,5 @@ var sparseCoreAdvice = adviceTable{
 	noteRow,
 }
 
-func isSparseCoreHBM(c *adviceCase) bool  { return c.r.MemorySpace == "hbm" }
-func notSparseCoreHBM(c *adviceCase) bool { return !isSparseCoreHBM(c) }
+func isSparseCoreHBM(c adviceCase) bool  { return c.r.MemorySpace == "hbm" }
+func notSparseCoreHBM(c adviceCase) bool { return !isSparseCoreHBM(c) }

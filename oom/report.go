@@ -129,6 +129,9 @@ type Report struct {
 	// context, never the failure: no size of theirs is read into the report,
 	// except the exact bytes of the very request that failed.
 	Attempts int
+	// refusedBefore is Attempts less the refusal of the failing request
+	// itself: the driver's refusals on the way, which the advice reads.
+	refusedBefore int
 
 	Cause       string   // CauseFragmentation or CauseExhaustion when both sizes are known
 	Remediation []string // ordered, concrete actions; never empty on a recognised failure
