@@ -66,8 +66,10 @@ func (a *Attempts) add(n int, first, last, free, capacity oom.Size) {
 	}
 	c := &a.cur
 	switch {
-	case c.Steps > 0 && first.Known && c.Last.Known && first.Bytes < c.Last.Bytes:
-		// A series goes on while each request is smaller than the one before.
+	case c.Steps > 0 && first.Known && c.Last.Known && first.Bytes < c.Last.Bytes &&
+		(c.Steps == 1 || !c.BackOff() || oom.BackOff(c.Last.Bytes, first.Bytes, 2)):
+		// A series goes on while each request is smaller than the one before,
+		// and a back-off while each is about a tenth smaller.
 		c.Steps += n
 		c.Last = last
 		return

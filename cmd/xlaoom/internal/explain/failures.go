@@ -120,7 +120,9 @@ func (g *gatherer) takeAttempts(f *Finding) {
 }
 
 // addRecordAttempts counts the attempts inside a failure's own record (a
-// refusal logged in the lines the exception's record took).
+// refusal logged in the lines the exception's record took). A lone refusal
+// of the very request that failed (the platform allocator logs the driver's
+// refusal of the request itself) is the failure, not an attempt before it.
 func (g *gatherer) addRecordAttempts(f, rec *Finding, text string) {
 	n := rec.Failure.Attempts
 	if n == 0 {
@@ -129,6 +131,9 @@ func (g *gatherer) addRecordAttempts(f, rec *Finding, text string) {
 	var first, last oom.Size
 	if w, ok := oom.Default().RecognizeWarning(text); ok && w.Kind == oom.WarningAllocationAttempt && w.Attempts == n {
 		first, last = w.Requested, w.Last
+	}
+	if n == 1 && first.Known && first == rec.Failure.Requested {
+		return
 	}
 	f.Attempts.add(n, first, last, oom.Size{}, oom.Size{})
 }
