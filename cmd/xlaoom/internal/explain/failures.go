@@ -4,7 +4,6 @@
 package explain
 
 import (
-	"regexp"
 	"strings"
 	"time"
 
@@ -213,10 +212,28 @@ func attemptWarning(first *oom.Warning, a *Attempts) *oom.Warning {
 // a Python traceback or an exception line ("jax.errors.JaxRuntimeError:
 // RESOURCE_EXHAUSTED: ...", "XlaRuntimeError: ...", "ValueError: ...").
 func raisedStatus(text string) bool {
-	return strings.Contains(text, "Traceback (most recent call last)") || exceptionLine.MatchString(text)
+	if strings.Contains(text, "Traceback (most recent call last)") {
+		return true
+	}
+	for line := range strings.Lines(text) {
+		if isExceptionLine(strings.TrimLeft(line, " \t")) {
+			return true
+		}
+	}
+	return false
 }
 
-var exceptionLine = regexp.MustCompile(`(?m)^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception): `)
+// isExceptionLine reports whether l starts with a dotted Python name that
+// ends in Error or Exception, then ": ".
+func isExceptionLine(l string) bool {
+	i := 0
+	for i < len(l) && (isWordByte(l[i]) || l[i] == '.' && i > 0) {
+		i++
+	}
+	name := l[:i]
+	return i > 0 && !isDigit(l[0]) && strings.HasPrefix(l[i:], ": ") &&
+		(strings.HasSuffix(name, "Error") || strings.HasSuffix(name, "Exception"))
+}
 
 // recordTime reads the time of day of a record's log header (absl/glog
 // "E1126 11:16:43.148", TSL/ISO "2025-09-12 07:02:43", vLLM "ERROR 09-12

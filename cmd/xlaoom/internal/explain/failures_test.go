@@ -111,13 +111,13 @@ func TestAttemptWarningText(t *testing.T) {
 
 func TestRecordTime(t *testing.T) {
 	for text, want := range map[string]string{
-		"E1126 11:16:29.817943     786 cuda_executor.cc:1365] x":     "11-26 11:16:29",
-		"2025-09-12 07:02:43.112233: W external/xla/bfc.cc:291] x":    "09-12 07:02:43",
-		"2025-09-12T07:02:43Z x":                                      "09-12 07:02:43",
-		"ERROR 09-12 07:23:02 [core.py:7] x":                          "09-12 07:23:02",
+		"E1126 11:16:29.817943     786 cuda_executor.cc:1365] x":       "11-26 11:16:29",
+		"2025-09-12 07:02:43.112233: W external/xla/bfc.cc:291] x":     "09-12 07:02:43",
+		"2025-09-12T07:02:43Z x":                                       "09-12 07:02:43",
+		"ERROR 09-12 07:23:02 [core.py:7] x":                           "09-12 07:23:02",
 		"(EngineCore_DP0 pid=896988) ERROR 09-12 07:23:02 [core.py] x": "09-12 07:23:02",
-		"jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: x":           "",
-		"E11 26 x":                                                    "",
+		"jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: x":            "",
+		"E11 26 x": "",
 	} {
 		got, ok := recordTime(text)
 		if want == "" {
@@ -135,7 +135,7 @@ func TestRecordTime(t *testing.T) {
 func TestRaisedStatus(t *testing.T) {
 	for text, want := range map[string]bool{
 		raisedLines: true,
-		"XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 2110783616 bytes.": true,
+		"XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 2110783616 bytes.":                       true,
 		"E0912 07:09:13.044581 train.py:330] Failed to stage\nValueError: RESOURCE_EXHAUSTED: Error allocating device buffer": true,
 		bfcLine:    false,
 		statusLine: false,
@@ -146,7 +146,7 @@ func TestRaisedStatus(t *testing.T) {
 }
 
 func TestAttemptsSeries(t *testing.T) {
-	size := func(n int64) oom.Size { return oom.KnownSize(n) }
+	size := oom.KnownSize
 	var a Attempts
 	for _, n := range []int64{63763906560, 57387515904, 51648761856} { // pool set-up
 		a.add(1, size(n), oom.Size{}, oom.Size{}, oom.Size{})
