@@ -11,17 +11,26 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
-// Finding is one record that holds an XLA OOM failure or, when it holds
-// none, a memory-pressure warning.
+// Finding is one XLA OOM failure, stated by one record or several
+// (failures.go), or one memory-pressure warning: a record that holds one and
+// no failure, or the allocation attempts that no failure followed.
 type Finding struct {
 	Source string // file name, or "stdin"
-	Line   int    // line number of the record's first line
-	// Failure is set for an OOM; Warning otherwise.
+	Line   int    // line number of the first line of the finding's first record
+	// Failure is set for an OOM; Warning otherwise. Both are read from the
+	// first record, but for an attempt warning's figures (the series').
 	Failure *oom.Report
 	Warning *oom.Warning
-	// Attributes are those the processor writes on the same record (with its
-	// default settings), but for xla.oom.incident.id: see attributes.
+	// Attributes are those the processor writes on the first record (with
+	// its default settings), but for xla.oom.incident.id: see attributes.
 	Attributes pcommon.Map
+	// Lines are the first lines of every record the finding gathers, Line
+	// first; Later the failures the records after the first state.
+	Lines []int
+	Later []*oom.Report
+	// Attempts are the allocation attempts the failure came after, or those
+	// of an allocation_attempt warning.
+	Attempts Attempts
 }
 
 // Generic reports whether the failure belongs to no known message family:

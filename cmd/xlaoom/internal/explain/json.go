@@ -6,17 +6,68 @@ package explain
 import (
 	"encoding/json"
 	"io"
+
+	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
-// jsonFinding is one line of --json output. Attributes holds exactly the
-// attributes the processor writes on the same record, but for
-// xla.oom.incident.id (see attributes); Severity is the severity text the
-// processor gives a record that has none.
+// jsonFinding is one line of --json output: one failure, or one warning.
+// Attributes holds exactly the attributes the processor writes on the
+// finding's first record (Line), but for xla.oom.incident.id (see
+// attributes); Severity is the severity text the processor gives a record
+// that has none. Records lists the first line of every record the finding
+// gathers (its records, failures.go), Line first; Attempts the allocation
+// attempts it came after (a failure) or holds (an allocation_attempt
+// warning), with the lines of their records.
 type jsonFinding struct {
 	Source     string         `json:"source"`
 	Line       int            `json:"line"`
 	Severity   string         `json:"severity"`
 	Attributes map[string]any `json:"attributes"`
+	Records    []int          `json:"records"`
+	Attempts   *jsonAttempts  `json:"attempts,omitempty"`
+}
+
+// jsonAttempts is Attempts: sizes in bytes, absent where not printed.
+type jsonAttempts struct {
+	Count      int                 `json:"count"`
+	Summary    string              `json:"summary"`
+	First      *int64              `json:"first_requested_bytes,omitempty"`
+	Last       *int64              `json:"last_refused_bytes,omitempty"`
+	Free       *int64              `json:"cuda_free_bytes,omitempty"`
+	Total      *int64              `json:"cuda_total_bytes,omitempty"`
+	Series     []jsonAttemptSeries `json:"series"`
+	MoreSeries int                 `json:"more_series,omitempty"`
+	Records    []int               `json:"records"`
+}
+
+type jsonAttemptSeries struct {
+	Steps   int    `json:"steps"`
+	First   *int64 `json:"first_bytes,omitempty"`
+	Last    *int64 `json:"last_bytes,omitempty"`
+	BackOff bool   `json:"back_off"`
+	Repeat  int    `json:"repeat"`
+}
+
+func jsonSize(s oom.Size) *int64 {
+	if !s.Known {
+		return nil
+	}
+	return &s.Bytes
+}
+
+func newJSONAttempts(a *Attempts) *jsonAttempts {
+	if a.Count == 0 {
+		return nil
+	}
+	j := &jsonAttempts{Count: a.Count, Summary: a.Text(), First: jsonSize(a.First), Last: jsonSize(a.Last),
+		Free: jsonSize(a.Free), Total: jsonSize(a.Capacity), MoreSeries: a.MoreSeries,
+		Records: a.Lines}
+	for i := range a.Series {
+		s := &a.Series[i]
+		j.Series = append(j.Series, jsonAttemptSeries{Steps: s.Steps, First: jsonSize(s.First), Last: jsonSize(s.Last),
+			BackOff: s.BackOff(), Repeat: s.Repeat})
+	}
+	return j
 }
 
 // jsonPrinter writes one JSON object per finding, one per line.
@@ -35,5 +86,6 @@ func (p *jsonPrinter) finding(f *Finding) error {
 	if f.Failure == nil {
 		severity = "WARN"
 	}
-	return p.enc.Encode(jsonFinding{Source: f.Source, Line: f.Line, Severity: severity, Attributes: f.Attributes.AsRaw()})
+	return p.enc.Encode(jsonFinding{Source: f.Source, Line: f.Line, Severity: severity, Attributes: f.Attributes.AsRaw(),
+		Records: f.Lines, Attempts: newJSONAttempts(&f.Attempts)})
 }

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -66,21 +67,24 @@ func processRecords(t *testing.T, recs []record) plog.LogRecordSlice {
 }
 
 // TestJSONIsWhatTheProcessorWrites runs the processor and `explain --json`
-// over the same records of every sample and real capture: each finding's
-// attributes and severity are exactly what the processor writes on that
-// record, but for xla.oom.incident.id, and records the processor leaves
-// untouched have no finding.
+// over the same records of every sample, real capture and job log: each
+// record the processor tags belongs to exactly one finding; a finding's
+// attributes and severity are exactly what the processor writes on its first
+// record, but for xla.oom.incident.id; a failure gathers only records the
+// processor reads as failures, an attempt warning only allocation attempts;
+// and records the processor leaves untouched belong to no finding.
 func TestJSONIsWhatTheProcessorWrites(t *testing.T) {
-	failures, warnings := 0, 0
+	failures, warnings, gathered := 0, 0, 0
 	for _, set := range inputSets {
-		for _, name := range inputFiles(t, set.dir, set.glob) {
+		for _, name := range inputFiles(t, set) {
 			path := filepath.Join(set.dir, name)
 			recs := readRecords(t, path)
 			processed := processRecords(t, recs)
 
 			var stdout bytes.Buffer
 			Main([]string{"explain", "--json", path}, nil, &stdout, new(bytes.Buffer))
-			findings := map[int]jsonFinding{}
+			findings := map[int]jsonFinding{} // by first line
+			of := map[int]jsonFinding{}       // by the line of each record gathered
 			for _, line := range strings.Split(strings.TrimSuffix(stdout.String(), "\n"), "\n") {
 				if line == "" {
 					continue
@@ -88,13 +92,24 @@ func TestJSONIsWhatTheProcessorWrites(t *testing.T) {
 				var f jsonFinding
 				require.NoError(t, json.Unmarshal([]byte(line), &f), line)
 				findings[f.Line] = f
+				require.NotEmpty(t, f.Records, line)
+				assert.Equal(t, f.Line, f.Records[0], line)
+				lines := f.Records
+				if f.Attempts != nil && f.Severity == "ERROR" {
+					lines = append(lines, f.Attempts.Records...)
+				}
+				for _, l := range lines {
+					_, twice := of[l]
+					assert.False(t, twice, "%s:%d: in two findings", path, l)
+					of[l] = f
+				}
 			}
 
 			tagged := 0
 			for i, r := range recs {
 				lr := processed.At(i)
 				attrs := lr.Attributes()
-				f, found := findings[r.line]
+				f, found := of[r.line]
 				if attrs.Len() == 0 {
 					assert.False(t, found, "%s:%d: the processor leaves this record untouched, explain reports it", path, r.line)
 					continue
@@ -103,22 +118,43 @@ func TestJSONIsWhatTheProcessorWrites(t *testing.T) {
 				if !assert.True(t, found, "%s:%d: the processor tags this record, explain does not report it", path, r.line) {
 					continue
 				}
-				if _, ok := attrs.Get(oomattr.ErrorCode); ok {
-					failures++
+				_, isFailure := attrs.Get(oomattr.ErrorCode)
+				if isFailure {
 					_, hasIncident := attrs.Get(oomattr.Incident)
 					assert.True(t, hasIncident, "the processor writes an incident id on a failure")
 					attrs.Remove(oomattr.Incident) // depends on the record's time, which a file does not carry
+				}
+				if f.Line != r.line { // a later record of the finding
+					gathered++
+					kind, _ := attrs.Get(oomattr.WarningKind)
+					if f.Severity == "ERROR" && !slices.Contains(f.Attempts.records(), r.line) {
+						assert.True(t, isFailure, "%s:%d: a failure gathers a record that is not one", path, r.line)
+					} else {
+						assert.Equal(t, "allocation_attempt", kind.AsString(), "%s:%d: a failure's or a warning's attempt is not one", path, r.line)
+					}
+					continue
+				}
+				if isFailure {
+					failures++
 				} else {
 					warnings++
 				}
 				assert.Equal(t, lr.SeverityText(), f.Severity, "%s:%d", path, r.line)
 				assert.Equal(t, viaJSON(t, attrs.AsRaw()), f.Attributes, "%s:%d", path, r.line)
 			}
-			assert.Len(t, findings, tagged, path)
+			assert.Len(t, of, tagged, path)
 		}
 	}
 	assert.Greater(t, failures, 20, "the samples and captures hold many failures")
 	assert.Greater(t, warnings, 5, "and warnings")
+	assert.Greater(t, gathered, 100, "and failures and attempts stated by several records")
+}
+
+func (a *jsonAttempts) records() []int {
+	if a == nil {
+		return nil
+	}
+	return a.Records
 }
 
 // viaJSON turns raw attribute values into what decoding their JSON gives, so

@@ -23,13 +23,15 @@ type Totals struct {
 	Bytes      int64 // bytes read from them (compressed bytes for a gzip file)
 	Records    int64
 	Over       int64 // records longer than the processor's max_scan_size: not read
-	Failures   int64 // records holding an OOM failure
+	Failures   int64 // OOM failures (one per failure, however many records state it)
 	Generic    int64 // of which no known message family
-	Warnings   int64 // records holding a memory-pressure warning and no failure
+	Warnings   int64 // memory-pressure warnings (the attempts no failure followed are one)
+	Attempts   int64 // allocation attempts: in warnings, or before a failure
 	Unreadable int   // inputs that could not be read (missing, a directory, binary, a read error)
 }
 
 func (t *Totals) count(f *Finding) {
+	t.Attempts += int64(f.Attempts.Count)
 	switch {
 	case f.Failure == nil:
 		t.Warnings++
@@ -101,12 +103,19 @@ func scan(name string, r io.Reader, t *Totals, found func(*Finding) error) (inpu
 	}
 	t.Inputs++
 	defer func() { t.Bytes += counted.n }()
+	g := gatherer{emit: func(f *Finding) error {
+		t.count(f)
+		return found(f)
+	}}
 	var ferr error
 	err = splitRecords(br, maxScanSize, func(rec *Record) {
 		if ferr == nil {
-			ferr = notes.record(rec, name, t, found)
+			ferr = notes.record(rec, name, t, &g)
 		}
 	})
+	if ferr == nil {
+		ferr = g.flush() // what a read error left open is written too
+	}
 	if ferr != nil {
 		return notes, ferr
 	}
@@ -115,7 +124,7 @@ func scan(name string, r io.Reader, t *Totals, found func(*Finding) error) (inpu
 }
 
 // record recognises one record and passes on what it holds.
-func (notes *inputNotes) record(rec *Record, name string, t *Totals, found func(*Finding) error) error {
+func (notes *inputNotes) record(rec *Record, name string, t *Totals, g *gatherer) error {
 	t.Records++
 	notes.records++
 	if rec.Over {
@@ -132,14 +141,14 @@ func (notes *inputNotes) record(rec *Record, name string, t *Totals, found func(
 	}
 	// The agent's UTF-8 decoder turns invalid bytes into U+FFFD before the
 	// processor sees the record.
-	failure, warning := find(strings.ToValidUTF8(string(rec.Text), "\uFFFD"))
+	text := strings.ToValidUTF8(string(rec.Text), "\uFFFD")
+	failure, warning := find(text)
 	if failure == nil && warning == nil {
 		return nil
 	}
 	f := &Finding{Source: name, Line: rec.Line, Failure: failure, Warning: warning,
-		Attributes: attributes(failure, warning)}
-	t.count(f)
-	return found(f)
+		Attributes: attributes(failure, warning), Lines: []int{rec.Line}}
+	return g.add(f, text)
 }
 
 // invalidUTF8 returns the offset of the first byte of b that is not valid

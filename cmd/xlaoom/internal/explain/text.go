@@ -6,6 +6,7 @@ package explain
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -67,6 +68,8 @@ func writeFailure(b *strings.Builder, f *Finding) {
 	field(b, "cause", r.Cause)
 	field(b, "where", where(r))
 	field(b, "instruction", r.Instruction)
+	field(b, "attempts", prefixed("after ", f.Attempts.Text()))
+	field(b, "also stated at", laterText(f))
 	writeBreakdown(b, &r.Breakdown)
 	if len(r.Remediation) > 0 {
 		b.WriteString("  what to do\n")
@@ -79,6 +82,10 @@ func writeFailure(b *strings.Builder, f *Finding) {
 
 func writeWarning(b *strings.Builder, f *Finding) {
 	w := f.Warning
+	if w.Kind == oom.WarningAllocationAttempt {
+		writeAttempts(b, f)
+		return
+	}
 	fmt.Fprintf(b, "%s:%d: memory warning %s (not an OOM)\n", f.Source, f.Line, w.Kind)
 	field(b, "meaning", w.Explanation)
 	field(b, "phase", joinNonEmpty(" · ", w.Phase, prefixed("backend ", w.Backend)))
@@ -88,6 +95,76 @@ func writeWarning(b *strings.Builder, f *Finding) {
 		field(b, "pressure", strconv.FormatFloat(100*ratio, 'f', 1, 64)+" % of the limit")
 	}
 	field(b, "where", prefixed("device ", w.Device))
+}
+
+// writeAttempts writes the allocation attempts that no failure followed, as
+// one warning: what they mean, their figures and what to do.
+func writeAttempts(b *strings.Builder, f *Finding) {
+	w, a := f.Warning, &f.Attempts
+	fmt.Fprintf(b, "%s:%d: memory warning %s (not an OOM): %s, no failure followed\n", f.Source, f.Line, w.Kind,
+		plural(int64(a.Count), "refused allocation", "refused allocations"))
+	field(b, "meaning", w.Explanation)
+	field(b, "phase", joinNonEmpty(" · ", w.Phase, prefixed("backend ", w.Backend)))
+	field(b, "family", w.Family+"  "+familyDocs+w.Family)
+	field(b, "attempts", a.Text())
+	if a.First.Known {
+		field(b, "first asked", sizeText(a.First.Bytes))
+	}
+	if a.Count > 1 && a.Last.Known {
+		field(b, "last refused", sizeText(a.Last.Bytes))
+	}
+	if a.Free.Known && a.Capacity.Known {
+		field(b, "CUDA free / total", oom.HumanBytes(a.Free.Bytes)+" / "+oom.HumanBytes(a.Capacity.Bytes))
+	}
+	field(b, "where", prefixed("device ", w.Device))
+	if len(f.Lines) > 1 {
+		field(b, "lines", linesText(f.Lines))
+	}
+	if steps := oom.WarningAdvice(w); len(steps) > 0 {
+		b.WriteString("  what to do\n")
+		for i, step := range steps {
+			fmt.Fprintf(b, "    %d. %s\n", i+1, step)
+		}
+	}
+}
+
+// laterText names the records after a failure's first that state it too,
+// and the programs they name that the first does not: "line 64 (program
+// jit_temps)", "lines 38, 67".
+func laterText(f *Finding) string {
+	if len(f.Later) == 0 {
+		return ""
+	}
+	var programs []string
+	for _, r := range f.Later {
+		if r.Program != "" && r.Program != f.Failure.Program && !slices.Contains(programs, r.Program) {
+			programs = append(programs, r.Program)
+		}
+	}
+	s := "line "
+	if len(f.Later) > 1 {
+		s = "lines "
+	}
+	s += linesText(f.Lines[1:])
+	if len(programs) > 0 {
+		s += " (program " + strings.Join(programs, ", ") + ")"
+	}
+	return s
+}
+
+// linesText lists line numbers, the first and last few of a long list.
+func linesText(lines []int) string {
+	const ends = 3
+	var parts []string
+	for i, l := range lines {
+		if len(lines) > 2*ends+1 && i == ends {
+			parts = append(parts, "…")
+		}
+		if len(lines) <= 2*ends+1 || i < ends || i >= len(lines)-ends {
+			parts = append(parts, strconv.Itoa(l))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // writeSizes lists every size attribute the processor writes, in its order,
@@ -189,8 +266,11 @@ func summary(w io.Writer, t *Totals) error {
 	if t.Generic > 0 {
 		failures += fmt.Sprintf(" (%d not a known family)", t.Generic)
 	}
-	line := fmt.Sprintf("%s, %s in %s (%s) from %s", failures,
-		plural(t.Warnings, "memory warning", "memory warnings"),
+	warnings := plural(t.Warnings, "memory warning", "memory warnings")
+	if t.Attempts > 0 {
+		warnings += ", " + plural(t.Attempts, "allocation attempt", "allocation attempts") + " (not failures)"
+	}
+	line := fmt.Sprintf("%s, %s in %s (%s) from %s", failures, warnings,
 		plural(t.Records, "record", "records"), oom.HumanBytes(t.Bytes), plural(int64(t.Inputs), "input", "inputs"))
 	if t.Over > 0 {
 		line += fmt.Sprintf("; %s over %s not read, as the processor passes such records unchanged (max_scan_size)",
