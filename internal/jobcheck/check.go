@@ -1,0 +1,281 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package jobcheck
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/xlaoom/xlaoomprocessor/oom"
+)
+
+// Names of issue 27 that the callers read off a record: the warning kind of a
+// record that holds allocator attempts only, and the count of attempt lines
+// inside a failure record.
+const (
+	AttemptWarning = "allocation_attempt"
+	AttemptsAttr   = "xla.oom.attempts"
+)
+
+// Record is what a run made of one log record of a job.
+type Record struct {
+	Body         string
+	ErrorCode    string // xla.error.code: set on a failure, and only there
+	WarningKind  string // xla.memory.warning
+	Requested    int64  // xla.oom.requested.size, when HasRequested
+	HasRequested bool
+	Attempts     int64  // xla.oom.attempts (0 when absent)
+	IncidentID   string // xla.oom.incident.id
+}
+
+// Observed is what a run produced for one job: its records (one per record
+// the agent's grouping made of the log) and the connector's totals for it.
+type Observed struct {
+	Records []Record
+	// Incidents is the connector's xla.oom.incidents for the job, all codes.
+	Incidents int64
+	// AttemptWarnings is the connector's xla.memory.warnings for the job with
+	// the kind allocation_attempt.
+	AttemptWarnings int64
+}
+
+// KnownLimit is a job whose number of incidents cannot follow its manifest
+// with a per-record processor, and why. When the job gets the number its
+// manifest implies, Check says so: the limit is gone and must be removed.
+type KnownLimit struct {
+	Incidents int
+	Why       string
+}
+
+// KnownLimits are the known limits by job name.
+var KnownLimits = map[string]KnownLimit{
+	"caught_oom_halving_exit0": {
+		Incidents: 1,
+		Why: "the program catches its own OOM and exits 0, but the BFC allocator's warning states the request that then " +
+			"fails; no status is printed, and a per-record processor cannot know that the program caught it",
+	},
+}
+
+// Result is the outcome for one job.
+type Result struct {
+	Job Job
+	// WantIncidents is 1 for a job that failed, 0 for one that did not, or
+	// the job's KnownLimit.
+	WantIncidents int
+	Incidents     int64 // the connector's count
+	IncidentIDs   int   // distinct xla.oom.incident.id among the failure records
+	// FailureRecords is the number of records tagged with xla.error.code.
+	FailureRecords int
+	// Requested are the distinct requested sizes the failure records state.
+	Requested []int64
+	// AttemptsInLog is the number of attempt lines of the log (Attempts).
+	AttemptsInLog int
+	// AttemptWarnings is the number of records tagged as allocation_attempt warnings.
+	AttemptWarnings int
+	// AttemptsInFailures is the sum of xla.oom.attempts over the failure records.
+	AttemptsInFailures int64
+	// AttemptWarningsMetric is the connector's allocation_attempt warning count.
+	AttemptWarningsMetric int64
+	// Problems are the expectations the job missed, one line each.
+	Problems []string
+}
+
+// problems gathers failed expectations by kind, with a count and the first
+// example, so that 80 records with the same fault make one line.
+type problems struct {
+	order []string
+	n     map[string]int
+	first map[string]string
+}
+
+func (p *problems) add(kind, example string) {
+	if p.n == nil {
+		p.n, p.first = map[string]int{}, map[string]string{}
+	}
+	if p.n[kind] == 0 {
+		p.order = append(p.order, kind)
+		p.first[kind] = example
+	}
+	p.n[kind]++
+}
+
+func (p *problems) lines() []string {
+	out := make([]string, 0, len(p.order))
+	for _, k := range p.order {
+		line := k
+		if p.n[k] > 1 {
+			line = fmt.Sprintf("%s (%d records)", k, p.n[k])
+		}
+		if ex := p.first[k]; ex != "" {
+			line += ", e.g. " + ex
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// sameSize reports whether a stated size is the exact figure or its rounded
+// human form (a size a message prints as "23.28GiB").
+func sameSize(stated, exact int64) bool {
+	return stated == exact || oom.HumanBytes(stated) == oom.HumanBytes(exact)
+}
+
+// firstLine is a record's first line, cut short, for a problem's example.
+func firstLine(body string) string {
+	line, _, _ := strings.Cut(body, "\n")
+	if len(line) > 160 {
+		line = line[:160] + "..."
+	}
+	return fmt.Sprintf("%q", line)
+}
+
+// Check compares what a run produced for job (obs) with what the job did:
+// its manifest entry and its whole log, log.
+func Check(job Job, log string, obs Observed) Result {
+	r := Result{Job: job, Incidents: obs.Incidents, AttemptWarningsMetric: obs.AttemptWarnings}
+	var p problems
+
+	// The whole log reached the pipeline.
+	bodyLines := 0
+	for _, rec := range obs.Records {
+		bodyLines += LinesIn(rec.Body)
+	}
+	if want := LinesIn(log); bodyLines != want {
+		p.add(fmt.Sprintf("the records hold %d of the log's %d non-blank lines", bodyLines, want), "")
+	}
+
+	// One incident per failure.
+	manifestIncidents := 0
+	if job.Failed {
+		manifestIncidents = 1
+	}
+	r.WantIncidents = manifestIncidents
+	limit, limited := KnownLimits[job.Name]
+	if limited {
+		r.WantIncidents = limit.Incidents
+	}
+	switch {
+	case limited && obs.Incidents == int64(manifestIncidents):
+		p.add(fmt.Sprintf("known limit gone: %d incidents, as the manifest implies; remove the job from jobcheck.KnownLimits (%s)", obs.Incidents, limit.Why), "")
+	case obs.Incidents != int64(r.WantIncidents):
+		p.add(fmt.Sprintf("xla.oom.incidents = %d, want %d", obs.Incidents, r.WantIncidents), "")
+	}
+
+	attempts := Attempts(log)
+	r.AttemptsInLog = len(attempts)
+	ids := map[string]bool{}
+	requested := map[int64]bool{}
+	for _, rec := range obs.Records {
+		inRecord := Attempts(rec.Body)
+		if rec.ErrorCode != "" {
+			r.FailureRecords++
+			ids[rec.IncidentID] = true
+			r.AttemptsInFailures += rec.Attempts
+			checkFailureSizes(&p, job, attempts, rec)
+			if rec.HasRequested {
+				requested[rec.Requested] = true
+			}
+			if rec.Attempts != int64(len(inRecord)) {
+				p.add(fmt.Sprintf("a failure record holds %d attempt lines but states %s", len(inRecord), AttemptsAttr), firstLine(rec.Body)+fmt.Sprintf(" (%d)", rec.Attempts))
+			}
+			if rec.WarningKind != "" {
+				p.add("a failure record is also a warning ("+rec.WarningKind+")", firstLine(rec.Body))
+			}
+			continue
+		}
+		if rec.WarningKind == AttemptWarning {
+			r.AttemptWarnings++
+			switch {
+			case len(inRecord) == 0:
+				p.add("an allocation_attempt warning holds no attempt line this test knows (add its form to attemptPatterns)", firstLine(rec.Body))
+			case len(inRecord) == 1 && (!rec.HasRequested || rec.Requested != inRecord[0].Bytes):
+				p.add(fmt.Sprintf("an allocation_attempt warning does not state the attempt's %d bytes", inRecord[0].Bytes), firstLine(rec.Body))
+			}
+			continue
+		}
+		if len(inRecord) > 0 {
+			kind := rec.WarningKind
+			if kind == "" {
+				kind = "untagged"
+			}
+			p.add("a record with an attempt line is neither a failure nor an allocation_attempt warning ("+kind+")", firstLine(rec.Body))
+		}
+	}
+	r.IncidentIDs = len(ids)
+	if r.IncidentIDs != r.WantIncidents {
+		p.add(fmt.Sprintf("the failure records carry %d distinct xla.oom.incident.id, want %d", r.IncidentIDs, r.WantIncidents), "")
+	}
+	if ids[""] {
+		p.add("a failure record has no xla.oom.incident.id", "")
+	}
+	for n := range requested {
+		r.Requested = append(r.Requested, n)
+	}
+	sort.Slice(r.Requested, func(a, b int) bool { return r.Requested[a] < r.Requested[b] })
+
+	// No attempt is lost or counted as a failure.
+	if got := r.AttemptsInFailures + int64(r.AttemptWarnings); got != int64(r.AttemptsInLog) {
+		p.add(fmt.Sprintf("%s over failures (%d) + allocation_attempt warnings (%d) = %d, but the log has %d attempt lines",
+			AttemptsAttr, r.AttemptsInFailures, r.AttemptWarnings, got, r.AttemptsInLog), "")
+	}
+	if r.AttemptWarningsMetric != int64(r.AttemptWarnings) {
+		p.add(fmt.Sprintf("xla.memory.warnings{allocation_attempt} = %d, but %d records are allocation_attempt warnings", r.AttemptWarningsMetric, r.AttemptWarnings), "")
+	}
+	r.Problems = p.lines()
+	return r
+}
+
+// checkFailureSizes: a failure record of a job whose failing request is known
+// states that request; no failure record states an attempt's size.
+func checkFailureSizes(p *problems, job Job, attempts []Attempt, rec Record) {
+	if job.FailingRequest > 0 && (!rec.HasRequested || !sameSize(rec.Requested, job.FailingRequest)) {
+		stated := "no requested size"
+		if rec.HasRequested {
+			stated = fmt.Sprintf("%d bytes (%s)", rec.Requested, oom.HumanBytes(rec.Requested))
+		}
+		p.add(fmt.Sprintf("a failure record states %s, not the failing request %d (%s)", stated, job.FailingRequest, oom.HumanBytes(job.FailingRequest)), firstLine(rec.Body))
+	}
+	if !rec.HasRequested {
+		return
+	}
+	for _, a := range attempts {
+		if sameSize(rec.Requested, a.Bytes) && (job.FailingRequest == 0 || !sameSize(a.Bytes, job.FailingRequest)) {
+			p.add(fmt.Sprintf("a failure record states an attempt's size, %s (line %d)", oom.HumanBytes(a.Bytes), a.Line), firstLine(rec.Body))
+			return
+		}
+	}
+}
+
+// WriteTable prints one line per job: what it did and what the run made of it.
+func WriteTable(w io.Writer, results []Result) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "job\texit\tfailed\tincidents (want)\tids\tfailure records\tfailing request\tstated by failures\tattempts in log\tattempt warnings\tattempts in failures\tproblems")
+	for _, r := range results {
+		failing := "-"
+		if r.Job.FailingRequest > 0 {
+			failing = fmt.Sprintf("%d (%s)", r.Job.FailingRequest, oom.HumanBytes(r.Job.FailingRequest))
+		}
+		stated := make([]string, 0, len(r.Requested))
+		for _, n := range r.Requested {
+			stated = append(stated, oom.HumanBytes(n))
+		}
+		if len(stated) == 0 {
+			stated = append(stated, "-")
+		}
+		exit := fmt.Sprint(r.Job.ReturnCode)
+		if r.Job.ReturnCode < 0 {
+			exit = "holder"
+		}
+		want := fmt.Sprint(r.WantIncidents)
+		if _, ok := KnownLimits[r.Job.Name]; ok {
+			want += ", known limit"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%v\t%d (%s)\t%d\t%d\t%s\t%s\t%d\t%d\t%d\t%d\n", r.Job.Name, exit, r.Job.Failed, r.Incidents, want,
+			r.IncidentIDs, r.FailureRecords, failing, strings.Join(stated, ", "), r.AttemptsInLog, r.AttemptWarnings, r.AttemptsInFailures, len(r.Problems))
+	}
+	_ = tw.Flush()
+}
