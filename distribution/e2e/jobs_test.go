@@ -7,18 +7,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
 	"github.com/xlaoom/xlaoomprocessor/distribution/internal/collector"
 	"github.com/xlaoom/xlaoomprocessor/distribution/internal/records"
 	"github.com/xlaoom/xlaoomprocessor/internal/jobcheck"
-	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
 )
 
 // jobsDir holds whole job logs and their manifest (README.md there).
@@ -118,14 +115,11 @@ func TestJobsWholeLogs(t *testing.T) {
 
 	results := make([]jobcheck.Result, 0, len(jobs))
 	for _, j := range jobs {
-		obs := jobcheck.Observed{
-			Incidents:       sums[j.Name]["xla.oom.incidents"],
-			AttemptWarnings: sums[j.Name]["xla.memory.warnings/"+jobcheck.AttemptWarning],
-		}
+		var recs []jobcheck.Record
 		for _, r := range byJob[j.Name] {
-			obs.Records = append(obs.Records, observedRecord(r))
+			recs = append(recs, jobcheck.RecordOf(r.Body, r.Attributes))
 		}
-		results = append(results, jobcheck.Check(j, logs[j.Name], obs))
+		results = append(results, jobcheck.Check(j, logs[j.Name], sums.Observed(j.Name, recs)))
 	}
 	var table strings.Builder
 	jobcheck.WriteTable(&table, results)
@@ -155,78 +149,17 @@ func bodyLines(recs []records.Record) int {
 	return n
 }
 
-// observedRecord is what jobcheck reads of an exported record.
-func observedRecord(r records.Record) jobcheck.Record {
-	o := jobcheck.Record{
-		Body:        r.Body,
-		ErrorCode:   r.Str(oomattr.ErrorCode),
-		WarningKind: r.Str(oomattr.WarningKind),
-		IncidentID:  r.Str(oomattr.Incident),
-	}
-	o.Requested, o.HasRequested = r.Int(oomattr.Requested)
-	o.Attempts, _ = r.Int(jobcheck.AttemptsAttr)
-	return o
-}
-
-// readJobSums reads the connector's cumulative sums from the file exporter's
-// output: per service.name, per metric (and, for xla.memory.warnings, per
-// kind, "xla.memory.warnings/<kind>"), the last value of each series added
-// over the series.
-func readJobSums(path string) (map[string]map[string]int64, error) {
-	last := map[string]int64{} // series -> its last cumulative value
-	seriesOf := map[string][2]string{}
+// readJobSums reads the connector's emissions from the file exporter's output.
+func readJobSums(path string) (*jobcheck.Sums, error) {
+	sums := new(jobcheck.Sums)
 	var u pmetric.JSONUnmarshaler
 	err := records.EachLine(path, func(n int, line []byte) error {
 		md, err := u.UnmarshalMetrics(line)
 		if err != nil {
 			return fmt.Errorf("%s:%d: %w", path, n, err)
 		}
-		for i := 0; i < md.ResourceMetrics().Len(); i++ {
-			rm := md.ResourceMetrics().At(i)
-			svc, _ := rm.Resource().Attributes().Get("service.name")
-			resKey := attrKey(rm.Resource().Attributes())
-			for j := 0; j < rm.ScopeMetrics().Len(); j++ {
-				ms := rm.ScopeMetrics().At(j).Metrics()
-				for k := 0; k < ms.Len(); k++ {
-					m := ms.At(k)
-					if m.Type() != pmetric.MetricTypeSum {
-						continue
-					}
-					for d := 0; d < m.Sum().DataPoints().Len(); d++ {
-						dp := m.Sum().DataPoints().At(d)
-						name := m.Name()
-						if kind, ok := dp.Attributes().Get(oomattr.WarningKind); ok {
-							name += "/" + kind.AsString()
-						}
-						series := resKey + "|" + m.Name() + "|" + attrKey(dp.Attributes())
-						last[series] = dp.IntValue()
-						seriesOf[series] = [2]string{svc.AsString(), name}
-					}
-				}
-			}
-		}
+		sums.Add(md)
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]map[string]int64{}
-	for series, v := range last {
-		s := seriesOf[series]
-		if out[s[0]] == nil {
-			out[s[0]] = map[string]int64{}
-		}
-		out[s[0]][s[1]] += v
-	}
-	return out, nil
-}
-
-// attrKey is a map's attributes in a stable form.
-func attrKey(m pcommon.Map) string {
-	keys := make([]string, 0, m.Len())
-	for k, v := range m.All() {
-		keys = append(keys, k+"="+v.AsString())
-	}
-	slices.Sort(keys)
-	return strings.Join(keys, ",")
+	return sums, err
 }

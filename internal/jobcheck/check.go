@@ -6,6 +6,7 @@ package jobcheck
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -127,8 +128,8 @@ func sameSize(stated, exact int64) bool {
 // firstLine is a record's first line, cut short, for a problem's example.
 func firstLine(body string) string {
 	line, _, _ := strings.Cut(body, "\n")
-	if len(line) > 160 {
-		line = line[:160] + "..."
+	if len(line) > 200 {
+		line = line[:200] + "..."
 	}
 	return fmt.Sprintf("%q", line)
 }
@@ -180,7 +181,8 @@ func Check(job Job, log string, obs Observed) Result {
 				requested[rec.Requested] = true
 			}
 			if rec.Attempts != int64(len(inRecord)) {
-				p.add(fmt.Sprintf("a failure record holds %d attempt lines but states %s", len(inRecord), AttemptsAttr), firstLine(rec.Body)+fmt.Sprintf(" (%d)", rec.Attempts))
+				p.add("a failure record's "+AttemptsAttr+" is not the number of attempt lines it holds",
+					fmt.Sprintf("%d for %d lines: %s", rec.Attempts, len(inRecord), firstLine(rec.Body)))
 			}
 			if rec.WarningKind != "" {
 				p.add("a failure record is also a warning ("+rec.WarningKind+")", firstLine(rec.Body))
@@ -193,7 +195,7 @@ func Check(job Job, log string, obs Observed) Result {
 			case len(inRecord) == 0:
 				p.add("an allocation_attempt warning holds no attempt line this test knows (add its form to attemptPatterns)", firstLine(rec.Body))
 			case len(inRecord) == 1 && (!rec.HasRequested || rec.Requested != inRecord[0].Bytes):
-				p.add(fmt.Sprintf("an allocation_attempt warning does not state the attempt's %d bytes", inRecord[0].Bytes), firstLine(rec.Body))
+				p.add("an allocation_attempt warning does not state the attempt's bytes", fmt.Sprintf("%d: %s", inRecord[0].Bytes, firstLine(rec.Body)))
 			}
 			continue
 		}
@@ -237,14 +239,15 @@ func checkFailureSizes(p *problems, job Job, attempts []Attempt, rec Record) {
 		if rec.HasRequested {
 			stated = fmt.Sprintf("%d bytes (%s)", rec.Requested, oom.HumanBytes(rec.Requested))
 		}
-		p.add(fmt.Sprintf("a failure record states %s, not the failing request %d (%s)", stated, job.FailingRequest, oom.HumanBytes(job.FailingRequest)), firstLine(rec.Body))
+		p.add(fmt.Sprintf("a failure record does not state the failing request, %d bytes (%s)", job.FailingRequest, oom.HumanBytes(job.FailingRequest)),
+			stated+": "+firstLine(rec.Body))
 	}
 	if !rec.HasRequested {
 		return
 	}
 	for _, a := range attempts {
 		if sameSize(rec.Requested, a.Bytes) && (job.FailingRequest == 0 || !sameSize(a.Bytes, job.FailingRequest)) {
-			p.add(fmt.Sprintf("a failure record states an attempt's size, %s (line %d)", oom.HumanBytes(a.Bytes), a.Line), firstLine(rec.Body))
+			p.add("a failure record states an attempt's size", fmt.Sprintf("%s (the attempt of line %d): %s", oom.HumanBytes(a.Bytes), a.Line, firstLine(rec.Body)))
 			return
 		}
 	}
@@ -259,13 +262,7 @@ func WriteTable(w io.Writer, results []Result) {
 		if r.Job.FailingRequest > 0 {
 			failing = fmt.Sprintf("%d (%s)", r.Job.FailingRequest, oom.HumanBytes(r.Job.FailingRequest))
 		}
-		stated := make([]string, 0, len(r.Requested))
-		for _, n := range r.Requested {
-			stated = append(stated, oom.HumanBytes(n))
-		}
-		if len(stated) == 0 {
-			stated = append(stated, "-")
-		}
+		stated := statedSizes(r.Requested)
 		exit := fmt.Sprint(r.Job.ReturnCode)
 		if r.Job.ReturnCode < 0 {
 			exit = "holder"
@@ -275,7 +272,25 @@ func WriteTable(w io.Writer, results []Result) {
 			want += ", known limit"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%v\t%d (%s)\t%d\t%d\t%s\t%s\t%d\t%d\t%d\t%d\n", r.Job.Name, exit, r.Job.Failed, r.Incidents, want,
-			r.IncidentIDs, r.FailureRecords, failing, strings.Join(stated, ", "), r.AttemptsInLog, r.AttemptWarnings, r.AttemptsInFailures, len(r.Problems))
+			r.IncidentIDs, r.FailureRecords, failing, stated, r.AttemptsInLog, r.AttemptWarnings, r.AttemptsInFailures, len(r.Problems))
 	}
 	_ = tw.Flush()
+}
+
+// statedSizes lists sizes in their human form, each once, the first three
+// of them and how many more.
+func statedSizes(sizes []int64) string {
+	var human []string
+	for _, n := range sizes {
+		if h := oom.HumanBytes(n); !slices.Contains(human, h) {
+			human = append(human, h)
+		}
+	}
+	switch {
+	case len(human) == 0:
+		return "-"
+	case len(human) > 3:
+		return fmt.Sprintf("%s and %d more", strings.Join(human[:3], ", "), len(human)-3)
+	}
+	return strings.Join(human, ", ")
 }

@@ -9,9 +9,10 @@
 // size of the request that failed, and that no allocator attempt is counted as
 // a failure.
 //
-// The package knows no collector types: a test fills an Observed from what it
-// ran (an end-to-end collector's exported files, or the components in
-// process) and Check compares it with the job's manifest entry and its log.
+// The package runs nothing: a test fills an Observed from what it ran (an
+// end-to-end collector's exported files, or the components in process; RecordOf
+// and Sums read the pdata of either) and Check compares it with the job's
+// manifest entry and its log.
 package jobcheck // import "github.com/xlaoom/xlaoomprocessor/internal/jobcheck"
 
 import (
