@@ -122,7 +122,9 @@ func TestJobsWholeLogs(t *testing.T) {
 		results = append(results, jobcheck.Check(j, logs[j.Name], sums.Observed(j.Name, recs)))
 	}
 	var table strings.Builder
-	jobcheck.WriteTable(&table, results)
+	if err := jobcheck.WriteTable(&table, results); err != nil {
+		t.Fatal(err)
+	}
 	t.Logf("%d jobs through examples/agent.yaml + the xla_oom connector in %.1fs:\n%s", len(jobs), time.Since(started).Seconds(), table.String())
 	for _, r := range results {
 		for _, p := range r.Problems {

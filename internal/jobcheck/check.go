@@ -254,9 +254,9 @@ func checkFailureSizes(p *problems, job Job, attempts []Attempt, rec Record) {
 }
 
 // WriteTable prints one line per job: what it did and what the run made of it.
-func WriteTable(w io.Writer, results []Result) {
+func WriteTable(w io.Writer, results []Result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "job\texit\tfailed\tincidents (want)\tids\tfailure records\tfailing request\tstated by failures\tattempts in log\tattempt warnings\tattempts in failures\tproblems")
+	_, _ = fmt.Fprintln(tw, "job\texit\tfailed\tincidents (want)\tids\tfailure records\tfailing request\tstated by failures\tattempts in log\tattempt warnings\tattempts in failures\tproblems")
 	for _, r := range results {
 		failing := "-"
 		if r.Job.FailingRequest > 0 {
@@ -271,10 +271,10 @@ func WriteTable(w io.Writer, results []Result) {
 		if _, ok := KnownLimits[r.Job.Name]; ok {
 			want += ", known limit"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%v\t%d (%s)\t%d\t%d\t%s\t%s\t%d\t%d\t%d\t%d\n", r.Job.Name, exit, r.Job.Failed, r.Incidents, want,
+		_, _ = fmt.Fprintf(tw, "%s\t%s\t%v\t%d (%s)\t%d\t%d\t%s\t%s\t%d\t%d\t%d\t%d\n", r.Job.Name, exit, r.Job.Failed, r.Incidents, want,
 			r.IncidentIDs, r.FailureRecords, failing, stated, r.AttemptsInLog, r.AttemptWarnings, r.AttemptsInFailures, len(r.Problems))
 	}
-	_ = tw.Flush()
+	return tw.Flush() // the table is buffered until here
 }
 
 // statedSizes lists sizes in their human form, each once, the first three

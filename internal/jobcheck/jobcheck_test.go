@@ -138,7 +138,7 @@ func TestCheckKnownLimit(t *testing.T) {
 
 func TestWriteTable(t *testing.T) {
 	var b strings.Builder
-	WriteTable(&b, []Result{{Job: Job{Name: "j", Failed: true, ReturnCode: 1, FailingRequest: 25000000000}, WantIncidents: 1, Incidents: 1, Requested: []int64{25000000000}}})
+	require.NoError(t, WriteTable(&b, []Result{{Job: Job{Name: "j", Failed: true, ReturnCode: 1, FailingRequest: 25000000000}, WantIncidents: 1, Incidents: 1, Requested: []int64{25000000000}}}))
 	assert.Contains(t, b.String(), "25000000000 (23.28 GiB)")
 	assert.Contains(t, b.String(), "j ")
 }

@@ -90,7 +90,9 @@ func TestJobsThroughProcessorAndConnector(t *testing.T) {
 		results = append(results, jobcheck.Check(j, logs[j.Name], sums.Observed(j.Name, byJob[j.Name])))
 	}
 	var table strings.Builder
-	jobcheck.WriteTable(&table, results)
+	if err := jobcheck.WriteTable(&table, results); err != nil {
+		t.Fatal(err)
+	}
 	t.Logf("%d jobs through the processor and the connector:\n%s", len(jobs), table.String())
 	for _, r := range results {
 		for _, p := range r.Problems {
