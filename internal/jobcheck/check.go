@@ -77,8 +77,14 @@ type Result struct {
 	AttemptsInLog int
 	// AttemptWarnings is the number of records tagged as allocation_attempt warnings.
 	AttemptWarnings int
+	// AttemptsInWarnings is the number of attempts those warnings hold.
+	AttemptsInWarnings int64
 	// AttemptsInFailures is the sum of xla.oom.attempts over the failure records.
 	AttemptsInFailures int64
+	// FailingRefusals are the refusals of the very request that failed (the
+	// manifest's failing request) that a failure record holds as the failure
+	// itself, not counted among its attempts.
+	FailingRefusals int
 	// AttemptWarningsMetric is the connector's allocation_attempt warning count.
 	AttemptWarningsMetric int64
 	// Problems are the expectations the job missed, one line each.
@@ -180,9 +186,19 @@ func Check(job Job, log string, obs Observed) Result {
 			if rec.HasRequested {
 				requested[rec.Requested] = true
 			}
-			if rec.Attempts != int64(len(inRecord)) {
+			// The refusal of the very request that failed may be the failure
+			// itself (a log-only failure) rather than an attempt on the way.
+			own := 0
+			for _, a := range inRecord {
+				if job.FailingRequest > 0 && a.Bytes == job.FailingRequest {
+					own++
+				}
+			}
+			if n := int64(len(inRecord)); rec.Attempts > n || rec.Attempts < n-int64(own) {
 				p.add("a failure record's "+AttemptsAttr+" is not the number of attempt lines it holds",
 					fmt.Sprintf("%d for %d lines: %s", rec.Attempts, len(inRecord), firstLine(rec.Body)))
+			} else {
+				r.FailingRefusals += int(n - rec.Attempts)
 			}
 			if rec.WarningKind != "" {
 				p.add("a failure record is also a warning ("+rec.WarningKind+")", firstLine(rec.Body))
@@ -191,11 +207,17 @@ func Check(job Job, log string, obs Observed) Result {
 		}
 		if rec.WarningKind == AttemptWarning {
 			r.AttemptWarnings++
+			// xla.oom.attempts on a warning counts its attempts; absent, it holds one.
+			n := max(rec.Attempts, 1)
+			r.AttemptsInWarnings += n
 			switch {
 			case len(inRecord) == 0:
 				p.add("an allocation_attempt warning holds no attempt line this test knows (add its form to attemptPatterns)", firstLine(rec.Body))
-			case len(inRecord) == 1 && (!rec.HasRequested || rec.Requested != inRecord[0].Bytes):
-				p.add("an allocation_attempt warning does not state the attempt's bytes", fmt.Sprintf("%d: %s", inRecord[0].Bytes, firstLine(rec.Body)))
+			case n != int64(len(inRecord)):
+				p.add("an allocation_attempt warning's "+AttemptsAttr+" is not the number of attempt lines it holds",
+					fmt.Sprintf("%d for %d lines: %s", n, len(inRecord), firstLine(rec.Body)))
+			case !rec.HasRequested || rec.Requested != inRecord[0].Bytes:
+				p.add("an allocation_attempt warning does not state its (first) attempt's bytes", fmt.Sprintf("%d: %s", inRecord[0].Bytes, firstLine(rec.Body)))
 			}
 			continue
 		}
@@ -220,9 +242,9 @@ func Check(job Job, log string, obs Observed) Result {
 	sort.Slice(r.Requested, func(a, b int) bool { return r.Requested[a] < r.Requested[b] })
 
 	// No attempt is lost or counted as a failure.
-	if got := r.AttemptsInFailures + int64(r.AttemptWarnings); got != int64(r.AttemptsInLog) {
-		p.add(fmt.Sprintf("%s over failures (%d) + allocation_attempt warnings (%d) = %d, but the log has %d attempt lines",
-			AttemptsAttr, r.AttemptsInFailures, r.AttemptWarnings, got, r.AttemptsInLog), "")
+	if got := r.AttemptsInFailures + r.AttemptsInWarnings + int64(r.FailingRefusals); got != int64(r.AttemptsInLog) {
+		p.add(fmt.Sprintf("%s over failures (%d) + attempts in allocation_attempt warnings (%d) + refusals of the failing request that are the failure (%d) = %d, but the log has %d attempt lines",
+			AttemptsAttr, r.AttemptsInFailures, r.AttemptsInWarnings, r.FailingRefusals, got, r.AttemptsInLog), "")
 	}
 	if r.AttemptWarningsMetric != int64(r.AttemptWarnings) {
 		p.add(fmt.Sprintf("xla.memory.warnings{allocation_attempt} = %d, but %d records are allocation_attempt warnings", r.AttemptWarningsMetric, r.AttemptWarnings), "")
@@ -256,7 +278,7 @@ func checkFailureSizes(p *problems, job Job, attempts []Attempt, rec Record) {
 // WriteTable prints one line per job: what it did and what the run made of it.
 func WriteTable(w io.Writer, results []Result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	_, _ = fmt.Fprintln(tw, "job\texit\tfailed\tincidents (want)\tids\tfailure records\tfailing request\tstated by failures\tattempts in log\tattempt warnings\tattempts in failures\tproblems")
+	_, _ = fmt.Fprintln(tw, "job\texit\tfailed\tincidents (want)\tids\tfailure records\tfailing request\tstated by failures\tattempts in log\tattempt warnings\tattempts in failures\trefusal is the failure\tproblems")
 	for _, r := range results {
 		failing := "-"
 		if r.Job.FailingRequest > 0 {
@@ -271,8 +293,8 @@ func WriteTable(w io.Writer, results []Result) error {
 		if _, ok := KnownLimits[r.Job.Name]; ok {
 			want += ", known limit"
 		}
-		_, _ = fmt.Fprintf(tw, "%s\t%s\t%v\t%d (%s)\t%d\t%d\t%s\t%s\t%d\t%d\t%d\t%d\n", r.Job.Name, exit, r.Job.Failed, r.Incidents, want,
-			r.IncidentIDs, r.FailureRecords, failing, stated, r.AttemptsInLog, r.AttemptWarnings, r.AttemptsInFailures, len(r.Problems))
+		_, _ = fmt.Fprintf(tw, "%s\t%s\t%v\t%d (%s)\t%d\t%d\t%s\t%s\t%d\t%d\t%d\t%d\t%d\n", r.Job.Name, exit, r.Job.Failed, r.Incidents, want,
+			r.IncidentIDs, r.FailureRecords, failing, stated, r.AttemptsInLog, r.AttemptWarnings, r.AttemptsInFailures, r.FailingRefusals, len(r.Problems))
 	}
 	return tw.Flush() // the table is buffered until here
 }

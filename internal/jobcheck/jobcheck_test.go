@@ -108,13 +108,17 @@ func TestCheck(t *testing.T) {
 		"the attempt is not tagged": {failed, Observed{Records: []Record{{Body: attemptLine}, step, failure}, Incidents: 1},
 			"neither a failure nor an allocation_attempt warning (untagged)"},
 		"the warning has the wrong size": {failed, Observed{Records: []Record{{Body: attemptLine, WarningKind: AttemptWarning}, step, failure}, Incidents: 1, AttemptWarnings: 1},
-			"does not state the attempt's bytes"},
+			"does not state its (first) attempt's bytes"},
 		"the failure states no size": {failed, Observed{Records: []Record{attempt, step, {Body: failureLine, ErrorCode: "E0007", IncidentID: "i1"}}, Incidents: 1, AttemptWarnings: 1},
 			"no requested size: "},
 		"the attempt warning is not counted": {failed, Observed{Records: good.Records, Incidents: 1}, "xla.memory.warnings{allocation_attempt} = 0"},
 		"a record was lost":                  {failed, Observed{Records: []Record{attempt, failure}, Incidents: 1, AttemptWarnings: 1}, "hold 2 of the log's 3"},
 		"two incident ids": {failed, Observed{Records: []Record{attempt, step, failure, {Body: "", ErrorCode: "E0007", Requested: 25000000000, HasRequested: true, IncidentID: "i2"}}, Incidents: 1, AttemptWarnings: 1},
 			"2 distinct xla.oom.incident.id"},
+		"a warning miscounts its attempts": {failed, Observed{Records: []Record{{Body: attemptLine, WarningKind: AttemptWarning, Requested: 63763906560, HasRequested: true, Attempts: 2}, step, failure}, Incidents: 1, AttemptWarnings: 1},
+			"warning's xla.oom.attempts is not the number of attempt lines"},
+		"an attempt of another size is not counted": {failed, Observed{Records: []Record{step, {Body: attemptLine + "\n" + failureLine, ErrorCode: "E0007", Requested: 25000000000, HasRequested: true, IncidentID: "i1"}, step}, Incidents: 1},
+			"xla.oom.attempts is not the number of attempt lines"},
 		"a failure miscounts its attempts": {failed, Observed{Records: []Record{step, {Body: attemptLine + "\n" + failureLine, ErrorCode: "E0007", Requested: 25000000000, HasRequested: true, IncidentID: "i1"}, step}, Incidents: 1},
 			"xla.oom.attempts is not the number of attempt lines"},
 	}
@@ -125,6 +129,24 @@ func TestCheck(t *testing.T) {
 			assert.Contains(t, strings.Join(r.Problems, "\n"), c.want)
 		})
 	}
+}
+
+// The refusal of the very request that failed may be the failure itself
+// (cudaMallocAsync's log-only failure) or an attempt inside the failure's
+// record (the platform allocator's driver call before its status).
+func TestCheckRefusalOfTheFailingRequest(t *testing.T) {
+	refusal := `E1126 11:18:01.034840    2708 gpu_cudamallocasync_allocator.cc:366] gpu_async_0 cuMemAllocAsync failed to allocate 12000000000 bytes: RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory`
+	job := Job{Name: "j", Failed: true, ReturnCode: 1, FailingRequest: 12000000000}
+	for _, counted := range []int64{0, 1} {
+		obs := Observed{Records: []Record{{Body: refusal, ErrorCode: "E0007", Requested: 12000000000, HasRequested: true, IncidentID: "i", Attempts: counted}}, Incidents: 1}
+		r := Check(job, refusal+"\n", obs)
+		assert.Empty(t, r.Problems, "counted %d", counted)
+		assert.Equal(t, int(1-counted), r.FailingRefusals)
+	}
+	other := job
+	other.FailingRequest = 25000000000
+	obs := Observed{Records: []Record{{Body: refusal, ErrorCode: "E0007", Requested: 25000000000, HasRequested: true, IncidentID: "i"}}, Incidents: 1}
+	assert.Contains(t, strings.Join(Check(other, refusal+"\n", obs).Problems, "\n"), "is not the number of attempt lines it holds")
 }
 
 func TestCheckKnownLimit(t *testing.T) {
