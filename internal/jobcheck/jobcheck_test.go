@@ -1,0 +1,166 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package jobcheck
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const realJobs = "../../oom/testdata/jobs"
+
+func TestReadJobsReal(t *testing.T) {
+	jobs, err := ReadJobs(realJobs)
+	require.NoError(t, err)
+	byName := map[string]Job{}
+	for _, j := range jobs {
+		byName[j.Name] = j
+	}
+	require.Contains(t, byName, "shared_gpu_backoff_then_oom")
+	assert.True(t, byName["shared_gpu_backoff_then_oom"].Failed)
+	assert.Equal(t, int64(25000000000), byName["shared_gpu_backoff_then_oom"].FailingRequest)
+	assert.False(t, byName["shared_gpu_backoff_then_oom.holder"].Failed, "a holder's log is a job that did not fail")
+	assert.Zero(t, byName["autotune_in_training_step"].FailingRequest, "null failing_request_bytes is unknown")
+}
+
+func TestReadJobsRefusesAnUnlistedLog(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600))
+	}
+	write(ManifestFile, `{"jobs": {"a": {"log": "a.log", "failed": false, "returncode": 0, "failing_request_bytes": null}}}`)
+	write("a.log", "I1126 11:16:29.579942 1 x.cc:1] hello\n")
+	_, err := ReadJobs(dir)
+	require.NoError(t, err)
+	write("b.log", "I1126 11:16:29.579942 1 x.cc:1] hello\n")
+	_, err = ReadJobs(dir)
+	assert.ErrorContains(t, err, "b.log is not in")
+	write(ManifestFile, `{"jobs": {"a": {"log": "a.log", "failed": false, "returncode": 1}}}`)
+	_, err = ReadJobs(dir)
+	assert.ErrorContains(t, err, "failed=false with returncode 1")
+}
+
+// The attempt forms of issue 27, as the real logs and XLA's sources print them.
+func TestAttempts(t *testing.T) {
+	text := strings.Join([]string{
+		`E1126 11:16:29.817943     786 cuda_executor.cc:1365] [0] Failed to allocate device memory of 59.38GiB (63763906560 bytes): RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory`,
+		`=== Source Location Trace: ===`,
+		`E1126 11:16:29.817943     786 cuda_executor.cc:1365] [0] Failed to allocate host memory of 2.00GiB (2147483648 bytes): RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory`,
+		`E0912 07:00:01.000000   1 cuda_driver.cc:1] failed to allocate 2.00GiB (2147483648 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY: out of memory`,
+		`W0912 07:00:01.000000   1 device_host_allocator.h:1] could not allocate pinned host memory of size: 1048576`,
+		`E1126 11:19:02.168393    4021 gpu_cudamallocasync_allocator.cc:282] gpu_async_0 cuMemAllocAsync failed to allocate 63763120128 bytes: RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory`,
+		// Not attempts: another error than out of memory, and the failure itself.
+		`E1126 11:16:29.817943     786 cuda_executor.cc:1365] [0] Failed to allocate device memory of 1.00GiB (1073741824 bytes): INTERNAL: : CUDA_ERROR_INVALID_VALUE`,
+		`jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 25000000000 bytes.`,
+	}, "\n")
+	assert.Equal(t, []Attempt{{1, 63763906560}, {3, 2147483648}, {4, 2147483648}, {5, 1048576}, {6, 63763120128}}, Attempts(text))
+}
+
+func TestLinesIn(t *testing.T) {
+	assert.Equal(t, 2, LinesIn("a\n\n  \nb\n"))
+}
+
+// attemptLine and failureLine are real lines of shared_gpu_backoff_then_oom.
+const (
+	attemptLine = `E1126 11:16:29.817943     786 cuda_executor.cc:1365] [0] Failed to allocate device memory of 59.38GiB (63763906560 bytes): RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory`
+	failureLine = `W1126 11:16:43.148484     786 bfc_allocator.cc:598] Allocator (GPU_0_bfc) ran out of memory trying to allocate 23.28GiB (rounded to 25000000000) from the lower end requested by op `
+	stepLine    = `I1126 11:16:33.000000     786 train.py:1] step 4`
+)
+
+// TestCheck: what a correct run gives passes, and each way of getting a job
+// wrong is reported.
+func TestCheck(t *testing.T) {
+	failed := Job{Name: "j", Failed: true, ReturnCode: 1, FailingRequest: 25000000000}
+	ran := Job{Name: "k", ReturnCode: 0}
+	log := attemptLine + "\n" + stepLine + "\n" + failureLine + "\n"
+	attempt := Record{Body: attemptLine, WarningKind: AttemptWarning, Requested: 63763906560, HasRequested: true}
+	step := Record{Body: stepLine}
+	failure := Record{Body: failureLine, ErrorCode: "E0007", Requested: 25000000000, HasRequested: true, IncidentID: "i1"}
+	good := Observed{Records: []Record{attempt, step, failure}, Incidents: 1, AttemptWarnings: 1}
+
+	r := Check(failed, log, good)
+	assert.Empty(t, r.Problems)
+	assert.Equal(t, 1, r.AttemptsInLog)
+	assert.Equal(t, []int64{25000000000}, r.Requested)
+
+	// A rounded human size of the failing request is the failing request.
+	rounded := failure
+	rounded.Requested = 24997000000 // "23.28 GiB" too
+	assert.Empty(t, Check(failed, log, Observed{Records: []Record{attempt, step, rounded}, Incidents: 1, AttemptWarnings: 1}).Problems)
+
+	cases := map[string]struct {
+		job  Job
+		obs  Observed
+		want string
+	}{
+		"the attempt is a failure": {failed, Observed{Records: []Record{
+			{Body: attemptLine, ErrorCode: "E0007", Requested: 63763906560, HasRequested: true, IncidentID: "i0"}, step, failure,
+		}, Incidents: 2}, "states an attempt's size"},
+		"two incidents": {failed, Observed{Records: good.Records, Incidents: 2, AttemptWarnings: 1}, "xla.oom.incidents = 2, want 1"},
+		"a job that ran on has an incident": {ran, Observed{Records: []Record{{Body: attemptLine, ErrorCode: "E0007", IncidentID: "i0"}, step, step}, Incidents: 1},
+			"xla.oom.incidents = 1, want 0"},
+		"the attempt is not tagged": {failed, Observed{Records: []Record{{Body: attemptLine}, step, failure}, Incidents: 1},
+			"neither a failure nor an allocation_attempt warning (untagged)"},
+		"the warning has the wrong size": {failed, Observed{Records: []Record{{Body: attemptLine, WarningKind: AttemptWarning}, step, failure}, Incidents: 1, AttemptWarnings: 1},
+			"does not state its (first) attempt's bytes"},
+		"the failure states no size": {failed, Observed{Records: []Record{attempt, step, {Body: failureLine, ErrorCode: "E0007", IncidentID: "i1"}}, Incidents: 1, AttemptWarnings: 1},
+			"no requested size: "},
+		"the attempt warning is not counted": {failed, Observed{Records: good.Records, Incidents: 1}, "xla.memory.warnings{allocation_attempt} = 0"},
+		"a record was lost":                  {failed, Observed{Records: []Record{attempt, failure}, Incidents: 1, AttemptWarnings: 1}, "hold 2 of the log's 3"},
+		"two incident ids": {failed, Observed{Records: []Record{attempt, step, failure, {Body: "", ErrorCode: "E0007", Requested: 25000000000, HasRequested: true, IncidentID: "i2"}}, Incidents: 1, AttemptWarnings: 1},
+			"2 distinct xla.oom.incident.id"},
+		"a warning miscounts its attempts": {failed, Observed{Records: []Record{{Body: attemptLine, WarningKind: AttemptWarning, Requested: 63763906560, HasRequested: true, Attempts: 2}, step, failure}, Incidents: 1, AttemptWarnings: 1},
+			"warning's xla.oom.attempts is not the number of attempt lines"},
+		"an attempt of another size is not counted": {failed, Observed{Records: []Record{step, {Body: attemptLine + "\n" + failureLine, ErrorCode: "E0007", Requested: 25000000000, HasRequested: true, IncidentID: "i1"}, step}, Incidents: 1},
+			"xla.oom.attempts is not the number of attempt lines"},
+		"a failure miscounts its attempts": {failed, Observed{Records: []Record{step, {Body: attemptLine + "\n" + failureLine, ErrorCode: "E0007", Requested: 25000000000, HasRequested: true, IncidentID: "i1"}, step}, Incidents: 1},
+			"xla.oom.attempts is not the number of attempt lines"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			r := Check(c.job, log, c.obs)
+			assert.NotEmpty(t, r.Problems)
+			assert.Contains(t, strings.Join(r.Problems, "\n"), c.want)
+		})
+	}
+}
+
+// The refusal of the very request that failed may be the failure itself
+// (cudaMallocAsync's log-only failure) or an attempt inside the failure's
+// record (the platform allocator's driver call before its status).
+func TestCheckRefusalOfTheFailingRequest(t *testing.T) {
+	refusal := `E1126 11:18:01.034840    2708 gpu_cudamallocasync_allocator.cc:366] gpu_async_0 cuMemAllocAsync failed to allocate 12000000000 bytes: RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory`
+	job := Job{Name: "j", Failed: true, ReturnCode: 1, FailingRequest: 12000000000}
+	for _, counted := range []int64{0, 1} {
+		obs := Observed{Records: []Record{{Body: refusal, ErrorCode: "E0007", Requested: 12000000000, HasRequested: true, IncidentID: "i", Attempts: counted}}, Incidents: 1}
+		r := Check(job, refusal+"\n", obs)
+		assert.Empty(t, r.Problems, "counted %d", counted)
+		assert.Equal(t, int(1-counted), r.FailingRefusals)
+	}
+	other := job
+	other.FailingRequest = 25000000000
+	obs := Observed{Records: []Record{{Body: refusal, ErrorCode: "E0007", Requested: 25000000000, HasRequested: true, IncidentID: "i"}}, Incidents: 1}
+	assert.Contains(t, strings.Join(Check(other, refusal+"\n", obs).Problems, "\n"), "is not the number of attempt lines it holds")
+}
+
+func TestCheckKnownLimit(t *testing.T) {
+	job := Job{Name: "caught_oom_halving_exit0"}
+	log := failureLine + "\n"
+	caught := Observed{Records: []Record{{Body: failureLine, ErrorCode: "E0007", IncidentID: "i"}}, Incidents: 1}
+	assert.Empty(t, Check(job, log, caught).Problems, "the known limit: one incident")
+	gone := Check(job, log, Observed{Records: []Record{{Body: failureLine}}})
+	assert.Contains(t, strings.Join(gone.Problems, "\n"), "known limit gone")
+}
+
+func TestWriteTable(t *testing.T) {
+	var b strings.Builder
+	require.NoError(t, WriteTable(&b, []Result{{Job: Job{Name: "j", Failed: true, ReturnCode: 1, FailingRequest: 25000000000}, WantIncidents: 1, Incidents: 1, Requested: []int64{25000000000}}}))
+	assert.Contains(t, b.String(), "25000000000 (23.28 GiB)")
+	assert.Contains(t, b.String(), "j ")
+}
