@@ -11,15 +11,15 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
-// Names of issue 27 that the callers read off a record: the warning kind of a
-// record that holds allocator attempts only, and the count of attempt lines
-// inside a failure record.
+// The names the callers read off a record: the warning kind of a record that
+// holds allocation attempts only, and the count of attempt lines in a record.
 const (
-	AttemptWarning = "allocation_attempt"
-	AttemptsAttr   = "xla.oom.attempts"
+	AttemptWarning = oom.WarningAllocationAttempt
+	AttemptsAttr   = oomattr.Attempts
 )
 
 // Record is what a run made of one log record of a job.
