@@ -64,9 +64,9 @@ func BenchmarkMayContain(b *testing.B) {
 // allScans lists MayContain's scans in order.
 func allScans() []*prefilterScan {
 	p := &defaultRecognizer.prefilter
-	out := []*prefilterScan{&p.r, &p.b}
-	for i := range p.others {
-		out = append(out, &p.others[i])
+	out := make([]*prefilterScan, 0, len(p.scans))
+	for i := range p.scans {
+		out = append(out, &p.scans[i])
 	}
 	return out
 }

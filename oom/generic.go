@@ -56,6 +56,26 @@ const (
 	genericMemory = `(?:(?:device|gpu|tpu|accelerator|host|pinned host|pinned)(?: hbm)? memory|(?:device |gpu |tpu )?(?:hbm|vram)(?: memory)?)`
 )
 
+// genericCues let the last-resort layer's statements through MayContain
+// when no status stands around them (a bare log line, an exception's
+// message printed alone): an allocation that failed, or memory that ran
+// out while allocating. Each is a word, whitespace and the key's word
+// ("allocat"), so that a hit on an innocent "allocating" mostly stops at
+// the last byte of the word before it (prefilterScan.prevLast).
+var genericCues = []cue{
+	{text: "ailed to allocate"},  // Failed to, failed to
+	{text: "able to allocate"},   // Unable to, unable to, not able to
+	{text: "memory to allocate"}, // not enough memory to, insufficient memory to
+	{text: "not allocate"},       // could not, cannot
+	{text: "n't allocate"},       // couldn't, can't
+	{text: "when allocating"},
+	{text: "while allocating"},
+	{text: "rror allocating"},   // Error allocating
+	{text: "memory allocating"}, // Out of memory allocating
+	// "allocation of 1.00GiB failed": the size's unit is the cue.
+	{text: "allocation of", sizeAfter: true},
+}
+
 // genericSize is a size with a byte unit (a bare number is not a size here:
 // "allocate 3 more workers"), its exact companion when one follows.
 var genericSize = regexp.MustCompile(`(?:^|[\s(=:])(?P<n>\d+(?:,\d{3})*(?:\.\d+)?)(?P<u> ?bytes?\b| ?[KMGTPE]i?B\b|[KMGTPE]\b|B\b)` +
@@ -89,10 +109,10 @@ var genericForeign = []string{
 
 // recognizeGeneric is the last-resort layer (see above). text is the record
 // as given; it is split into log entries so that each statement is judged
-// by its own entry's level. Like Recognize, it reads only texts MayContain
-// passes.
+// by its own entry's level. Its callers have run MayContain (genericCues
+// are its statements' cues).
 func (z *Recognizer) recognizeGeneric(text string) (Report, bool) {
-	if !mayBeGeneric(text) || !MayContain(text) {
+	if !mayBeGeneric(text) {
 		return Report{}, false
 	}
 	if strings.IndexByte(text, 0x1b) >= 0 {
@@ -318,7 +338,7 @@ func readGenericRequest(r *Report, clause string) bool {
 }
 
 // genericKindWord names the memory an allocation was for.
-var genericKindWord = regexp.MustCompile(`\b(?:` + genericKinds[3:len(genericKinds)-1] + `|memory|buffer|workspace)\b`)
+var genericKindWord = regexp.MustCompile(`\b(?:` + genericKinds[3:len(genericKinds)-1] + `|memory|buffer|workspace|work area)\b`)
 
 // genericLabelled returns the first size re labels in s.
 func genericLabelled(re *regexp.Regexp, s string) Size {

@@ -116,7 +116,7 @@ var lookalikes = []lookalike{
 	{"ordinary-memory-talk", "allocator stats", `I1010 10:10:11.000 3321 allocator_stats.py:40] Allocation histogram updated: 1204 live buffers, 2.1GiB in use`, true},
 	{"ordinary-memory-talk", "kv cache", `INFO 05-28 07:03:09 [gpu_worker.py:227] Available KV cache memory: 61.27 GiB; allocating 2.00GiB for the prefix cache`, true},
 	{"ordinary-memory-talk", "resource ok", `Resource usage is fine: 12 GiB of memory in use`, true},
-	{"ordinary-memory-talk", "python MemoryError", `MemoryError: Unable to allocate 7.45 GiB for an array with shape (1000000000,) and data type float64`, true},
+	{"ordinary-memory-talk", "python MemoryError", `MemoryError: Unable to allocate 7.45 GiB for an array with shape (1000000000,) and data type float64`, false},
 	// The last-resort layer's look-alikes (generic.go): an error context and an
 	// allocation that failed, but not XLA's memory. NumPy's host RAM, logged at
 	// ERROR by a data loader (composed).
