@@ -62,13 +62,17 @@ var tensorflowFamilies = []family{
 		anchor: "failed to allocate memory",
 		expr:   `failed to allocate memory(?: \[Op:(?P<op>\w+)\]| \[\[\{\{node (?P<node>[^{}\s]+)\}\}\]\])?`,
 		read: func(r *Report, m match) bool {
-			// The phrase alone is too common: the status or exception that
-			// TensorFlow puts right before it must be there ("ResourceExhaustedError: ",
-			// "Resource exhausted: ", optionally with a {{function_node ...}} tag).
-			if !resourceExhaustedBefore(m.text[max(0, m.start()-tfStatusSpan):m.start()]) {
+			// The phrase alone is too common: TensorFlow's own marks must be
+			// there, the op or node it names right after it (what str(e)
+			// prints: "failed to allocate memory [Op:AddV2]"), or the status
+			// or exception that TensorFlow puts right before it
+			// ("ResourceExhaustedError: ", "Resource exhausted: ", optionally
+			// with a {{function_node ...}} tag).
+			op := firstNonEmpty(m.group("op"), m.group("node"))
+			if op == "" && !resourceExhaustedBefore(m.text[max(0, m.start()-tfStatusSpan):m.start()]) {
 				return false
 			}
-			r.Instruction = firstNonEmpty(m.group("op"), m.group("node"))
+			r.Instruction = op
 			return true
 		},
 		advice:  adviceTraits{own: tensorFlowAdvice},

@@ -25,10 +25,12 @@ const FamilyGeneric = "generic"
 //     "allocation of SIZE failed", or memory of a named kind that ran out
 //     ("out of device memory", "TPU ran out of memory", a driver's
 //     out-of-memory error name); a bare "out of memory" counts only where
-//     the entry names XLA, JAX or PjRt;
+//     the entry names XLA, JAX or PjRt, or where it ends an INTERNAL
+//     status's message (str(e) of an XlaRuntimeError printed alone);
 //   - an error context: the entry is logged at ERROR or FATAL, or the
-//     statement stands near a RESOURCE_EXHAUSTED status or an XLA exception
-//     (XlaRuntimeError, JaxRuntimeError, TensorFlow's ResourceExhaustedError).
+//     statement stands near a RESOURCE_EXHAUSTED or INTERNAL status or an
+//     XLA exception (XlaRuntimeError, JaxRuntimeError, TensorFlow's
+//     ResourceExhaustedError).
 //
 // A statement on an INFO, WARNING or DEBUG line is never a failure (XLA logs
 // its survivable retries there), and one behind a family guard (guarded) or
@@ -88,8 +90,9 @@ var (
 )
 
 // genericContexts are the statuses and exceptions that make a statement an
-// error wherever it is logged.
-var genericContexts = []string{"RESOURCE_EXHAUSTED", "Resource exhausted", "ResourceExhausted", "XlaRuntimeError", "JaxRuntimeError"}
+// error wherever it is logged. "INTERNAL: " is the status that str(e) of an
+// XlaRuntimeError starts with when a program prints the message alone.
+var genericContexts = []string{"RESOURCE_EXHAUSTED", "Resource exhausted", "ResourceExhausted", "XlaRuntimeError", "JaxRuntimeError", "INTERNAL: "}
 
 // genericForeign are phrases of failures that are not XLA's: another
 // runtime's allocator, the process's own RAM. Any of them in the entry keeps
@@ -214,7 +217,7 @@ func readGenericStatement(flat, lower string, loc []int, level byte, xla bool) (
 		}
 	}
 	errorContext := level == 'E' || level == 'F' || hasGenericContext(flat, at)
-	if kind == "bare" && !xla || guarded(flat, at) || !errorContext {
+	if kind == "bare" && !xla && !internalMessageEnd(flat, at, loc[1]) || guarded(flat, at) || !errorContext {
 		return Report{}, false
 	}
 	if sentence := flat[at:min(len(flat), at+300)]; strings.Contains(cutSentence(sentence), "freed_by_count") {
@@ -255,6 +258,18 @@ func readGenericStatement(flat, lower string, loc []int, level byte, xla bool) (
 		r.Phase = PhaseCompile
 	}
 	return r, true
+}
+
+// internalMessageEnd reports whether the bare "out of memory" at
+// flat[at:end] ends an INTERNAL status's message: "INTERNAL: Out of
+// memory", "INTERNAL: DNNL operation failed: out of memory" are what str(e)
+// of an XlaRuntimeError prints, with no name of XLA left in the text.
+func internalMessageEnd(flat string, at, end int) bool {
+	rest := strings.TrimLeft(flat[end:], ".")
+	if rest != "" && !strings.HasPrefix(rest, " ") {
+		return false
+	}
+	return strings.Contains(flat[max(0, at-80):at], "INTERNAL: ") && (rest == "" || strings.TrimSpace(rest) == "")
 }
 
 // cutSentence is s up to its first sentence end.
