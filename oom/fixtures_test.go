@@ -369,7 +369,7 @@ var fixtures = []fixture{
 	// exact figure, which replaces the exception's rounded "93.13GiB".
 	{name: "real/device_put BFC", src: "testdata/real/device_put.stderr.txt (device capture)", capture: "device_put.stderr.txt",
 		want: want{code: "E0007", family: "gpu-allocator-status", backend: "gpu", device: "0", requested: b(100000000000), free: b(63758789509),
-			cause: "exhaustion", advice: []string{"XLA_PYTHON_CLIENT_MEM_FRACTION"}}},
+			cause: "exhaustion", advice: []string{"XLA_PYTHON_CLIENT_MEM_FRACTION"}, used: b(0)}},
 	{name: "real/platform allocator jit", src: "testdata/real/platform_jit.stderr.txt (device capture)", capture: "platform_jit.stderr.txt",
 		want: want{code: "E0007", family: "gpu-allocator-status", backend: "gpu", device: "0", program: "jit_temps_exceed_memory", requested: b(180007500304), advice: []string{"donate_argnums"}}},
 	{name: "real/platform allocator, exception only", src: "testdata/real/platform_device_put.exception.txt (device capture)", capture: "platform_device_put.exception.txt",
@@ -387,7 +387,7 @@ var fixtures = []fixture{
 		want: want{code: "E0007", family: "gpu-allocator-status", phase: PhaseCompile, backend: "gpu", device: "0", requested: b(33554432), advice: []string{"--xla_gpu_autotune_level=0"}}},
 	{name: "real/fragmented small pool", src: "testdata/real/mem_fraction_fragmented.stderr.txt (device capture)", capture: "mem_fraction_fragmented.stderr.txt",
 		want: want{code: "E0007", family: "gpu-allocator-status", backend: "gpu", device: "0", program: "jit_broadcast_in_dim", requested: b(1610612736), free: b(2104533975),
-			cause: "fragmentation", advice: []string{"fragmented"}}},
+			cause: "fragmentation", advice: []string{"fragmented"}, used: b(2147483648)}},
 	{name: "real/preallocation fails at start-up", src: "testdata/real/prealloc_100.stderr.txt (device capture)", capture: "prealloc_100.stderr.txt",
 		want: want{code: "E0007", family: "gpu-preallocation", backend: "gpu", device: "0", requested: b(85018542080), advice: []string{"falls back to a smaller pool"}}},
 
