@@ -5,17 +5,17 @@ package oom
 
 import "golang.org/x/sys/cpu"
 
-// onePassScan: this processor runs keyBlock (keyscan_amd64.s).
+// onePassScan: this processor runs keyHits (keyscan_amd64.s).
 var onePassScan = cpu.X86.HasAVX2
 
-// keyBlockAVX2 is in keyscan_amd64.s.
+// keyHitsAVX2 is in keyscan_amd64.s.
 //
 //go:noescape
-func keyBlockAVX2(s string, from int, keys *keyVectors) (at int, hits uint32)
+func keyHitsAVX2(s string, from int, keys *keyVectors, out *[maxKeyHits]int32) (n int, next int)
 
-// keyBlock returns the first block of 32 bytes from from on that holds a
-// key hit in s[from:len(s)-3]: its start and its hits, bit k for s[at+k]
-// (0: none). It needs len(s) >= minOnePassLen.
-func keyBlock(s string, from int, keys *keyVectors) (at int, hits uint32) {
-	return keyBlockAVX2(s, from, keys)
+// keyHits writes to out the indexes of the key hits in s[from:len(s)-3], in
+// order, and returns how many; when out fills up, next is where to go on.
+// It needs minOnePassLen <= len(s) <= maxOnePassLen.
+func keyHits(s string, from int, keys *keyVectors, out *[maxKeyHits]int32) (n, next int) {
+	return keyHitsAVX2(s, from, keys, out)
 }

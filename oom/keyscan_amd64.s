@@ -3,119 +3,171 @@
 
 #include "textflag.h"
 
-// func keyBlockAVX2(s string, from int, keys *keyVectors) (at int, hits uint32)
+// func keyHitsAVX2(s string, from int, keys *keyVectors, out *[maxKeyHits]int32) (n int, next int)
 //
-// The first block of 32 bytes of s, from from on, in which a byte of
-// s[from:len(s)-3] is one of the two single keys or may start the four-byte
-// key (its first byte, and its last byte three bytes further): its start at
-// and hits, bit k for s[at+k]; hits is 0 if there is none. The last three
-// bytes of s are the caller's (they cannot start the four-byte key). Needs
-// len(s) >= 35. Each block is read twice, the second time three bytes
-// further; two blocks are tested at once while 64 bytes remain, and the
-// last, partial block is read as the block that ends three bytes before the
-// end, with the bits before from cleared.
+// Writes to out the indexes of the bytes of s[from:len(s)-3] that are one of
+// the two single keys (one compare: they differ in one bit, so a byte
+// OR that bit equals both OR it), or that may start the four-byte key (its first byte, and its last byte three bytes further), in order,
+// and returns how many; when out fills up (n == maxKeyHits), next is where to
+// go on. The last three bytes of s are the caller's (they cannot start the
+// four-byte key). Needs 35 <= len(s) < 1<<31. Two blocks of 32 bytes are
+// tested at once while 64 bytes remain, then one, and the last, partial
+// block is read as the block that ends three bytes before the end, with the
+// bits before from cleared.
 //
-// keys: Y1-Y2 the single keys, Y3 the four-byte key's first byte, Y4 its
-// last, each repeated 32 times.
-TEXT ·keyBlockAVX2(SB), NOSPLIT, $0-44
+// keys (keyVectors, each byte repeated 32 times): Y1-Y2 the single keys
+// (the bit they differ in, and their value with it), Y3, Y5, Y10 and Y4 the
+// four-byte key's bytes.
+TEXT ·keyHitsAVX2(SB), NOSPLIT, $0-56
 	MOVQ s_base+0(FP), SI
 	MOVQ s_len+8(FP), BX
 	MOVQ from+16(FP), AX
 	MOVQ keys+24(FP), DI
+	MOVQ out+32(FP), R8
+	XORQ R12, R12    // hits written
 	LEAQ -3(BX), R10 // the last three bytes: not scanned here
 	CMPQ AX, R10
-	JGE  none
+	JGE  done
 	VMOVDQU 0(DI), Y1
 	VMOVDQU 32(DI), Y2
 	VMOVDQU 64(DI), Y3
-	VMOVDQU 96(DI), Y4
-	LEAQ -35(BX), DX // the start of the last block
+	VMOVDQU 96(DI), Y5
+	VMOVDQU 128(DI), Y10
+	VMOVDQU 160(DI), Y4
+	LEAQ -35(BX), DX  // the start of the last block
 	LEAQ -67(BX), R11 // the start of the last pair of blocks
 
 pairs:
 	CMPQ AX, R11
 	JGT  single
-	VMOVDQU (SI)(AX*1), Y0
-	VMOVDQU 3(SI)(AX*1), Y9
-	VMOVDQU 32(SI)(AX*1), Y11
-	VMOVDQU 35(SI)(AX*1), Y12
-	VPCMPEQB Y0, Y1, Y6
-	VPCMPEQB Y0, Y2, Y7
-	VPOR     Y7, Y6, Y6
+	LEAQ (SI)(AX*1), R13
+	VMOVDQU 0(R13), Y0
+	VMOVDQU 3(R13), Y9
+	VPOR     Y0, Y1, Y6
+	VPCMPEQB Y6, Y2, Y6
 	VPCMPEQB Y0, Y3, Y7
 	VPCMPEQB Y9, Y4, Y8
 	VPAND    Y8, Y7, Y7
 	VPOR     Y7, Y6, Y6
-	VPCMPEQB Y11, Y1, Y13
-	VPCMPEQB Y11, Y2, Y7
-	VPOR     Y7, Y13, Y13
-	VPCMPEQB Y11, Y3, Y7
-	VPCMPEQB Y12, Y4, Y8
+	VMOVDQU 32(R13), Y0
+	VMOVDQU 35(R13), Y9
+	VPOR     Y0, Y1, Y13
+	VPCMPEQB Y13, Y2, Y13
+	VPCMPEQB Y0, Y3, Y7
+	VPCMPEQB Y9, Y4, Y8
 	VPAND    Y8, Y7, Y7
 	VPOR     Y7, Y13, Y13
 	VPOR     Y6, Y13, Y14
 	VPTEST   Y14, Y14
-	JNZ      pairfound
+	JNZ      pairhits
 	ADDQ     $64, AX
 	JMP      pairs
 
-pairfound:
+pairhits:
 	VPMOVMSKB Y6, CX
-	TESTL     CX, CX
-	JNZ       found
-	ADDQ      $32, AX
+first:
+	TESTL CX, CX
+	JZ    firstdone
+	BSFL  CX, R9
+	ADDQ  AX, R9
+	MOVL  R9, (R8)(R12*4)
+	INCQ  R12
+	CMPQ  R12, $8
+	JEQ   full
+	LEAL  -1(CX), R9
+	ANDL  R9, CX
+	JMP   first
+firstdone:
 	VPMOVMSKB Y13, CX
-	JMP       found
+	LEAQ      32(AX), R13
+second:
+	TESTL CX, CX
+	JZ    seconddone
+	BSFL  CX, R9
+	ADDQ  R13, R9
+	MOVL  R9, (R8)(R12*4)
+	INCQ  R12
+	CMPQ  R12, $8
+	JEQ   full
+	LEAL  -1(CX), R9
+	ANDL  R9, CX
+	JMP   second
+seconddone:
+	ADDQ $64, AX
+	JMP  pairs
 
 single:
 	CMPQ AX, DX
 	JGT  tail
-	VMOVDQU (SI)(AX*1), Y0
-	VMOVDQU 3(SI)(AX*1), Y9
-	VPCMPEQB Y0, Y1, Y6
-	VPCMPEQB Y0, Y2, Y7
-	VPOR     Y7, Y6, Y6
+	LEAQ (SI)(AX*1), R13
+	VMOVDQU 0(R13), Y0
+	VMOVDQU 3(R13), Y9
+	VPOR     Y0, Y1, Y6
+	VPCMPEQB Y6, Y2, Y6
 	VPCMPEQB Y0, Y3, Y7
 	VPCMPEQB Y9, Y4, Y8
 	VPAND    Y8, Y7, Y7
 	VPOR     Y7, Y6, Y6
 	VPMOVMSKB Y6, CX
-	TESTL    CX, CX
-	JNZ      found
-	ADDQ     $32, AX
-	JMP      single
+one:
+	TESTL CX, CX
+	JZ    onedone
+	BSFL  CX, R9
+	ADDQ  AX, R9
+	MOVL  R9, (R8)(R12*4)
+	INCQ  R12
+	CMPQ  R12, $8
+	JEQ   full
+	LEAL  -1(CX), R9
+	ANDL  R9, CX
+	JMP   one
+onedone:
+	ADDQ $32, AX
+	JMP  single
 
 tail:
 	CMPQ AX, R10
-	JGE  none
-	VMOVDQU (SI)(DX*1), Y0
-	VMOVDQU 3(SI)(DX*1), Y9
-	VPCMPEQB Y0, Y1, Y6
-	VPCMPEQB Y0, Y2, Y7
-	VPOR     Y7, Y6, Y6
+	JGE  done
+	LEAQ (SI)(DX*1), R13
+	VMOVDQU 0(R13), Y0
+	VMOVDQU 3(R13), Y9
+	VPOR     Y0, Y1, Y6
+	VPCMPEQB Y6, Y2, Y6
 	VPCMPEQB Y0, Y3, Y7
 	VPCMPEQB Y9, Y4, Y8
 	VPAND    Y8, Y7, Y7
 	VPOR     Y7, Y6, Y6
 	VPMOVMSKB Y6, R9
 	// Clear the bits before from (1 to 31 of them).
-	MOVQ  AX, CX
-	SUBQ  DX, CX
-	SHRL  CX, R9
-	SHLL  CX, R9
-	MOVQ  DX, at+32(FP)
-	MOVL  R9, hits+40(FP)
+	MOVQ AX, CX
+	SUBQ DX, CX
+	SHRL CX, R9
+	SHLL CX, R9
+	MOVL R9, CX
+last:
+	TESTL CX, CX
+	JZ    lastdone
+	BSFL  CX, R9
+	ADDQ  DX, R9
+	MOVL  R9, (R8)(R12*4)
+	INCQ  R12
+	CMPQ  R12, $8
+	JEQ   full
+	LEAL  -1(CX), R9
+	ANDL  R9, CX
+	JMP   last
+lastdone:
+
+done:
+	MOVQ R12, n+40(FP)
+	MOVQ R10, next+48(FP)
 	VZEROUPPER
 	RET
 
-found:
-	MOVQ AX, at+32(FP)
-	MOVL CX, hits+40(FP)
-	VZEROUPPER
-	RET
-
-none:
-	MOVQ AX, at+32(FP)
-	MOVL $0, hits+40(FP)
+full:
+	// R9 is the last index written: go on after it.
+	INCQ R9
+	MOVQ R12, n+40(FP)
+	MOVQ R9, next+48(FP)
 	VZEROUPPER
 	RET

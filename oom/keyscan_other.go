@@ -9,6 +9,6 @@ package oom
 // strings.IndexByte pass per key.
 const onePassScan = false
 
-func keyBlock(string, int, *keyVectors) (int, uint32) {
+func keyHits(string, int, *keyVectors, *[maxKeyHits]int32) (int, int) {
 	panic("oom: no one-pass key scan on this architecture")
 }

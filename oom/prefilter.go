@@ -4,7 +4,6 @@
 package oom
 
 import (
-	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -41,21 +40,36 @@ import (
 // rejects.
 func (z *Recognizer) MayContain(text string) bool {
 	p := &z.prefilter
-	if onePassScan && len(text) >= minOnePassLen {
+	if onePassScan && len(text) >= minOnePassLen && len(text) <= maxOnePassLen {
+		var hits [maxKeyHits]int32
 		for from := 0; ; {
-			at, hits := keyBlock(text, from, &p.vectors)
-			if hits == 0 {
-				break
-			}
-			for ; hits != 0; hits &= hits - 1 {
-				if p.confirmHit(text, at+bits.TrailingZeros32(hits)) {
+			n, next := keyHits(text, from, &p.vectors, &hits)
+			for _, h := range hits[:n] {
+				// confirmHit, written out: most hits stop at its first test.
+				i := int(h)
+				scan := &p.scans[p.scanOf[text[i]]]
+				if scan.prevBefore < 0 {
+					if (i+1 >= len(text) || scan.cueSet[text[i+1]] == 0) && (i == 0 || !scan.endsSize[text[i-1]]) {
+						continue
+					}
+				} else if !scan.wordWorthConfirming(text, i) {
+					continue
+				}
+				if scan.confirm(text, i) {
 					return true
 				}
 			}
-			from = at + 32
+			if n < maxKeyHits {
+				break
+			}
+			from = next
 		}
 		// The scan leaves the last three bytes out: only a single key can hit
 		// there.
+		end := text[len(text)-(wordKeyLen-1):]
+		if !p.singleKey[end[0]] && !p.singleKey[end[1]] && !p.singleKey[end[2]] {
+			return false
+		}
 		for i := len(text) - (wordKeyLen - 1); i < len(text); i++ {
 			if p.singleKey[text[i]] && p.confirmHit(text, i) {
 				return true
@@ -86,13 +100,23 @@ func (p *prefilter) confirmHit(text string, i int) bool {
 }
 
 // worthConfirming: most hits stop here, at the byte after the key (no cue
-// continues with it) or before it (no size ends with it).
+// continues with it) or before it (no size ends with it), or for a word key
+// at the word and the last byte of the word before it.
 func (scan *prefilterScan) worthConfirming(s string, i int) bool {
 	if scan.prevBefore >= 0 {
-		e := prevRunEnd(s, i-scan.prevBefore)
-		return e > 0 && scan.prevLast[s[e-1]]
+		return scan.wordWorthConfirming(s, i)
 	}
 	return i+1 < len(s) && scan.cueSet[s[i+1]] != 0 || i > 0 && scan.endsSize[s[i-1]]
+}
+
+// wordWorthConfirming is worthConfirming for a scan whose cues all have a
+// word before the key's run (see prefilterScan.prevBefore).
+func (scan *prefilterScan) wordWorthConfirming(s string, i int) bool {
+	if !strings.HasPrefix(s[i:], scan.keyText) {
+		return false // the one-pass scan compares only some of a word key's bytes
+	}
+	e := prevRunEnd(s, i-scan.prevBefore)
+	return e > 0 && scan.prevLast[s[e-1]]
 }
 
 // gateOnPrevWord sets prevBefore and prevLast when every cue of the scan
@@ -153,9 +177,10 @@ var statusCues = []cue{
 // (one search of the text after the status).
 var internalMemoryCue = cue{text: "INTERNAL", near: "mem"}
 
-// prefilterScan is one byte MayContain scans for and the cues it confirms.
+// prefilterScan is one key MayContain scans for and the cues it confirms.
 type prefilterScan struct {
-	key byte
+	key     byte   // the key's first byte
+	keyText string // the whole key
 	// cueSet[b] indexes cueSets: the cues whose key byte may be followed by
 	// byte b (0: none). leads[b] are two words, one of which the eight bytes
 	// at a hit must match for any of those cues to match: their heads when
@@ -429,7 +454,7 @@ func buildPrefilter(cues []cue) prefilter {
 			p.singleKey[k[0]] = true
 		}
 		p.scanOf[k[0]] = uint8(len(p.scans))
-		p.scans = append(p.scans, prefilterScan{key: k[0]})
+		p.scans = append(p.scans, prefilterScan{key: k[0], keyText: k})
 	}
 	p.vectors = newKeyVectors(scanKeys)
 	all := append([]cue(nil), statusCues...)

@@ -911,7 +911,7 @@ func TestRealWrinkles(t *testing.T) {
 			free := map[string]int64{"device_put": 63758789509, "mem_fraction_device_put": 4252017623, "pinned_host_device_put": 68719476736}[n]
 			w := realWant{code: "E0007", family: "gpu-bfc-allocator", phase: PhaseRuntime, backend: BackendGPU, device: "0",
 				requested: KnownSize(realRoundUp256(requested)), free: KnownSize(free), poolLimit: KnownSize(free), cause: CauseExhaustion,
-				used: KnownSize(0), // the stats' "InUse: 0B": nothing allocated yet
+				used:   KnownSize(0), // the stats' "InUse: 0B": nothing allocated yet
 				holder: &realHolder{}, advice: []string{"is free", realAdvPool}}
 			if n == "pinned_host_device_put" {
 				// xla_gpu_host_bfc: pinned host memory, no device in the
