@@ -5,19 +5,20 @@
 
 // func keyHitsAVX2(s string, from int, keys *keyVectors, out *[maxKeyHits]int32) (n int, next int)
 //
-// Writes to out the indexes of the bytes of s[from:len(s)-3] that are one of
-// the two single keys (one compare: they differ in one bit, so a byte
-// OR that bit equals both OR it), or that may start the four-byte key (its first byte, and its last byte three bytes further), in order,
-// and returns how many; when out fills up (n == maxKeyHits), next is where to
-// go on. The last three bytes of s are the caller's (they cannot start the
-// four-byte key). Needs 35 <= len(s) < 1<<31. Two blocks of 32 bytes are
-// tested at once while 64 bytes remain, then one, and the last, partial
-// block is read as the block that ends three bytes before the end, with the
-// bits before from cleared.
+// Writes to out the indexes of the bytes of s[from:len(s)-3] that are a
+// single key (one comparison finds both: they differ in one bit, so a byte
+// with that bit set equals their value with it) or that may start the
+// four-byte key (its first byte, and its last byte three bytes further), in
+// order, and returns how many; when out fills up (n == maxKeyHits), next is
+// where to go on. The last three bytes of s are the caller's (they cannot
+// start the four-byte key). Needs 35 <= len(s) < 1<<31. Two blocks of 32
+// bytes are tested at once while 64 bytes remain, then one, and the last,
+// partial block is read as the block that ends three bytes before the end,
+// with the bits before from cleared.
 //
-// keys (keyVectors, each byte repeated 32 times): Y1-Y2 the single keys
-// (the bit they differ in, and their value with it), Y3, Y5, Y10 and Y4 the
-// four-byte key's bytes.
+// keys (keyVectors, each byte repeated 32 times): Y1 the bit the single keys
+// differ in, Y2 their value with it, Y3 and Y4 the four-byte key's first and
+// last bytes (slots 2 and 5).
 TEXT ·keyHitsAVX2(SB), NOSPLIT, $0-56
 	MOVQ s_base+0(FP), SI
 	MOVQ s_len+8(FP), BX
@@ -31,8 +32,6 @@ TEXT ·keyHitsAVX2(SB), NOSPLIT, $0-56
 	VMOVDQU 0(DI), Y1
 	VMOVDQU 32(DI), Y2
 	VMOVDQU 64(DI), Y3
-	VMOVDQU 96(DI), Y5
-	VMOVDQU 128(DI), Y10
 	VMOVDQU 160(DI), Y4
 	LEAQ -35(BX), DX  // the start of the last block
 	LEAQ -67(BX), R11 // the start of the last pair of blocks
