@@ -353,7 +353,9 @@ func readGenericRequest(r *Report, clause string) bool {
 }
 
 // genericKindWord names the memory an allocation was for.
-var genericKindWord = regexp.MustCompile(`\b(?:` + genericKinds[3:len(genericKinds)-1] + `|memory|buffer|workspace|work area)\b`)
+// A unit of hardware alone ("allocate a GPU", "allocate device 3", "TPU
+// slice") is a scheduler's or a resource manager's failure, not memory.
+var genericKindWord = regexp.MustCompile(`\b(?:memory|hbm|vram|buffer|workspace|work area)\b`)
 
 // genericLabelled returns the first size re labels in s.
 func genericLabelled(re *regexp.Regexp, s string) Size {
