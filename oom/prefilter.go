@@ -77,14 +77,28 @@ func (z *Recognizer) MayContain(text string) bool {
 		}
 		return false
 	}
+	return p.mayContainPerKey(text)
+}
+
+// mayContainPerKey is MayContain with one pass per key (strings.IndexByte
+// for a byte, strings.Index for a word): where the one-pass scan does not
+// run (no AVX2, short texts). It confirms the same hits, so it answers
+// alike (checked by the differential tests). The word's pass is the costly
+// one (BENCHMARKS.md): its first byte is common in log text.
+func (p *prefilter) mayContainPerKey(text string) bool {
 	for k := range p.scans {
 		scan := &p.scans[k]
 		for off := 0; ; {
-			j := strings.IndexByte(text[off:], scan.key)
+			var j int
+			if len(scan.keyText) == 1 {
+				j = strings.IndexByte(text[off:], scan.key)
+			} else {
+				j = strings.Index(text[off:], scan.keyText)
+			}
 			if j < 0 {
 				break
 			}
-			if scan.worthConfirming(text, off+j) && scan.confirm(text, off+j) {
+			if i := off + j; scan.worthConfirming(text, i) && scan.confirm(text, i) {
 				return true
 			}
 			off += j + 1

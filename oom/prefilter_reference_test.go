@@ -171,6 +171,9 @@ func checkPrefilterAgrees(t *testing.T, text string) {
 	if fast != ref {
 		t.Errorf("MayContain = %v, reference = %v for %q", fast, ref, text)
 	}
+	if perKey := defaultRecognizer.prefilter.mayContainPerKey(text); perKey != fast {
+		t.Errorf("MayContain = %v, one pass per key = %v for %q", fast, perKey, text)
+	}
 	if r, ok := Recognize(text); ok && !fast {
 		t.Errorf("Recognize accepts (%s) what MayContain rejects: %q", r.Family, text)
 	}
