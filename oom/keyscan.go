@@ -4,10 +4,11 @@
 package oom
 
 // The one-pass key scan: where the processor has it (AVX2 on amd64), every
-// key of MayContain is found in one pass over the text, 32 bytes at a time,
-// instead of one strings.IndexByte pass per key (BENCHMARKS.md, "The
-// prefilter's keys"). Elsewhere MayContain makes the passes; both find the
-// same hits in the same text, so they answer alike.
+// key of MayContain is found in one pass over the text, 64 bytes at a time,
+// and all the hits of a line come back from one call, instead of one pass
+// per key (BENCHMARKS.md, "The prefilter's keys"). Elsewhere MayContain
+// makes the passes (mayContainPerKey); both confirm the same hits, so they
+// answer alike.
 
 // The one-pass scan's keys: one or two single bytes that differ in one bit
 // (like 'R' and 'B': one comparison finds both), and one key of four bytes

@@ -14,12 +14,13 @@ import (
 // false means certainly not an OOM.
 //
 // Design (measured in bench_test.go, BENCHMARKS.md): every cue holds one of
-// a few keys (scanKeys), bytes or byte pairs that are rare in ordinary log
+// a few keys (scanKeys), bytes or a word that are rare in ordinary log
 // lines; MayContain finds the keys' hits and confirms only those. Where the
-// processor has AVX2 one pass over the text finds every key's hits, 32
-// bytes at a time (keyscan.go); elsewhere one strings.IndexByte pass per
-// key does. A hit is confirmed only when a cue can continue with the byte
-// after it (or a size may end at it), then with one or two word comparisons
+// processor has AVX2 one pass over the text finds every key's hits, 64
+// bytes at a time (keyscan.go); elsewhere one pass per key does
+// (mayContainPerKey). A hit is confirmed only when a cue can continue with
+// the byte after it (or a size may end at it; for the word, when the word
+// before it ends as a cue's does), then with one or two word comparisons
 // against those cues' first eight bytes, and only then character by
 // character. The cues come from three places, turned into tables by
 // buildPrefilter:
