@@ -6,6 +6,7 @@ package oom
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -134,6 +135,9 @@ func checkCoverageRow(t *testing.T, row coverageRow) {
 		if recognised {
 			t.Errorf("recognised as %s now: classify it as that family", rep.Family)
 		}
+		if r, ok := defaultRecognizer.recognizeUnfiltered(row.fixture); ok {
+			t.Errorf("MayContain rejects what %s reads: add a cue", r.Family)
+		}
 		return // a known gap, listed in docs/xla-coverage.md
 	}
 	if !MayContain(row.fixture) {
@@ -158,6 +162,14 @@ func checkCoverageRow(t *testing.T, row coverageRow) {
 		t.Fatalf("recognised = %v as %q, want family %s", recognised, rep.Family, row.verdict)
 	}
 	checkExpected(t, row.expect, rep)
+	// What str(e) prints: the message without the exception's class.
+	if msg := exceptionClass.ReplaceAllString(row.fixture, ""); msg != row.fixture {
+		r, ok := Recognize(msg)
+		if !ok || r.Family != row.verdict {
+			t.Fatalf("the message alone %q: recognised = %v as %q, want family %s", msg, ok, r.Family, row.verdict)
+		}
+		checkExpected(t, row.expect, r)
+	}
 }
 
 // familyKindOf tells whether id is a failure family or a warning family.
@@ -212,4 +224,84 @@ func checkExpected(t *testing.T, expect string, r Report) {
 			t.Errorf("%s = %q, want %q", k, got, v)
 		}
 	}
+}
+
+// sizeToken is a size as templates print it: a number with a byte unit or
+// "bytes", or a bare number of five digits or more (raw byte counts).
+var sizeToken = regexp.MustCompile(`(\d+(?:\.\d+)?) ?([KMGTPE]i?B\b|[KMGTPE]\b|B\b|bytes\b)|\b\d{5,}\b`)
+
+// sizesNotFields are the sizes coverage fixtures print that no field holds,
+// "id/size as printed", each with why.
+var sizesNotFields = map[string]string{
+	"xla-5b82f490/64 GB":              "the default XLA_PJRT_GPU_HOST_MEMORY_LIMIT_GB the message suggests raising, not this failure's figure",
+	"xla-1938a39c/64 GB":              "the default XLA_PJRT_GPU_HOST_MEMORY_LIMIT_GB the message suggests raising, not this failure's figure",
+	"xla-cd8d2c2d/0B":                 "a line of the BufferAssignment breakdown, read into the breakdown",
+	"xla-be3ae1ea/1.00GiB":            "a line of the BufferAssignment breakdown, read into the breakdown",
+	"xla-ae82df51/33554432":           "a bare number after \"of size:\": the last-resort layer takes a size only with its unit",
+	"tensorflow-2e739f37/68719476736": "it ends the text, so it may be cut short there: left unset (truncation.go)",
+	"xla-4eecc0f6/68719476736":        "it ends the text, so it may be cut short there: left unset (truncation.go)",
+	"xla-b5788ddc/8589934592":         "it ends the text, so it may be cut short there: left unset (truncation.go)",
+	"tensorflow-32741c32/500001":      "a shape's dimension: with no dtype printed, the tensor's size is unknown",
+	"tensorflow-ccf1a67b/500001":      "a shape's dimension: with no dtype printed, the tensor's size is unknown",
+}
+
+// TestCoverageSizesLand: every size a recognised fixture prints (log
+// headers aside) is the value of one of the record's size fields, exact or
+// as rounded when printed, unless sizesNotFields says why not.
+func TestCoverageSizesLand(t *testing.T) {
+	rows, err := readClassification()
+	if err != nil {
+		t.Fatal(err)
+	}
+	used := map[string]bool{}
+	for _, row := range rows {
+		if isLookalikeVerdict(row.verdict) || strings.HasPrefix(row.verdict, "unrecognised:") {
+			continue
+		}
+		r, ok := Recognize(row.fixture)
+		if !ok {
+			w, _ := RecognizeWarning(row.fixture)
+			r = Report{Requested: w.Requested, Used: w.Used, Free: w.Free, Capacity: w.Capacity}
+		}
+		var have []int64
+		for _, s := range []Size{r.Requested, r.Free, r.Used, r.Capacity, r.Exceeded, r.Reserved, r.Reservable, r.PoolLimit} {
+			if s.Known {
+				have = append(have, s.Bytes)
+			}
+		}
+		for _, m := range sizeToken.FindAllStringSubmatch(defaultRecognizer.flatten(row.fixture), -1) {
+			tok := m[0]
+			if m[1] != "" {
+				tok = m[1]
+				if m[2] != "bytes" {
+					tok += m[2]
+				}
+			}
+			size := parseSizeToken(tok)
+			if !size.Known || slices.ContainsFunc(have, func(h int64) bool { return roughlyEqual(h, size.Bytes) }) {
+				continue
+			}
+			key := row.id + "/" + m[0]
+			if _, known := sizesNotFields[key]; known {
+				used[key] = true
+				continue
+			}
+			t.Errorf("%s: %q is in no field (%s)", row.id, m[0], row.fixture)
+		}
+	}
+	for key := range sizesNotFields {
+		if !used[key] {
+			t.Errorf("%s: lands in a field now: drop it from sizesNotFields", key)
+		}
+	}
+}
+
+// roughlyEqual: a field holds the exact bytes, a message may print them
+// rounded ("1.97GiB").
+func roughlyEqual(field, printed int64) bool {
+	d := field - printed
+	if d < 0 {
+		d = -d
+	}
+	return d*100 <= field
 }

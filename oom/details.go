@@ -105,18 +105,21 @@ var details = []detail{
 			setSize(&r.PoolLimit, summaryField(a, "pool limit "))
 		},
 	},
-	{ // cudaMallocAsync allocator stats: "Stats: Limit:                        59.38GiB\nInUse: ..."
+	{ // An allocator's stats after its dump: "Stats: \nLimit:   59.38GiB\nInUse:   0B\nMaxInUse: ..."
+		// (BFC; TSL sizes, or raw bytes in older builds), or cudaMallocAsync's "... Free
+		// memory/Total memory: f/t Stats: Limit: X InUse: Y". The limit is the allocator's
+		// budget, PoolLimit, never Capacity: XLA's pool is a share of the device, and the
+		// advice reads Capacity as the whole device.
 		"Stats: Limit:", func(r *Report, _, a string) {
 			if f := strings.Fields(a); len(f) > 0 && len(f[0]) <= 24 {
 				setSize(&r.PoolLimit, f[0])
 			}
 		},
 	},
-	{ // cudaMallocAsync allocator stats: "... Free memory/Total memory: f/t Stats: Limit: X InUse: Y".
-		// The BFC allocator's own stats dump prints InUse too, but without CUDA's
-		// free/total figures just before it; only the cudaMallocAsync figure is read.
+	{ // What the allocator had in use, from the same stats: "InUse: Y" right after the limit
+		// (not "MaxInUse:", the peak).
 		"InUse:", func(r *Report, b, a string) {
-			if !strings.Contains(b, "Free memory/Total memory: ") {
+			if !strings.HasSuffix(strings.TrimRight(b, " "), allocatorLimitBefore(b)) || strings.HasSuffix(b, "Max") {
 				return
 			}
 			if f := strings.Fields(a); len(f) > 0 && len(f[0]) <= 24 {
@@ -201,4 +204,16 @@ func summaryField(s, label string) string {
 		return ""
 	}
 	return strings.TrimSpace(tok)
+}
+
+// allocatorLimitBefore returns the end of before when it ends with an
+// allocator stats' "Limit: X" (what stands right before its "InUse:"), else
+// a string before cannot end with.
+func allocatorLimitBefore(before string) string {
+	t := strings.TrimRight(before, " ")
+	i := strings.LastIndex(t, "Limit: ")
+	if i < 0 || strings.ContainsAny(strings.TrimSpace(t[i+len("Limit: "):]), " ") {
+		return "\x00"
+	}
+	return t[i:]
 }

@@ -13,6 +13,7 @@ var cpuFamilies = []family{
 		kind:    fatal, code: codeGeneric, phase: PhaseRuntime, backend: BackendCPU,
 		anchor:  "Out of memory allocating",
 		expr:    `Out of memory allocating (?P<requested>\d+(?:,\d{3})*) bytes`,
+		cues:    []cue{{text: "memory allocating"}}, // printed alone by str(e)
 		advice:  adviceTraits{hostRAM: true},
 		example: `jax.errors.JaxRuntimeError: Out of memory allocating 41246000000 bytes`,
 	},

@@ -100,6 +100,15 @@ var gpuFamilies = []family{
 		example: `jax.errors.JaxRuntimeError: INTERNAL: failed to allocate 165425291480 bytes from device: hipErrorOutOfMemory`,
 	},
 	{
+		id:      "gpu-stream-executor-limit",
+		summary: "A StreamExecutor device allocation would pass the memory limit set for the device (log line; the allocation fails).",
+		kind:    logOnly, code: codeGeneric, phase: PhaseRuntime,
+		anchor:  "Not enough memory to allocate ",
+		expr:    `Not enough memory to allocate (?P<requested>\d+) on device (?P<device>\d+) within provided limit\. limit=(?P<pool_limit>\d+)`,
+		cues:    []cue{{text: "memory to allocate"}},
+		example: `W0822 14:03:11.512345  181818 stream_executor.h:442] Not enough memory to allocate 1073741824 on device 0 within provided limit. limit=4294967296]`,
+	},
+	{
 		id:      "gpu-sycl-device-alloc",
 		summary: "The SYCL (oneAPI) runtime could not allocate device memory (log line).",
 		kind:    logOnly, code: codeGeneric, phase: PhaseRuntime, backend: BackendGPU,

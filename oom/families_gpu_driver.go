@@ -111,10 +111,8 @@ var gpuDriverFamilies = []family{
 		kind:    fatal, code: codeGeneric, phase: PhaseRuntime, backend: BackendGPU, category: categoryConstant,
 		anchor: "Failed to allocate ",
 		expr:   `Failed to allocate (?P<requested>\d+) bytes for new constant`,
-		// No cue of its own: it reaches MayContain behind an exception
-		// (XlaRuntimeError, JaxRuntimeError). A cue on its INTERNAL status
-		// cost 0.05-0.08x of the bare scan on ordinary records (every
-		// INTERNAL line paid a search), so the bare log line is not passed.
+		// No cue of its own: the last-resort layer's "ailed to allocate"
+		// (genericCues) lets it through, bare or behind any status.
 		advice:  adviceTraits{own: constantAdvice},
 		example: `jaxlib.xla_extension.XlaRuntimeError: INTERNAL: Failed to allocate 1048576 bytes for new constant`,
 	},

@@ -27,6 +27,7 @@ var tensorflowFamilies = []family{
 			`(?: and type (?P<dtype>\w+))?(?: on (?P<tf_device>/[\w/:.\-]+))?(?: by allocator (?P<allocator>[\w.\-]+))?` +
 			`(?: \[Op:(?P<op>\w+)\])?(?: \[\[\{\{node (?P<node>[^{}\s]+)\}\}\]\])?`,
 		read:    readTensorFlowTensor,
+		cues:    []cue{{text: "when allocating"}}, // what str(e) prints: the message alone
 		advice:  adviceTraits{own: tensorFlowAdvice},
 		example: `tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor with shape[16,64,64,64] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc [Op:Conv2D]`,
 	},
@@ -40,8 +41,19 @@ var tensorflowFamilies = []family{
 			r.Instruction = m.group("op")
 			return true
 		},
+		cues:    []cue{{text: "when allocating"}},
 		advice:  adviceTraits{own: tensorFlowAdvice},
 		example: `tensorflow.python.framework.errors_impl.ResourceExhaustedError: Ran out of GPU memory when allocating 1073741824 bytes for MatMul`,
+	},
+	{
+		id:      "tensorflow-gpu-eigen-allocator",
+		summary: "TensorFlow's Eigen allocator for a GPU kernel could not allocate (a fatal log line: the process aborts).",
+		kind:    logOnly, code: codeGeneric, phase: PhaseRuntime, backend: BackendGPU, category: categoryTensorFlow,
+		anchor:  "EigenAllocator for GPU ran out of memory when allocating ",
+		expr:    `EigenAllocator for GPU ran out of memory when allocating (?P<requested>\d+)`,
+		cues:    []cue{{text: "when allocating"}},
+		advice:  adviceTraits{own: tensorFlowAdvice},
+		example: `F tensorflow/core/common_runtime/gpu/gpu_device.cc:132] EigenAllocator for GPU ran out of memory when allocating 1073741824. See error logs for more detailed info.`,
 	},
 	{
 		id:      "tensorflow-op-allocation-failed",
@@ -50,13 +62,17 @@ var tensorflowFamilies = []family{
 		anchor: "failed to allocate memory",
 		expr:   `failed to allocate memory(?: \[Op:(?P<op>\w+)\]| \[\[\{\{node (?P<node>[^{}\s]+)\}\}\]\])?`,
 		read: func(r *Report, m match) bool {
-			// The phrase alone is too common: the status or exception that
-			// TensorFlow puts right before it must be there ("ResourceExhaustedError: ",
-			// "Resource exhausted: ", optionally with a {{function_node ...}} tag).
-			if !resourceExhaustedBefore(m.text[max(0, m.start()-tfStatusSpan):m.start()]) {
+			// The phrase alone is too common: TensorFlow's own marks must be
+			// there, the op or node it names right after it (what str(e)
+			// prints: "failed to allocate memory [Op:AddV2]"), or the status
+			// or exception that TensorFlow puts right before it
+			// ("ResourceExhaustedError: ", "Resource exhausted: ", optionally
+			// with a {{function_node ...}} tag).
+			op := firstNonEmpty(m.group("op"), m.group("node"))
+			if op == "" && !resourceExhaustedBefore(m.text[max(0, m.start()-tfStatusSpan):m.start()]) {
 				return false
 			}
-			r.Instruction = firstNonEmpty(m.group("op"), m.group("node"))
+			r.Instruction = op
 			return true
 		},
 		advice:  adviceTraits{own: tensorFlowAdvice},

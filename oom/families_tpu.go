@@ -128,7 +128,7 @@ var tpuFamilies = []family{
 			r.MemorySpace = sparseCoreSpace(m.group("space_id"))
 			return true
 		},
-		cues: []cue{{text: "INTERNAL", near: "memref.alloca"}},
+		cues: []cue{internalMemoryCue},
 		example: `RESOURCE_EXHAUSTED: 'memref.alloca' op current allocation offset upper bound (9000000 words) exceeds the legitimate user allocatable offset upper bound ` +
 			`(8388607 words) in memory space 203 when allocating 1048576 words.`,
 	},

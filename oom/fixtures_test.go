@@ -337,6 +337,12 @@ var fixtures = []fixture{
 	{name: "tensorflow-op-gpu-scratch/MatMul", src: "tensorflow/core/common_runtime/gpu/gpu_device.cc template of TF 1.2+ (coverage table)",
 		text: `tensorflow.python.framework.errors_impl.ResourceExhaustedError: Ran out of GPU memory when allocating 1073741824 bytes for MatMul`,
 		want: want{code: "E0007", family: "tensorflow-op-gpu-scratch", backend: "gpu", instr: "MatMul", requested: b(1073741824), category: categoryTensorFlow}},
+	{name: "tensorflow-gpu-eigen-allocator/gpu_device", src: "tensorflow/core/common_runtime/gpu/gpu_device.cc template (coverage table)",
+		text: `F tensorflow/core/common_runtime/gpu/gpu_device.cc:132] EigenAllocator for GPU ran out of memory when allocating 1073741824. See error logs for more detailed info.`,
+		want: want{code: "E0007", family: "tensorflow-gpu-eigen-allocator", backend: "gpu", requested: b(1073741824), category: categoryTensorFlow}},
+	{name: "gpu-stream-executor-limit/stream_executor.h", src: "xla/stream_executor/stream_executor.h template (coverage table)",
+		text: `W0822 14:03:11.512345  181818 stream_executor.h:442] Not enough memory to allocate 1073741824 on device 0 within provided limit. limit=4294967296]`,
+		want: want{code: "E0007", family: "gpu-stream-executor-limit", device: "0", requested: b(1073741824)}},
 	{name: "gpu-jaxlib-workspace/syevd", src: "jaxlib/gpu/solver_kernels_ffi.cc template (coverage table)",
 		text: `jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Unable to allocate device workspace for syevd`,
 		want: want{code: "E0007", family: "gpu-jaxlib-workspace", backend: "gpu", instr: "syevd"}},
@@ -346,7 +352,7 @@ var fixtures = []fixture{
 	// exact figure, which replaces the exception's rounded "93.13GiB".
 	{name: "real/device_put BFC", src: "testdata/real/device_put.stderr.txt (device capture)", capture: "device_put.stderr.txt",
 		want: want{code: "E0007", family: "gpu-allocator-status", backend: "gpu", device: "0", requested: b(100000000000), free: b(63758789509),
-			cause: "exhaustion", advice: []string{"XLA_PYTHON_CLIENT_MEM_FRACTION"}}},
+			cause: "exhaustion", advice: []string{"XLA_PYTHON_CLIENT_MEM_FRACTION"}, used: b(0)}},
 	{name: "real/platform allocator jit", src: "testdata/real/platform_jit.stderr.txt (device capture)", capture: "platform_jit.stderr.txt",
 		want: want{code: "E0007", family: "gpu-allocator-status", backend: "gpu", device: "0", program: "jit_temps_exceed_memory", requested: b(180007500304), advice: []string{"donate_argnums"}}},
 	{name: "real/platform allocator, exception only", src: "testdata/real/platform_device_put.exception.txt (device capture)", capture: "platform_device_put.exception.txt",
@@ -364,7 +370,7 @@ var fixtures = []fixture{
 		want: want{code: "E0007", family: "gpu-allocator-status", phase: PhaseCompile, backend: "gpu", device: "0", requested: b(33554432), advice: []string{"--xla_gpu_autotune_level=0"}}},
 	{name: "real/fragmented small pool", src: "testdata/real/mem_fraction_fragmented.stderr.txt (device capture)", capture: "mem_fraction_fragmented.stderr.txt",
 		want: want{code: "E0007", family: "gpu-allocator-status", backend: "gpu", device: "0", program: "jit_broadcast_in_dim", requested: b(1610612736), free: b(2104533975),
-			cause: "fragmentation", advice: []string{"fragmented"}}},
+			cause: "fragmentation", advice: []string{"fragmented"}, used: b(2147483648)}},
 
 	// ---- code-only: a catalog code with no readable message
 	{name: "code-only/truncated code-only status", src: "composed: docs/message-formats.md factory format, message cut off",

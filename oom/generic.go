@@ -25,10 +25,12 @@ const FamilyGeneric = "generic"
 //     "allocation of SIZE failed", or memory of a named kind that ran out
 //     ("out of device memory", "TPU ran out of memory", a driver's
 //     out-of-memory error name); a bare "out of memory" counts only where
-//     the entry names XLA, JAX or PjRt;
+//     the entry names XLA, JAX or PjRt, or where it ends an INTERNAL
+//     status's message (str(e) of an XlaRuntimeError printed alone);
 //   - an error context: the entry is logged at ERROR or FATAL, or the
-//     statement stands near a RESOURCE_EXHAUSTED status or an XLA exception
-//     (XlaRuntimeError, JaxRuntimeError, TensorFlow's ResourceExhaustedError).
+//     statement stands near a RESOURCE_EXHAUSTED or INTERNAL status or an
+//     XLA exception (XlaRuntimeError, JaxRuntimeError, TensorFlow's
+//     ResourceExhaustedError).
 //
 // A statement on an INFO, WARNING or DEBUG line is never a failure (XLA logs
 // its survivable retries there), and one behind a family guard (guarded) or
@@ -56,6 +58,26 @@ const (
 	genericMemory = `(?:(?:device|gpu|tpu|accelerator|host|pinned host|pinned)(?: hbm)? memory|(?:device |gpu |tpu )?(?:hbm|vram)(?: memory)?)`
 )
 
+// genericCues let the last-resort layer's statements through MayContain
+// when no status stands around them (a bare log line, an exception's
+// message printed alone): an allocation that failed, or memory that ran
+// out while allocating. Each is a word, whitespace and the key's word
+// ("allocat"), so that a hit on an innocent "allocating" mostly stops at
+// the last byte of the word before it (prefilterScan.prevLast).
+var genericCues = []cue{
+	{text: "ailed to allocate"},  // Failed to, failed to
+	{text: "able to allocate"},   // Unable to, unable to, not able to
+	{text: "memory to allocate"}, // not enough memory to, insufficient memory to
+	{text: "not allocate"},       // could not, cannot
+	{text: "n't allocate"},       // couldn't, can't
+	{text: "when allocating"},
+	{text: "while allocating"},
+	{text: "rror allocating"},   // Error allocating
+	{text: "memory allocating"}, // Out of memory allocating
+	// "allocation of 1.00GiB failed": the size's unit is the cue.
+	{text: "allocation of", sizeAfter: true},
+}
+
 // genericSize is a size with a byte unit (a bare number is not a size here:
 // "allocate 3 more workers"), its exact companion when one follows.
 var genericSize = regexp.MustCompile(`(?:^|[\s(=:])(?P<n>\d+(?:,\d{3})*(?:\.\d+)?)(?P<u> ?bytes?\b| ?[KMGTPE]i?B\b|[KMGTPE]\b|B\b)` +
@@ -68,8 +90,9 @@ var (
 )
 
 // genericContexts are the statuses and exceptions that make a statement an
-// error wherever it is logged.
-var genericContexts = []string{"RESOURCE_EXHAUSTED", "Resource exhausted", "ResourceExhausted", "XlaRuntimeError", "JaxRuntimeError"}
+// error wherever it is logged. "INTERNAL: " is the status that str(e) of an
+// XlaRuntimeError starts with when a program prints the message alone.
+var genericContexts = []string{"RESOURCE_EXHAUSTED", "Resource exhausted", "ResourceExhausted", "XlaRuntimeError", "JaxRuntimeError", "INTERNAL: "}
 
 // genericForeign are phrases of failures that are not XLA's: another
 // runtime's allocator, the process's own RAM. Any of them in the entry keeps
@@ -89,10 +112,10 @@ var genericForeign = []string{
 
 // recognizeGeneric is the last-resort layer (see above). text is the record
 // as given; it is split into log entries so that each statement is judged
-// by its own entry's level. Like Recognize, it reads only texts MayContain
-// passes.
+// by its own entry's level. Its callers have run MayContain (genericCues
+// are its statements' cues).
 func (z *Recognizer) recognizeGeneric(text string) (Report, bool) {
-	if !mayBeGeneric(text) || !MayContain(text) {
+	if !mayBeGeneric(text) {
 		return Report{}, false
 	}
 	if strings.IndexByte(text, 0x1b) >= 0 {
@@ -195,7 +218,7 @@ func readGenericStatement(flat, lower string, loc []int, level byte, xla bool) (
 		}
 	}
 	errorContext := level == 'E' || level == 'F' || hasGenericContext(flat, at)
-	if kind == "bare" && !xla || guarded(flat, at) || !errorContext {
+	if kind == "bare" && !xla && !internalMessageEnd(flat, at, loc[1]) || guarded(flat, at) || !errorContext {
 		return Report{}, false
 	}
 	if sentence := flat[at:min(len(flat), at+300)]; strings.Contains(cutSentence(sentence), "freed_by_count") {
@@ -236,6 +259,18 @@ func readGenericStatement(flat, lower string, loc []int, level byte, xla bool) (
 		r.Phase = PhaseCompile
 	}
 	return r, true
+}
+
+// internalMessageEnd reports whether the bare "out of memory" at
+// flat[at:end] ends an INTERNAL status's message: "INTERNAL: Out of
+// memory", "INTERNAL: DNNL operation failed: out of memory" are what str(e)
+// of an XlaRuntimeError prints, with no name of XLA left in the text.
+func internalMessageEnd(flat string, at, end int) bool {
+	rest := strings.TrimLeft(flat[end:], ".")
+	if rest != "" && !strings.HasPrefix(rest, " ") {
+		return false
+	}
+	return strings.Contains(flat[max(0, at-80):at], "INTERNAL: ") && (rest == "" || strings.TrimSpace(rest) == "")
 }
 
 // cutSentence is s up to its first sentence end.
@@ -319,7 +354,9 @@ func readGenericRequest(r *Report, clause string) bool {
 }
 
 // genericKindWord names the memory an allocation was for.
-var genericKindWord = regexp.MustCompile(`\b(?:` + genericKinds[3:len(genericKinds)-1] + `|memory|buffer|workspace)\b`)
+// A unit of hardware alone ("allocate a GPU", "allocate device 3", "TPU
+// slice") is a scheduler's or a resource manager's failure, not memory.
+var genericKindWord = regexp.MustCompile(`\b(?:memory|hbm|vram|buffer|workspace|work area)\b`)
 
 // genericLabelled returns the first size re labels in s.
 func genericLabelled(re *regexp.Regexp, s string) Size {

@@ -113,10 +113,21 @@ var lookalikes = []lookalike{
 	{"ordinary-memory-talk", "java oom", `Exception in thread "main" java.lang.OutOfMemoryError: Java heap space`, true},
 	{"ordinary-memory-talk", "kernel oom killer", `Out of memory: Killed process 1234 (python3) total-vm:123456789kB, anon-rss:98765432kB, file-rss:0kB, shmem-rss:0kB, UID:1000 pgtables:200000kB oom_score_adj:0`, true},
 	{"ordinary-memory-talk", "attempting other", `Attempting to allocate 3 more workers to the data loader`, true},
+	// Lines with the new bare-form cues ("ailed to allocate", "not allocate", "when allocating", "OOM") that are no memory failure.
+	{"ordinary-memory-talk", "scheduler could not allocate a GPU", `ERROR:root:Failed to allocate a GPU from the scheduler queue: no nodes available`, false},
+	{"quota", "TPU slice at ERROR", `E0101 00:00:00.000000 1 scheduler.cc:12] Failed to allocate TPU slice v4-32 in zone us-central2-b: no capacity`, false},
+	{"host-resource", "port", `Error: failed to allocate port 8080 for the metrics server`, false},
+	{"ordinary-memory-talk", "device busy", `ERROR:root:Cannot allocate device 3: device busy`, false},
+	{"ordinary-memory-talk", "OOM retry talk at INFO", `I0101 00:00:00.000000 1 oom_guard.py:3] OOM when allocating is retried with a smaller batch (auto_batch=True)`, false},
+	{"ordinary-memory-talk", "OOM killer mention", `INFO: OOM killer disabled for container trainer`, true},
+	{"quota", "GPUs by quota", `Training failed: could not allocate 8 GPUs for 2 hours (quota)`, false},
+	{"host-resource", "pod IP address", `Failed to allocate IP address for pod trainer-0: no addresses available in range set 10.0.0.0/24`, false},
+	{"quota", "device plugin", `kubelet: failed to allocate device plugin resource nvidia.com/gpu: requested 8, available 4`, false},
+	{"ordinary-memory-talk", "allocation done", `I1010 10:10:11.000 3321 allocator_stats.py:40] Allocation of 1204 live buffers finished in 3 ms`, true},
 	{"ordinary-memory-talk", "allocator stats", `I1010 10:10:11.000 3321 allocator_stats.py:40] Allocation histogram updated: 1204 live buffers, 2.1GiB in use`, true},
 	{"ordinary-memory-talk", "kv cache", `INFO 05-28 07:03:09 [gpu_worker.py:227] Available KV cache memory: 61.27 GiB; allocating 2.00GiB for the prefix cache`, true},
 	{"ordinary-memory-talk", "resource ok", `Resource usage is fine: 12 GiB of memory in use`, true},
-	{"ordinary-memory-talk", "python MemoryError", `MemoryError: Unable to allocate 7.45 GiB for an array with shape (1000000000,) and data type float64`, true},
+	{"ordinary-memory-talk", "python MemoryError", `MemoryError: Unable to allocate 7.45 GiB for an array with shape (1000000000,) and data type float64`, false},
 	// The last-resort layer's look-alikes (generic.go): an error context and an
 	// allocation that failed, but not XLA's memory. NumPy's host RAM, logged at
 	// ERROR by a data loader (composed).

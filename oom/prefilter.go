@@ -5,90 +5,158 @@ package oom
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 )
 
 // MayContain reports whether text could hold an XLA OOM message or a
-// memory-pressure warning. It is the
-// cheap first pass run on every record: false means certainly not an OOM.
+// memory-pressure warning. It is the cheap first pass run on every record:
+// false means certainly not an OOM.
 //
-// Design (measured in bench_test.go): searching one needle with
-// strings.Contains costs one SIMD strings.IndexByte pass over the record plus
-// a branch per occurrence of the needle's first byte. Every extra pass costs
-// as much again, and every hit on a common byte costs a mispredicted branch,
-// so MayContain scans only for bytes that are rare in ordinary log lines but
-// present in every XLA OOM message ('R' and 'B' for today's cues). A hit is
-// confirmed only when a cue can continue with the byte after it, then with
-// one or two word comparisons against those cues' first eight bytes, and
-// only then character by character. The cues come from two places, both
-// turned into tables by buildPrefilter:
+// Design (measured in bench_test.go, BENCHMARKS.md): every cue holds one of
+// a few keys (scanKeys), bytes or a word that are rare in ordinary log
+// lines; MayContain finds the keys' hits and confirms only those. Where the
+// processor has AVX2 one pass over the text finds every key's hits, 64
+// bytes at a time (keyscan.go); elsewhere one pass per key does
+// (mayContainPerKey). A hit is confirmed only when a cue can continue with
+// the byte after it (or a size may end at it; for the word, when the word
+// before it ends as a cue's does), then with one or two word comparisons
+// against those cues' first eight bytes, and only then character by
+// character. The cues come from three places, turned into tables by
+// buildPrefilter:
 //
 //   - statusCues below: the status and wrapper words XLA prints around any
 //     family (RESOURCE_EXHAUSTED, Resource exhausted, the catalog's code
 //     names, the drivers' out-of-memory error names);
-//   - each family's own cues (family.cues): the phrase that lets its message
-//     through when it is printed bare, as a log line without a status.
+//   - each family's own cues (family.cues): the phrases that let its message
+//     through when it is printed bare, as a log line or an exception's
+//     message printed alone;
+//   - genericCues: the statements the last-resort layer reads.
 //
-// A cue whose text holds neither 'R' nor 'B' adds a scan for its own key
-// byte, which BenchmarkMayContainRatio will show.
-//
-// It allocates nothing and costs about 1.46x one strings.Contains on ordinary
-// lines (BenchmarkMayContainRatio); one strings.Contains per phrase costs ~25x.
+// It allocates nothing and costs about 1.8x one strings.Contains on the
+// ordinary corpus with AVX2 (BenchmarkMayContainRatio), 5.7x without
+// (BenchmarkMayContainPerKeyRatio); one strings.Contains per phrase costs ~25x.
 //
 // What it lets through that is not an OOM (gRPC RESOURCE_EXHAUSTED, Python
-// RuntimeErrors, TensorFlow-native OOMs) Recognize rejects. What it misses:
-// a family headline printed with no status, no wrapper naming an error and
-// none of its family's cues, e.g. a bare "Out of memory allocating N bytes."
-// quoted alone; XLA prints those messages as statuses ("RESOURCE_EXHAUSTED:
-// ..."), which MayContain always passes.
+// RuntimeErrors, "failed to allocate" in other programs' lines) Recognize
+// rejects.
 func (z *Recognizer) MayContain(text string) bool {
-	// The preferred keys get loops of their own, with the byte a constant:
-	// a loop over the scans measured slower (BenchmarkMayContainRatio). The
-	// scans are held in locals: measured a little faster than through z.
-	rs, bs := &z.prefilter.r, &z.prefilter.b
-	for off := 0; ; {
-		j := strings.IndexByte(text[off:], 'R')
-		if j < 0 {
-			break
+	p := &z.prefilter
+	if onePassScan && len(text) >= minOnePassLen && len(text) <= maxOnePassLen {
+		var hits [maxKeyHits]int32
+		for from := 0; ; {
+			n, next := keyHits(text, from, &p.vectors, &hits)
+			for _, h := range hits[:n] {
+				// confirmHit, written out: most hits stop at its first test.
+				i := int(h)
+				scan := &p.scans[p.scanOf[text[i]]]
+				if scan.prevBefore < 0 {
+					if (i+1 >= len(text) || scan.cueSet[text[i+1]] == 0) && (i == 0 || !scan.endsSize[text[i-1]]) {
+						continue
+					}
+				} else if !scan.wordWorthConfirming(text, i) {
+					continue
+				}
+				if scan.confirm(text, i) {
+					return true
+				}
+			}
+			if n < maxKeyHits {
+				break
+			}
+			from = next
 		}
-		// Most hits stop at the byte after the 'R': no cue continues with it.
-		if i := off + j + 1; i < len(text) && rs.cueSet[text[i]] != 0 && rs.confirm(text, off+j) {
-			return true
+		// The scan leaves the last three bytes out: only a single key can hit
+		// there.
+		end := text[len(text)-(wordKeyLen-1):]
+		if !p.singleKey[end[0]] && !p.singleKey[end[1]] && !p.singleKey[end[2]] {
+			return false
 		}
-		off += j + 1
+		for i := len(text) - (wordKeyLen - 1); i < len(text); i++ {
+			if p.singleKey[text[i]] && p.confirmHit(text, i) {
+				return true
+			}
+		}
+		return false
 	}
-	for off := 0; ; {
-		j := strings.IndexByte(text[off:], 'B')
-		if j < 0 {
-			break
-		}
-		// Worth confirming when a cue continues with the next byte or a size
-		// may end at this one.
-		if i := off + j; (i+1 < len(text) && bs.cueSet[text[i+1]] != 0 || i > 0 && bs.endsSize[text[i-1]]) && bs.confirm(text, i) {
-			return true
-		}
-		off += j + 1
-	}
-	return z.prefilter.others != nil && z.prefilter.scanOthers(text)
+	return p.mayContainPerKey(text)
 }
 
-// scanOthers runs the scans for keys other than the preferred ones (none
-// unless a cue has neither 'R' nor 'B').
-func (p *prefilter) scanOthers(text string) bool {
-	for k := range p.others {
-		scan := &p.others[k]
+// mayContainPerKey is MayContain with one pass per key (strings.IndexByte
+// for a byte, strings.Index for a word): where the one-pass scan does not
+// run (no AVX2, short texts). It confirms the same hits, so it answers
+// alike (checked by the differential tests). The word's pass is the costly
+// one (BENCHMARKS.md): its first byte is common in log text.
+func (p *prefilter) mayContainPerKey(text string) bool {
+	for k := range p.scans {
+		scan := &p.scans[k]
 		for off := 0; ; {
-			j := strings.IndexByte(text[off:], scan.key)
+			var j int
+			if len(scan.keyText) == 1 {
+				j = strings.IndexByte(text[off:], scan.key)
+			} else {
+				j = strings.Index(text[off:], scan.keyText)
+			}
 			if j < 0 {
 				break
 			}
-			if scan.confirm(text, off+j) {
+			if i := off + j; scan.worthConfirming(text, i) && scan.confirm(text, i) {
 				return true
 			}
 			off += j + 1
 		}
 	}
 	return false
+}
+
+// confirmHit confirms the hit of a key at text[i].
+func (p *prefilter) confirmHit(text string, i int) bool {
+	scan := &p.scans[p.scanOf[text[i]]]
+	return scan.worthConfirming(text, i) && scan.confirm(text, i)
+}
+
+// worthConfirming: most hits stop here, at the byte after the key (no cue
+// continues with it) or before it (no size ends with it), or for a word key
+// at the word and the last byte of the word before it.
+func (scan *prefilterScan) worthConfirming(s string, i int) bool {
+	if scan.prevBefore >= 0 {
+		return scan.wordWorthConfirming(s, i)
+	}
+	return i+1 < len(s) && scan.cueSet[s[i+1]] != 0 || i > 0 && scan.endsSize[s[i-1]]
+}
+
+// wordWorthConfirming is worthConfirming for a scan whose cues all have a
+// word before the key's run (see prefilterScan.prevBefore).
+func (scan *prefilterScan) wordWorthConfirming(s string, i int) bool {
+	if !strings.HasPrefix(s[i:], scan.keyText) {
+		return false // the one-pass scan compares only some of a word key's bytes
+	}
+	e := prevRunEnd(s, i-scan.prevBefore)
+	return e > 0 && scan.prevLast[s[e-1]]
+}
+
+// gateOnPrevWord sets prevBefore and prevLast when every cue of the scan
+// has a word before its key's run and the runs hold the key alike.
+func (scan *prefilterScan) gateOnPrevWord() {
+	scan.prevBefore = -1
+	if len(scan.cueSets) == 0 || scan.sizeVerbs != nil {
+		return
+	}
+	before := -1
+	for _, set := range scan.cueSets {
+		for _, c := range set.cues {
+			if c.prevLen == 0 || before >= 0 && len(c.before) != before {
+				return
+			}
+			before = len(c.before)
+		}
+	}
+	for _, set := range scan.cueSets {
+		for _, c := range set.cues {
+			scan.prevLast[byte(c.prevTail.word>>(8*(c.prevLen-1)))] = true
+		}
+	}
+	scan.prevBefore = before
 }
 
 // cue is a phrase whose presence lets a record through MayContain. In text,
@@ -116,11 +184,19 @@ var statusCues = []cue{
 	{text: "RuntimeError"},
 	{text: "ERROR_OUT_OF_MEMORY"}, // CUDA_ERROR_OUT_OF_MEMORY
 	{text: "ERROR_OutOfMemory"},   // HIP_ERROR_OutOfMemory
+	internalMemoryCue,
 }
 
-// prefilterScan is one byte MayContain scans for and the cues it confirms.
+// internalMemoryCue: an INTERNAL status that speaks of memory ("INTERNAL:
+// Out of memory", "INTERNAL: 'memref.alloca' op ...") is what str(e) of an
+// XlaRuntimeError prints for such failures; one near word serves them all
+// (one search of the text after the status).
+var internalMemoryCue = cue{text: "INTERNAL", near: "mem"}
+
+// prefilterScan is one key MayContain scans for and the cues it confirms.
 type prefilterScan struct {
-	key byte
+	key     byte   // the key's first byte
+	keyText string // the whole key
 	// cueSet[b] indexes cueSets: the cues whose key byte may be followed by
 	// byte b (0: none). leads[b] are two words, one of which the eight bytes
 	// at a hit must match for any of those cues to match: their heads when
@@ -133,6 +209,12 @@ type prefilterScan struct {
 	// the bytes that may stand before a size's 'B' (digits, the 'i' of GiB).
 	sizeVerbs []string
 	endsSize  [256]bool
+	// prevBefore >= 0 when every cue of the scan is a word, whitespace and
+	// a run holding the key prevBefore bytes in ("to allocate"): a hit is
+	// then worth confirming only when the word before ends with a byte of
+	// prevLast (the next byte tells nothing: the key is a word).
+	prevBefore int
+	prevLast   [256]bool
 }
 
 // confirm checks the hit of scan.key at s[i] against the cues that may match
@@ -156,12 +238,39 @@ func (scan *prefilterScan) confirm(s string, i int) bool {
 // cues filed under the byte after it.
 func (scan *prefilterScan) confirmCues(s string, i int, w uint64) bool {
 	set := &scan.cueSets[scan.cueSet[s[i+1]]]
+	// Cues that share the key's word ("allocating") differ in the word
+	// before it: where that word ends is found once per hit.
+	runStart, prevEnd := -1, -1
 	for k, head := range set.heads {
-		if w&head.mask == head.word && set.cues[k].matchAt(s, i) {
+		if w&head.mask != head.word {
+			continue
+		}
+		c := &set.cues[k]
+		if c.prevLen > 0 {
+			if j := i - len(c.before); j != runStart {
+				runStart, prevEnd = j, prevRunEnd(s, j)
+			}
+			if prevEnd < c.prevLen || word8(s, prevEnd-c.prevLen)&c.prevTail.mask != c.prevTail.word {
+				continue
+			}
+		}
+		if c.matchAt(s, i) {
 			return true
 		}
 	}
 	return false
+}
+
+// prevRunEnd returns where the run before the whitespace before s[j] ends,
+// -1 when no whitespace stands before s[j].
+func prevRunEnd(s string, j int) int {
+	if j <= 0 || j > len(s) || !isSpace(s[j-1]) {
+		return -1
+	}
+	for j > 0 && isSpace(s[j-1]) {
+		j--
+	}
+	return j
 }
 
 // mayEndSize reports whether the 'B' at s[i] may end a size: it follows a
@@ -269,6 +378,14 @@ type keyedCue struct {
 	// wordsCoverRuns: both runs fit in eight bytes, so the word comparisons
 	// settle them without a string comparison.
 	wordsCoverRuns bool
+	// prevTail is up to the last eight bytes of the literal run that a
+	// space separates from before ("memory" in "memory allocating"), and
+	// nextHead up to the first eight bytes of the literal run that a space
+	// separates from after ("of" in "allocation of"); zero when there is
+	// none. A word comparison each rejects most hits that share the key's
+	// word ("allocating") before matchCue runs.
+	prevTail, nextHead word
+	prevLen            int // the bytes prevTail holds
 }
 
 func newKeyedCue(c cue, at int) keyedCue {
@@ -280,7 +397,28 @@ func newKeyedCue(c cue, at int) keyedCue {
 	k := keyedCue{cue: c, at: at, before: c.text[start:at], after: c.text[at:end], plain: start == 0 && end == len(c.text)}
 	k.beforeWord = wordOf(k.before)
 	k.wordsCoverRuns = len(k.before) <= 8 && len(k.after) <= 8
+	if start >= 2 && c.text[start-1] == ' ' && c.text[start-2] != ' ' && c.text[start-2] != '#' {
+		prev := c.text[strings.LastIndexAny(c.text[:start-1], " #")+1 : start-1]
+		k.prevTail, k.prevLen = wordOf(prev[max(0, len(prev)-8):]), min(len(prev), 8)
+	}
+	if end+1 < len(c.text) && c.text[end] == ' ' && c.text[end+1] != ' ' && c.text[end+1] != '#' {
+		next := c.text[end+1:]
+		if n := strings.IndexAny(next, " #"); n >= 0 {
+			next = next[:n]
+		}
+		k.nextHead = wordOf(next)
+	}
 	return k
+}
+
+// nextHeadMatches checks the run after the whitespace after the key's run
+// (see keyedCue.nextHead); j is where the key's run ends in s.
+func (c *keyedCue) nextHeadMatches(s string, j int) bool {
+	if j >= len(s) || !isSpace(s[j]) {
+		return false
+	}
+	j = skipSpace(s, j)
+	return word8(s, j)&c.nextHead.mask == c.nextHead.word
 }
 
 // matchAt reports whether the cue, whose head word matched, matches around
@@ -289,7 +427,15 @@ func (c *keyedCue) matchAt(s string, i int) bool {
 	if c.before != "" && (i < len(c.before) || word8(s, i-len(c.before))&c.beforeWord.mask != c.beforeWord.word) {
 		return false
 	}
+	if c.prevLen > 0 {
+		if e := prevRunEnd(s, i-len(c.before)); e < c.prevLen || word8(s, e-c.prevLen)&c.prevTail.mask != c.prevTail.word {
+			return false
+		}
+	}
 	if !c.wordsCoverRuns && (s[i-len(c.before):i] != c.before || !strings.HasPrefix(s[i:], c.after)) {
+		return false
+	}
+	if c.nextHead.mask != 0 && !c.nextHeadMatches(s, i+len(c.after)) {
 		return false
 	}
 	end, ok := i+len(c.after), true
@@ -299,77 +445,80 @@ func (c *keyedCue) matchAt(s string, i int) bool {
 	return ok && (c.near == "" || strings.Contains(s[end:min(len(s), end+cueNearSpan)], c.near))
 }
 
-// prefilter is MayContain's tables: the scans for the two preferred keys,
-// then for any other key a cue needed.
+// prefilter is MayContain's tables: one scan per key, the key bytes the
+// one-pass scan reads, and which scan each key's first byte belongs to.
 type prefilter struct {
-	r, b   prefilterScan
-	others []prefilterScan
+	scans     []prefilterScan
+	scanOf    [256]uint8 // the index in scans of the scan for a key's first byte
+	singleKey [256]bool  // single-byte keys
+	vectors   keyVectors
 }
 
-// preferredKeys are the bytes MayContain scans for first: rare in ordinary
-// lines, common to the status words.
-const preferredKeys = "RB"
+// scanKeys are the keys MayContain scans for, one byte or a pair of bytes,
+// chosen from measured byte frequencies of log text (BENCHMARKS.md): rare
+// in ordinary lines, and one of them in every cue. A cue takes the first
+// key of this list that its text holds. Each key's first byte is distinct.
+var scanKeys = []string{"R", "B", "lloc"}
 
 // buildPrefilter turns the status cues, the catalog's code names and the
-// families' cues into the scan tables.
-func buildPrefilter(familyCues []cue) prefilter {
-	p := prefilter{r: prefilterScan{key: 'R'}, b: prefilterScan{key: 'B'}}
+// families' and the last-resort layer's cues into the scan tables. It
+// panics on a cue that holds no key.
+func buildPrefilter(cues []cue) prefilter {
+	var p prefilter
+	for _, k := range scanKeys {
+		if len(k) == 1 {
+			p.singleKey[k[0]] = true
+		}
+		p.scanOf[k[0]] = uint8(len(p.scans))
+		p.scans = append(p.scans, prefilterScan{key: k[0], keyText: k})
+	}
+	p.vectors = newKeyVectors(scanKeys)
 	all := append([]cue(nil), statusCues...)
 	for _, e := range catalog {
-		if strings.ContainsAny(e.Name, preferredKeys) {
+		// The names without an 'R' or a 'B' (the CompileTime* ones) are not
+		// cues: XLA prints them only after "RESOURCE_EXHAUSTED: Ennnn: ".
+		if strings.ContainsAny(e.Name, "RB") {
 			all = append(all, cue{text: e.Name})
 		}
 	}
-	all = append(all, familyCues...)
+	all = append(all, cues...)
 	for i, c := range all {
 		if slices.Contains(all[:i], c) {
 			continue
 		}
 		if c.sizeAfter {
-			p.b.sizeVerbs = append(p.b.sizeVerbs, c.text)
-			for b := byte('0'); b <= '9'; b++ {
-				p.b.endsSize[b] = true
+			b := &p.scans[p.scanOf['B']]
+			b.sizeVerbs = append(b.sizeVerbs, c.text)
+			for d := byte('0'); d <= '9'; d++ {
+				b.endsSize[d] = true
 			}
-			p.b.endsSize['i'] = true
+			b.endsSize['i'] = true
 			continue
 		}
 		at := cueKey(c.text)
-		p.scanFor(c.text[at]).addCue(newKeyedCue(c, at))
+		switch {
+		case at < 0:
+			panic("oom: prefilter cue " + strconv.Quote(c.text) + " holds none of the scan keys (scanKeys)")
+		case at == len(c.text)-1:
+			panic("oom: prefilter cue " + strconv.Quote(c.text) + " ends with its key: a hit is confirmed by the byte after it")
+		}
+		p.scans[p.scanOf[c.text[at]]].addCue(newKeyedCue(c, at))
+	}
+	for k := range p.scans {
+		p.scans[k].gateOnPrevWord()
 	}
 	return p
 }
 
-// cueKey picks the byte of text MayContain scans for: a preferred key if the
-// text has one, else its first upper-case letter, else its first byte.
+// cueKey returns where in text the key MayContain scans for lies: the first
+// of scanKeys that text holds, -1 for none.
 func cueKey(text string) int {
-	for _, k := range []byte(preferredKeys) {
-		if i := strings.IndexByte(text, k); i >= 0 {
+	for _, k := range scanKeys {
+		if i := strings.Index(text, k); i >= 0 {
 			return i
 		}
 	}
-	for i := 0; i < len(text); i++ {
-		if text[i] >= 'A' && text[i] <= 'Z' {
-			return i
-		}
-	}
-	return 0
-}
-
-// scanFor returns the scan for key, adding one to others if new.
-func (p *prefilter) scanFor(key byte) *prefilterScan {
-	switch key {
-	case 'R':
-		return &p.r
-	case 'B':
-		return &p.b
-	}
-	for i := range p.others {
-		if p.others[i].key == key {
-			return &p.others[i]
-		}
-	}
-	p.others = append(p.others, prefilterScan{key: key})
-	return &p.others[len(p.others)-1]
+	return -1
 }
 
 // addCue files c under every byte that may follow its key byte (past the

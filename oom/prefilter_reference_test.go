@@ -39,10 +39,9 @@ func referenceMayContain(text string) bool {
 }
 
 // referenceCues is the full cue list: the status cues, the catalog code
-// names and every family's cues. The names without an 'R' or a 'B' (the
-// CompileTime* ones) are not cues: XLA prints them only after
-// "RESOURCE_EXHAUSTED: Ennnn: ", and a scan of their own would cost a pass
-// over every record.
+// names, every family's cues and the last-resort layer's. The names without
+// an 'R' or a 'B' (the CompileTime* ones) are not cues: XLA prints them only
+// after "RESOURCE_EXHAUSTED: Ennnn: ".
 func referenceCues() []cue {
 	all := append([]cue(nil), statusCues...)
 	for _, e := range catalog {
@@ -57,7 +56,7 @@ func referenceCues() []cue {
 	for i := range z.warnings {
 		all = append(all, z.warnings[i].cues...)
 	}
-	return all
+	return append(all, genericCues...)
 }
 
 // referenceMatch matches cue text at text[i:], returning where the match ends.
@@ -172,6 +171,9 @@ func checkPrefilterAgrees(t *testing.T, text string) {
 	if fast != ref {
 		t.Errorf("MayContain = %v, reference = %v for %q", fast, ref, text)
 	}
+	if perKey := defaultRecognizer.prefilter.mayContainPerKey(text); perKey != fast {
+		t.Errorf("MayContain = %v, one pass per key = %v for %q", fast, perKey, text)
+	}
 	if r, ok := Recognize(text); ok && !fast {
 		t.Errorf("Recognize accepts (%s) what MayContain rejects: %q", r.Family, text)
 	}
@@ -200,9 +202,12 @@ func TestReferenceCueSemantics(t *testing.T) {
 		{"INTERNAL: nothing", false},
 		{"trying to allocate 1.97GiB", true},
 		{"trying to allocate 512B", true},
+		{"device memory of 1.97 GiB", false},
+		{"device memory of\nE0528 07:02:44.350251   27487 x.cc:1] 1.97GiB", true},
+		{"device memory of" + strings.Repeat(" ", 300) + "1.97GiB", false},
+		{"failed to allocate 1.97 GiB", true}, // "ailed to allocate" is a cue of its own
 		{"trying to allocate 1.97 GiB", false},
-		{"trying to allocate\nE0528 07:02:44.350251   27487 x.cc:1] 1.97GiB", true},
-		{"trying to allocate" + strings.Repeat(" ", 300) + "1.97GiB", false},
+		{"XLA backend allocating 16491332239 bytes", false},
 	} {
 		if got := referenceMayContain(c.text); got != c.want {
 			t.Errorf("referenceMayContain(%q) = %v, want %v", c.text, got, c.want)

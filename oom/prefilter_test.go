@@ -3,7 +3,11 @@
 
 package oom
 
-import "testing"
+import (
+	"slices"
+	"strings"
+	"testing"
+)
 
 // TestCueSyntax: in a cue, a space stands for any whitespace run and '#' for
 // a digit; near needs its phrase close after the cue; sizeAfter needs a size
@@ -22,7 +26,7 @@ func TestCueSyntax(t *testing.T) {
 		{"INTERNAL: 'memref.alloca' op current allocation offset upper bound", true},
 		{"INTERNAL: Failed to open libtpu.so", false},
 		{"ran out of memory trying to allocate 1.97GiB (rounded to 2110783744)", true},
-		{"ran out of memory trying to allocate 1.97 GiB", false},
+		{"device memory of 1.97 GiB", false},
 		{"Failed to allocate request for 32.00MiB (33554432B)", true},
 		{"(0x0x1_HBM0)", true},
 		{"NVIDIA H100 80GB HBM3", false},
@@ -37,18 +41,82 @@ func TestCueSyntax(t *testing.T) {
 	}
 }
 
-// TestCueKeys: every cue today is keyed on 'R' or 'B', so MayContain makes
-// two passes; a cue without either would add a third (and show in
-// BenchmarkMayContainRatio).
+// TestCueKeys: every cue holds one of the scan keys, and the first of them
+// in scanKeys' order is its key; the keys fit the one-pass scan.
 func TestCueKeys(t *testing.T) {
-	if others := defaultRecognizer.prefilter.others; len(others) != 0 {
-		keys := ""
-		for _, s := range others {
-			keys += string(s.key)
+	for _, c := range []struct {
+		text string
+		at   int
+	}{
+		{"RESOURCE_EXHAUSTED", 0}, {"_HBM", 2}, {"ERROR_OUT_OF_MEMORY", 1}, {"OOM when allocating", 10},
+		{"Ran out of GPU memory when allocating", 0}, {"out of memory", -1}, {"ailed to allocate", 10},
+	} {
+		if got := cueKey(c.text); got != c.at {
+			t.Errorf("cueKey(%q) = %d, want %d", c.text, got, c.at)
 		}
-		t.Errorf("cues added scans for %q: check BenchmarkMayContainRatio stays within 1.5x and update this test", keys)
 	}
-	if cueKey("xyz Abc") != 4 || cueKey("_HBM") != 2 || cueKey("ERROR_OUT_OF_MEMORY") != 1 {
-		t.Error("cueKey does not prefer R, then B, then the first capital")
+	if got := len(defaultRecognizer.prefilter.scans); got != len(scanKeys) {
+		t.Errorf("%d scans for %d keys", got, len(scanKeys))
+	}
+	_ = newKeyVectors(scanKeys) // panics if they do not fit
+}
+
+// TestOnePassScanAgrees: the one-pass scan finds exactly the hits of the
+// keys (of the four-byte key, the bytes it compares), from any starting
+// point, in texts of every length around its block sizes.
+func TestOnePassScanAgrees(t *testing.T) {
+	if !onePassScan {
+		t.Skip("no one-pass scan on this processor")
+	}
+	keys := []string{"R", "Z", "lloc"}
+	v := newKeyVectors(keys)
+	want := func(s string, from int) int {
+		for i := from; i < len(s)-3; i++ {
+			if s[i] == 'R' || s[i] == 'Z' || wordHit(s[i:i+4]) {
+				return i
+			}
+		}
+		return -1
+	}
+	texts := ordinaryLines(t)
+	for n := minOnePassLen; n < 140; n++ {
+		for _, pos := range []int{0, 1, n / 2, n - 3, n - 2, n - 1} {
+			for _, k := range []string{"R", "lloc", "llo", "Z", "l", "lloZ", "lxxc", "llxc"} {
+				b := []byte(strings.Repeat("x", n))
+				copy(b[pos:], k)
+				texts = append(texts, string(b))
+			}
+		}
+	}
+	for _, s := range texts {
+		if len(s) < minOnePassLen {
+			continue
+		}
+		for from := 0; from <= len(s); from++ {
+			var got []int
+			var hits [maxKeyHits]int32
+			for f := from; ; {
+				n, next := keyHits(s, f, &v, &hits)
+				for _, i := range hits[:n] {
+					got = append(got, int(i))
+				}
+				if n < maxKeyHits {
+					break
+				}
+				f = next
+			}
+			var w []int
+			for i := want(s, from); i >= 0; i = want(s, i+1) {
+				w = append(w, i)
+			}
+			if !slices.Equal(got, w) {
+				t.Fatalf("keyHits(%q, %d) = %v, want %v", s, from, got, w)
+			}
+		}
+
 	}
 }
+
+// wordHit is what the one-pass scan compares of the four-byte key "lloc"
+// at the start of w: its first and last bytes.
+func wordHit(w string) bool { return w[0] == 'l' && w[3] == 'c' }

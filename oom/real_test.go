@@ -329,7 +329,7 @@ type realOOM struct {
 	holder         *realHolder // stderr only; nil: not asserted here (TestAllocatorDump asserts older captures')
 	free, capacity Size        // stderr only: cuMemAllocAsync's "Free memory/Total memory"
 	pool           Size        // stderr only: the allocator's pool limit (BFC summary, cudaMallocAsync stats)
-	used           Size        // stderr only: cudaMallocAsync's stats "InUse"
+	used           Size        // stderr only: the allocator's stats "InUse" (BFC, cudaMallocAsync)
 	cause          string      // stderr only
 	advice         []string
 	stderrAdvice   []string
@@ -354,13 +354,13 @@ var realOOMs = []realOOM{
 	{name: "device_put", script: "result.requested.bytes", token: "93.13GiB", allocator: "GPU_0_bfc",
 		phase: PhaseRuntime, excFamily: "gpu-allocator-status", stderrReq: 100000000000, stderrLit: realBFCLit, relation: "bfc",
 		free: KnownSize(63758789509), cause: CauseExhaustion, // BFC "Allocator memory summary": total free in pool + unallocated bytes
-		pool: KnownSize(63758789509), advice: []string{realAdvFrac, realAdvFoot}, stderrAdvice: []string{realAdvPool}},
+		pool: KnownSize(63758789509), advice: []string{realAdvFrac, realAdvFoot}, stderrAdvice: []string{realAdvPool}, used: KnownSize(0)},
 	{name: "jit_temps", script: "result.requested.temporaries_total_bytes",
 		allocCase: "memory_analysis", allocPath: "result.memory_analysis.temps_pool_rows_50000.temp_size_in_bytes",
 		token: "69.85GiB", allocator: "GPU_0_bfc", program: "jit_temps_exceed_memory", execFirst: true,
 		phase: PhaseRuntime, excFamily: "gpu-allocator-status", stderrReq: 75003125760, stderrLit: realBFCLit, relation: "bfc",
 		free: KnownSize(63758789509), cause: CauseExhaustion, // BFC "Allocator memory summary": total free in pool + unallocated bytes
-		pool: KnownSize(63758789509), advice: []string{realAdvFrac, realAdvFoot}, stderrAdvice: []string{realAdvPool}},
+		pool: KnownSize(63758789509), advice: []string{realAdvFrac, realAdvFoot}, stderrAdvice: []string{realAdvPool}, used: KnownSize(1000448)},
 	{name: "jit_temps_defaultlog", script: "result.requested.temporaries_total_bytes",
 		allocCase: "memory_analysis", allocPath: "result.memory_analysis.temps_pool_rows_50000.temp_size_in_bytes",
 		token: "69.85GiB", allocator: "GPU_0_bfc", program: "jit_temps_exceed_memory", execFirst: false,
@@ -371,34 +371,34 @@ var realOOMs = []realOOM{
 		token: "69.85GiB", allocator: "GPU_0_bfc", program: "jit_temps_exceed_memory", execFirst: true,
 		phase: PhaseRuntime, excFamily: "gpu-allocator-status", stderrReq: 75003125760, stderrLit: realBFCLit, relation: "bfc",
 		free: KnownSize(63758789509), cause: CauseExhaustion, // BFC "Allocator memory summary": total free in pool + unallocated bytes
-		pool: KnownSize(63758789509), advice: []string{realAdvFrac, realAdvFoot}, stderrAdvice: []string{realAdvPool}},
+		pool: KnownSize(63758789509), advice: []string{realAdvFrac, realAdvFoot}, stderrAdvice: []string{realAdvPool}, used: KnownSize(1000448)},
 	{name: "jit_output", script: "result.requested.output.bytes", token: "93.13GiB", allocator: "GPU_0_bfc",
 		program: "jit_make_big_output", execFirst: true,
 		phase: PhaseRuntime, excFamily: "gpu-allocator-status", stderrReq: 100000000000, stderrLit: realBFCLit, relation: "bfc",
 		free: KnownSize(63758789509), cause: CauseExhaustion, // BFC "Allocator memory summary": total free in pool + unallocated bytes
-		pool: KnownSize(63758789509), advice: []string{realAdvFrac, realAdvFoot}, stderrAdvice: []string{realAdvPool}},
+		pool: KnownSize(63758789509), advice: []string{realAdvFrac, realAdvFoot}, stderrAdvice: []string{realAdvPool}, used: KnownSize(1000243)},
 	// Compiles (only a rematerialization warning), fails at run time.
 	{name: "compile_exceeds_device", script: "result.requested.temporaries_total_bytes",
 		allocCase: "compile_exceeds_device", allocPath: "result.memory_analysis.temp_size_in_bytes",
 		token: "167.64GiB", allocator: "GPU_0_bfc", program: "jit_temps_exceed_memory", execFirst: true,
 		phase: PhaseRuntime, excFamily: "gpu-allocator-status", stderrReq: 180007500544, stderrLit: realBFCLit, relation: "bfc",
 		free: KnownSize(63758789509), cause: CauseExhaustion, // BFC "Allocator memory summary": total free in pool + unallocated bytes
-		pool: KnownSize(63758789509), advice: []string{realAdvFrac, realAdvFoot}, stderrAdvice: []string{realAdvPool}},
+		pool: KnownSize(63758789509), advice: []string{realAdvFrac, realAdvFoot}, stderrAdvice: []string{realAdvPool}, used: KnownSize(1000448)},
 	{name: "mem_fraction_jit", script: "result.requested.temporaries_total_bytes",
 		allocCase: "memory_analysis", allocPath: "result.memory_analysis.temps_small_rows_4000.temp_size_in_bytes",
 		token: "5.59GiB", allocator: "GPU_0_bfc", program: "jit_temps_exceed_memory", execFirst: false,
 		phase: PhaseRuntime, excFamily: "gpu-allocator-status", stderrReq: 6000500736, stderrLit: realBFCLit, relation: "bfc",
 		free: KnownSize(4252017623), cause: CauseExhaustion, // BFC "Allocator memory summary": total free in pool + unallocated bytes
-		pool: KnownSize(4252017623), advice: []string{realAdvFrac, realAdvFoot}, stderrAdvice: []string{realAdvPool}},
+		pool: KnownSize(4252017623), advice: []string{realAdvFrac, realAdvFoot}, stderrAdvice: []string{realAdvPool}, used: KnownSize(1000448)},
 	{name: "mem_fraction_fragmented", script: "result.requested.final_request.bytes", token: "1.50GiB",
 		allocator: "GPU_0_bfc", program: "jit_broadcast_in_dim", execFirst: true,
 		phase: PhaseRuntime, excFamily: "gpu-allocator-status", stderrReq: 1610612736, stderrLit: realBFCLit, relation: "bfc",
 		free: KnownSize(2104533975), cause: CauseFragmentation, // BFC "Allocator memory summary": total free in pool + unallocated bytes
-		pool: KnownSize(4252017623), advice: []string{realAdvFrac, realAdvFoot}, stderrAbsent: []string{realAdvPool}},
+		pool: KnownSize(4252017623), advice: []string{realAdvFrac, realAdvFoot}, stderrAbsent: []string{realAdvPool}, used: KnownSize(2147483648)},
 	{name: "mem_fraction_device_put", script: "result.requested.bytes", token: "6.00GiB", allocator: "GPU_0_bfc",
 		phase: PhaseRuntime, excFamily: "gpu-allocator-status", stderrReq: 6442450944, stderrLit: realBFCLit, relation: "bfc",
 		free: KnownSize(4252017623), cause: CauseExhaustion, // BFC "Allocator memory summary": total free in pool + unallocated bytes
-		pool: KnownSize(4252017623), advice: []string{realAdvFrac, realAdvFoot}, stderrAdvice: []string{realAdvPool}},
+		pool: KnownSize(4252017623), advice: []string{realAdvFrac, realAdvFoot}, stderrAdvice: []string{realAdvPool}, used: KnownSize(0)},
 	{name: "platform_device_put", script: "result.requested.bytes", token: "93.13GiB", allocator: "SE_0_space_0",
 		phase: PhaseRuntime, excFamily: "gpu-allocator-status", stderrReq: 100000000000, stderrLit: realPlatformLit, relation: "exact",
 		advice: []string{realAdvFrac, realAdvFoot}},
@@ -455,7 +455,7 @@ var realOOMs = []realOOM{
 		free: KnownSize(68719476736), cause: CauseExhaustion, // "total free in pool 0B, ... unallocated bytes 64.00GiB"
 		pool: KnownSize(68719476736), holder: &realHolder{}, // "pool size 0B, pool limit 64.00GiB": no chunks
 		advice: []string{realAdvHostPool, realAdvPinned}, stderrAdvice: []string{"larger than XLA's whole pinned host memory pool (pool limit 64.00 GiB)"},
-		absent: []string{realAdvFrac, "Give XLA more of the GPU", "per-device footprint", "memory pool on this GPU"}},
+		absent: []string{realAdvFrac, "Give XLA more of the GPU", "per-device footprint", "memory pool on this GPU"}, used: KnownSize(0)},
 	// jaxlib's cuSOLVER kernel could not get its workspace from XLA's pool
 	// (fraction 0.05), which four jnp.ones arrays (jit_broadcast_in_dim, the
 	// memory holder) had filled. The status prints no size; the BFC warning
@@ -468,7 +468,7 @@ var realOOMs = []realOOM{
 		stderrFamily: "gpu-jaxlib-workspace",                       // device 0: the BFC line's GPU_0_bfc
 		free:         KnownSize(100642324), cause: CauseExhaustion, // "total free in pool 95.98MiB, ... unallocated bytes 0B"
 		pool: KnownSize(4252017623), holder: &realHolder{"jit_broadcast_in_dim", 4016046080},
-		advice: []string{realAdvFoot, realAdvFrac}, stderrAdvice: []string{"needs 258.11 MiB but only 95.98 MiB is free"}},
+		advice: []string{realAdvFoot, realAdvFrac}, stderrAdvice: []string{"needs 258.11 MiB but only 95.98 MiB is free"}, used: KnownSize(4155380859)},
 }
 
 // Runs that raised nothing (control, memory_analysis, cuda_async_jit_pool,
@@ -914,6 +914,7 @@ func TestRealWrinkles(t *testing.T) {
 			free := map[string]int64{"device_put": 63758789509, "mem_fraction_device_put": 4252017623, "pinned_host_device_put": 68719476736}[n]
 			w := realWant{code: "E0007", family: "gpu-bfc-allocator", phase: PhaseRuntime, backend: BackendGPU, device: "0",
 				requested: KnownSize(realRoundUp256(requested)), free: KnownSize(free), poolLimit: KnownSize(free), cause: CauseExhaustion,
+				used:   KnownSize(0), // the stats' "InUse: 0B": nothing allocated yet
 				holder: &realHolder{}, advice: []string{"is free", realAdvPool}}
 			if n == "pinned_host_device_put" {
 				// xla_gpu_host_bfc: pinned host memory, no device in the

@@ -4,6 +4,7 @@
 package oom
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -102,6 +103,13 @@ func enclosedExamples(fn func(f *family, label, text string)) {
 func enclosureTexts() []string {
 	var out []string
 	enclosedExamples(func(_ *family, _, text string) { out = append(out, text) })
+	for _, msgs := range strForms() {
+		for _, msg := range msgs {
+			for _, e := range messageAloneEnclosures {
+				out = append(out, e.wrap(msg))
+			}
+		}
+	}
 	return out
 }
 
@@ -170,6 +178,81 @@ func TestGenericCasesInEveryEnclosure(t *testing.T) {
 		}
 		for _, n := range neighbours {
 			check("after "+n.name, n.line+"\n"+c.text)
+		}
+	}
+}
+
+// What a program prints when it catches an exception and prints its message
+// alone (print(e), logging.error("%s", e), an issue title): str(e), with no
+// class name, and for TensorFlow no status word either, on its own or
+// behind the application's own words.
+var messageAloneEnclosures = []struct {
+	name string
+	wrap func(text string) string
+}{
+	{"alone", func(s string) string { return s }},
+	{"Error: prefix", func(s string) string { return "Error: " + s }},
+	{"python logging root", func(s string) string { return "ERROR:root:" + s }},
+	{"application words", func(s string) string { return "Training failed: " + s }},
+	{"print after a progress line", func(s string) string { return "step 1200 loss=2.314\n" + s }},
+}
+
+// exceptionClass is the class name in front of an exception's message in a
+// family's example ("jax.errors.JaxRuntimeError: ").
+var exceptionClass = regexp.MustCompile(`^[\w.]*(?:Error|Exception): `)
+
+// strForms are the str(e) forms of every family whose example is an
+// exception: the example without its class name, and the forms TensorFlow,
+// Keras and the libraries that re-raise print around the same messages.
+func strForms() map[string][]string {
+	forms := map[string][]string{}
+	for i := range defaultRecognizer.families {
+		f := &defaultRecognizer.families[i]
+		if msg := exceptionClass.ReplaceAllString(f.example, ""); msg != f.example {
+			forms[f.id] = append(forms[f.id], msg)
+		}
+	}
+	// TensorFlow 2 eager: the function_node tag and the op name suffix.
+	forms["tensorflow-op-tensor-allocation"] = append(forms["tensorflow-op-tensor-allocation"],
+		"{{function_node __wrapped__Conv2D_device_/job:localhost/replica:0/task:0/device:GPU:0}} OOM when allocating tensor with shape[16,64,64,64] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc [Op:Conv2D] name: ",
+		// Graph mode and Keras: the node, the hint, the function.
+		"Graph execution error:\n\nDetected at node 'Conv2D' defined at (most recent call last):\nNode: 'Conv2D'\n"+
+			"OOM when allocating tensor with shape[16,64,64,64] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc\n"+
+			"\t [[{{node Conv2D}}]]\nHint: If you want to see a list of allocated tensors when OOM happens, add report_tensor_allocations_upon_oom to RunOptions for current allocation info. This isn't available when running in Eager mode.\n [Op:__inference_train_function_1234]")
+	forms["tensorflow-op-allocation-failed"] = append(forms["tensorflow-op-allocation-failed"],
+		"{{function_node __wrapped__AddV2_device_/job:localhost/replica:0/task:0/device:GPU:0}} failed to allocate memory [Op:AddV2] name: ")
+	// Orbax and Flax re-raise the runtime's error inside their own message.
+	forms["gpu-runtime"] = append(forms["gpu-runtime"],
+		"Failed to restore checkpoint from /ckpt/step_1200: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 214748364800 bytes.")
+	return forms
+}
+
+// TestMessageAloneEnclosures: the str(e) form of every exception family,
+// printed alone or behind an application's own words, reads as its example.
+func TestMessageAloneEnclosures(t *testing.T) {
+	forms := strForms()
+	for _, id := range []string{"tensorflow-op-tensor-allocation", "tensorflow-op-gpu-scratch", "tensorflow-op-allocation-failed", "cpu-runtime", "gpu-runtime-constant-allocation"} {
+		if len(forms[id]) == 0 {
+			t.Errorf("%s: no str(e) form", id)
+		}
+	}
+	for i := range defaultRecognizer.families {
+		f := &defaultRecognizer.families[i]
+		alone, ok := Recognize(f.example)
+		if !ok {
+			t.Fatalf("%s: the example itself is not recognised", f.id)
+		}
+		for _, msg := range forms[f.id] {
+			for _, e := range messageAloneEnclosures {
+				t.Run(f.id+"/"+e.name, func(t *testing.T) {
+					text := e.wrap(msg)
+					r, ok := Recognize(text)
+					if !ok {
+						t.Fatalf("not recognised: %q", text)
+					}
+					checkSameFailure(t, r, alone)
+				})
+			}
 		}
 	}
 }

@@ -18,12 +18,18 @@ import "strings"
 // same code) fill what the failure leaves empty.
 //
 // It accepts only what MayContain passes (the processor never sees any
-// other text): a family headline quoted bare, with no status, wrapper or
-// cue of its own, is not read (see MayContain).
+// other text); every message a family or the last-resort layer reads holds
+// one of their cues, so MayContain passes it.
 func (z *Recognizer) Recognize(text string) (Report, bool) {
 	if !z.MayContain(text) {
 		return Report{}, false
 	}
+	return z.recognizeUnfiltered(text)
+}
+
+// recognizeUnfiltered is Recognize without the prefilter (the tests check
+// that it reads nothing MayContain rejects).
+func (z *Recognizer) recognizeUnfiltered(text string) (Report, bool) {
 	var info infoLines
 	return z.recognizeFlat(text, z.flattenLevels(text, &info), &info)
 }

@@ -81,7 +81,8 @@ func newRecognizer(failures [][]family, warnings [][]warningFamily) *Recognizer 
 	return z
 }
 
-// cues lists every entry's prefilter cues, failures first.
+// cues lists every entry's prefilter cues, failures first, then the
+// last-resort layer's.
 func (z *Recognizer) cues() []cue {
 	var out []cue
 	for i := range z.families {
@@ -90,7 +91,7 @@ func (z *Recognizer) cues() []cue {
 	for i := range z.warnings {
 		out = append(out, z.warnings[i].cues...)
 	}
-	return out
+	return append(out, genericCues...)
 }
 
 // exprs lists every entry's expression, failures first.

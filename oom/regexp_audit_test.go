@@ -37,8 +37,10 @@ func TestRegexpAudit(t *testing.T) {
 					return filepath.SkipDir // another module (distribution, bench, tools)
 				}
 				// scripts/ holds development commands (coveragetable reads
-				// source trees, not records): never linked into the component.
-				if base := d.Name(); base == "testdata" || base == "out" || base == "scripts" || strings.HasPrefix(base, ".") || strings.HasPrefix(base, "_") {
+				// source trees, not records) and internal/jobcheck the job-log
+				// tests' expectations: never linked into the component
+				// (TestJobcheckOnlyInTests).
+				if base := d.Name(); base == "testdata" || base == "out" || base == "scripts" || path == filepath.Join(root, "internal", "jobcheck") || strings.HasPrefix(base, ".") || strings.HasPrefix(base, "_") {
 					return filepath.SkipDir
 				}
 			}
@@ -145,4 +147,31 @@ func callsAny(n ast.Node, set map[string]bool) *ast.CallExpr {
 		return found == nil
 	})
 	return found
+}
+
+// TestJobcheckOnlyInTests: internal/jobcheck (skipped by the audit above)
+// compiles regular expressions over job logs; only test files may import it.
+func TestJobcheckOnlyInTests(t *testing.T) {
+	fset := token.NewFileSet()
+	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		if strings.Contains(filepath.ToSlash(path), "/internal/jobcheck/") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		for _, im := range f.Imports {
+			if strings.HasSuffix(im.Path.Value, `/internal/jobcheck"`) {
+				t.Errorf("%s imports internal/jobcheck: it is for tests only", path)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }

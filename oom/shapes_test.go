@@ -153,9 +153,8 @@ var classRows = []classRow{
 		text: `jaxlib.xla_extension.XlaRuntimeError: INTERNAL: Failed to allocate 1048576 bytes for new constant`,
 		want: want{code: "E0007", family: famConstant, backend: "gpu", requested: b(1048576), advice: []string{"constant"}}},
 	{class: 3, name: "driver/new constant, log line without an exception", src: "composed: rocm_executor.cc CreateOrShareConstant under a glog header",
-		text:           `E0907 12:00:00.000000 77 pjrt_stream_executor_client.cc:2826] Execution of replica 0 failed: INTERNAL: Failed to allocate 402653184 bytes for new constant`,
-		want:           want{code: "E0007", family: famConstant, backend: "gpu", requested: b(402653184), rp: "r0"},
-		notPrefiltered: true},
+		text: `E0907 12:00:00.000000 77 pjrt_stream_executor_client.cc:2826] Execution of replica 0 failed: INTERNAL: Failed to allocate 402653184 bytes for new constant`,
+		want: want{code: "E0007", family: famConstant, backend: "gpu", requested: b(402653184), rp: "r0"}},
 
 	// ---- 4: TensorFlow allocator OOMs
 	{class: 4, name: "tf/eager Conv2D", src: "https://github.com/hotosm/fAIr/issues/59 (shape, type, device); eager [Op:] suffix",

@@ -56,10 +56,11 @@ line starts a new one):
   (` + "`SyclMallocDevice: Failed to allocate device memory`" + `, ` + "`Failed to allocate scratch memory for the CuDNN CTC Loss`" + `),
   ` + "`allocation of SIZE failed`" + `, or memory of a named kind that ran out (` + "`out of device memory`" + `,
   ` + "`TPU ran out of memory`" + `, ` + "`insufficient GPU memory`" + `, ` + "`HBM memory exhausted`" + `, a driver's out-of-memory
-  error name); a bare ` + "`out of memory`" + ` counts only where the entry names XLA, JAX or PjRt;
+  error name); a bare ` + "`out of memory`" + ` counts only where the entry names XLA, JAX or PjRt, or
+  where it ends an ` + "`INTERNAL:`" + ` status's message (what ` + "`str(e)`" + ` of an ` + "`XlaRuntimeError`" + ` prints);
 - an error context: the entry is logged at ERROR or FATAL, or the statement stands near
-  ` + "`RESOURCE_EXHAUSTED`" + `/` + "`Resource exhausted`" + `, ` + "`XlaRuntimeError`" + `, ` + "`JaxRuntimeError`" + ` or TensorFlow's
-  ` + "`ResourceExhaustedError`" + `.
+  ` + "`RESOURCE_EXHAUSTED`" + `/` + "`Resource exhausted`" + `, an ` + "`INTERNAL:`" + ` status, ` + "`XlaRuntimeError`" + `,
+  ` + "`JaxRuntimeError`" + ` or TensorFlow's ` + "`ResourceExhaustedError`" + `.
 
 A statement on an INFO, WARNING or DEBUG line, one behind a family guard, a BFC
 ` + "`freed_by_count`" + ` retry sentence, and an entry naming another runtime's memory (AWS Neuron's
