@@ -30,9 +30,28 @@ const (
 	categoryUnified      = "GPU Driver: Unified Memory Allocation Failure"
 	categoryConstant     = "GPU Runtime: Constant Allocation Failure"
 	categoryGraph        = "GPU Runtime: Command Buffer Instantiation Out of Memory"
+	categoryPoolSetup    = "GPU Driver: Memory Pool Allocation Failure"
 )
 
 var gpuDriverFamilies = []family{
+	{
+		// A real job (testdata/jobs/two_jobs_second.log) whose pool set-up
+		// backed off eleven times beside another job raised the driver's
+		// status itself: "RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out
+		// of memory [executable_name='…']". The same words end every
+		// allocation attempt's log line, so only the raised status counts:
+		// the text alone (str(e)) or behind an exception class.
+		id:      "gpu-driver-status",
+		summary: "The driver's own out-of-memory status, raised with no message of XLA's: XLA's memory pool could not be set up or grown, usually because another process or library holds the GPU.",
+		kind:    fatal, code: codeGeneric, phase: PhaseRuntime, backend: BackendGPU, category: categoryPoolSetup,
+		anchor: "RESOURCE_EXHAUSTED: : ",
+		expr:   `RESOURCE_EXHAUSTED: : ` + driverOutOfMemory,
+		read: func(_ *Report, m match) bool {
+			return raisedStatus(m)
+		},
+		advice:  adviceTraits{own: driverStatusAdvice},
+		example: `jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory [executable_name='jit_broadcast_in_dim']`,
+	},
 	{
 		id:      "gpu-driver-kernel-launch",
 		summary: "The driver had no device memory left to launch a kernel (its local memory and launch resources live outside XLA's pool).",
@@ -227,4 +246,33 @@ func devicePrefix(m match) string {
 		return ""
 	}
 	return before[i:]
+}
+
+// raisedStatus reports whether a status match is what the program raised,
+// not the status that ends an allocation's log line ("Failed to allocate
+// device memory of S (N bytes): RESOURCE_EXHAUSTED: : …", "… with VMM: …",
+// "could not allocate … (RESOURCE_EXHAUSTED: : …)"): an exception class
+// stands right before it, or no allocation is named in its sentence (the
+// message printed alone, behind an application's words).
+func raisedStatus(m match) bool {
+	before := strings.TrimRight(m.text[max(0, m.loc[0]-statusSentenceSpan):m.loc[0]], " ")
+	word := before[strings.LastIndexAny(before, " \n\t")+1:]
+	if strings.HasSuffix(word, "Error:") || strings.HasSuffix(word, "Exception:") {
+		return true
+	}
+	if k := strings.LastIndex(before, ". "); k >= 0 {
+		before = before[k:]
+	}
+	return !strings.Contains(before, "llocat")
+}
+
+// statusSentenceSpan bounds how far before a status its sentence is read.
+const statusSentenceSpan = 160
+
+func driverStatusAdvice(*Report) []string {
+	var a advice
+	a.add("The GPU driver refused XLA's memory pool the memory it asked for, even after the pool backed off (the refused sizes come before this in the log: \"Failed to allocate device memory of …\"), and failed the program with its own status.")
+	a.add("Another process, or a library in this process (PyTorch, CuPy or TensorFlow allocating before JAX), holds part of this GPU, or XLA_PYTHON_CLIENT_MEM_FRACTION asks for more than is free: nvidia-smi --query-compute-apps=pid,used_memory --format=csv shows who.")
+	a.add(anotherProcess)
+	return a
 }

@@ -298,6 +298,12 @@ var fixtures = []fixture{
 		want: want{code: "E0007", family: "gpu-cuda-async-allocator", backend: "gpu", device: "0", requested: b(1073741824), free: b(2147483648), capacity: b(85095874560), cause: "fragmentation",
 			advice: []string{"fragmented", "XLA_PYTHON_CLIENT_ALLOCATOR=platform", "TF_GPU_ALLOCATOR=cuda_malloc_async"}}},
 
+	// ---- gpu-driver-status: the driver's own status, raised
+	{name: "gpu-driver-status/pool set-up gave up, real H100 job", src: "testdata/jobs/two_jobs_second.log (device capture: two JAX jobs on one GPU)",
+		text: `jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory [executable_name='jit_broadcast_in_dim']`,
+		want: want{code: "E0007", family: "gpu-driver-status", category: "GPU Driver: Memory Pool Allocation Failure", backend: "gpu", program: "jit_broadcast_in_dim",
+			advice: []string{"refused XLA's memory pool", "nvidia-smi"}}},
+
 	// ---- gpu-driver-alloc-status: a driver refusal returned as the status (the
 	// same words on a log line are an attempt, attempts_test.go)
 	{name: "gpu-driver-alloc-status/ROCm INTERNAL", src: "xla/stream_executor/rocm/rocm_executor.cc template (coverage table)",
