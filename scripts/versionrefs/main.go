@@ -2,9 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
 // Command versionrefs writes the version in the VERSION file into every place
-// that names it: the image tag of the Helm and Operator examples, the ocb
-// manifest's dist.version and the version a plain `go build` of the
-// collectors reports. Release builds take the version from the git tag
+// that names it: the image tag of the Helm and Operator examples and of the
+// deployment walk-through, the ocb manifest's dist.version and the version a
+// plain `go build` of the collectors reports. Release builds take the version from the git tag
 // (.goreleaser.yaml, and the release workflow checks that the tag is
 // v$(cat VERSION)); builds from a checkout are VERSION + "-dev". Run it from
 // the repository root (make generate does):
@@ -36,6 +36,11 @@ var references = []reference{
 	{glob: "deploy/helm/*-values.yaml", re: regexp.MustCompile(`(?m)^  tag: "` + semver + `"`)},
 	{glob: "deploy/helm/*-values.yaml", re: regexp.MustCompile(`--set image\.tag=` + semver)},
 	{glob: "deploy/operator/*.yaml", re: regexp.MustCompile(`image: \S+/otelcol-xlaoom:` + semver)},
+	// The walk-through's commands.
+	{glob: "docs/deployment.md", re: regexp.MustCompile(`--set image\.tag=` + semver)},
+	{glob: "docs/deployment.md", re: regexp.MustCompile(`make image VERSION=` + semver)},
+	{glob: "docs/deployment.md", re: regexp.MustCompile(`(?:push |docker://\S+/)otelcol-xlaoom:` + semver)},
+	{glob: "docs/deployment.md", re: regexp.MustCompile("`make image` builds `otelcol-xlaoom:" + semver), dev: true},
 	{glob: "distribution/builder-config.yaml", re: regexp.MustCompile(`(?m)^  version: ` + semver + `$`), dev: true},
 	{glob: "distribution/cmd/otelcol-xlaoom*/main.go", re: regexp.MustCompile(`(?m)^var version = "` + semver + `"`), dev: true},
 }

@@ -50,6 +50,7 @@ func TestRewriteSetsEveryReference(t *testing.T) {
 	write("VERSION", "1.2.3\n")
 	write("deploy/helm/agent-values.yaml", "#   --set image.tag=0.1.0\nimage:\n  repository: r/otelcol-xlaoom\n  tag: \"0.1.0\"\n")
 	write("deploy/operator/c.yaml", "  image: registry.example.com/otelcol-xlaoom:0.1.0\n---\n  image: r.example/otelcol-xlaoom:0.1.0\n")
+	write("docs/deployment.md", "make image VERSION=0.1.0\nbuildah push otelcol-xlaoom:0.1.0 docker://r.example/otelcol-xlaoom:0.1.0\n--set image.tag=0.1.0\n`make image` builds `otelcol-xlaoom:0.1.0-dev`\n")
 	write("distribution/builder-config.yaml", "dist:\n  version: 0.1.0-dev\n")
 	write("distribution/cmd/otelcol-xlaoom/main.go", "package main\n\nvar version = \"0.1.0-dev\"\n")
 	if err := run(dir); err != nil {
@@ -58,6 +59,7 @@ func TestRewriteSetsEveryReference(t *testing.T) {
 	for path, want := range map[string]string{
 		"deploy/helm/agent-values.yaml":           "#   --set image.tag=1.2.3\nimage:\n  repository: r/otelcol-xlaoom\n  tag: \"1.2.3\"\n",
 		"deploy/operator/c.yaml":                  "  image: registry.example.com/otelcol-xlaoom:1.2.3\n---\n  image: r.example/otelcol-xlaoom:1.2.3\n",
+		"docs/deployment.md":                      "make image VERSION=1.2.3\nbuildah push otelcol-xlaoom:1.2.3 docker://r.example/otelcol-xlaoom:1.2.3\n--set image.tag=1.2.3\n`make image` builds `otelcol-xlaoom:1.2.3-dev`\n",
 		"distribution/builder-config.yaml":        "dist:\n  version: 1.2.3-dev\n",
 		"distribution/cmd/otelcol-xlaoom/main.go": "package main\n\nvar version = \"1.2.3-dev\"\n",
 	} {
