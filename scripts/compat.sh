@@ -53,7 +53,8 @@ timeout 600 go get "${upgrades[@]}" >&2
 timeout 600 go mod tidy >&2
 go list -m go.opentelemetry.io/collector/pdata go.opentelemetry.io/collector/processor/processorhelper >&2
 go vet ./... >&2
-go test "${json[@]}" -count=1 ./...
+# scripts/versionrefs checks files of the nested modules, which are not copied.
+go test "${json[@]}" -count=1 $(go list ./... | grep -v '/scripts/versionrefs$')
 [ -n "${COMPAT_COMPONENT_ONLY:-}" ] && exit 0
 
 # --- 2. a smaller collector at the newest release, built with that release's builder
