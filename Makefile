@@ -16,7 +16,8 @@ help:
 
 ## generate: regenerate internal/metadata, generated tests and documentation from metadata.yaml,
 ## docs/message-formats.md plus docs/recognition.md's family table from the oom family entries, and
-## examples/prometheus/prometheusrule.yaml from alerts.yaml, docs/xla-coverage.md from the coverage table
+## examples/prometheus/prometheusrule.yaml from alerts.yaml, docs/xla-coverage.md from the coverage table,
+## and the version of VERSION into the Helm/Operator examples, the ocb manifest and the mains
 .PHONY: generate
 # mdatagen names the package of generated tests after the directory, so it runs
 # through a link called xlaoomprocessor whatever the checkout is called.
@@ -28,6 +29,7 @@ generate:
 	$(GO) run ./oom/internal/gendocs
 	$(GO) run ./scripts/prometheusrule
 	$(GO) run ./scripts/coveragetable
+	$(GO) run ./scripts/versionrefs
 
 ## coverage-table: scan a source snapshot (SRC=checkout or bare git dir, REF=ref, SOURCE=xla|jax|pytorch-xla)
 ## for OOM-like message templates into oom/testdata/coverage/templates.tsv; the git diff is what changed
@@ -65,10 +67,11 @@ fuzz:
 compat:
 	./scripts/compat.sh
 
-## image: build the container image otelcol-xlaoom:$(VERSION) (distribution/Dockerfile) with buildah
+## image: build the container image otelcol-xlaoom:$(VERSION) (distribution/Dockerfile) with buildah,
+## from build-dist's binary or IMAGE_BIN (a release: goreleaser's, as in the packages)
 .PHONY: image
 image:
-	$(MAKE) -C distribution image $(if $(VERSION),VERSION=$(VERSION)) $(if $(IMAGE),IMAGE=$(IMAGE))
+	$(MAKE) -C distribution image $(if $(VERSION),VERSION=$(VERSION)) $(if $(IMAGE),IMAGE=$(IMAGE)) $(if $(IMAGE_BIN),IMAGE_BIN=$(abspath $(IMAGE_BIN)))
 
 ## install-helm: install the pinned helm (v3.22.0) into bin/
 .PHONY: install-helm
@@ -84,14 +87,17 @@ helm-test:
 	cd distribution && HELM=$${HELM:-$$(../scripts/install-helm.sh)} XLAOOM_HELM_CHART=$(abspath $(XLAOOM_HELM_CHART)) \
 	  OTELCOL_XLAOOM=bin/otelcol-xlaoom CGO_ENABLED=0 $(GO) test -trimpath -count=1 -v -run 'TestHelmValues|TestOperatorResources' ./e2e/
 
-## lint: gofmt, go vet (every module) and golangci-lint
+## lint: gofmt, go vet (every module), golangci-lint and actionlint (pinned v1.7.12, installed into
+## out/tools on first use) of .github/workflows
 .PHONY: lint
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
 	$(GO) vet ./...
 	cd distribution && CGO_ENABLED=0 $(GO) vet -trimpath ./...  # build-dist's flags: one build cache
+	cd distribution/cmd/otelcol-xlaoom-demo && CGO_ENABLED=0 $(GO) vet -trimpath ./...
 	cd bench && $(GO) vet ./...
 	$(TOOLS) golangci-lint run ./...
+	$$(./scripts/install-actionlint.sh) .github/workflows/*.yml
 
 ## run: build the demo's collector (only the components the demo uses) and run it on the bundled
 ## sample logs: incidents, early warnings, metrics; ends by itself
@@ -144,3 +150,26 @@ build-ocb:
 .PHONY: bench
 bench:
 	$(MAKE) -C bench bench
+
+## release-snapshot: build every release artifact offline with goreleaser (.goreleaser.yaml; pinned
+## v2.15.1, installed into out/tools on first use, ~10 min): otelcol-xlaoom and xlaoom archives,
+## .deb/.rpm packages and checksums into dist/, version VERSION-dev (all platforms: ~10 min each warm)
+.PHONY: release-snapshot
+release-snapshot:
+	@gr=$$(./scripts/install-goreleaser.sh) && $$gr release --snapshot --clean && \
+	  ls -l dist/*.tar.gz dist/*.deb dist/*.rpm dist/checksums.txt
+
+## release: the release of the tag at HEAD (vX.Y.Z = v$(cat VERSION)) with goreleaser: builds every
+## artifact and publishes them as a GitHub release (needs GITHUB_TOKEN; .github/workflows/release.yml)
+.PHONY: release
+release:
+	@gr=$$(./scripts/install-goreleaser.sh) && v=$$(tr -d '[:space:]' <VERSION) && mkdir -p out && \
+	  awk -v h="## v$$v " 'index($$0, h) == 1 {on = 1; next} on && /^## / {exit} on' CHANGELOG.md >out/release-notes.md && \
+	  test -s out/release-notes.md || { echo "CHANGELOG.md has no section '## v$$v — date'"; exit 1; }; \
+	  $$gr release --clean --release-notes out/release-notes.md
+
+## package-test: a snapshot of this machine's platform only (out/packages), then checks of its .deb
+## and .rpm: files, unit, config marking, the packaged binary's --version and validate of its config
+.PHONY: package-test
+package-test:
+	./scripts/test-packages.sh

@@ -7,7 +7,9 @@
 #  2. a second, smaller collector built from that copy with the newest builder
 #     (ocb): core + xla_oom + health_check + file_storage + prometheus_remote_write
 #     -- the components served at that release here (file_log, transform, count,
-#     prometheus, k8s_attributes and load_balancing are not served at v0.165.x;
+#     prometheus, k8s_attributes and load_balancing are not served at v0.165.0;
+#     contrib v0.165.1 serves file_log and prometheus, which the demo's collector
+#     uses: distribution/cmd/otelcol-xlaoom-demo;
 #     resource_detection v0.165.0 needs a newer Go than the pinned toolchain, so
 #     it stays out rather than pull a toolchain or break the default build);
 #  3. one end-to-end pipeline through it: OTLP/HTTP in -> xla_oom processor ->
@@ -51,7 +53,8 @@ timeout 600 go get "${upgrades[@]}" >&2
 timeout 600 go mod tidy >&2
 go list -m go.opentelemetry.io/collector/pdata go.opentelemetry.io/collector/processor/processorhelper >&2
 go vet ./... >&2
-go test "${json[@]}" -count=1 ./...
+# scripts/versionrefs checks files of the nested modules, which are not copied.
+go test "${json[@]}" -count=1 $(go list ./... | grep -v '/scripts/versionrefs$')
 [ -n "${COMPAT_COMPONENT_ONLY:-}" ] && exit 0
 
 # --- 2. a smaller collector at the newest release, built with that release's builder

@@ -13,6 +13,7 @@
 #   buildah, podman, runc      container image build + run
 #   prometheus, promtool       alerting end-to-end tests and rule unit tests
 #   VictoriaLogs               log-store end-to-end test (scripts/install-victorialogs.sh)
+#   goreleaser, rpm            the package test (scripts/test-packages.sh)
 #
 # Every package is labelled with the collector release it was built against
 # ("[collector v0.158.0]", the newest-collector stage "[collector v0.165.0]"),
@@ -97,6 +98,15 @@ for mod in distribution bench; do
   fi
 done
 
+# The demo's collector is a module of its own, on the newest collector line
+# whose components it needs are all served (its go.mod).
+demo="$root/distribution/cmd/otelcol-xlaoom-demo"
+if [ -f "$demo/go.mod" ]; then
+  democore=$(awk '$1 == "go.opentelemetry.io/collector/otelcol" {print $2; exit}' "$demo/go.mod")
+  stage "demo collector module, collector $democore"
+  (cd "$demo" && CGO_ENABLED=0 go test -json -trimpath -count=1 ./... 2>>"$log") | label "$democore" || status=1
+fi
+
 # A short run of every fuzz target (issue 6): new inputs on every CI run,
 # seeded from the fixtures. Long runs: make fuzz FUZZTIME=31m.
 stage "short fuzz runs (${FUZZTIME:=10s} each)"
@@ -106,6 +116,24 @@ done
 
 stage "newest collector $newest: component tests, otelcol-xlaoom-newest built with its builder, one pipeline"
 COMPAT_JSON=1 "$root/scripts/compat.sh" 2>>"$log" | label "$newest" || { status=1; check CompatBuild bash -c "tail -40 '$log'; exit 1"; }
+
+# The release packages, built by goreleaser for this platform only and unpacked.
+stage "packages: goreleaser snapshot of this platform, .deb and .rpm checked"
+goreleaser=$root/out/tools/goreleaser/goreleaser
+[ -x "$goreleaser" ] || goreleaser=$(command -v goreleaser || true)
+missing=()
+[ -n "$goreleaser" ] || missing+=("goreleaser (./scripts/install-goreleaser.sh, about 10 min)")
+for tool in dpkg-deb rpm rpm2archive; do
+  command -v "$tool" >/dev/null || missing+=("$tool")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  check PackageTest env GORELEASER="$goreleaser" "$root/scripts/test-packages.sh" || status=1
+elif [ "${CI:-}" = true ]; then
+  check PackageTest bash -c "echo 'not installed: ${missing[*]}; .ci/run should have installed them'; exit 1"
+  status=1
+else
+  skipped PackageTest "not installed: ${missing[*]}: the .deb/.rpm package test NOT run. Install: ./scripts/install-goreleaser.sh; apt-get install -y rpm (Debian/Ubuntu)"
+fi
 
 if [ -f "$root/examples/prometheus/alerts_test.yaml" ]; then
   stage "promtool test rules"

@@ -28,7 +28,9 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/xlaoomconnector"
 )
 
-// version is overridden with -ldflags "-X main.version=…".
+// version is set with -ldflags "-X main.version=…" by make (VERSION-dev) and
+// goreleaser (the release tag); this default, for a plain go build, is what
+// scripts/versionrefs writes from the VERSION file.
 var version = "0.1.0-dev"
 
 func main() {

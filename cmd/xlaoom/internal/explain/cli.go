@@ -72,9 +72,16 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return ExitError
 }
 
-// version is the module version `go install …@vX.Y.Z` stamps into the
-// binary, "(devel)" for a build from a checkout.
+// releaseVersion is the release's version, set by goreleaser with
+// -ldflags "-X …/explain.releaseVersion=…"; empty in other builds.
+var releaseVersion string
+
+// version is the release's version, else the module version `go install
+// …@vX.Y.Z` stamps into the binary ("(devel)" for a build from a checkout).
 func version() string {
+	if releaseVersion != "" {
+		return releaseVersion
+	}
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "(unknown)"

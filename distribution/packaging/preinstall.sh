@@ -1,0 +1,9 @@
+#!/bin/sh
+# Copyright The xla_oom Authors
+# SPDX-License-Identifier: Apache-2.0
+# The service's own system user and group, created once, kept on removal.
+set -e
+getent group otelcol-xlaoom >/dev/null 2>&1 || groupadd --system otelcol-xlaoom
+getent passwd otelcol-xlaoom >/dev/null 2>&1 || useradd --system --gid otelcol-xlaoom \
+  --home-dir /var/lib/otelcol-xlaoom --no-create-home --shell /usr/sbin/nologin \
+  --comment "otelcol-xlaoom collector" otelcol-xlaoom
