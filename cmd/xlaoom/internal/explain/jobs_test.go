@@ -5,9 +5,7 @@ package explain
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -15,22 +13,14 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/xlaoom/xlaoomprocessor/internal/jobcheck"
 )
 
-// jobsKnownFailure are jobs that exited 0 and still get a failure finding:
-// the program caught its own OOM, and the allocator's report of the request
-// it refused (the BFC warning) was logged with no status after it. A log
-// cannot tell that the status was caught.
-var jobsKnownFailure = map[string]bool{"caught_oom_halving_exit0": true}
-
-// Attempt lines as a job logs them: StreamExecutor's and cudaMallocAsync's
-// refusals, but for the refusal of the very request that failed, which is
-// the failure.
 var (
-	jobAttemptLine = regexp.MustCompile(`Failed to allocate (?:device|host|collective) memory of [^(]*\((\d+) bytes\)`)
-	jobAsyncLine   = regexp.MustCompile(`cuMemAllocAsync failed to allocate (\d+) bytes`)
-	failureHeader  = regexp.MustCompile(`(?m)^\S+:\d+: E\d{4} \w+: `)
-	summaryCounts  = regexp.MustCompile(`summary: (\d+) OOM failures?(?: \(\d+ not a known family\))?, (\d+) memory warnings?(?:, (\d+) allocation attempts?)?`)
+	failureHeader = regexp.MustCompile(`(?m)^\S+:\d+: E\d{4} \w+: `)
+	summaryCounts = regexp.MustCompile(`summary: (\d+) OOM failures?(?: \(\d+ not a known family\))?, (\d+) memory warnings?(?:, (\d+) allocation attempts?)?`)
+	backOffLine   = regexp.MustCompile(`Failed to allocate (?:device|host|collective) memory of `)
 )
 
 // TestJobs reads every whole job log of oom/testdata/jobs as a user would and
@@ -39,30 +29,25 @@ var (
 // counted and none as a failure, a back-off named as one, and, for a job
 // whose attempts no failure followed, one warning.
 func TestJobs(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(jobsSet.dir, "jobs-manifest.json"))
+	jobs, err := jobcheck.ReadJobs(jobsSet.dir)
 	require.NoError(t, err)
-	var m struct {
-		Jobs map[string]struct {
-			Log                 string `json:"log"`
-			Failed              bool   `json:"failed"`
-			FailingRequestBytes *int64 `json:"failing_request_bytes"`
-		} `json:"jobs"`
-	}
-	require.NoError(t, json.Unmarshal(data, &m))
-	require.Len(t, m.Jobs, len(inputFiles(t, jobsSet)), "every job log is in the manifest")
-	for name, job := range m.Jobs {
-		t.Run(name, func(t *testing.T) {
-			path := filepath.Join(jobsSet.dir, job.Log)
+	for _, job := range jobs {
+		if strings.HasSuffix(job.Name, ".holder") {
+			continue // the process that held memory: no XLA in it
+		}
+		t.Run(job.Name, func(t *testing.T) {
+			path := job.Log
 			log, err := os.ReadFile(path)
 			require.NoError(t, err)
+			// The attempts, but for the refusal of the very request that
+			// failed, which is the failure.
 			attempts, backOff := 0, 0
-			for _, re := range []*regexp.Regexp{jobAttemptLine, jobAsyncLine} {
-				for _, m := range re.FindAllSubmatch(log, -1) {
-					if job.FailingRequestBytes == nil || string(m[1]) != strconv.FormatInt(*job.FailingRequestBytes, 10) {
-						attempts++
-						if re == jobAttemptLine {
-							backOff++
-						}
+			lines := strings.Split(string(log), "\n")
+			for _, a := range jobcheck.Attempts(string(log)) {
+				if job.FailingRequest == 0 || a.Bytes != job.FailingRequest {
+					attempts++
+					if backOffLine.MatchString(lines[a.Line-1]) {
+						backOff++
 					}
 				}
 			}
@@ -77,11 +62,12 @@ func TestJobs(t *testing.T) {
 			assert.Equal(t, counts[1], strconv.Itoa(failures), "the summary counts the failure findings")
 
 			wantFailures := 0
-			if job.Failed || jobsKnownFailure[name] {
+			limit, known := jobcheck.KnownLimits[job.Name]
+			if job.Failed || known {
 				wantFailures = 1
 			}
-			if jobsKnownFailure[name] {
-				assert.False(t, job.Failed, "a known limit that no longer holds: remove it")
+			if known {
+				assert.False(t, job.Failed, "a known limit that no longer holds: remove it (%s)", limit.Why)
 			}
 			assert.Equal(t, wantFailures, failures, "failure findings:\n%s", out)
 			assert.Equal(t, map[bool]int{true: ExitFound, false: ExitNone}[wantFailures > 0], status)
