@@ -11,17 +11,17 @@ import "slices"
 // attemptSeries gathers the attempts of one text.
 type attemptSeries struct {
 	count           int
-	first, last     Report // the sizes read from the first and the last attempt in the text
+	first, last     Size // the requests of the first and the last attempt in the text
 	firstAt, lastAt int
 	exact           []Size // the exact requests printed, for the failing request's exact bytes
 }
 
 func (s *attemptSeries) add(at int, r *Report, requested string) {
 	if s.count == 0 || at < s.firstAt {
-		s.first, s.firstAt = *r, at
+		s.first, s.firstAt = r.Requested, at
 	}
 	if s.count == 0 || at > s.lastAt {
-		s.last, s.lastAt = *r, at
+		s.last, s.lastAt = r.Requested, at
 	}
 	s.count++
 	if r.Requested.Known && isExactToken(requested) && len(s.exact) < maxCandidates {

@@ -85,9 +85,7 @@ var details = []detail{
 	},
 	{ // cudaMallocAsync: " Reported by CUDA: Free memory/Total memory: 22635544576/85095874560"
 		"Free memory/Total memory: ", func(r *Report, _, a string) {
-			free, rest := leadingDigits(a)
-			total, _ := leadingDigits(strings.TrimPrefix(rest, "/"))
-			if free != "" && total != "" && strings.HasPrefix(rest, "/") {
+			if free, total, ok := cudaFreeTotal(a); ok {
 				setSize(&r.Free, free)
 				setSize(&r.Capacity, total)
 			}

@@ -83,7 +83,7 @@ var attemptFamilies = []warningFamily{
 		read: func(r *Report, m match) bool {
 			r.Device = allocatorDevice(m.group("allocator"))
 			readCUDAFreeTotal(r, asyncFigures(m))
-			return asyncPoolReservation(m)
+			return asyncPoolReservation(r.Requested, r.Capacity)
 		},
 		example: "E1126 11:17:57.846859    2708 gpu_cudamallocasync_allocator.cc:366] gpu_async_0 cuMemAllocAsync failed to allocate 63763120128 bytes: RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory\n" +
 			" Reported by CUDA: Free memory/Total memory: 19529728/85017493504",
@@ -122,34 +122,40 @@ const cudaFiguresSpan = 512
 // free/total figures stand.
 func asyncFigures(m match) string { return m.text[m.loc[1]:min(len(m.text), m.loc[1]+cudaFiguresSpan)] }
 
-// asyncPoolReservation reports whether a cudaMallocAsync refusal is the
-// pool's reservation: the request is the device total times a fraction of at
-// most three decimals (XLA_PYTHON_CLIENT_MEM_FRACTION, 0.75 by default), to
-// the byte. A request of any other size is one in about 10^7 to land there.
-// Without CUDA's total in the record it cannot be told, and is not one.
-func asyncPoolReservation(m match) bool {
-	var figures Report
-	readCUDAFreeTotal(&figures, asyncFigures(m))
-	requested := parseSizeToken(m.group("requested"))
-	total := figures.Capacity.Bytes
-	if !figures.Capacity.Known || !requested.Known || total <= 0 || requested.Bytes <= 0 || requested.Bytes > total || requested.Bytes > math.MaxInt64/1000 {
+// asyncPoolReservation reports whether a cudaMallocAsync refusal of
+// requested bytes, on a device of total bytes (CUDA's figure printed after
+// it), is the pool's reservation: the request is the device total times a
+// fraction of at most three decimals (XLA_PYTHON_CLIENT_MEM_FRACTION, 0.75 by
+// default), to the byte. A request of any other size is one in about 10^7 to
+// land there. Without CUDA's total in the record it cannot be told, and is
+// not one.
+func asyncPoolReservation(requested, total Size) bool {
+	t := total.Bytes
+	if !total.Known || !requested.Known || t <= 0 || requested.Bytes <= 0 || requested.Bytes > t || requested.Bytes > math.MaxInt64/1000 {
 		return false
 	}
-	rest := requested.Bytes * 1000 % total
-	return rest <= 1000 || total-rest <= 1000
+	rest := requested.Bytes * 1000 % t
+	return rest <= 1000 || t-rest <= 1000
 }
 
 // readCUDAFreeTotal reads " Reported by CUDA: Free memory/Total memory: F/T"
-// into a warning (a failure's record reads it with the other details).
+// from the text after a refusal into a warning's figures (a failure's record
+// reads the same label with the other details, cudaFreeTotal).
 func readCUDAFreeTotal(r *Report, after string) {
 	const label = "Free memory/Total memory: "
 	if i := strings.Index(after, label); i >= 0 {
-		free, rest := leadingDigits(after[i+len(label):])
-		total, _ := leadingDigits(strings.TrimPrefix(rest, "/"))
-		if free != "" && total != "" && strings.HasPrefix(rest, "/") {
+		if free, total, ok := cudaFreeTotal(after[i+len(label):]); ok {
 			r.Free, r.Capacity = parseSizeToken(free), parseSizeToken(total)
 		}
 	}
+}
+
+// cudaFreeTotal splits CUDA's "F/T" (what follows "Free memory/Total
+// memory: ") into its two numbers.
+func cudaFreeTotal(a string) (free, total string, ok bool) {
+	free, rest := leadingDigits(a)
+	total, _ = leadingDigits(strings.TrimPrefix(rest, "/"))
+	return free, total, free != "" && total != "" && strings.HasPrefix(rest, "/")
 }
 
 // statusBefore reports whether the match is the message of a returned status

@@ -127,7 +127,9 @@ var gpuFamilies = []family{
 		expr:   asyncRefusalExpr,
 		read: func(r *Report, m match) bool {
 			r.Device = allocatorDevice(m.group("allocator"))
-			return !asyncPoolReservation(m)
+			var figures Report
+			readCUDAFreeTotal(&figures, asyncFigures(m))
+			return !asyncPoolReservation(r.Requested, figures.Capacity)
 		},
 		example: "E1103 18:23:55.103160 3413767 gpu_cudamallocasync_allocator.cc:361] gpu_async_0 cuMemAllocAsync failed to allocate 1073741824 bytes: RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory\n" +
 			" Reported by CUDA: Free memory/Total memory: 2147483648/85095874560",

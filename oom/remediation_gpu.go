@@ -59,7 +59,7 @@ var deviceAdvice = adviceTable{
 	{name: "driver refused on the way", when: func(c adviceCase) bool {
 		return c.r.refusedBefore > 0 && c.r.MemorySpace != "host" && !tooBigForDevice(c)
 	}, say: func(c adviceCase) string {
-		return fmt.Sprintf("The GPU driver refused %s before this failure: memory outside XLA's pool is taken, usually by another process or library on this GPU (nvidia-smi --query-compute-apps=pid,used_memory --format=csv; PyTorch or CuPy allocating before JAX in the same process). Free it or give each process its share with XLA_PYTHON_CLIENT_MEM_FRACTION; a larger share for XLA cannot be had.", plural(c.r.refusedBefore, "allocation"))
+		return fmt.Sprintf("The GPU driver refused %s before this failure: memory outside XLA's pool is taken, usually by another process or library on this GPU (nvidia-smi --query-compute-apps=pid,used_memory --format=csv; PyTorch or CuPy allocating before JAX in the same process). Free it or give each process its share with XLA_PYTHON_CLIENT_MEM_FRACTION; a larger share for XLA cannot be had.", oneOrMany(c.r.refusedBefore, "1 allocation", strconv.Itoa(c.r.refusedBefore)+" allocations"))
 	}},
 	// A request too big for the device or pool was dealt with above.
 	{name: "more of the GPU", when: func(c adviceCase) bool {
@@ -111,12 +111,4 @@ func poolTooSmall(c adviceCase) string {
 		return s + ": raise XLA_PYTHON_CLIENT_MEM_FRACTION to at least " + strconv.FormatFloat(frac, 'f', 2, 64) + " (default .75), or shard or shrink the array."
 	}
 	return s + ", more than any XLA_PYTHON_CLIENT_MEM_FRACTION can leave room for: shard or shrink the array."
-}
-
-// plural is "1 allocation" or "N allocations".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

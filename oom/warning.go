@@ -138,7 +138,7 @@ func (z *Recognizer) recognizeWarningFlat(flat string) (Warning, bool) {
 		z.eachAttempt(flat, s.add)
 		best.Attempts = s.count
 		if s.count > 1 {
-			best.Requested, best.Last = s.first.Requested, s.last.Requested
+			best.Requested, best.Last = s.first, s.last
 		}
 	}
 	best.Explanation = explanations[best.Kind]
