@@ -95,11 +95,13 @@ service:
 `
 
 const (
-	// compileOOM is one compile-time failure as each host of the job logs it.
+	// compileOOM is one compile-time failure as each host of the job logs it:
+	// futile (xla_oom_retry="futile"), a restart fails the same way.
 	compileOOM = "E0912 07:01:12.118224    4412 train.py:244] jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of memory in memory space hbm. Used 118.42G of 95.74G hbm. Exceeded hbm capacity by 22.68G.\n"
 	// rematWarning is a memory-pressure warning (docs/early-warning.md), not a failure.
 	rematWarning = "W0912 07:08:01.224101    4412 hlo_rematerialization.cc:3363] Can't reduce memory use below 56.41GiB (60574761232 bytes) by rematerialization; only reduced to 58.44GiB (62750982717 bytes), down from 61.02GiB (65520000000 bytes) originally\n"
-	// runtimeOOM is a run-time failure that prints the request and the free memory.
+	// runtimeOOM is a run-time failure that prints the request and the free
+	// memory; whether a restart helps is unknown.
 	runtimeOOM = "E0912 07:09:13.044581    4412 train.py:330] ValueError: RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate 8.00G. That was not possible. There are 6.43G free.; (0x0x1_HBM0)\n"
 	jobHosts   = 64
 )
@@ -112,6 +114,8 @@ const (
 //  1. one OOM on 64 hosts of one job pages exactly once, on the job;
 //  2. the same failure after the connector expired the series pages again;
 //  3. a crash loop pages once as XlaOomCrashLoop, and no incident pages twice;
+//  4. futile failures (compile-time) that restart three times page once as
+//     XlaOomFutile, and neither as incidents nor as a second crash loop;
 //
 // and then checks that no sample was rejected (Prometheus's counters and
 // logs, the collector's log), that every series' point times strictly
@@ -169,7 +173,7 @@ func runAlerting(t *testing.T, promBin string) {
 	}
 
 	// 1. One failure on 64 hosts: one page, on the job.
-	failure(compileOOM)
+	failure(runtimeOOM)
 	for name, p := range servers {
 		waitAlert(t, name, p, "XlaOomIncident", "firing")
 		assertOneAlert(t, name, p, "XlaOomIncident")
@@ -183,7 +187,7 @@ func runAlerting(t *testing.T, promBin string) {
 	}
 
 	// 2. The same failure again, after expiry: the counter continues, the page fires again.
-	failure(compileOOM)
+	failure(runtimeOOM)
 	for name, p := range servers {
 		waitAlert(t, name, p, "XlaOomIncident", "firing")
 		assertOneAlert(t, name, p, "XlaOomIncident")
@@ -191,25 +195,42 @@ func runAlerting(t *testing.T, promBin string) {
 	}
 
 	// 3. A crash loop: three more failures five seconds apart (incident_window
-	// is 3s), the last one at run time, which also feeds the size histograms.
-	// A memory warning first feeds the dashboard's early-warning panel; it
-	// pages nothing.
+	// is 3s), which also feed the size histograms. A memory warning first
+	// feeds the dashboard's early-warning panel; it pages nothing.
 	failure(rematWarning)
-	for _, line := range []string{compileOOM, compileOOM, runtimeOOM} {
+	for range 3 {
 		time.Sleep(5 * time.Second)
-		failure(line)
+		failure(runtimeOOM)
 	}
 	for name, p := range servers {
 		waitAlert(t, name, p, "XlaOomCrashLoop", "firing")
 		assertOneAlert(t, name, p, "XlaOomCrashLoop")
-		// E1000 continues to 4; the run-time failure starts the E0100 series
+		// the E0100 series continues to 5
 		waitValue(t, name, p, `sum(max by (xla_error_code) (max_over_time(xla_oom_incidents_total{service_name="trainer"}[1m])))`, "5")
+	}
+
+	// 4. Once the loop is over, a futile failure and two restarts that fail
+	// the same way: one page, XlaOomFutile; the three incidents would be a
+	// crash loop, which steps aside for it.
+	for name, p := range servers {
+		waitAlert(t, name, p, "XlaOomCrashLoop", "")
+	}
+	for i := range 3 {
+		if i > 0 {
+			time.Sleep(5 * time.Second)
+		}
+		failure(compileOOM)
+	}
+	for name, p := range servers {
+		waitAlert(t, name, p, "XlaOomFutile", "firing")
+		assertOneAlert(t, name, p, "XlaOomFutile")
+		waitValue(t, name, p, `sum(max_over_time(xla_oom_incidents_total{service_name="trainer",xla_oom_retry="futile"}[1m]))`, "3")
 	}
 	time.Sleep(3 * time.Second) // let a second page, if any, show up
 	for name, episodes := range watch.stop() {
-		want := "XlaOomCrashLoop=1 XlaOomIncident=2"
+		want := "XlaOomCrashLoop=1 XlaOomFutile=1 XlaOomIncident=2"
 		if episodes != want {
-			t.Errorf("%s: firing episodes %s, want %s (one per incident and one for the loop)", name, episodes, want)
+			t.Errorf("%s: firing episodes %s, want %s (one per incident, one for the loop, one for the futile failures)", name, episodes, want)
 		} else {
 			t.Logf("%s: firing episodes %s", name, episodes)
 		}
