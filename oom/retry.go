@@ -83,7 +83,7 @@ var retryRules = []retryRule{
 		name: "driver refused the request", verdict: RetryMayHelp, when: driverRefusedRequest,
 		evidence: "The GPU driver itself refused the failing request (cuda_executor.cc \"Failed to allocate device memory\", " +
 			"cuMemAllocAsync), not XLA's pool accounting: the device as a whole, which other processes share, had no room " +
-			"(real job platform_near_full_oom, a 70 GiB holder). A request larger than the device reads so too when the " +
+			"(real jobs platform_near_full_oom and cuda_async_near_full_oom, a 70 GiB holder). A request larger than the device reads so too when the " +
 			"record does not print the device's size (real captures platform_device_put, platform_jit).",
 	},
 	{
@@ -130,7 +130,14 @@ var holderOutsideFamilies = map[string]bool{"gpu-driver-status": true, "gpu-driv
 func holderOutsideNamed(c retryCase) bool { return holderOutsideFamilies[c.r.Family] }
 
 func driverRefusedBefore(c retryCase) bool  { return c.refusedBefore > 0 && c.r.MemorySpace != "host" }
-func driverRefusedRequest(c retryCase) bool { return c.ownRefused && c.r.MemorySpace != "host" }
+func driverRefusedRequest(c retryCase) bool {
+	return (c.ownRefused || driverAllocatorFamilies[c.r.Family]) && c.r.MemorySpace != "host"
+}
+
+// driverAllocatorFamilies are the families whose failure is the driver's own
+// refusal of the request: cudaMallocAsync asks the driver for every request
+// (its pool reservation at start-up is an attempt, not this family).
+var driverAllocatorFamilies = map[string]bool{"gpu-cuda-async-allocator": true}
 
 func poolCouldNotGrowReport(c retryCase) bool {
 	return poolCouldNotGrow(adviceCase{r: c.r})
