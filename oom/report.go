@@ -135,4 +135,15 @@ type Report struct {
 
 	Cause       string   // CauseFragmentation or CauseExhaustion when both sizes are known
 	Remediation []string // ordered, concrete actions; never empty on a recognised failure
+
+	// Retry says whether running the same program again, unchanged, can
+	// succeed: RetryFutile, RetryMayHelp or RetryUnknown (retry.go).
+	Retry string
+	// Action is the kind of the first remediation step, one of Actions
+	// (actions.go).
+	Action string
+	// FitFraction is capacity / demand when the report shows both and the
+	// demand is the larger: the factor by which the per-device demand must
+	// shrink to fit (0 when unknown; fit.go).
+	FitFraction float64
 }
