@@ -60,7 +60,7 @@ processors:
 connectors:
   xla_oom:
     emit_interval: 500ms
-    series_expiry: 5s
+    series_expiry: 8s   # above the failures' 5s spacing: a series lives through a loop
     incident_window: 3s
   xla_oom/delta:
     aggregation_temporality: delta
@@ -111,11 +111,12 @@ const (
 // exporter and one receiving remote write, both evaluating the shipped rules
 // with short windows:
 //
-//  1. one OOM on 64 hosts of one job pages exactly once, on the job;
-//  2. the same failure after the connector expired the series pages again;
-//  3. a crash loop pages once as XlaOomCrashLoop, and no incident pages twice;
-//  4. futile failures (compile-time) that restart three times page once as
-//     XlaOomFutile, and neither as incidents nor as a second crash loop;
+//  1. a futile failure (compile-time) of one job and two restarts that fail
+//     the same way page once, as XlaOomFutile, and neither as incidents nor
+//     as a crash loop;
+//  2. one OOM on 64 hosts of another job pages exactly once, on the job;
+//  3. the same failure after the connector expired the series pages again;
+//  4. a crash loop pages once as XlaOomCrashLoop, and no incident pages twice;
 //
 // and then checks that no sample was rejected (Prometheus's counters and
 // logs, the collector's log), that every series' point times strictly
@@ -134,6 +135,9 @@ func runAlerting(t *testing.T, promBin string) {
 	for h := range jobHosts {
 		// A first line of its own: file_log tells files apart by their first bytes.
 		appendFile(t, hostLog(logs, h), fmt.Sprintf("I0912 06:58:05.118224    4412 train.py:118] process %d of %d starting\n", h, jobHosts))
+	}
+	for h := range futileHosts {
+		appendFile(t, jobLog(logs, h, futileJob), fmt.Sprintf("I0912 06:58:06.118224    5512 finetune.py:40] process %d of %d starting\n", h, futileHosts))
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		t.Fatal(err)
@@ -165,14 +169,30 @@ func runAlerting(t *testing.T, promBin string) {
 	})
 	watch := watchAlerts(t, servers)
 
-	failure := func(line string) {
+	failureOf := func(job string, hosts int, line string) {
 		written := time.Now().UTC().Format("2006-01-02T15:04:05.000000000Z") + " "
-		for h := range jobHosts {
-			appendFile(t, hostLog(logs, h), written+line)
+		for h := range hosts {
+			appendFile(t, jobLog(logs, h, job), written+line)
 		}
 	}
+	failure := func(line string) { failureOf("trainer", jobHosts, line) }
 
-	// 1. One failure on 64 hosts: one page, on the job.
+	// 1. A futile failure (compile-time) of the job finetune and two restarts
+	// that fail the same way, each five seconds after the failure before
+	// (incident_window is 3s): one page, XlaOomFutile; the three incidents
+	// would be a crash loop, which steps aside for it, and no incident
+	// pages. Then the job trainer, whose failures are not futile.
+	for range 3 {
+		time.Sleep(5 * time.Second)
+		failureOf(futileJob, futileHosts, compileOOM)
+	}
+	for name, p := range servers {
+		waitJobAlert(t, name, p, futileJob, "XlaOomFutile", "firing")
+		assertOneAlert(t, name, p, "XlaOomFutile")
+		waitValue(t, name, p, `sum(max_over_time(xla_oom_incidents_total{service_name="`+futileJob+`",xla_oom_retry="futile"}[1m]))`, "3")
+	}
+
+	// 2. One failure on 64 hosts: one page, on the job.
 	failure(runtimeOOM)
 	for name, p := range servers {
 		waitAlert(t, name, p, "XlaOomIncident", "firing")
@@ -186,7 +206,7 @@ func runAlerting(t *testing.T, promBin string) {
 		waitValue(t, name, p, `count(xla_oom_incidents_total{service_name="trainer"})`, "")
 	}
 
-	// 2. The same failure again, after expiry: the counter continues, the page fires again.
+	// 3. The same failure again, after expiry: the counter continues, the page fires again.
 	failure(runtimeOOM)
 	for name, p := range servers {
 		waitAlert(t, name, p, "XlaOomIncident", "firing")
@@ -194,9 +214,11 @@ func runAlerting(t *testing.T, promBin string) {
 		waitValue(t, name, p, `sum(max_over_time(xla_oom_incidents_total{service_name="trainer"}[1m]))`, "2")
 	}
 
-	// 3. A crash loop: three more failures five seconds apart (incident_window
-	// is 3s), which also feed the size histograms. A memory warning first
-	// feeds the dashboard's early-warning panel; it pages nothing.
+	// 4. A crash loop: three more failures five seconds apart, which also
+	// feed the size histograms. The page of step 3 goes on; from the third
+	// the job pages once as a crash loop and the incident alert steps aside.
+	// A memory warning first feeds the dashboard's early-warning panel; it
+	// pages nothing.
 	failure(rematWarning)
 	for range 3 {
 		time.Sleep(5 * time.Second)
@@ -206,31 +228,13 @@ func runAlerting(t *testing.T, promBin string) {
 		waitAlert(t, name, p, "XlaOomCrashLoop", "firing")
 		assertOneAlert(t, name, p, "XlaOomCrashLoop")
 		// the E0100 series continues to 5
-		waitValue(t, name, p, `sum(max by (xla_error_code) (max_over_time(xla_oom_incidents_total{service_name="trainer"}[1m])))`, "5")
-	}
-
-	// 4. Once the loop is over, a futile failure and two restarts that fail
-	// the same way: one page, XlaOomFutile; the three incidents would be a
-	// crash loop, which steps aside for it.
-	for name, p := range servers {
-		waitAlert(t, name, p, "XlaOomCrashLoop", "")
-	}
-	for i := range 3 {
-		if i > 0 {
-			time.Sleep(5 * time.Second)
-		}
-		failure(compileOOM)
-	}
-	for name, p := range servers {
-		waitAlert(t, name, p, "XlaOomFutile", "firing")
-		assertOneAlert(t, name, p, "XlaOomFutile")
-		waitValue(t, name, p, `sum(max_over_time(xla_oom_incidents_total{service_name="trainer",xla_oom_retry="futile"}[1m]))`, "3")
+		waitValue(t, name, p, `max(max_over_time(xla_oom_incidents_total{service_name="trainer",xla_error_code="E0100"}[1m]))`, "5")
 	}
 	time.Sleep(3 * time.Second) // let a second page, if any, show up
 	for name, episodes := range watch.stop() {
-		want := "XlaOomCrashLoop=1 XlaOomFutile=1 XlaOomIncident=2"
+		want := "XlaOomCrashLoop=1 XlaOomIncident=2 finetune:XlaOomFutile=1"
 		if episodes != want {
-			t.Errorf("%s: firing episodes %s, want %s (one per incident, one for the loop, one for the futile failures)", name, episodes, want)
+			t.Errorf("%s: firing episodes %s, want %s (trainer: one per incident outside the loop, one for the loop; finetune: one for its futile failures)", name, episodes, want)
 		} else {
 			t.Logf("%s: firing episodes %s", name, episodes)
 		}
@@ -242,13 +246,27 @@ func runAlerting(t *testing.T, promBin string) {
 	checkPointTimes(t, filepath.Join(out, "delta.json"), true)
 }
 
-func hostLog(logs string, h int) string {
-	return filepath.Join(logs, fmt.Sprintf("tpu-host-%02d", h), "trainer.log")
+// futileJob is the job of step 3, on futileHosts hosts.
+const (
+	futileJob   = "finetune"
+	futileHosts = 4
+)
+
+func hostLog(logs string, h int) string { return jobLog(logs, h, "trainer") }
+
+func jobLog(logs string, h int, job string) string {
+	return filepath.Join(logs, fmt.Sprintf("tpu-host-%02d", h), job+".log")
 }
 
 // waitAlert waits until alert is in state for the job "trainer" ("" for
 // not active at all).
 func waitAlert(t *testing.T, name string, p *prometheus, alert, state string) {
+	t.Helper()
+	waitJobAlert(t, name, p, "trainer", alert, state)
+}
+
+// waitJobAlert waits until alert is in state for job ("" for not active).
+func waitJobAlert(t *testing.T, name string, p *prometheus, job, alert, state string) {
 	t.Helper()
 	eventually(t, 60*time.Second, func() string {
 		as, err := p.alerts()
@@ -257,7 +275,7 @@ func waitAlert(t *testing.T, name string, p *prometheus, alert, state string) {
 		}
 		got := ""
 		for _, a := range as {
-			if a.Labels["alertname"] == alert && a.Labels["service_name"] == "trainer" {
+			if a.Labels["alertname"] == alert && a.Labels["service_name"] == job {
 				got = a.State
 			}
 		}
@@ -304,7 +322,8 @@ func waitValue(t *testing.T, name string, p *prometheus, q, want string) {
 }
 
 // alertWatch records, per server, how many times each alert of the job
-// "trainer" went from not firing to firing.
+// "trainer" went from not firing to firing, and each of futileJob's, named
+// "finetune:ALERT".
 type alertWatch struct {
 	mu       sync.Mutex
 	episodes map[string]map[string]int
@@ -332,8 +351,12 @@ func watchAlerts(t *testing.T, servers map[string]*prometheus) *alertWatch {
 				}
 				now := map[string]bool{}
 				for _, a := range as {
-					if a.State == "firing" && a.Labels["service_name"] == "trainer" {
+					switch job := a.Labels["service_name"]; {
+					case a.State != "firing":
+					case job == "trainer":
 						now[a.Labels["alertname"]] = true
+					case job == futileJob:
+						now[job+":"+a.Labels["alertname"]] = true
 					}
 				}
 				w.mu.Lock()
