@@ -51,20 +51,15 @@ var retryRules = []retryRule{
 			"XLA prints \"XLA:TPU compile permanent error\".",
 	},
 	{
-		name: "compile-time on a TPU", verdict: RetryFutile, when: compileTimeTPU,
-		evidence: "A TPU failure read as compile-time without a catalog code (a wording new to xla_oom): " +
-			"TPU compilation needs no device memory, so what it ran out of is the program's own plan.",
-	},
-	{
 		name: "larger than the device", verdict: RetryFutile, when: requestOverDevice,
-		evidence: "One request larger than the whole device's memory (e.g. the 93.13GiB device_put of the real capture " +
-			"jit_output/device_put on an 80GB GPU) cannot fit whatever else is freed.",
+		evidence: "One request larger than the whole device's memory cannot fit whatever else is freed (real captures " +
+			"cuda_async_device_put and cuda_async_jit: 93.13 and 167.65 GiB against CUDA's 79.18 GiB total)",
 	},
 	{
 		name: "larger than the pool", verdict: RetryFutile, when: requestOverPool,
-		evidence: "One request larger than the allocator's whole pool limit (XLA_PYTHON_CLIENT_MEM_FRACTION of the GPU, " +
-			"or XLA_PJRT_GPU_HOST_MEMORY_LIMIT_GB for pinned host memory): the limit is configuration, the same on every run " +
-			"(real captures device_put, mem_fraction_device_put, pinned_host_device_put).",
+		evidence: "One request larger than the allocator's whole pool (pool limit, PA budget): the limit is configuration " +
+			"(XLA_PYTHON_CLIENT_MEM_FRACTION of the GPU, XLA_PJRT_GPU_HOST_MEMORY_LIMIT_GB for pinned host memory), the same " +
+			"on every run (real captures device_put, jit_temps, mem_fraction_device_put, vmm_jit, pinned_host_device_put)",
 	},
 	{
 		name: "another holder named", verdict: RetryMayHelp, when: holderOutsideNamed,
@@ -88,9 +83,10 @@ var retryRules = []retryRule{
 	},
 	{
 		name: "pool could not grow", verdict: RetryMayHelp, when: poolCouldNotGrowReport,
-		evidence: "The allocator counted at least the request as free, yet failed for exhaustion: the free bytes were not " +
-			"yet claimed from the device, and claiming them failed, so something outside the pool holds them " +
-			"(BFC's summary \"unallocated bytes\"; real job cupy_then_jax_oom).",
+		evidence: "The BFC allocator counted at least the request as free, yet failed for exhaustion: its summary counts bytes " +
+			"not yet claimed from the device as free (\"unallocated bytes\", xla/tsl/framework/bfc_allocator.cc), so claiming " +
+			"them failed and something outside the pool holds them, as the driver's refused pool growth shows in the real job " +
+			"prealloc_false_leak_oom",
 	},
 	{
 		name: "fragmentation", verdict: RetryMayHelp, when: func(c retryCase) bool { return c.r.Cause == CauseFragmentation },
@@ -100,17 +96,13 @@ var retryRules = []retryRule{
 	},
 }
 
-// compileTimeCodes are the catalog codes whose phase is compile.
+// compileTimeCode: the catalog code is one whose phase is compile.
 func compileTimeCode(c retryCase) bool {
 	switch c.r.Code {
 	case codeHbm, codeVmem, codeSparseCore:
 		return true
 	}
 	return false
-}
-
-func compileTimeTPU(c retryCase) bool {
-	return c.r.Phase == PhaseCompile && c.r.Backend == BackendTPU
 }
 
 func requestOverDevice(c retryCase) bool {
@@ -129,7 +121,7 @@ var holderOutsideFamilies = map[string]bool{"gpu-driver-status": true, "gpu-driv
 
 func holderOutsideNamed(c retryCase) bool { return holderOutsideFamilies[c.r.Family] }
 
-func driverRefusedBefore(c retryCase) bool  { return c.refusedBefore > 0 && c.r.MemorySpace != "host" }
+func driverRefusedBefore(c retryCase) bool { return c.refusedBefore > 0 && c.r.MemorySpace != "host" }
 func driverRefusedRequest(c retryCase) bool {
 	return (c.ownRefused || driverAllocatorFamilies[c.r.Family]) && c.r.MemorySpace != "host"
 }
