@@ -29,7 +29,7 @@ func TestEventNames(t *testing.T) {
 	p := newTestProcessor(createDefaultConfig(), nil)
 	for _, tc := range []struct {
 		name, body, own, wantEvent string
-		wantTagging               tagging
+		wantTagging                tagging
 	}{
 		{"failure", compileOOM, "", oomattr.EventFailure, taggedOOM},
 		{"warning", rematWarn, "", oomattr.EventWarning, taggedWarning},
