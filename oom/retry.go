@@ -34,10 +34,11 @@ type retryCase struct {
 // gives and the evidence for it. The rows are tried in order; the first
 // whose condition holds decides, and none holding means RetryUnknown.
 type retryRule struct {
-	name     string // short, unique: RetryRule returns it
-	verdict  string
-	when     func(c retryCase) bool
-	evidence string // why the verdict holds: the catalog, the source, the captures
+	name      string // short, unique: RetryRule returns it
+	verdict   string
+	when      func(c retryCase) bool
+	condition string // when, in words (docs/incidents.md)
+	evidence  string // why the verdict holds: the catalog, the source, the captures
 }
 
 // retryRules is the one table of retry verdicts. Sizes come first: a request
@@ -46,29 +47,34 @@ type retryRule struct {
 var retryRules = []retryRule{
 	{
 		name: "compile-time catalog code", verdict: RetryFutile, when: compileTimeCode,
+		condition: "the code is E1000, E1001 or E3000 (phase compile)",
 		evidence: "E1000, E1001 and E3000 are compile-time errors (https://openxla.org/xla/errors/error_1000, error_1001, error_3000): " +
 			"the compiler sizes the program against the chip before anything runs, so nothing another process does changes it; " +
 			"XLA prints \"XLA:TPU compile permanent error\".",
 	},
 	{
 		name: "larger than the device", verdict: RetryFutile, when: requestOverDevice,
+		condition: "`requested` > `capacity`",
 		evidence: "One request larger than the whole device's memory cannot fit whatever else is freed (real captures " +
-			"cuda_async_device_put and cuda_async_jit: 93.13 and 167.65 GiB against CUDA's 79.18 GiB total)",
+			"cuda_async_device_put and cuda_async_jit: 93.13 and 167.65 GiB against CUDA's 79.18 GiB total).",
 	},
 	{
 		name: "larger than the pool", verdict: RetryFutile, when: requestOverPool,
+		condition: "`requested` > `pool_limit`",
 		evidence: "One request larger than the allocator's whole pool (pool limit, PA budget): the limit is configuration " +
 			"(XLA_PYTHON_CLIENT_MEM_FRACTION of the GPU, XLA_PJRT_GPU_HOST_MEMORY_LIMIT_GB for pinned host memory), the same " +
-			"on every run (real captures device_put, jit_temps, mem_fraction_device_put, vmm_jit, pinned_host_device_put)",
+			"on every run (real captures device_put, jit_temps, mem_fraction_device_put, vmm_jit, pinned_host_device_put).",
 	},
 	{
 		name: "another holder named", verdict: RetryMayHelp, when: holderOutsideNamed,
+		condition: "family `gpu-driver-status` or `gpu-driver-context-init`",
 		evidence: "The GPU driver's own out-of-memory status after XLA's pool backed off (gpu-driver-status), or no memory " +
 			"left for a new driver context (gpu-driver-context-init): the memory is held outside this program " +
 			"(real job two_jobs_second: a second JAX job beside the first).",
 	},
 	{
 		name: "driver refused before the failure", verdict: RetryMayHelp, when: driverRefusedBefore,
+		condition: "the driver refused device memory before the failure: in its record (`xla.oom.attempts` beyond the request itself) or, in `xlaoom explain`, in the records before it",
 		evidence: "The GPU driver refused allocations with CUDA_ERROR_OUT_OF_MEMORY before the failure (a pool's set-up " +
 			"backing off, a pool that could not grow: StreamExecutor, BFC, cuMemAllocAsync): the driver counts every " +
 			"process's memory, not XLA's pool. Every real job of oom/testdata/jobs that failed beside another process or " +
@@ -76,6 +82,7 @@ var retryRules = []retryRule{
 	},
 	{
 		name: "driver refused the request", verdict: RetryMayHelp, when: driverRefusedRequest,
+		condition: "the driver refused the failing request itself (a refusal of exactly the request in its record, or cudaMallocAsync's failure line), device memory",
 		evidence: "The GPU driver itself refused the failing request (cuda_executor.cc \"Failed to allocate device memory\", " +
 			"cuMemAllocAsync), not XLA's pool accounting: the device as a whole, which other processes share, had no room " +
 			"(real jobs platform_near_full_oom and cuda_async_near_full_oom, a 70 GiB holder). A request larger than the device reads so too when the " +
@@ -83,13 +90,15 @@ var retryRules = []retryRule{
 	},
 	{
 		name: "pool could not grow", verdict: RetryMayHelp, when: poolCouldNotGrowReport,
+		condition: "`cause` = exhaustion although free ≥ requested",
 		evidence: "The BFC allocator counted at least the request as free, yet failed for exhaustion: its summary counts bytes " +
 			"not yet claimed from the device as free (\"unallocated bytes\", xla/tsl/framework/bfc_allocator.cc), so claiming " +
 			"them failed and something outside the pool holds them, as the driver's refused pool growth shows in the real job " +
-			"prealloc_false_leak_oom",
+			"prealloc_false_leak_oom.",
 	},
 	{
 		name: "fragmentation", verdict: RetryMayHelp, when: func(c retryCase) bool { return c.r.Cause == CauseFragmentation },
+		condition: "`cause` = fragmentation (free ≥ requested, no block)",
 		evidence: "Enough memory was free in total but not in one block (https://openxla.org/xla/errors/error_0100, " +
 			"error_0101: \"Memory Fragmentation\"; real capture mem_fraction_fragmented): fragmentation is the state of a " +
 			"long-running pool, and a restart starts with an empty one.",
