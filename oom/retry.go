@@ -46,11 +46,12 @@ type retryRule struct {
 // evidence is repeated in docs/incidents.md (TestRetryRulesDocumented).
 var retryRules = []retryRule{
 	{
-		name: "compile-time catalog code", verdict: RetryFutile, when: compileTimeCode,
-		condition: "the code is E1000, E1001 or E3000 (phase compile)",
+		name: "compile time", verdict: RetryFutile, when: compileTime,
+		condition: "the code is E1000, E1001 or E3000 (phase compile), or a TPU failure reads as compile-time without one",
 		evidence: "E1000, E1001 and E3000 are compile-time errors (https://openxla.org/xla/errors/error_1000, error_1001, error_3000): " +
 			"the compiler sizes the program against the chip before anything runs, so nothing another process does changes it; " +
-			"XLA prints \"XLA:TPU compile permanent error\".",
+			"XLA prints \"XLA:TPU compile permanent error\". A TPU compiler plans memory without running anything, so a " +
+			"compile-time TPU failure of a wording new to xla_oom (no catalog code) is read the same way.",
 	},
 	{
 		name: "larger than the device", verdict: RetryFutile, when: requestOverDevice,
@@ -105,13 +106,16 @@ var retryRules = []retryRule{
 	},
 }
 
-// compileTimeCode: the catalog code is one whose phase is compile.
-func compileTimeCode(c retryCase) bool {
+// compileTime: the catalog code is one whose phase is compile, or a TPU
+// failure reads as compile-time without one (the last-resort layer). A GPU
+// failure while compiling is not: the GPU autotuner allocates device memory
+// that other arrays or processes may hold.
+func compileTime(c retryCase) bool {
 	switch c.r.Code {
 	case codeHbm, codeVmem, codeSparseCore:
 		return true
 	}
-	return false
+	return c.r.Phase == PhaseCompile && c.r.Backend == BackendTPU
 }
 
 func requestOverDevice(c retryCase) bool {
