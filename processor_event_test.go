@@ -4,13 +4,17 @@
 package xlaoomprocessor
 
 import (
+	"path/filepath"
 	"testing"
 
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/golden"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/processor/processortest"
 
+	"github.com/xlaoom/xlaoomprocessor/internal/metadata"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
@@ -65,4 +69,56 @@ func TestOrdinaryRecordsGetNoEventName(t *testing.T) {
 	p.tag(pcommon.NewMap(), lr)
 	assert.Empty(t, lr.EventName())
 	assert.Zero(t, lr.Attributes().Len())
+}
+
+// TestEveryTaggedRecordHasItsEvent: over every input of the golden tests, a
+// failure record has a verdict, an action and the event xla.oom; a warning
+// record has neither and the event xla.memory.warning; any other record has
+// no event name.
+func TestEveryTaggedRecordHasItsEvent(t *testing.T) {
+	inputs, err := filepath.Glob(filepath.Join("testdata", "logs", "*", "input.yaml"))
+	require.NoError(t, err)
+	require.NotEmpty(t, inputs)
+	failures, warnings := 0, 0
+	for _, in := range inputs {
+		ld, err := golden.ReadLogs(in)
+		require.NoError(t, err)
+		// A record tagged upstream is left as it is: only the processor's own count.
+		var upstream []bool
+		for _, rl := range ld.ResourceLogs().All() {
+			for _, sl := range rl.ScopeLogs().All() {
+				for _, lr := range sl.LogRecords().All() {
+					upstream = append(upstream, oomattr.Tagged(lr.Attributes()) || oomattr.Warned(lr.Attributes()))
+				}
+			}
+		}
+		out := run(t, createDefaultConfig(), processortest.NewNopSettings(metadata.Type), ld)
+		i := -1
+		for _, rl := range out.ResourceLogs().All() {
+			for _, sl := range rl.ScopeLogs().All() {
+				for _, lr := range sl.LogRecords().All() {
+					if i++; upstream[i] {
+						continue
+					}
+					_, retry := lr.Attributes().Get(oomattr.Retry)
+					_, action := lr.Attributes().Get(oomattr.Action)
+					switch {
+					case oomattr.Tagged(lr.Attributes()):
+						failures++
+						assert.True(t, retry && action, "%s: a failure without verdict or action", in)
+						assert.Equal(t, oomattr.EventFailure, lr.EventName(), in)
+					case oomattr.Warned(lr.Attributes()):
+						warnings++
+						assert.False(t, retry || action, "%s: a warning with a verdict or an action", in)
+						assert.Equal(t, oomattr.EventWarning, lr.EventName(), in)
+					default:
+						assert.Empty(t, lr.EventName(), in)
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d failure records, %d warning records", failures, warnings)
+	assert.Positive(t, failures)
+	assert.Positive(t, warnings)
 }
