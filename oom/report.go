@@ -24,7 +24,8 @@
 // the one-pass Find; generic.go the last-resort layer for a memory failure no
 // family knows; allocator_summary.go the BFC dump's summary and chunk
 // annotations; breakdown.go the memory breakdowns; remediation.go the
-// advice.
+// advice; actions.go the kind of its first step, retry.go the retry verdict
+// and fit.go the fit fraction.
 package oom
 
 // Phase tells whether the failure happened while compiling or while running.
