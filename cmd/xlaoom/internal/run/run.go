@@ -67,8 +67,8 @@ Flags:
   --futile-exit N      status of a futile failure (default 78)
   --may-help-exit N    status of a failure a retry may help (default 42)
   --keep-bytes N       bytes of the end of the log kept (default 16777216)
-  --termination-log F  write the decision to F too (Kubernetes reads
-                       /dev/termination-log into the pod's status)
+  --termination-log F  write the decision on an OOM to F too (Kubernetes
+                       reads /dev/termination-log into the pod's status)
   -h                   print this help
 
 Exit status: 0 the job succeeded; 78 futile; 42 a retry may help; 2 a

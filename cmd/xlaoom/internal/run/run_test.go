@@ -97,10 +97,14 @@ func TestFutileFailureExitsFutileStatus(t *testing.T) {
 			}
 		})
 	}
-	t.Run("own status", func(t *testing.T) {
-		w := runWrapped(t, capture("real", "vmm_device_put.stderr.txt"), failWithCapture, "--futile-exit=99")
+	t.Run("own status and termination log", func(t *testing.T) {
+		termination := filepath.Join(t.TempDir(), "termination-log")
+		w := runWrapped(t, capture("real", "vmm_device_put.stderr.txt"), failWithCapture, "--futile-exit=99", "--termination-log="+termination)
 		if w.status != 99 {
 			t.Errorf("status %d, want --futile-exit's 99", w.status)
+		}
+		if b, err := os.ReadFile(termination); err != nil || string(b) != w.lastLine()+"\n" {
+			t.Errorf("termination log %q (%v), want the decision %q", b, err, w.lastLine())
 		}
 	})
 }
@@ -205,9 +209,16 @@ func TestSmallerBatchHook(t *testing.T) {
 // A failure with no OOM in its log, and one whose verdict is unknown, exit
 // with the job's own status, not rerun.
 func TestOtherFailuresPassThrough(t *testing.T) {
-	w := runWrapped(t, capture("real", "control.stderr.txt"), `echo run >> "$RUNS"; cat "$CAPTURE" >&2; exit 3`, "--retries=2")
+	// The job's own termination message stays.
+	termination := filepath.Join(t.TempDir(), "termination-log")
+	t.Setenv("TERMINATION", termination)
+	w := runWrapped(t, capture("real", "control.stderr.txt"), `echo run >> "$RUNS"; cat "$CAPTURE" >&2; echo own > "$TERMINATION"; exit 3`,
+		"--retries=2", "--termination-log="+termination)
 	if w.status != 3 || len(w.runs) != 1 {
 		t.Errorf("no OOM: status %d after %d runs, want 3 after 1", w.status, len(w.runs))
+	}
+	if b, _ := os.ReadFile(termination); string(b) != "own\n" {
+		t.Errorf("no OOM: the termination log is %q, want the job's own", b)
 	}
 	// A TPU runtime failure (E0100) whose record does not show whether
 	// anything outside the program held the memory: unknown.

@@ -42,11 +42,12 @@ func (w *wrapper) run() int {
 		}
 		v, err := explainLog(w.log.log())
 		switch {
+		// Without an OOM the termination log is left to the job's own message.
 		case err != nil:
-			w.decided("the job exited %d; its log could not be read (%v): exit %d, the job's status", status, err, status)
+			w.say("the job exited %d; its log could not be read (%v): exit %d, the job's status", status, err, status)
 			return status
 		case v == nil:
-			w.decided("the job exited %d with no XLA out-of-memory failure in its log: exit %d, the job's status", status, status)
+			w.say("the job exited %d with no XLA out-of-memory failure in its log: exit %d, the job's status", status, status)
 			return status
 		}
 		switch v.retry {
@@ -83,7 +84,7 @@ func (w *wrapper) run() int {
 	}
 }
 
-// decided says the final decision, and writes it to the termination log.
+// decided says the decision on an OOM, and writes it to the termination log.
 func (w *wrapper) decided(format string, a ...any) {
 	w.say(format, a...)
 	if w.o.terminationLog == "" {
