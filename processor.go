@@ -110,6 +110,7 @@ func (p *logsProcessor) tagCandidate(res pcommon.Map, lr plog.LogRecord, texts *
 		return "", untouched // tagged as a warning upstream: leave it as it is
 	}
 	oomattr.PutTop(report, lr.Attributes(), p.cfg.TopAllocations)
+	nameEvent(lr, oomattr.EventFailure)
 	ts := recordtime.Of(lr, p.now())
 	lr.Attributes().PutStr(oomattr.Incident, incident.ID(res, p.cfg.IncidentResourceAttributes, ts, p.cfg.IncidentWindow))
 	if p.cfg.SetSeverity && lr.SeverityNumber() == plog.SeverityNumberUnspecified {

@@ -20,6 +20,7 @@ func (p *logsProcessor) warn(lr plog.LogRecord, w *oom.Warning) (string, tagging
 		return "", untouched
 	}
 	oomattr.PutWarning(*w, lr.Attributes())
+	nameEvent(lr, oomattr.EventWarning)
 	if p.cfg.SetSeverity && lr.SeverityNumber() == plog.SeverityNumberUnspecified {
 		lr.SetSeverityNumber(plog.SeverityNumberWarn)
 		if lr.SeverityText() == "" {

@@ -141,7 +141,8 @@ var gpuFamilies = []family{
 		anchor: "bytes) from ",
 		expr:   `[Ff]ailed to allocate ` + sizeGroup("requested") + ` \((?P<requested_exact>\d+) bytes\) from (?:MORI memory|device collective memory)`,
 		advice: adviceTraits{
-			note: "Collective buffers are allocated next to XLA's buffer pool: lower XLA_PYTHON_CLIENT_MEM_FRACTION to leave them room, or shrink the collectives (smaller per-step all-reduce/all-gather sizes).",
+			note:       "Collective buffers are allocated next to XLA's buffer pool: lower XLA_PYTHON_CLIENT_MEM_FRACTION to leave them room, or shrink the collectives (smaller per-step all-reduce/all-gather sizes).",
+			noteAction: ActionSetMemoryLimit,
 		},
 		example: `jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Failed to allocate 1.00GiB (1073741824 bytes) from MORI memory`,
 	},

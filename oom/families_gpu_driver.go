@@ -49,7 +49,7 @@ var gpuDriverFamilies = []family{
 		read: func(_ *Report, m match) bool {
 			return raisedStatus(m)
 		},
-		advice:  adviceTraits{own: driverStatusAdvice},
+		advice:  adviceTraits{own: driverStatusAdvice, ownAction: constAction(ActionFreeHeldMemory)},
 		example: `jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory [executable_name='jit_broadcast_in_dim']`,
 	},
 	{
@@ -59,7 +59,7 @@ var gpuDriverFamilies = []family{
 		anchor: "Failed to launch ",
 		expr: `Failed to launch (?:CUDA|ROCm) kernel: (?P<instruction>[^\s;:]+)` +
 			`(?: with block dimensions: [\dx]+(?: and grid dimensions: [\dx]+)?)?(?:; [\w ]+: [\dx]+)*: ` + driverOutOfMemory,
-		advice:  adviceTraits{own: kernelLaunchAdvice},
+		advice:  adviceTraits{own: kernelLaunchAdvice, ownAction: constAction(ActionSetMemoryLimit)},
 		example: `jaxlib.xla_extension.XlaRuntimeError: INTERNAL: Failed to launch CUDA kernel: fusion_12 with block dimensions: 128x1x1 and grid dimensions: 2048x1x1: CUDA_ERROR_OUT_OF_MEMORY: out of memory`,
 	},
 	{
@@ -73,7 +73,7 @@ var gpuDriverFamilies = []family{
 			r.Device = devicePrefix(m)
 			return true
 		},
-		advice:  adviceTraits{own: moduleLoadAdvice},
+		advice:  adviceTraits{own: moduleLoadAdvice, ownAction: constAction(ActionSetMemoryLimit)},
 		example: `jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: [0] Failed to load in-memory CUBIN (compiled for a different GPU?).: CUDA_ERROR_OUT_OF_MEMORY: out of memory`,
 	},
 	{
@@ -89,7 +89,7 @@ var gpuDriverFamilies = []family{
 			r.Capacity = parseSizeToken(m.group("capacity"))
 			return true
 		},
-		advice:  adviceTraits{own: contextInitAdvice},
+		advice:  adviceTraits{own: contextInitAdvice, ownAction: constAction(ActionFreeHeldMemory)},
 		example: `E0413 10:22:33.123456 1234 cuda_driver.cc:268] failed call to cuDevicePrimaryCtxRetain: CUDA_ERROR_OUT_OF_MEMORY: out of memory; total memory reported: 34089730048`,
 	},
 	{
@@ -106,7 +106,7 @@ var gpuDriverFamilies = []family{
 			r.Device = devicePrefix(m)
 			return true
 		},
-		advice:  adviceTraits{own: unifiedMemoryAdvice},
+		advice:  adviceTraits{own: unifiedMemoryAdvice, ownAction: unifiedMemoryAction},
 		example: `INTERNAL: [0] Failed to allocate 2.00GiB (2147483648 bytes) of unified memory: : CUDA_ERROR_OUT_OF_MEMORY: out of memory`,
 	},
 	{
@@ -121,7 +121,7 @@ var gpuDriverFamilies = []family{
 			}
 			return true
 		},
-		advice:  adviceTraits{own: unifiedMemoryAdvice},
+		advice:  adviceTraits{own: unifiedMemoryAdvice, ownAction: unifiedMemoryAction},
 		example: `E0101 09:00:00.000000 4242 cuda_driver.cc:1231] failed to alloc 2147483648 bytes unified memory; result: CUDA_ERROR_OUT_OF_MEMORY: out of memory`,
 	},
 	{
@@ -132,7 +132,7 @@ var gpuDriverFamilies = []family{
 		expr:   `Failed to allocate (?P<requested>\d+) bytes for new constant`,
 		// No cue of its own: the last-resort layer's "ailed to allocate"
 		// (genericCues) lets it through, bare or behind any status.
-		advice:  adviceTraits{own: constantAdvice},
+		advice:  adviceTraits{own: constantAdvice, ownAction: constAction(ActionShrinkFootprint)},
 		example: `jaxlib.xla_extension.XlaRuntimeError: INTERNAL: Failed to allocate 1048576 bytes for new constant`,
 	},
 	{
@@ -145,7 +145,7 @@ var gpuDriverFamilies = []family{
 		anchor: "ran out of memory trying to instantiate command buffer",
 		expr: `Underlying backend ran out of memory trying to instantiate command buffer with \d+` +
 			`(?: \(total of \d+ alive graphs in the process\))?`,
-		advice:  adviceTraits{own: commandBufferAdvice},
+		advice:  adviceTraits{own: commandBufferAdvice, ownAction: constAction(ActionSetMemoryLimit)},
 		example: `jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Underlying backend ran out of memory trying to instantiate command buffer with 37 (total of 2 alive graphs in the process). You can try to (a) Give more memory to the driver by reducing XLA_CLIENT_MEM_FRACTION (b) Disable command buffers with 'XLA_FLAGS=--xla_gpu_enable_command_buffer=' (empty set). Original error: Failed to instantiate CUDA graph: CUDA_ERROR_OUT_OF_MEMORY: out of memory`,
 	},
 }

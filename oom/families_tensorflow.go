@@ -28,7 +28,7 @@ var tensorflowFamilies = []family{
 			`(?: \[Op:(?P<op>\w+)\])?(?: \[\[\{\{node (?P<node>[^{}\s]+)\}\}\]\])?`,
 		read:    readTensorFlowTensor,
 		cues:    []cue{{text: "when allocating"}}, // what str(e) prints: the message alone
-		advice:  adviceTraits{own: tensorFlowAdvice},
+		advice:  adviceTraits{own: tensorFlowAdvice, ownAction: constAction(ActionShrinkFootprint)},
 		example: `tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor with shape[16,64,64,64] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc [Op:Conv2D]`,
 	},
 	{
@@ -42,7 +42,7 @@ var tensorflowFamilies = []family{
 			return true
 		},
 		cues:    []cue{{text: "when allocating"}},
-		advice:  adviceTraits{own: tensorFlowAdvice},
+		advice:  adviceTraits{own: tensorFlowAdvice, ownAction: constAction(ActionShrinkFootprint)},
 		example: `tensorflow.python.framework.errors_impl.ResourceExhaustedError: Ran out of GPU memory when allocating 1073741824 bytes for MatMul`,
 	},
 	{
@@ -52,7 +52,7 @@ var tensorflowFamilies = []family{
 		anchor:  "EigenAllocator for GPU ran out of memory when allocating ",
 		expr:    `EigenAllocator for GPU ran out of memory when allocating (?P<requested>\d+)`,
 		cues:    []cue{{text: "when allocating"}},
-		advice:  adviceTraits{own: tensorFlowAdvice},
+		advice:  adviceTraits{own: tensorFlowAdvice, ownAction: constAction(ActionShrinkFootprint)},
 		example: `F tensorflow/core/common_runtime/gpu/gpu_device.cc:132] EigenAllocator for GPU ran out of memory when allocating 1073741824. See error logs for more detailed info.`,
 	},
 	{
@@ -75,7 +75,7 @@ var tensorflowFamilies = []family{
 			r.Instruction = op
 			return true
 		},
-		advice:  adviceTraits{own: tensorFlowAdvice},
+		advice:  adviceTraits{own: tensorFlowAdvice, ownAction: constAction(ActionShrinkFootprint)},
 		example: `tensorflow.python.framework.errors_impl.ResourceExhaustedError: failed to allocate memory [Op:AddV2]`,
 	},
 }

@@ -37,7 +37,7 @@ var tpuFamilies = []family{
 			return true
 		},
 		cues:   []cue{{text: "Requires #"}},
-		advice: adviceTraits{note: "Compilation stopped early; to see which buffers make up the peak, rerun with --xla_tpu_impure_oom_fast_exit_threshold=-1 so it fails later with the full breakdown."},
+		advice: adviceTraits{note: "Compilation stopped early; to see which buffers make up the peak, rerun with --xla_tpu_impure_oom_fast_exit_threshold=-1 so it fails later with the full breakdown.", noteAction: ActionInvestigate},
 		example: `RESOURCE_EXHAUSTED: Compilation failure: Aborting compilation early because it's unlikely to have enough memory. ` +
 			`Requires 3.84T, has 90.96G available. If more detailed logging is desired, set --xla_tpu_impure_oom_fast_exit_threshold=-1`,
 	},
@@ -52,7 +52,7 @@ var tpuFamilies = []family{
 			r.Used = addSizes(parseSizeToken(m.group("tensorcore_used")), parseSizeToken(m.group("sparsecore_used")))
 			return true
 		},
-		advice:  adviceTraits{note: "TensorCore and SparseCore programs share HBM: balance them (e.g. --xla_sc_num_serialized_tables_to_optimize_hbm), and check embedding table padding, sharding and maximum_parallel_iterations."},
+		advice:  adviceTraits{note: "TensorCore and SparseCore programs share HBM: balance them (e.g. --xla_sc_num_serialized_tables_to_optimize_hbm), and check embedding table padding, sharding and maximum_parallel_iterations.", noteAction: ActionTuneCompiler},
 		example: `RESOURCE_EXHAUSTED: TPU TensorCore Hbm usage: 34.82G, SparseCore Hbm usage 174.10G, exceeding available bytes: 95.74G`,
 	},
 	{
@@ -63,7 +63,7 @@ var tpuFamilies = []family{
 		expr:    `Allocation \(size=(?P<requested>\d+)\) would exceed memory \(size=(?P<capacity>\d+)\)(?: :: #allocation\d+ \[shape = '[^']*', space=(?P<space>\w+))?`,
 		span:    2048, // the shape before space= can be a long tuple
 		read:    vmemUnlessHBM,
-		advice:  adviceTraits{lead: oneAllocationTooLarge},
+		advice:  adviceTraits{lead: oneAllocationTooLarge, leadAction: ActionShard},
 		example: `jaxlib._jax.XlaRuntimeError: RESOURCE_EXHAUSTED: Allocation (size=38654705664) would exceed memory (size=34359738368) :: #allocation598 [...]`,
 	},
 	{

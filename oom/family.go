@@ -134,6 +134,9 @@ type adviceTraits struct {
 	// suggestAsyncAllocator: an allocator line whose cause is unknown; name
 	// the async allocator in case memory is fragmented.
 	suggestAsyncAllocator bool
+	// The action kinds (actions.go) of own's first step, of lead and of note.
+	ownAction              func(r *Report) string
+	leadAction, noteAction string
 }
 
 // sizeMeanings are the standard size groups and what each must mean: the

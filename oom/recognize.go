@@ -96,7 +96,7 @@ func (z *Recognizer) recognizeFlat(text, flat string, info *infoLines) (Report, 
 			if r, ok = z.recognizeGeneric(text); !ok {
 				return Report{}, false
 			}
-			traits = adviceTraits{own: genericAdvice}
+			traits = adviceTraits{own: genericAdvice, ownAction: genericAction}
 		}
 	}
 
@@ -200,7 +200,9 @@ func finish(r *Report, flat string, traits adviceTraits) {
 			r.Cause = CauseExhaustion
 		}
 	}
-	r.Remediation = remediate(r, flat, traits)
+	r.Remediation, r.Action = adviseWithAction(r, flat, traits)
+	r.Retry = RetryVerdict(r, 0)
+	r.FitFraction = fitFraction(r)
 }
 
 // evidenceBackend returns the one backend whose evidence the text shows, or "".

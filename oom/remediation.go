@@ -31,6 +31,10 @@ type adviceRow struct {
 	// sayEach, used instead of say, appends one step per item (e.g. one
 	// per padded allocation) to a.
 	sayEach func(c adviceCase, a advice) advice
+	// action is the kind of the step (actions.go); actionOf, when set,
+	// reads it instead (a family's lead or note).
+	action   string
+	actionOf func(c adviceCase) string
 }
 
 // adviceTable is rows in the order they are tried and their steps given.
@@ -77,13 +81,9 @@ var codeAdvice = []struct {
 	{"device memory", always, deviceAdvice},
 }
 
-// remediate returns the ordered actions for r: the ones its own numbers
-// call for first, the general ones after.
-func remediate(r *Report, flat string, traits adviceTraits) []string {
-	return adviseSeen(adviceCase{r: r, flat: flat, traits: traits}, nil)
-}
-
-// adviseSeen is remediate telling seen which rows gave steps.
+// adviseSeen returns the ordered steps for c.r (the ones its own numbers
+// call for first, the general ones after), telling seen which rows gave
+// steps; adviseWithAction (actions.go) calls it.
 func adviseSeen(c adviceCase, seen adviceSeen) []string {
 	if c.traits.own != nil {
 		return c.traits.own(c.r)
@@ -151,10 +151,10 @@ func familyLead(c adviceCase) string {
 var (
 	leadRow = adviceRow{name: "family's lead step",
 		when: func(c adviceCase) bool { return familyLead(c) != "" },
-		say:  familyLead}
+		say:  familyLead, actionOf: leadAction}
 	noteRow = adviceRow{name: "family's note",
 		when: func(c adviceCase) bool { return c.traits.note != "" },
-		say:  func(c adviceCase) string { return c.traits.note }}
+		say:  func(c adviceCase) string { return c.traits.note }, actionOf: noteAction}
 )
 
 type advice []string

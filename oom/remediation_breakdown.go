@@ -10,7 +10,7 @@ import "strconv"
 // buffer donation, and what the runtime figures say. Its steps go right
 // after the first step of the code's advice.
 var breakdownAdvice = adviceTable{
-	{name: "culprit", when: func(c adviceCase) bool { return c.r.Breakdown.Culprit() >= 0 }, say: func(c adviceCase) string {
+	{name: "culprit", action: ActionShrinkFootprint, when: func(c adviceCase) bool { return c.r.Breakdown.Culprit() >= 0 }, say: func(c adviceCase) string {
 		b := &c.r.Breakdown
 		e := &b.Allocations[b.Culprit()]
 		s := "The largest allocation naming an operator is " + humanSize(e.Size)
@@ -23,7 +23,7 @@ var breakdownAdvice = adviceTable{
 		}
 		return s + ": shrink, shard (sharding constraints) or rematerialize this value first."
 	}},
-	{name: "largest input", when: func(c adviceCase) bool { return c.r.Breakdown.LargestInput() >= 0 }, say: func(c adviceCase) string {
+	{name: "largest input", action: ActionShard, when: func(c adviceCase) bool { return c.r.Breakdown.LargestInput() >= 0 }, say: func(c adviceCase) string {
 		b := &c.r.Breakdown
 		in := &b.Allocations[b.LargestInput()]
 		s := "The largest program input in the list takes " + humanSize(in.Size)
@@ -32,21 +32,21 @@ var breakdownAdvice = adviceTable{
 		}
 		return s + ": shard or shrink that argument, or donate it if it is not needed after the call."
 	}},
-	{name: "padded allocations", when: func(c adviceCase) bool { _, n := paddedAllocations(c); return n > 0 }, sayEach: func(c adviceCase, a advice) advice {
+	{name: "padded allocations", action: ActionShrinkFootprint, when: func(c adviceCase) bool { _, n := paddedAllocations(c); return n > 0 }, sayEach: func(c adviceCase, a advice) advice {
 		padded, n := paddedAllocations(c)
 		for _, e := range padded[:n] {
 			a = append(a, paddingStep(e))
 		}
 		return a
 	}},
-	{name: "padding share of temporaries", when: func(c adviceCase) bool {
+	{name: "padding share of temporaries", action: ActionShrinkFootprint, when: func(c adviceCase) bool {
 		b := &c.r.Breakdown
 		return b.Padding.Known && b.Temp.Known && b.Temp.Bytes > 0 && b.Padding.Bytes*4 > b.Temp.Bytes
 	}, say: func(c adviceCase) string {
 		b := &c.r.Breakdown
 		return HumanBytes(b.Padding.Bytes) + " of the " + humanSize(b.Temp) + " of HLO temporaries is tile padding: aligning array dimensions to the TPU tile saves more than any flag."
 	}},
-	{name: "arguments not donated", when: func(c adviceCase) bool {
+	{name: "arguments not donated", action: ActionReleaseBuffers, when: func(c adviceCase) bool {
 		b := &c.r.Breakdown
 		return b.Output.Known && b.OutputShared.Known && b.OutputShared.Bytes == 0 && b.Arguments.Known &&
 			b.Arguments.Bytes >= 1<<30 && (!b.Total.Known || b.Arguments.Bytes*10 >= b.Total.Bytes)
@@ -55,7 +55,7 @@ var breakdownAdvice = adviceTable{
 		return "The arguments take " + humanSize(b.Arguments) + " and the output (" + humanSize(b.Output) +
 			") shares none of it: donate the arguments the step replaces (jax.jit(..., donate_argnums=...)) so the output is written into their memory."
 	}},
-	{name: "short after the request", when: func(c adviceCase) bool {
+	{name: "short after the request", action: ActionReleaseBuffers, when: func(c adviceCase) bool {
 		return c.r.Breakdown.AvailableAfter.Known && c.r.Breakdown.AvailableAfter.Bytes < 0
 	}, say: func(c adviceCase) string {
 		b := &c.r.Breakdown
@@ -68,7 +68,7 @@ var breakdownAdvice = adviceTable{
 		}
 		return s + ": this is exhaustion, not fragmentation; free or shard data buffers before the program loads."
 	}},
-	{name: "fragmentation waste", when: func(c adviceCase) bool { return fragmentationPct(c) >= 10 }, say: func(c adviceCase) string {
+	{name: "fragmentation waste", action: ActionChangeAllocator, when: func(c adviceCase) bool { return fragmentationPct(c) >= 10 }, say: func(c adviceCase) string {
 		return "The buffer assignment wastes " + humanSize(c.r.Breakdown.Fragmentation) + " (" + strconv.FormatFloat(fragmentationPct(c), 'f', 1, 64) +
 			"%) to fragmentation: a different allocator (XLA_PYTHON_CLIENT_ALLOCATOR=cuda_async) or fewer live buffers of mixed sizes may recover it."
 	}},

@@ -20,19 +20,19 @@ const hostLimitVar = "XLA_PJRT_GPU_HOST_MEMORY_LIMIT_GB"
 var pinnedHostAdvice = adviceTable{
 	leadRow,
 	noteRow,
-	{name: "larger than the host pool", when: func(c adviceCase) bool { return namesHostPool(c) && overHostPool(c.r) }, say: func(c adviceCase) string {
+	{name: "larger than the host pool", action: ActionSetMemoryLimit, when: func(c adviceCase) bool { return namesHostPool(c) && overHostPool(c.r) }, say: func(c adviceCase) string {
 		r := c.r
 		return "The request (" + humanSize(r.Requested) + ") is larger than XLA's whole pinned host memory pool (pool limit " + humanSize(r.PoolLimit) +
 			"), so freeing other host buffers cannot make room: " + hostPoolSetting(r) + "."
 	}},
-	{name: "host pool full", when: func(c adviceCase) bool { return namesHostPool(c) && !overHostPool(c.r) }, say: func(c adviceCase) string {
+	{name: "host pool full", action: ActionSetMemoryLimit, when: func(c adviceCase) bool { return namesHostPool(c) && !overHostPool(c.r) }, say: func(c adviceCase) string {
 		what := "the request"
 		if c.r.Requested.Known {
 			what += " (" + humanSize(c.r.Requested) + ")"
 		}
 		return "XLA's pinned host memory pool could not hold " + what + ": " + hostPoolSetting(c.r) + "."
 	}},
-	{name: "transfer less", when: always,
+	{name: "transfer less", action: ActionReduceHostMemory, when: always,
 		say: sayConst("This is pinned host memory used for transfers and host offload: transfer or offload less at once, or raise the host memory available to the process.")},
 }
 

@@ -24,7 +24,8 @@
 // the one-pass Find; generic.go the last-resort layer for a memory failure no
 // family knows; allocator_summary.go the BFC dump's summary and chunk
 // annotations; breakdown.go the memory breakdowns; remediation.go the
-// advice.
+// advice; actions.go the kind of its first step, retry.go the retry verdict
+// and fit.go the fit fraction.
 package oom
 
 // Phase tells whether the failure happened while compiling or while running.
@@ -135,4 +136,15 @@ type Report struct {
 
 	Cause       string   // CauseFragmentation or CauseExhaustion when both sizes are known
 	Remediation []string // ordered, concrete actions; never empty on a recognised failure
+
+	// Retry says whether running the same program again, unchanged, can
+	// succeed: RetryFutile, RetryMayHelp or RetryUnknown (retry.go).
+	Retry string
+	// Action is the kind of the first remediation step, one of Actions
+	// (actions.go).
+	Action string
+	// FitFraction is capacity / demand when the report shows both and the
+	// demand is the larger: the factor by which the per-device demand must
+	// shrink to fit (0 when unknown; fit.go).
+	FitFraction float64
 }

@@ -235,9 +235,13 @@ func (c *xlaOOMConnector) apply(b *batch, now time.Time) (overflowed int64) {
 	for _, k := range b.incidentJobs {
 		job := b.incidents[k]
 		fresh := job.obs[:0]
+		var last pcommon.Timestamp // of the latest record of the last incident opened
 		for _, ob := range job.obs {
 			if c.state.incidents.observe(k, ob.at, now) {
-				fresh = append(fresh, ob)
+				fresh, last = append(fresh, ob), ob.at
+			} else if n := len(fresh); n > 0 && within(last, ob.at, c.state.incidents.window) {
+				settleRetry(&fresh[n-1], ob)
+				last = ob.at
 			}
 		}
 		if len(fresh) > 0 {
@@ -308,7 +312,7 @@ func (c *xlaOOMConnector) jobOf(into map[resourceKey]*jobBatch, rl plog.Resource
 // carries two ids, counts once.
 func (c *xlaOOMConnector) addIncident(into map[resourceKey]*jobBatch, rl plog.ResourceLogs, r *oom.Report, t pcommon.Timestamp) {
 	job := c.jobOf(into, rl)
-	m := measurement{attrs: attrKey{code: r.Code}, kind: newIncident}
+	m := measurement{attrs: attrKey{code: r.Code, retry: retryLabel(r)}, kind: newIncident}
 	job.obs = append(job.obs, observation{measured: m, at: t})
 }
 

@@ -130,6 +130,7 @@ type attrKey struct {
 	code, phase, cause            string // phase and cause: xla.oom.errors only
 	program, backend, memorySpace string // opt-in dimensions
 	warning                       string // xla.memory.warning: warning metrics only
+	retry                         string // xla.oom.retry: xla.oom.incidents only
 }
 
 // putAttributes writes the set in a fixed order.
@@ -137,7 +138,7 @@ func (k attrKey) putAttributes(dst pcommon.Map) {
 	for _, kv := range [...]struct{ key, value string }{
 		{oomattr.ErrorCode, k.code}, {oomattr.ErrorPhase, k.phase}, {oomattr.Cause, k.cause},
 		{oomattr.Program, k.program}, {oomattr.Backend, k.backend}, {oomattr.MemorySpace, k.memorySpace},
-		{oomattr.WarningKind, k.warning},
+		{oomattr.WarningKind, k.warning}, {oomattr.Retry, k.retry},
 	} {
 		if kv.value != "" {
 			dst.PutStr(kv.key, kv.value)
@@ -147,8 +148,8 @@ func (k attrKey) putAttributes(dst pcommon.Map) {
 
 // compare orders attribute sets field by field, for a stable output order.
 func (k attrKey) compare(o attrKey) int {
-	a := [...]string{k.code, k.phase, k.cause, k.program, k.backend, k.memorySpace, k.warning}
-	b := [...]string{o.code, o.phase, o.cause, o.program, o.backend, o.memorySpace, o.warning}
+	a := [...]string{k.code, k.phase, k.cause, k.program, k.backend, k.memorySpace, k.warning, k.retry}
+	b := [...]string{o.code, o.phase, o.cause, o.program, o.backend, o.memorySpace, o.warning, o.retry}
 	for i := range a {
 		if c := strings.Compare(a[i], b[i]); c != 0 {
 			return c

@@ -53,7 +53,7 @@ func TestDescriptorsMatchMetadata(t *testing.T) {
 	mb := metadata.NewMetricsBuilder(mbc, settings())
 	mb.RecordXlaOomErrorsDataPoint(0, 0, "", metadata.AttributeXlaErrorPhaseRuntime)
 	mb.RecordXlaOomPressureDataPoint(0, 0, "")
-	mb.RecordXlaOomIncidentsDataPoint(0, 0, "")
+	mb.RecordXlaOomIncidentsDataPoint(0, 0, "", metadata.AttributeXlaOomRetryFutile)
 	mb.RecordXlaMemoryWarningsDataPoint(0, 0, metadata.AttributeXlaMemoryWarningRematerialization)
 	mb.RecordXlaMemoryWarningPressureDataPoint(0, 0, metadata.AttributeXlaMemoryWarningRematerialization)
 	generated := map[string]descriptor{}

@@ -76,6 +76,20 @@ const (
 	// AttemptLast is the last refused request of a record with several
 	// attempts (xla.oom.requested.size is the first): where a back-off ended.
 	AttemptLast = "xla.oom.attempt.last.size"
+
+	// Retry says whether running the same program again, unchanged, can
+	// succeed: futile, may_help or unknown (oom.RetryFutile, ...).
+	Retry = "xla.oom.retry"
+	// Action is the kind of the first remediation step (oom.Actions).
+	Action = "xla.oom.action"
+)
+
+// Log event names of tagged records (plog.LogRecord.EventName): a failure
+// and a memory-pressure warning. A record's own event name is never
+// overwritten.
+const (
+	EventFailure = "xla.oom"
+	EventWarning = "xla.memory.warning"
 )
 
 // Keys of one map in xla.oom.allocations.
@@ -126,6 +140,7 @@ func stringFields(r *oom.Report) []struct {
 		{ErrorCode, &r.Code}, {ErrorName, &r.Name}, {ErrorCategory, &r.Category}, {ErrorPhase, &r.Phase},
 		{ErrorDocURL, &r.DocURL}, {Backend, &r.Backend}, {MemorySpace, &r.MemorySpace},
 		{Program, &r.Program}, {Device, &r.Device}, {Cause, &r.Cause}, {HolderProgram, &r.MemoryHolder},
+		{Retry, &r.Retry}, {Action, &r.Action},
 	}
 }
 

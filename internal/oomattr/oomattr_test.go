@@ -23,6 +23,7 @@ func fullReport() oom.Report {
 		PoolLimit: oom.KnownSize(6),
 		Program:   "jit_step", Replica: 0, HasReplica: true, Partition: 34, HasPartition: true,
 		Device: "0x0x1_HBM0", Cause: oom.CauseExhaustion, Remediation: []string{"first", "second"},
+		Retry: oom.RetryUnknown, Action: oom.ActionShrinkFootprint,
 	}
 }
 

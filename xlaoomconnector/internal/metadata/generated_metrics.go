@@ -81,6 +81,36 @@ var MapAttributeXlaMemoryWarning = map[string]AttributeXlaMemoryWarning{
 	"memory_usage":       AttributeXlaMemoryWarningMemoryUsage,
 }
 
+// AttributeXlaOomRetry specifies the value xla.oom.retry attribute.
+type AttributeXlaOomRetry int
+
+const (
+	_ AttributeXlaOomRetry = iota
+	AttributeXlaOomRetryFutile
+	AttributeXlaOomRetryMayHelp
+	AttributeXlaOomRetryUnknown
+)
+
+// String returns the string representation of the AttributeXlaOomRetry.
+func (av AttributeXlaOomRetry) String() string {
+	switch av {
+	case AttributeXlaOomRetryFutile:
+		return "futile"
+	case AttributeXlaOomRetryMayHelp:
+		return "may_help"
+	case AttributeXlaOomRetryUnknown:
+		return "unknown"
+	}
+	return ""
+}
+
+// MapAttributeXlaOomRetry is a helper map of string to AttributeXlaOomRetry attribute value.
+var MapAttributeXlaOomRetry = map[string]AttributeXlaOomRetry{
+	"futile":   AttributeXlaOomRetryFutile,
+	"may_help": AttributeXlaOomRetryMayHelp,
+	"unknown":  AttributeXlaOomRetryUnknown,
+}
+
 var MetricsInfo = metricsInfo{
 	XlaMemoryWarningPressure: metricInfo{
 		Name:       "xla.memory.warning.pressure",
@@ -96,7 +126,7 @@ var MetricsInfo = metricsInfo{
 	},
 	XlaOomIncidents: metricInfo{
 		Name:       "xla.oom.incidents",
-		Attributes: []string{"xla.error.code"},
+		Attributes: []string{"xla.error.code", "xla.oom.retry"},
 	},
 	XlaOomPressure: metricInfo{
 		Name:       "xla.oom.pressure",
@@ -314,7 +344,7 @@ func (m *metricXlaOomIncidents) init() {
 	m.data.Sum().DataPoints().EnsureCapacity(m.capacity)
 }
 
-func (m *metricXlaOomIncidents) recordDataPoint(start pcommon.Timestamp, ts pcommon.Timestamp, val int64, xlaErrorCodeAttributeValue string) {
+func (m *metricXlaOomIncidents) recordDataPoint(start pcommon.Timestamp, ts pcommon.Timestamp, val int64, xlaErrorCodeAttributeValue string, xlaOomRetryAttributeValue string) {
 	if !m.config.Enabled {
 		return
 	}
@@ -323,6 +353,7 @@ func (m *metricXlaOomIncidents) recordDataPoint(start pcommon.Timestamp, ts pcom
 	dp.SetTimestamp(ts)
 	dp.SetIntValue(val)
 	dp.Attributes().PutStr("xla.error.code", xlaErrorCodeAttributeValue)
+	dp.Attributes().PutStr("xla.oom.retry", xlaOomRetryAttributeValue)
 }
 
 // updateCapacity saves max length of data point slices that will be used for the slice capacity.
@@ -553,8 +584,8 @@ func (mb *MetricsBuilder) RecordXlaOomErrorsDataPoint(ts pcommon.Timestamp, val 
 }
 
 // RecordXlaOomIncidentsDataPoint adds a data point to xla.oom.incidents metric.
-func (mb *MetricsBuilder) RecordXlaOomIncidentsDataPoint(ts pcommon.Timestamp, val int64, xlaErrorCodeAttributeValue string) {
-	mb.metricXlaOomIncidents.recordDataPoint(mb.startTime, ts, val, xlaErrorCodeAttributeValue)
+func (mb *MetricsBuilder) RecordXlaOomIncidentsDataPoint(ts pcommon.Timestamp, val int64, xlaErrorCodeAttributeValue string, xlaOomRetryAttributeValue AttributeXlaOomRetry) {
+	mb.metricXlaOomIncidents.recordDataPoint(mb.startTime, ts, val, xlaErrorCodeAttributeValue, xlaOomRetryAttributeValue.String())
 }
 
 // RecordXlaOomPressureDataPoint adds a data point to xla.oom.pressure metric.

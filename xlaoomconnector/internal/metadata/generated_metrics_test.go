@@ -68,7 +68,7 @@ func TestMetricsBuilder(t *testing.T) {
 			mb.RecordXlaOomErrorsDataPoint(ts, 1, "xla.error.code-val", AttributeXlaErrorPhaseCompile, WithXlaOomCauseMetricAttribute("xla.oom.cause-val"))
 			defaultMetricsCount++
 			allMetricsCount++
-			mb.RecordXlaOomIncidentsDataPoint(ts, 1, "xla.error.code-val")
+			mb.RecordXlaOomIncidentsDataPoint(ts, 1, "xla.error.code-val", AttributeXlaOomRetryFutile)
 			defaultMetricsCount++
 			allMetricsCount++
 			mb.RecordXlaOomPressureDataPoint(ts, 1, "xla.error.code-val")
@@ -173,6 +173,9 @@ func TestMetricsBuilder(t *testing.T) {
 					xlaErrorCodeAttrVal, ok := dp.Attributes().Get("xla.error.code")
 					assert.True(t, ok)
 					assert.Equal(t, "xla.error.code-val", xlaErrorCodeAttrVal.Str())
+					xlaOomRetryAttrVal, ok := dp.Attributes().Get("xla.oom.retry")
+					assert.True(t, ok)
+					assert.Equal(t, "futile", xlaOomRetryAttrVal.Str())
 				case "xla.oom.pressure":
 					assert.False(t, validatedMetrics["xla.oom.pressure"], "Found a duplicate in the metrics slice: xla.oom.pressure")
 					validatedMetrics["xla.oom.pressure"] = true

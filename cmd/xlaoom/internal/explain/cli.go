@@ -24,6 +24,10 @@ const (
 	ExitNone  = 0 // no OOM found
 	ExitFound = 1 // at least one OOM failure found
 	ExitError = 2 // a usage error, or an input that could not be read
+	// ExitFutile: an OOM found, and the last failure found (the one latest
+	// in the last input that has one) is futile (xla.oom.retry): running
+	// the same program again fails the same way.
+	ExitFutile = 3
 )
 
 const usage = `Usage: xlaoom explain [--json] [FILE...]
@@ -48,7 +52,9 @@ Flags:
   -h       print this help
 
 Exit status: 0 no OOM found, 1 an OOM found, 2 a usage error or an input
-that could not be read.
+that could not be read, 3 an OOM found and the last failure found (the
+latest in the last input that has one) is futile: running the same program
+again, unchanged, fails the same way.
 `
 
 // Main runs xlaoom with args (without the program name) and returns the
@@ -152,13 +158,7 @@ func explain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		_, _ = fmt.Fprintf(stderr, "xlaoom: %v\n", err)
 		return ExitError
 	}
-	switch {
-	case t.Unreadable > 0:
-		return ExitError
-	case t.Failures > 0:
-		return ExitFound
-	}
-	return ExitNone
+	return exitStatus(&t)
 }
 
 func displayName(name string) string {

@@ -187,6 +187,7 @@ func (g *gatherer) writeN(n int) error {
 		if f.Failure == nil && f.Warning.Kind == oom.WarningAllocationAttempt {
 			f.Warning = attemptWarning(f.Warning, &f.Attempts)
 		}
+		decideRetry(f)
 		if err := g.emit(f); err != nil {
 			return err
 		}

@@ -31,6 +31,13 @@ type Finding struct {
 	// Attempts are the allocation attempts the failure came after, or those
 	// of an allocation_attempt warning.
 	Attempts Attempts
+	// Retry is the failure's retry verdict (oom.RetryFutile, ...) read from
+	// all its records and attempts, RetryRule the rule that gave it ("" for
+	// none), and FitFraction the factor by which the per-device demand must
+	// shrink to fit (0 when unknown): see decideRetry. Unset on a warning.
+	Retry       string
+	RetryRule   string
+	FitFraction float64
 }
 
 // Generic reports whether the failure belongs to no known message family:

@@ -25,6 +25,11 @@ type jsonFinding struct {
 	Attributes map[string]any `json:"attributes"`
 	Records    []int          `json:"records"`
 	Attempts   *jsonAttempts  `json:"attempts,omitempty"`
+	// Retry is the failure's verdict from all its records and the attempts
+	// before it (Finding.Retry; the attributes' xla.oom.retry is the first
+	// record's alone), FitFraction capacity / demand where known.
+	Retry       string  `json:"retry,omitempty"`
+	FitFraction float64 `json:"fit_fraction,omitempty"`
 }
 
 // jsonAttempts is Attempts: sizes in bytes, absent where not printed.
@@ -87,5 +92,5 @@ func (p *jsonPrinter) finding(f *Finding) error {
 		severity = "WARN"
 	}
 	return p.enc.Encode(jsonFinding{Source: f.Source, Line: f.Line, Severity: severity, Attributes: f.Attributes.AsRaw(),
-		Records: f.Lines, Attempts: newJSONAttempts(&f.Attempts)})
+		Records: f.Lines, Attempts: newJSONAttempts(&f.Attempts), Retry: f.Retry, FitFraction: f.FitFraction})
 }

@@ -28,6 +28,8 @@ type Totals struct {
 	Warnings   int64 // memory-pressure warnings (the attempts no failure followed are one)
 	Attempts   int64 // allocation attempts: in warnings, or before a failure
 	Unreadable int   // inputs that could not be read (missing, a directory, binary, a read error)
+	// LastRetry is the retry verdict of the last failure counted.
+	LastRetry string
 }
 
 func (t *Totals) count(f *Finding) {
@@ -38,8 +40,10 @@ func (t *Totals) count(f *Finding) {
 	case f.Generic():
 		t.Failures++
 		t.Generic++
+		t.LastRetry = f.Retry
 	default:
 		t.Failures++
+		t.LastRetry = f.Retry
 	}
 }
 

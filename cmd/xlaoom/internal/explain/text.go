@@ -66,6 +66,7 @@ func writeFailure(b *strings.Builder, f *Finding) {
 			r.Words.Offset, r.Words.Limit, r.Words.Requested))
 	}
 	field(b, "cause", r.Cause)
+	field(b, "retry", retryText(f))
 	field(b, "where", where(r))
 	field(b, "instruction", r.Instruction)
 	field(b, "attempts", prefixed("after ", f.Attempts.Text()))

@@ -1,0 +1,69 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package explain
+
+import (
+	"strconv"
+
+	"github.com/xlaoom/xlaoomprocessor/oom"
+)
+
+// decideRetry sets f's retry verdict and fit fraction from all it gathered:
+// the processor decides xla.oom.retry from one record, while a finding also
+// holds the records that state the same failure again and the allocation
+// attempts of the records before it (a pool's back-off beside another
+// process is logged well before the failure). The first record that gives a
+// verdict other than unknown, counting every attempt of the finding, decides;
+// the fit fraction is the first record's that has one. The attributes stay
+// those the processor writes on the first record.
+func decideRetry(f *Finding) {
+	if f.Failure == nil {
+		return
+	}
+	refusals := f.Attempts.Count
+	f.Retry, f.RetryRule = oom.RetryUnknown, ""
+	for _, r := range append([]*oom.Report{f.Failure}, f.Later...) {
+		if f.FitFraction == 0 {
+			f.FitFraction = r.FitFraction
+		}
+		if f.Retry == oom.RetryUnknown {
+			f.Retry, f.RetryRule = oom.RetryVerdict(r, refusals), oom.RetryRule(r, refusals)
+		}
+	}
+}
+
+// exitStatus is the status for what t counted: ExitError when an input could
+// not be read; ExitFutile when the last failure found (the one latest in the
+// last input that has one) is futile; ExitFound for any other failure;
+// ExitNone when none was found.
+func exitStatus(t *Totals) int {
+	switch {
+	case t.Unreadable > 0:
+		return ExitError
+	case t.Failures > 0 && t.LastRetry == oom.RetryFutile:
+		return ExitFutile
+	case t.Failures > 0:
+		return ExitFound
+	}
+	return ExitNone
+}
+
+// retryText says the finding's verdict, the rule that gave it and, when
+// known, how far the demand must shrink.
+func retryText(f *Finding) string {
+	s := f.Retry + retryMeaning[f.Retry]
+	if f.RetryRule != "" {
+		s += " (rule: " + f.RetryRule + ")"
+	}
+	if f.FitFraction > 0 {
+		s += "; fits at " + strconv.FormatFloat(f.FitFraction, 'f', 2, 64) + "× the per-device demand"
+	}
+	return s
+}
+
+var retryMeaning = map[string]string{
+	oom.RetryFutile:  ": the same program, unchanged, fails the same way again",
+	oom.RetryMayHelp: ": it depended on something outside the program; a restart may succeed",
+	oom.RetryUnknown: ": the log does not show whether a restart can succeed",
+}

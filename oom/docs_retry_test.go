@@ -1,0 +1,60 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package oom
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// incidentsDoc is where the verdict rules and the action kinds are
+// documented for users.
+var incidentsDoc = filepath.Join("..", "docs", "incidents.md")
+
+// retryRulesMarkdown is the table of retryRules as docs/incidents.md shows it.
+func retryRulesMarkdown() string {
+	var b strings.Builder
+	b.WriteString("| # | rule | when | verdict | evidence |\n|---|---|---|---|---|\n")
+	for i, r := range retryRules {
+		b.WriteString("| " + string(rune('1'+i)) + " | " + r.name + " | " + r.condition + " | `" + r.verdict + "` | " + r.evidence + " |\n")
+	}
+	b.WriteString("| – | none of the above | – | `" + RetryUnknown + "` | the record does not show which: unknown rather than a guess |\n")
+	return b.String()
+}
+
+// actionsMarkdown is the table of Actions as docs/incidents.md shows it.
+func actionsMarkdown() string {
+	var b strings.Builder
+	b.WriteString("| `xla.oom.action` | the first step asks to |\n|---|---|\n")
+	for _, a := range Actions {
+		b.WriteString("| `" + a.Name + "` | " + a.Meaning + " |\n")
+	}
+	return b.String()
+}
+
+// TestRetryRulesDocumented: docs/incidents.md holds the verdict table and
+// the action kinds exactly as the code has them, between their markers.
+func TestRetryRulesDocumented(t *testing.T) {
+	data, err := os.ReadFile(incidentsDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(data)
+	for _, s := range []struct{ marker, want string }{
+		{"retry-rules", retryRulesMarkdown()},
+		{"action-kinds", actionsMarkdown()},
+	} {
+		begin, end := "<!-- "+s.marker+" -->\n", "<!-- /"+s.marker+" -->"
+		i, j := strings.Index(doc, begin), strings.Index(doc, end)
+		if i < 0 || j < i {
+			t.Errorf("%s: no %q ... %q section", incidentsDoc, begin, end)
+			continue
+		}
+		if got := doc[i+len(begin) : j]; got != s.want {
+			t.Errorf("%s: the %s table is not the code's; put this between its markers:\n%s", incidentsDoc, s.marker, s.want)
+		}
+	}
+}

@@ -1,0 +1,184 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package oom
+
+import (
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// compileTimeTPUTexts are the real compile-time TPU OOMs the package holds,
+// chosen by where they come from rather than by the rule under test: the
+// fixtures that expect a compile-time catalog code, the coverage rows and
+// message files of the tpu-compile-* families, and those families' examples.
+func compileTimeTPUTexts(t *testing.T) map[string]string {
+	t.Helper()
+	texts := map[string]string{}
+	for _, f := range fixtures {
+		if f.want.code == codeHbm || f.want.code == codeVmem || f.want.code == codeSparseCore {
+			texts["fixture "+f.name] = f.body(t)
+		}
+	}
+	rows, err := readClassification()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range rows {
+		if strings.HasPrefix(row.verdict, "tpu-compile-") {
+			texts["coverage "+row.id] = row.fixture
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join("testdata", "messages", "tpu-compile-*.txt"))
+	for _, p := range files {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts[p] = string(data)
+	}
+	for i := range defaultRecognizer.families {
+		if f := &defaultRecognizer.families[i]; strings.HasPrefix(f.id, "tpu-compile-") {
+			texts["example of "+f.id] = f.example
+		}
+	}
+	return texts
+}
+
+// TestCompileTimeTPUOOMsAreFutile: every real compile-time TPU OOM is
+// futile, and so is every variation of the tpu-compile bases in every
+// status, wrapper, log header and error-code form (variations_test.go): the
+// verdict follows the catalog code, not the wording around it.
+func TestCompileTimeTPUOOMsAreFutile(t *testing.T) {
+	texts := compileTimeTPUTexts(t)
+	futile := 0
+	for _, name := range slices.Sorted(maps.Keys(texts)) {
+		r, ok := Recognize(texts[name])
+		switch {
+		case !ok:
+			t.Errorf("%s: not recognised", name)
+		case r.Retry != RetryFutile:
+			t.Errorf("%s: retry %q (rule %q), want futile", name, r.Retry, RetryRule(&r, 0))
+		default:
+			futile++
+		}
+	}
+	if len(texts) < 40 {
+		t.Errorf("only %d compile-time TPU texts: the corpus shrank", len(texts))
+	}
+	t.Logf("real compile-time TPU OOMs: %d of %d futile", futile, len(texts))
+
+	variations, varFutile := 0, 0
+	for _, bs := range bases {
+		if !bs.tpu || (bs.want.code != codeHbm && bs.want.code != codeVmem && bs.want.code != codeSparseCore) {
+			continue
+		}
+		for _, text := range compileVariations(bs) {
+			variations++
+			if r, ok := Recognize(text); ok && r.Retry == RetryFutile {
+				varFutile++
+			} else {
+				t.Errorf("%s: not futile: %q", bs.id, text)
+			}
+		}
+	}
+	t.Logf("variations: %d of %d futile", varFutile, variations)
+}
+
+// compileVariations puts a base message in every status, wrapper, header and
+// code form.
+func compileVariations(bs base) []string {
+	var out []string
+	for _, st := range statuses {
+		for _, w := range wrappers {
+			msg := st + bs.msg
+			if w.ownStatus {
+				msg = bs.msg
+			}
+			for _, h := range headers {
+				out = append(out, h.prefix+w.prefix+msg)
+			}
+		}
+	}
+	for _, cf := range codeForms {
+		out = append(out, "jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: "+cf.wrap(bs, bs.msg))
+	}
+	return out
+}
+
+// TestRetryRulesReachable: every rule decides the verdict of at least one
+// real message (adviceCorpus), so no row of the table is dead; and a rule
+// that reads the refusals before a failure is reached by the real job logs
+// too (jobs_test.go reads them whole).
+func TestRetryRulesReachable(t *testing.T) {
+	reached := map[string]string{}
+	corpus := adviceCorpus(t)
+	for _, name := range slices.Sorted(maps.Keys(corpus)) {
+		text := corpus[name]
+		r, ok := Recognize(text)
+		if !ok {
+			continue
+		}
+		if rule := RetryRule(&r, 0); rule != "" && reached[rule] == "" {
+			reached[rule] = name
+		}
+		if r.Retry != RetryVerdict(&r, 0) {
+			t.Errorf("%s: Report.Retry %q, RetryVerdict %q", name, r.Retry, RetryVerdict(&r, 0))
+		}
+	}
+	for _, rule := range retryRules {
+		if reached[rule.name] == "" {
+			t.Errorf("rule %q: no real message reaches it", rule.name)
+		} else {
+			t.Logf("%-34s %-9s e.g. %s", rule.name, rule.verdict, reached[rule.name])
+		}
+	}
+}
+
+// TestRetryRefusalsBefore: refusals read before the failure (as xlaoom
+// explain passes them) turn an unknown verdict to may_help, never a futile
+// one: a request no device or pool can hold stays futile.
+func TestRetryRefusalsBefore(t *testing.T) {
+	bfc := readReal(t, "jit_temps.stderr.txt") // 69.85 GiB against a 59.38 GiB pool
+	r, ok := Recognize(bfc)
+	if !ok || r.Retry != RetryFutile {
+		t.Fatalf("jit_temps: %v %q", ok, r.Retry)
+	}
+	if v := RetryVerdict(&r, 11); v != RetryFutile {
+		t.Errorf("jit_temps after 11 refusals: %q, want futile (larger than the pool)", v)
+	}
+	exhausted, ok := Recognize(`jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 23.28GiB with allocator GPU_0_bfc on device 0. [tf-allocator-allocation-error=''] [executable_name='jit_activations']`)
+	if !ok {
+		t.Fatal("the status of shared_gpu_backoff_then_oom is not recognised")
+	}
+	if exhausted.Retry != RetryUnknown || RetryVerdict(&exhausted, 0) != RetryUnknown {
+		t.Errorf("the status alone: %q, want unknown", exhausted.Retry)
+	}
+	if v, rule := RetryVerdict(&exhausted, 35), RetryRule(&exhausted, 35); v != RetryMayHelp || rule != "driver refused before the failure" {
+		t.Errorf("after the 35 refusals of its log: %q (%q), want may_help", v, rule)
+	}
+}
+
+// TestNoVerdictOffFailures: look-alikes are not failures and warnings are
+// not failures, so neither carries a verdict or an action.
+func TestNoVerdictOffFailures(t *testing.T) {
+	for _, l := range append(slices.Clone(lookalikes), coverageLookalikes()...) {
+		if f := Default().Find(l.text, true); f.Found == FoundFailure {
+			t.Errorf("look-alike %s/%s found as a failure (retry %q)", l.class, l.name, f.Report.Retry)
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join("testdata", "negative", "*.txt"))
+	for _, p := range files {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := Default().Find(string(data), true); f.Found == FoundFailure {
+			t.Errorf("%s found as a failure (retry %q)", p, f.Report.Retry)
+		}
+	}
+}
