@@ -86,11 +86,13 @@ func newKeyWords(keys []string) keyWords {
 }
 
 // mayHit reports whether the eight bytes x (with y, the eight bytes three
-// further on) hold a hit; it may say yes wrongly (a byte above a hit), never
-// no wrongly: the standard "has a zero byte" test on the differences.
-func (k *keyWords) mayHit(x, y uint64) uint64 {
-	a, b := x|k.singleBit^k.singleValue, (x^k.wordFirst)|(y^k.wordLast)
-	return ((a-lowBytes)&^a | (b-lowBytes)&^b) & highBits
+// further on) may hold a hit; it may say yes wrongly (a byte above a hit, or
+// a byte of x or y with its high bit set), never no wrongly: a byte of a or
+// b is zero where a key hits, and then the high bit of a-1 or b-1 is set
+// while a&b's is clear.
+func mayHit(x, y, bit, value, first, last uint64) uint64 {
+	a, b := x|bit^value, (x^first)|(y^last)
+	return ((a - lowBytes) | (b - lowBytes)) &^ (a & b) & highBits
 }
 
 // hits returns the high bit of each byte of x that is a hit, exactly: a
@@ -114,12 +116,13 @@ func load64(w string) uint64 {
 // before from.
 func keyHits(s string, from int, k *keyWords, out *[maxKeyHits]int32) (n, next int) {
 	end := len(s) - (wordKeyLen - 1)
+	bit, value, first, last := k.singleBit, k.singleValue, k.wordFirst, k.wordLast // in registers
 	i := from
 	for ; i+blockRead <= len(s); i += blockLen {
 		w := s[i : i+blockRead]
 		x0, y0 := load64(w[0:8]), load64(w[wordKeyLen-1:wordKeyLen+7])
 		x1, y1 := load64(w[8:16]), load64(w[wordKeyLen+7:wordKeyLen+15])
-		if k.mayHit(x0, y0)|k.mayHit(x1, y1) == 0 {
+		if mayHit(x0, y0, bit, value, first, last)|mayHit(x1, y1, bit, value, first, last) == 0 {
 			continue
 		}
 		if n, next = appendHits(out, n, i, k.hits(x0, y0)); next >= 0 {
