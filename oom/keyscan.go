@@ -86,13 +86,14 @@ func newKeyWords(keys []string) keyWords {
 }
 
 // mayHit reports whether the eight bytes x (with y, the eight bytes three
-// further on) may hold a hit; it may say yes wrongly (a byte above a hit, or
+// further on) may hold a hit: any high bit of the result, masked with
+// highBits; it may say yes wrongly (a byte above a hit, or
 // a byte of x or y with its high bit set), never no wrongly: a byte of a or
 // b is zero where a key hits, and then the high bit of a-1 or b-1 is set
 // while a&b's is clear.
 func mayHit(x, y, bit, value, first, last uint64) uint64 {
 	a, b := x|bit^value, (x^first)|(y^last)
-	return ((a - lowBytes) | (b - lowBytes)) &^ (a & b) & highBits
+	return ((a - lowBytes) | (b - lowBytes)) &^ (a & b) // & highBits: the caller's
 }
 
 // hits returns the high bit of each byte of x that is a hit, exactly: a
@@ -116,21 +117,21 @@ func load64(w string) uint64 {
 // before from.
 func keyHits(s string, from int, k *keyWords, out *[maxKeyHits]int32) (n, next int) {
 	end := len(s) - (wordKeyLen - 1)
-	bit, value, first, last := k.singleBit, k.singleValue, k.wordFirst, k.wordLast // in registers
 	i := from
-	for ; i+blockRead <= len(s); i += blockLen {
+	for {
+		step, found := nextStep(s[i:], k.singleBit, k.singleValue, k.wordFirst, k.wordLast)
+		i += step
+		if !found {
+			break
+		}
 		w := s[i : i+blockRead]
-		x0, y0 := load64(w[0:8]), load64(w[wordKeyLen-1:wordKeyLen+7])
-		x1, y1 := load64(w[8:16]), load64(w[wordKeyLen+7:wordKeyLen+15])
-		if mayHit(x0, y0, bit, value, first, last)|mayHit(x1, y1, bit, value, first, last) == 0 {
-			continue
-		}
-		if n, next = appendHits(out, n, i, k.hits(x0, y0)); next >= 0 {
+		if n, next = appendHits(out, n, i, k.hits(load64(w[0:8]), load64(w[wordKeyLen-1:wordKeyLen+7]))); next >= 0 {
 			return n, next
 		}
-		if n, next = appendHits(out, n, i+8, k.hits(x1, y1)); next >= 0 {
+		if n, next = appendHits(out, n, i+8, k.hits(load64(w[8:16]), load64(w[wordKeyLen+7:wordKeyLen+15]))); next >= 0 {
 			return n, next
 		}
+		i += blockLen
 	}
 	if i < end {
 		at := len(s) - blockRead
@@ -151,6 +152,21 @@ func keyHits(s string, from int, k *keyWords, out *[maxKeyHits]int32) (n, next i
 		}
 	}
 	return n, end
+}
+
+// nextStep returns the offset of the first step of t that may hold a hit
+// (found), or where the full steps of t end. It is the scan's hot loop, kept
+// small so that the compiler holds everything in registers.
+func nextStep(t string, bit, value, first, last uint64) (offset int, found bool) {
+	n := len(t)
+	for ; len(t) >= blockRead; t = t[blockLen:] {
+		x0, y0 := load64(t[0:8]), load64(t[wordKeyLen-1:wordKeyLen+7])
+		x1, y1 := load64(t[8:16]), load64(t[wordKeyLen+7:wordKeyLen+15])
+		if (mayHit(x0, y0, bit, value, first, last)|mayHit(x1, y1, bit, value, first, last))&highBits != 0 {
+			return n - len(t), true
+		}
+	}
+	return n - len(t), false
 }
 
 // appendHits appends the bytes of m, a hit mask of the eight bytes at
