@@ -11,7 +11,10 @@
 //	go run ./scripts/coveragetable -src /path/to/xla [-ref main] [-source xla]
 //
 // Rows of other sources and historical wordings are kept as they are, so
-// the git diff of the table is what changed in that source. Then every id
+// the git diff of the table is what changed in that source. The ref's
+// commit is recorded in the table's header ("# scanned: xla <commit>"); a
+// scan that finds no template is refused (exit status 1, the table left
+// as it was): a wrong -src, -ref or -source finds none. Then every id
 // needs a row in classification.tsv (a family, generic or a look-alike,
 // with a fixture): TestCoverageTable in package oom fails until it has one.
 // Without -src it only regenerates docs/xla-coverage.md from the two tables
