@@ -76,7 +76,7 @@ func newRecognizer(failures [][]family, warnings [][]warningFamily) *Recognizer 
 			z.warnings = append(z.warnings, w)
 		}
 	}
-	z.prefilter = buildPrefilter(z.cues())
+	z.prefilter = buildPrefilter(z.prefilterCues())
 	z.wrapWords = buildWrapVocabulary(z.exprs())
 	return z
 }

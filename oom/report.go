@@ -6,8 +6,8 @@
 // advises what to do. It has no OpenTelemetry Collector types, so the processor,
 // the connector and any other tool can share it.
 //
-// Use MayContain on every record (it is about as cheap as one
-// strings.Contains and allocates nothing) and Recognize on those it passes;
+// Use MayContain on every record (a few strings.Contains' worth, BENCHMARKS.md,
+// and it allocates nothing) and Recognize on those it passes;
 // Recognizer.Find reads a text's failure, else its memory-pressure warning,
 // from one flattening.
 //
