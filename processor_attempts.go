@@ -43,6 +43,9 @@ func (p *logsProcessor) decideRetry(res pcommon.Map, lr plog.LogRecord, report *
 		return
 	}
 	if refused > 0 {
-		report.Retry = oom.RetryVerdict(report, refused)
+		// A copy, made only here: report itself would escape to the heap
+		// through oom.RetryVerdict, on every failure.
+		r := *report
+		report.Retry = oom.RetryVerdict(&r, refused)
 	}
 }
