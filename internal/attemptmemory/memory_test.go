@@ -157,3 +157,19 @@ func TestCountBounded(t *testing.T) {
 	m.Attempted(1, maxCount, t0)
 	assert.Equal(t, maxCount, m.Failed(1, t0, t0))
 }
+
+// BenchmarkAttemptAndFailure is what a tagged attempt and a tagged failure
+// of a known job add to their records' cost.
+func BenchmarkAttemptAndFailure(b *testing.B) {
+	m := New(time.Minute, 0, 0)
+	for job := range uint64(DefaultMaxJobs) {
+		m.Attempted(job, 1, t0)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		job := uint64(i % DefaultMaxJobs)
+		m.Attempted(job, 1, t0)
+		_ = m.Failed(job, t0, t0)
+	}
+}
