@@ -11,8 +11,9 @@ import (
 // Job), for a table kept per job: the same names, types and values hash
 // alike, whatever else the resource carries. ok is false when the resource
 // carries none of keys: it names no job, and nothing may be kept for it
-// (every such resource would share one entry). It does not allocate for
-// string values.
+// (every such resource would share one entry). Two jobs share a key only if
+// their identities collide in 64 bits. It does not allocate for string
+// values.
 func JobKey(resource pcommon.Map, keys []string) (key uint64, ok bool) {
 	h := uint64(fnvOffset)
 	for k, v := range Job(resource, keys) {
