@@ -7,7 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/xlaoom/xlaoomprocessor/internal/attemptmemory"
 	"github.com/xlaoom/xlaoomprocessor/internal/incident"
+	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
@@ -60,6 +62,9 @@ type gatherer struct {
 	openEnded bool  // open holds the raised status
 	// attempts is the warning of the attempts no failure has taken yet.
 	attempts *Finding
+	// seen is what the processor remembers of the input's attempts for its
+	// failure records (the input is one job): see processorRetry.
+	seen *attemptmemory.Memory
 }
 
 // add takes the finding of one record (one failure or one warning).
@@ -80,6 +85,7 @@ func (g *gatherer) add(f *Finding, text string) error {
 
 func (g *gatherer) failure(f *Finding, text string) {
 	at, dated := recordTime(text)
+	g.processorRetry(f, at, dated)
 	ended := raisedStatus(text)
 	if o := g.open; o != nil && !g.openEnded && len(o.Lines) < maxRecords &&
 		(!dated || g.openAt == 0 || at-g.openAt < incidentWindowSeconds) {
@@ -139,6 +145,7 @@ func (g *gatherer) addRecordAttempts(f, rec *Finding, text string) {
 
 func (g *gatherer) attempt(f *Finding) {
 	w := f.Warning
+	g.memory().Attempted(0, max(w.Attempts, 1), time.Time{})
 	if g.attempts == nil {
 		g.attempts = f
 		g.held = append(g.held, f)
@@ -150,6 +157,28 @@ func (g *gatherer) attempt(f *Finding) {
 	if len(a.Lines) < maxRecords {
 		a.Lines = append(a.Lines, f.Line)
 	}
+}
+
+// processorRetry gives the attributes of a failure's record the verdict the
+// processor writes on it: the processor reads the record with the attempts
+// it remembers of the job (internal/attemptmemory), which gathers them as
+// this file does but for the raised status, which it does not read.
+func (g *gatherer) processorRetry(f *Finding, at int64, dated bool) {
+	var date time.Time
+	if dated {
+		date = time.Unix(at, 0)
+	}
+	refused := g.memory().Failed(0, date, time.Time{})
+	if _, ok := f.Attributes.Get(oomattr.Retry); ok && refused > 0 {
+		f.Attributes.PutStr(oomattr.Retry, oom.RetryVerdict(f.Failure, refused))
+	}
+}
+
+func (g *gatherer) memory() *attemptmemory.Memory {
+	if g.seen == nil {
+		g.seen = attemptmemory.New(incident.DefaultWindow, 1, 0)
+	}
+	return g.seen
 }
 
 // write writes the held findings that nothing can change any more: those

@@ -47,11 +47,14 @@ func readRecords(t *testing.T, path string) []record {
 }
 
 // processRecords runs the xla_oom processor, default settings, over one
-// record per text and returns its output.
+// record per text, all of one job as explain reads an input, and returns its
+// output.
 func processRecords(t *testing.T, recs []record) plog.LogRecordSlice {
 	t.Helper()
 	ld := plog.NewLogs()
-	lrs := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords()
+	rl := ld.ResourceLogs().AppendEmpty()
+	rl.Resource().Attributes().PutStr("service.name", "job")
+	lrs := rl.ScopeLogs().AppendEmpty().LogRecords()
 	for _, r := range recs {
 		lrs.AppendEmpty().Body().SetStr(r.text)
 	}
