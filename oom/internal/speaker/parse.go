@@ -1,0 +1,193 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package speaker
+
+import "strings"
+
+// Reading the names a statement carries: its exception's type, and the
+// source file, logger and level of its header. Hand-written, no regexp: the
+// recogniser asks at every statement start of a record it reads.
+
+// exception is an exception's type where a statement starts with one.
+type exception struct {
+	module, class string
+	end           int // where the message starts, after "Class: "
+	cpp           bool
+}
+
+// exceptionAt reads the exception that statement starts with:
+//
+//	jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: ...
+//	MemoryError: std::bad_alloc: out_of_memory: ...
+//	Exception in thread "main" java.lang.OutOfMemoryError: Java heap space
+//	Caused by: java.lang.OutOfMemoryError: ...
+//	terminate called after throwing an instance of 'rmm::out_of_memory'
+//
+// A dotted name is a class when its last part starts with a capital letter;
+// an unqualified name only when it ends in Error or Exception (so "Stats:",
+// "INTERNAL:" and "Limit:" are not).
+func exceptionAt(statement string) (exception, bool) {
+	s := strings.TrimLeft(statement, " \t")
+	off := len(statement) - len(s)
+	if rest, ok := strings.CutPrefix(s, cppTerminate); ok {
+		typ, _, found := strings.Cut(rest, "'")
+		if !found || typ == "" {
+			return exception{}, false
+		}
+		e := exception{class: typ, end: off + len(cppTerminate) + len(typ) + 1, cpp: true}
+		if k := strings.LastIndex(typ, "::"); k > 0 {
+			e.module, e.class = typ[:k], typ[k+2:]
+		}
+		return e, true
+	}
+	for _, lead := range []string{javaThread, "Caused by: "} {
+		if rest, ok := strings.CutPrefix(s, lead); ok {
+			if lead == javaThread {
+				_, after, found := strings.Cut(rest, "\" ")
+				if !found {
+					return exception{}, false
+				}
+				rest = after
+			}
+			off += len(s) - len(rest)
+			s = rest
+			break
+		}
+	}
+	i := 0
+	for i < len(s) && (isNameByte(s[i]) || s[i] == '.' && i > 0) {
+		i++
+	}
+	full := s[:i]
+	if i == 0 || s[0] >= '0' && s[0] <= '9' || !strings.HasPrefix(s[i:], ":") || i+1 < len(s) && s[i+1] != ' ' {
+		return exception{}, false
+	}
+	e := exception{class: full, end: off + i + 1}
+	if k := strings.LastIndexByte(full, '.'); k > 0 {
+		e.module, e.class = full[:k], full[k+1:]
+		if e.class == "" || e.class[0] < 'A' || e.class[0] > 'Z' {
+			return exception{}, false
+		}
+		return e, true
+	}
+	if !strings.HasSuffix(full, "Error") && !strings.HasSuffix(full, "Exception") {
+		return exception{}, false
+	}
+	return e, true
+}
+
+// nativeHeader reads the source file and level of a native log header: the
+// innermost "file:line]" of glog/absl and TSL headers ("E1126
+// 11:16:21.043170 523 cuda_executor.cc:1365] ", "2024-05-28 07:02:44: W
+// external/xla/xla/tsl/framework/bfc_allocator.cc:482] ") and of vLLM's
+// "ERROR 05-28 07:03:09 [worker.py:88] ".
+func nativeHeader(header string) (file string, level byte, ok bool) {
+	h := strings.TrimRight(header, " ")
+	if !strings.HasSuffix(h, "]") {
+		if k := strings.LastIndex(h, "] "); k >= 0 {
+			h = h[:k+1] // an outer launcher's tag after the native header
+		} else {
+			return "", 0, false
+		}
+	}
+	h = h[:len(h)-1]
+	start := strings.LastIndexAny(h, " [") + 1
+	token := h[start:]
+	c := strings.LastIndexByte(token, ':')
+	if c <= 0 || !allDigits(token[c+1:]) {
+		return "", 0, false
+	}
+	return token[:c], levelOf(h[:start]), true
+}
+
+// loggerHeader reads the logger name and level of Python logging headers:
+// "ERROR:jax._src.xla_bridge:" and "2024-03-02 11:45:09,412 - root - ERROR - ".
+func loggerHeader(header string) (string, byte, bool) {
+	h := strings.TrimRight(header, " ")
+	if strings.HasSuffix(h, " -") {
+		parts := strings.Split(h+" ", " - ")
+		if n := len(parts); n >= 4 && levelOfWord(parts[n-2]) != 0 {
+			return parts[n-3], levelOfWord(parts[n-2]), true
+		}
+		return "", 0, false
+	}
+	if !strings.HasSuffix(h, ":") {
+		return "", 0, false
+	}
+	h = h[:len(h)-1]
+	k := strings.LastIndexByte(h, ':')
+	if k <= 0 {
+		return "", 0, false
+	}
+	w := h[:k]
+	if j := strings.LastIndexAny(w, " :]"); j >= 0 {
+		w = w[j+1:]
+	}
+	if lv := levelOfWord(w); lv != 0 {
+		return h[k+1:], lv, true
+	}
+	return "", 0, false
+}
+
+// headerLevel is the level of any header, 0 when it states none.
+func headerLevel(header string) byte {
+	if _, lv, ok := nativeHeader(header); ok {
+		return lv
+	}
+	if _, lv, ok := loggerHeader(header); ok {
+		return lv
+	}
+	return levelOf(header)
+}
+
+// levelOf finds the last level mark among the words of a header: glog's
+// "E1126", TSL's "E", a level word ("ERROR").
+func levelOf(h string) byte {
+	for end := len(h); end > 0; {
+		start := end
+		for start > 0 && !isWordEnd(h[start-1]) {
+			start--
+		}
+		w := h[start:end]
+		switch {
+		case len(w) == 1 && isLevel(w[0]):
+			return w[0]
+		case len(w) == 5 && isLevel(w[0]) && allDigits(w[1:]):
+			return w[0]
+		case levelOfWord(w) != 0:
+			return levelOfWord(w)
+		}
+		end = start - 1
+	}
+	return 0
+}
+
+func isWordEnd(c byte) bool { return c == ' ' || c == ':' || c == '[' }
+
+func isLevel(c byte) bool { return c == 'I' || c == 'W' || c == 'E' || c == 'F' }
+
+func levelOfWord(w string) byte {
+	switch w {
+	case "INFO":
+		return 'I'
+	case "WARNING", "WARN":
+		return 'W'
+	case "ERROR":
+		return 'E'
+	case "CRITICAL", "FATAL":
+		return 'F'
+	case "DEBUG":
+		return 'D'
+	}
+	return 0
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
