@@ -76,6 +76,11 @@ func newRecognizer(failures [][]family, warnings [][]warningFamily) *Recognizer 
 			z.warnings = append(z.warnings, w)
 		}
 	}
+	for _, w := range z.warnings {
+		if w.raised != "" && z.family(w.raised) == nil {
+			panic("oom: warning family " + w.id + " is raised as " + strconv.Quote(w.raised) + ", which is no failure family")
+		}
+	}
 	z.prefilter = buildPrefilter(z.cues())
 	z.wrapWords = buildWrapVocabulary(z.exprs())
 	return z

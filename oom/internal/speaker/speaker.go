@@ -168,14 +168,18 @@ func (s *Speaker) decideException(message string) {
 
 // StartsStatement reports whether a line with no log header starts a
 // statement of its own rather than continuing the one above: an exception,
-// a traceback, a C++ exception that terminated the program.
+// a traceback, a C++ exception that terminated the program, a line marked
+// with a program's own tag ("... NCCL WARN ...").
 func StartsStatement(line string) bool {
 	line = strings.TrimLeft(line, " \t")
 	if strings.HasPrefix(line, tracebackStart) || strings.HasPrefix(line, cppTerminate) {
 		return true
 	}
-	_, ok := exceptionAt(line)
-	return ok
+	if _, ok := exceptionAt(line); ok {
+		return true
+	}
+	_, o := ownerOfTag(line)
+	return o != Unknown
 }
 
 const (
