@@ -56,8 +56,11 @@ func (z *Recognizer) flattenLevels(text string, info *infoLines, st *statements)
 			level = lv // a line without a header continues the entry above
 		}
 		line = stripQuoteMarkers(line)
-		if st != nil && (stripped || speaker.StartsStatement(line)) {
-			st.begin(len(b), header, line) // speaker hook: a statement starts here
+		// Speaker hook: a statement starts at a header that states a level
+		// (a launcher's tag alone, "(pid=1) ", "[1,0]<stderr>:", prefixes
+		// every line of one message) or at an exception or traceback.
+		if st != nil && (stripped && lv != 0 || speaker.StartsStatement(line)) {
+			st.begin(len(b), header, line)
 		}
 		if len(line) > 0 && !isSpace(line[0]) && (partial || tight && !stripped && z.wrapWords.joinsWrap(b, line)) {
 			space = false

@@ -61,17 +61,17 @@ func (z *Recognizer) recognizeFlat(text, flat string, info *infoLines, st *state
 	}
 
 	// Speaker hooks (speakers.go): an allocation attempt inside a status
-	// XLA's stack raised is a failure; a code in a foreign statement is not
-	// XLA's.
-	cands = z.raisedCandidates(flat, st, cands)
+	// XLA's stack raised is a failure, the others are the record's
+	// attempts; a code in a foreign statement is not XLA's.
+	var attempts attemptSeries
+	cands = z.eachAttemptOrRaised(flat, st, cands, attempts.add)
 	var codeBuf [4]codeAt
 	codes := withoutForeign(findCodes(flat, codeBuf[:0]), st)
 
 	var r Report
 	var traits adviceTraits
 	var failure *family // the primary candidate's family, nil for a bare code
-	var attempts attemptSeries
-	ownRequest := 0 // 1 when an attempt is the failing request itself
+	ownRequest := 0     // 1 when an attempt is the failing request itself
 	exceptionAt := -1
 	if p := primary(cands); p >= 0 {
 		exceptionAt = cands[p].at
@@ -85,7 +85,6 @@ func (z *Recognizer) recognizeFlat(text, flat string, info *infoLines, st *state
 		if c, ok := codeFor(codes, cands[p].at); ok {
 			r.Code = c
 		}
-		z.eachAttempt(flat, st, attempts.add)
 		if exactFromAttempt(&r, cands[p].requestedToken, &attempts) {
 			ownRequest = 1
 		}
@@ -107,9 +106,6 @@ func (z *Recognizer) recognizeFlat(text, flat string, info *infoLines, st *state
 		}
 	}
 
-	if failure == nil {
-		z.eachAttempt(flat, st, attempts.add)
-	}
 	// The refusal of the failing request itself is the failure, not an
 	// attempt on the way (explain counts alike).
 	r.Attempts = attempts.count - ownRequest

@@ -13,6 +13,7 @@ type Recognizer struct {
 	families  []family        // failure families, in matching order
 	warnings  []warningFamily // memory-pressure warnings, in matching order
 	attempts  []int           // the indexes in warnings of the allocation attempts
+	raisedAs  []*family       // per attempt, the family its raised form is read as (nil: none)
 	prefilter prefilter
 	wrapWords wrapVocabulary
 }
@@ -76,10 +77,13 @@ func newRecognizer(failures [][]family, warnings [][]warningFamily) *Recognizer 
 			z.warnings = append(z.warnings, w)
 		}
 	}
-	for _, w := range z.warnings {
-		if w.raised != "" && z.family(w.raised) == nil {
+	for _, i := range z.attempts {
+		w := &z.warnings[i]
+		f := z.family(w.raised)
+		if w.raised != "" && f == nil {
 			panic("oom: warning family " + w.id + " is raised as " + strconv.Quote(w.raised) + ", which is no failure family")
 		}
+		z.raisedAs = append(z.raisedAs, f)
 	}
 	z.prefilter = buildPrefilter(z.cues())
 	z.wrapWords = buildWrapVocabulary(z.exprs())

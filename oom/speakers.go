@@ -16,27 +16,36 @@ package oom
 //   - Elsewhere (bare messages, unknown speakers) the rules of words alone
 //     hold.
 
-// raisedCandidates adds to cands the allocation attempts that lie in a
-// status XLA's stack raised, as candidates of their raised family.
-func (z *Recognizer) raisedCandidates(flat string, st *statements, cands []candidate) []candidate {
-	if st == nil || st.n == 0 {
+// eachAttemptOrRaised is eachAttempt that also adds to cands the
+// allocation attempts that lie in a status XLA's stack raised, as
+// candidates of their raised family: one pass over the attempt patterns
+// for both.
+func (z *Recognizer) eachAttemptOrRaised(flat string, st *statements, cands []candidate, fn func(at int, r *Report, requested string)) []candidate {
+	if !st.anyRaised() {
+		z.eachAttempt(flat, st, fn)
 		return cands
 	}
-	for _, i := range z.attempts {
+	for k, i := range z.attempts {
 		w := &z.warnings[i]
-		if w.raised == "" {
-			continue
-		}
-		f := z.family(w.raised)
+		f := z.raisedAs[k] // nil when the last-resort layer reads its raised form
 		w.each(flat, func(m match) {
-			if !st.raised(m.start()) || len(cands) >= maxCandidates {
+			at := m.start()
+			if st.foreign(at) || st.raised(at) && (f == nil || len(cands) >= maxCandidates) {
 				return
 			}
-			r := Report{Family: f.id, Code: f.code, Phase: f.phase, Backend: f.backend}
-			readStandardGroups(&r, m)
-			if w.read == nil || w.read(&r, m) {
-				cands = append(cands, candidate{f: f, at: m.start(), r: r, requestedToken: requestedToken(m)})
+			r := Report{Backend: w.backend}
+			if st.raised(at) {
+				r = Report{Family: f.id, Code: f.code, Phase: f.phase, Backend: f.backend}
 			}
+			readStandardGroups(&r, m)
+			if w.read != nil && !w.read(&r, m) {
+				return
+			}
+			if st.raised(at) {
+				cands = append(cands, candidate{f: f, at: at, r: r, requestedToken: requestedToken(m)})
+				return
+			}
+			fn(at, &r, requestedToken(m))
 		})
 	}
 	return cands
@@ -60,9 +69,11 @@ func withoutForeign(codes []codeAt, st *statements) []codeAt {
 	return kept
 }
 
-// family returns the failure family of an id (newRecognizer checks that
-// every warningFamily.raised names one).
+// family returns the failure family of an id, nil for "" or none.
 func (z *Recognizer) family(id string) *family {
+	if id == "" {
+		return nil
+	}
 	for i := range z.families {
 		if z.families[i].id == id {
 			return &z.families[i]

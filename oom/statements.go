@@ -8,8 +8,8 @@ import "github.com/xlaoom/xlaoomprocessor/oom/internal/speaker"
 // Who printed each statement of a record (package speaker), in the
 // coordinates of the flattened text: flatten strips the headers that name a
 // native speaker, so it records, as it goes, where each statement starts
-// and who printed it. A statement starts at a line with a log header or at
-// a header-less line that starts an exception or a traceback
+// and who printed it. A statement starts at a line whose log header states
+// a level or at a line that starts an exception or a traceback
 // (speaker.StartsStatement); the lines after it continue it.
 //
 // Only what changes a decision is kept: the statements of foreign programs
@@ -24,6 +24,7 @@ type statements struct {
 type statementSpan struct {
 	from, to int    // to is -1 while the statement goes on
 	header   string // its log header, for an undecided exception's second reading
+	whole    bool   // who was read from the whole statement
 	who      speaker.Speaker
 }
 
@@ -67,7 +68,7 @@ func (s *statements) finish(flat string) {
 	s.end(len(flat))
 	for k := range s.n {
 		sp := &s.spans[k]
-		if sp.who.Undecided() {
+		if !sp.whole && sp.who.Undecided() {
 			sp.who = speaker.Of(sp.header, flat[sp.from:sp.to])
 		}
 	}
@@ -75,8 +76,27 @@ func (s *statements) finish(flat string) {
 
 // single records a text that is one statement with no header.
 func (s *statements) single(text string) {
+	if s == nil {
+		return
+	}
 	s.begin(0, "", text)
-	s.finish(text)
+	s.end(len(text))
+	if s.n > 0 {
+		s.spans[0].whole = true
+	}
+}
+
+// anyRaised reports whether a status XLA's stack raised is recorded.
+func (s *statements) anyRaised() bool {
+	if s == nil {
+		return false
+	}
+	for k := range s.n {
+		if s.spans[k].who.Raised() {
+			return true
+		}
+	}
+	return false
 }
 
 // at returns the recorded statement that holds position i, nil if none.

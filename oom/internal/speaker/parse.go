@@ -28,9 +28,16 @@ type exception struct {
 // an unqualified name only when it ends in Error or Exception (so "Stats:",
 // "INTERNAL:" and "Limit:" are not).
 func exceptionAt(statement string) (exception, bool) {
-	s := strings.TrimLeft(statement, " \t")
-	off := len(statement) - len(s)
-	if rest, ok := strings.CutPrefix(s, cppTerminate); ok {
+	off := 0
+	for off < len(statement) && (statement[off] == ' ' || statement[off] == '\t') {
+		off++
+	}
+	s := statement[off:]
+	if s == "" || !isNameByte(s[0]) || s[0] >= '0' && s[0] <= '9' {
+		return exception{}, false // most lines: cheaply not an exception
+	}
+	if s[0] == 't' && strings.HasPrefix(s, cppTerminate) {
+		rest := s[len(cppTerminate):]
 		typ, _, found := strings.Cut(rest, "'")
 		if !found || typ == "" {
 			return exception{}, false
@@ -41,19 +48,17 @@ func exceptionAt(statement string) (exception, bool) {
 		}
 		return e, true
 	}
-	for _, lead := range []string{javaThread, "Caused by: "} {
-		if rest, ok := strings.CutPrefix(s, lead); ok {
-			if lead == javaThread {
-				_, after, found := strings.Cut(rest, "\" ")
-				if !found {
-					return exception{}, false
-				}
-				rest = after
-			}
-			off += len(s) - len(rest)
-			s = rest
-			break
+	switch {
+	case s[0] == 'E' && strings.HasPrefix(s, javaThread):
+		_, after, found := strings.Cut(s[len(javaThread):], "\" ")
+		if !found {
+			return exception{}, false
 		}
+		off += len(s) - len(after)
+		s = after
+	case s[0] == 'C' && strings.HasPrefix(s, "Caused by: "):
+		off += len("Caused by: ")
+		s = s[len("Caused by: "):]
 	}
 	i := 0
 	for i < len(s) && (isNameByte(s[i]) || s[i] == '.' && i > 0) {

@@ -137,15 +137,16 @@ func Of(header, statement string) Speaker {
 	}
 	if file, level, ok := nativeHeader(header); ok {
 		s.Form, s.File, s.Level = Native, file, level
-		if s.Program, s.Owner = ownerOfPath(file); s.Owner == Unknown {
-			s.Program, s.Owner = ownerOfTag(statement)
-		}
+		s.Program, s.Owner = ownerOfPath(file)
 		return s
 	}
 	if name, level, ok := loggerHeader(header); ok {
 		s.Form, s.Logger, s.Level = Logger, name, level
 		s.Program, s.Owner = ownerOfName(name)
 		return s
+	}
+	if strings.HasPrefix(statement, tracebackStart) {
+		return s // a traceback's head names no program
 	}
 	if p, o := ownerOfTag(statement); o != Unknown {
 		s.Form, s.Program, s.Owner = Native, p, o
@@ -168,18 +169,15 @@ func (s *Speaker) decideException(message string) {
 
 // StartsStatement reports whether a line with no log header starts a
 // statement of its own rather than continuing the one above: an exception,
-// a traceback, a C++ exception that terminated the program, a line marked
-// with a program's own tag ("... NCCL WARN ...").
+// a traceback, a C++ exception that terminated the program. (A program's
+// tag is read on a statement's first line only: looking for it on every
+// continuation line would cost every multi-line record.)
 func StartsStatement(line string) bool {
-	line = strings.TrimLeft(line, " \t")
-	if strings.HasPrefix(line, tracebackStart) || strings.HasPrefix(line, cppTerminate) {
+	if strings.HasPrefix(line, tracebackStart) {
 		return true
 	}
-	if _, ok := exceptionAt(line); ok {
-		return true
-	}
-	_, o := ownerOfTag(line)
-	return o != Unknown
+	_, ok := exceptionAt(line) // a C++ exception's "terminate called ..." too
+	return ok
 }
 
 const (

@@ -74,8 +74,8 @@ var rows = []row{
 	{name, "ggml", "llama.cpp", Foreign},
 	{prefix, "ggml_", "llama.cpp", Foreign},
 	{prefix, "llama_", "llama.cpp", Foreign},
-	{tag, " NCCL WARN ", "nccl", Foreign},
-	{tag, " NCCL INFO ", "nccl", Foreign},
+	{tag, "NCCL WARN", "nccl", Foreign},
+	{tag, "NCCL INFO", "nccl", Foreign},
 	// RAPIDS.
 	{name, "rmm", "rapids", Foreign},
 	{name, "cudf", "rapids", Foreign},
@@ -99,14 +99,27 @@ var rows = []row{
 	{name, "sqlalchemy", "sqlalchemy", Foreign},
 }
 
+// The rows of each kind, in table order, so that a look-up reads only its
+// own.
+var nameRows, classRows, tagRows, prefixRows = rowsOf(name), rowsOf(class), rowsOf(tag), rowsOf(prefix)
+
+func rowsOf(k rowKind) []row {
+	var out []row
+	for _, r := range rows {
+		if r.kind == k {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // ownerOfName finds the row of a dotted name or C++ namespace.
 func ownerOfName(n string) (string, Owner) {
 	if n == "" {
 		return "", Unknown
 	}
-	for i := range rows {
-		r := &rows[i]
-		if r.kind == name && hasNamePrefix(n, r.key) {
+	for i := range nameRows {
+		if r := &nameRows[i]; hasNamePrefix(n, r.key) {
 			return r.program, r.owner
 		}
 	}
@@ -125,8 +138,8 @@ func hasNamePrefix(n, key string) bool {
 
 // ownerOfClass finds the row of an unqualified exception class.
 func ownerOfClass(c string) (string, Owner) {
-	for i := range rows {
-		if r := &rows[i]; r.kind == class && r.key == c {
+	for i := range classRows {
+		if r := &classRows[i]; r.key == c {
 			return r.program, r.owner
 		}
 	}
@@ -143,8 +156,8 @@ func ownerOfPath(path string) (string, Owner) {
 			break // the file's own name: "alloc.h" names no program
 		}
 		seg = strings.TrimSuffix(seg, "+")
-		for i := range rows {
-			if r := &rows[i]; r.kind == name && r.key == seg {
+		for i := range nameRows {
+			if r := &nameRows[i]; r.key == seg {
 				return r.program, r.owner
 			}
 		}
@@ -160,12 +173,13 @@ const tagSpan = 160
 // ownerOfTag finds the row of a program's tag in the head of a statement.
 func ownerOfTag(statement string) (string, Owner) {
 	head := statement[:min(len(statement), tagSpan)]
-	for i := range rows {
-		r := &rows[i]
-		switch {
-		case r.kind == tag && strings.Contains(head, r.key):
+	for i := range prefixRows {
+		if r := &prefixRows[i]; startsFunction(head, r.key) {
 			return r.program, r.owner
-		case r.kind == prefix && startsFunction(head, r.key):
+		}
+	}
+	for i := range tagRows {
+		if r := &tagRows[i]; strings.Contains(head, r.key) {
 			return r.program, r.owner
 		}
 	}
