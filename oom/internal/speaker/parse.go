@@ -82,6 +82,39 @@ func exceptionAt(statement string) (exception, bool) {
 	return e, true
 }
 
+// embeddedSpan is how far into a statement a carried exception is looked
+// for: a logged message's own words before it are short.
+const embeddedSpan = 240
+
+// embeddedException finds the first module-qualified exception inside a
+// message whose module a row names ("ERROR:root:Batch failed:
+// cupy.cuda.memory.OutOfMemoryError: ..."): the words after it are that
+// exception's.
+func embeddedException(message string) (exception, bool) {
+	head := message[:min(len(message), embeddedSpan)]
+	for from := 0; from < len(head); {
+		k := strings.Index(head[from:], ": ")
+		if k < 0 {
+			break
+		}
+		end := from + k
+		from = end + 2
+		start := end
+		for start > 0 && (isNameByte(head[start-1]) || head[start-1] == '.') {
+			start--
+		}
+		full := head[start:end]
+		dot := strings.LastIndexByte(full, '.')
+		if dot <= 0 || dot == len(full)-1 || full[dot+1] < 'A' || full[dot+1] > 'Z' {
+			continue
+		}
+		if _, o := ownerOfName(full[:dot]); o != Unknown {
+			return exception{module: full[:dot], class: full[dot+1:], end: end + 2}, true
+		}
+	}
+	return exception{}, false
+}
+
 // nativeHeader reads the source file and level of a native log header: the
 // innermost "file:line]" of glog/absl and TSL headers ("E1126
 // 11:16:21.043170 523 cuda_executor.cc:1365] ", "2024-05-28 07:02:44: W

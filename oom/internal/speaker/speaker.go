@@ -135,21 +135,27 @@ func Of(header, statement string) Speaker {
 		s.decideException(statement[e.end:])
 		return s
 	}
-	if file, level, ok := nativeHeader(header); ok {
+	switch file, level, native := nativeHeader(header); {
+	case native:
 		s.Form, s.File, s.Level = Native, file, level
 		s.Program, s.Owner = ownerOfPath(file)
-		return s
+	default:
+		if name, level, ok := loggerHeader(header); ok {
+			s.Form, s.Logger, s.Level = Logger, name, level
+			s.Program, s.Owner = ownerOfName(name)
+		} else if strings.HasPrefix(statement, tracebackStart) {
+			return s // a traceback's head names no program
+		} else if p, o := ownerOfTag(statement); o != Unknown {
+			s.Form, s.Program, s.Owner = Native, p, o
+		}
 	}
-	if name, level, ok := loggerHeader(header); ok {
-		s.Form, s.Logger, s.Level = Logger, name, level
-		s.Program, s.Owner = ownerOfName(name)
-		return s
-	}
-	if strings.HasPrefix(statement, tracebackStart) {
-		return s // a traceback's head names no program
-	}
-	if p, o := ownerOfTag(statement); o != Unknown {
-		s.Form, s.Program, s.Owner = Native, p, o
+	if s.Owner == Unknown {
+		// A message that carries another's exception ("Batch failed:
+		// cupy.cuda.memory.OutOfMemoryError: ...") speaks its words.
+		if e, ok := embeddedException(statement); ok {
+			s.Module, s.Class = e.module, e.class
+			s.Program, s.Owner = ownerOfName(e.module)
+		}
 	}
 	return s
 }

@@ -87,6 +87,13 @@ var cases = []struct {
 	{"PostgreSQL's client", "", "psycopg2.errors.OutOfMemory: out of memory",
 		Speaker{Form: Exception, Module: "psycopg2.errors", Class: "OutOfMemory", Program: "postgresql", Owner: Foreign}},
 
+	{"CuPy's exception in a message logged by the root logger", "ERROR:root:",
+		"Batch failed: cupy.cuda.memory.OutOfMemoryError: Out of memory allocating 1,073,741,824 bytes (allocated so far: 0 bytes).",
+		Speaker{Form: Logger, Logger: "root", Level: 'E', Module: "cupy.cuda.memory", Class: "OutOfMemoryError", Program: "cupy", Owner: Foreign}},
+	{"JAX's exception in a bare message: XLA's, not raised", "",
+		"step 12 failed: jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 11.18GiB",
+		Speaker{Module: "jax.errors", Class: "JaxRuntimeError", Program: "jax", Owner: XLA}},
+
 	// Bare and unknown: today's rules.
 	{"bare status (jobs/two_jobs_second.log)", "", "RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory", Speaker{}},
 	{"BFC statistics line", "", "Limit:                 11281553818", Speaker{}},
