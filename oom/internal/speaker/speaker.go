@@ -161,13 +161,16 @@ func Of(header, statement string) Speaker {
 }
 
 // decideException finds the owner of an exception: its module, else its
-// class, else the source path its message names (message is what follows
-// "Class: ").
+// class, else how its message starts, else the source path its message
+// names (message is what follows "Class: ").
 func (s *Speaker) decideException(message string) {
 	if s.Program, s.Owner = ownerOfName(s.Module); s.Owner != Unknown {
 		return
 	}
 	if s.Program, s.Owner = ownerOfClass(s.Class); s.Owner != Unknown {
+		return
+	}
+	if s.Program, s.Owner = ownerOfStatus(message); s.Owner != Unknown {
 		return
 	}
 	s.File, s.Program, s.Owner = pathInMessage(message)

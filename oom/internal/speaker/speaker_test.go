@@ -47,6 +47,8 @@ var cases = []struct {
 	{"JAX logger", "WARNING:jax._src.xla_bridge:",
 		"CUDA backend failed to initialize: INTERNAL: failed call to cuDevicePrimaryCtxRetain: CUDA_ERROR_OUT_OF_MEMORY: out of memory",
 		Speaker{Form: Logger, Logger: "jax._src.xla_bridge", Level: 'W', Program: "jax", Owner: XLA}},
+	{"PyTorch/XLA's RuntimeError", "", "RuntimeError: Bad StatusOr access: RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate 8.00G.",
+		Speaker{Form: Exception, Class: "RuntimeError", Program: "torch_xla", Owner: XLA}},
 	{"PyTorch/XLA exception", "", "torch_xla.runtime.RuntimeError: RESOURCE_EXHAUSTED: Error allocating device buffer",
 		Speaker{Form: Exception, Module: "torch_xla.runtime", Class: "RuntimeError", Program: "torch_xla", Owner: XLA}},
 

@@ -17,6 +17,8 @@ import "strings"
 //   - class: an exception class printed without its module.
 //   - tag: a program's own mark within the head of its log line.
 //   - prefix: a C function prefix the line starts with ("ggml_...: ").
+//   - status: how the message of an exception whose class names no program
+//     starts ("RuntimeError: Bad StatusOr access: ..." is PyTorch/XLA's).
 type rowKind uint8
 
 const (
@@ -24,6 +26,7 @@ const (
 	class
 	tag
 	prefix
+	status
 )
 
 type row struct {
@@ -46,6 +49,7 @@ var rows = []row{
 	{name, "torch_xla", "torch_xla", XLA},
 	{class, "XlaRuntimeError", "xla", XLA},
 	{class, "JaxRuntimeError", "jax", XLA},
+	{status, "Bad StatusOr access: ", "torch_xla", XLA}, // PyTorch/XLA raises XLA's status as a RuntimeError
 
 	// GPU array and kernel libraries with their own allocators.
 	{name, "cupy", "cupy", Foreign},
@@ -101,7 +105,7 @@ var rows = []row{
 
 // The rows of each kind, in table order, so that a look-up reads only its
 // own.
-var nameRows, classRows, tagRows, prefixRows = rowsOf(name), rowsOf(class), rowsOf(tag), rowsOf(prefix)
+var nameRows, classRows, tagRows, prefixRows, statusRows = rowsOf(name), rowsOf(class), rowsOf(tag), rowsOf(prefix), rowsOf(status)
 
 func rowsOf(k rowKind) []row {
 	var out []row
@@ -140,6 +144,17 @@ func hasNamePrefix(n, key string) bool {
 func ownerOfClass(c string) (string, Owner) {
 	for i := range classRows {
 		if r := &classRows[i]; r.key == c {
+			return r.program, r.owner
+		}
+	}
+	return "", Unknown
+}
+
+// ownerOfStatus finds the row of how an exception's message starts.
+func ownerOfStatus(message string) (string, Owner) {
+	message = strings.TrimLeft(message, " ")
+	for i := range statusRows {
+		if r := &statusRows[i]; strings.HasPrefix(message, r.key) {
 			return r.program, r.owner
 		}
 	}
