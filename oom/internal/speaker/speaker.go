@@ -149,9 +149,10 @@ func Of(header, statement string) Speaker {
 			s.Form, s.Program, s.Owner = Native, p, o
 		}
 	}
-	if s.Owner == Unknown {
+	if s.Owner == Unknown && (s.Form != Native || strings.HasSuffix(s.File, ".py")) {
 		// A message that carries another's exception ("Batch failed:
-		// cupy.cuda.memory.OutOfMemoryError: ...") speaks its words.
+		// cupy.cuda.memory.OutOfMemoryError: ...") speaks its words. A C++
+		// log line carries none: its lines (the BFC dump's) are not read.
 		if e, ok := embeddedException(statement); ok {
 			s.Module, s.Class = e.module, e.class
 			s.Program, s.Owner = ownerOfName(e.module)
