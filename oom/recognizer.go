@@ -77,16 +77,9 @@ func newRecognizer(failures [][]family, warnings [][]warningFamily) *Recognizer 
 			z.warnings = append(z.warnings, w)
 		}
 	}
-	for _, i := range z.attempts {
-		w := &z.warnings[i]
-		f := z.family(w.raised)
-		if w.raised != "" && f == nil {
-			panic("oom: warning family " + w.id + " is raised as " + strconv.Quote(w.raised) + ", which is no failure family")
-		}
-		z.raisedAs = append(z.raisedAs, f)
-	}
 	z.prefilter = buildPrefilter(z.cues())
 	z.wrapWords = buildWrapVocabulary(z.exprs())
+	z.resolveRaised() // speakers.go
 	return z
 }
 

@@ -57,13 +57,13 @@ var deviceAdvice = adviceTable{
 	// the GPU's memory is held outside XLA's pool, so a larger share for XLA
 	// cannot be had.
 	{name: "driver refused on the way", when: func(c adviceCase) bool {
-		return c.r.Attempts > 0 && c.r.MemorySpace != "host" && !tooBigForDevice(c)
+		return c.r.refusedBefore > 0 && c.r.MemorySpace != "host" && !tooBigForDevice(c)
 	}, say: func(c adviceCase) string {
-		return fmt.Sprintf("The GPU driver refused %s before this failure: memory outside XLA's pool is taken, usually by another process or library on this GPU (nvidia-smi --query-compute-apps=pid,used_memory --format=csv; PyTorch or CuPy allocating before JAX in the same process). Free it or give each process its share with XLA_PYTHON_CLIENT_MEM_FRACTION; a larger share for XLA cannot be had.", oneOrMany(c.r.Attempts, "1 allocation", strconv.Itoa(c.r.Attempts)+" allocations"))
+		return fmt.Sprintf("The GPU driver refused %s before this failure: memory outside XLA's pool is taken, usually by another process or library on this GPU (nvidia-smi --query-compute-apps=pid,used_memory --format=csv; PyTorch or CuPy allocating before JAX in the same process). Free it or give each process its share with XLA_PYTHON_CLIENT_MEM_FRACTION; a larger share for XLA cannot be had.", oneOrMany(c.r.refusedBefore, "1 allocation", strconv.Itoa(c.r.refusedBefore)+" allocations"))
 	}},
 	// A request too big for the device or pool was dealt with above.
 	{name: "more of the GPU", when: func(c adviceCase) bool {
-		return !tooBigForDevice(c) && !tooBigForPool(c) && c.r.Attempts == 0
+		return !tooBigForDevice(c) && !tooBigForPool(c) && c.r.refusedBefore == 0
 	}, say: sayConst("Give XLA more of the GPU with XLA_PYTHON_CLIENT_MEM_FRACTION (default .75, e.g. .90); if other processes or libraries need GPU memory, set XLA_PYTHON_CLIENT_PREALLOCATE=false instead.")},
 	{name: "async allocator, cause not read", when: func(c adviceCase) bool { return c.traits.suggestAsyncAllocator && c.r.Cause == "" },
 		say: sayConst("If the failure comes from fragmentation rather than a full device, TF_GPU_ALLOCATOR=cuda_malloc_async (XLA_PYTHON_CLIENT_ALLOCATOR=cuda_async in JAX) may help.")},

@@ -130,6 +130,9 @@ type Report struct {
 	// except the exact bytes of the very request that failed, whose refusal
 	// is the failure itself and not counted.
 	Attempts int
+	// refusedBefore is Attempts: the driver's refusals on the way, which
+	// the advice reads.
+	refusedBefore int
 
 	// ExceptionType is the type of the exception the record raised
 	// ("jax.errors.JaxRuntimeError"; the semantic conventions'

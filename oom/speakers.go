@@ -3,6 +3,8 @@
 
 package oom
 
+import "strconv"
+
 // The speaker decides before the words (docs/recognition.md, "Who said
 // it"): the hooks of statements.go's record into recognition.
 //
@@ -67,6 +69,20 @@ func withoutForeign(codes []codeAt, st *statements) []codeAt {
 		}
 	}
 	return kept
+}
+
+// resolveRaised finds, for each attempt, the failure family its raised
+// form is read as (warningFamily.raised); it panics on an id that names
+// none, as newRecognizer does on any malformed entry.
+func (z *Recognizer) resolveRaised() {
+	for _, i := range z.attempts {
+		w := &z.warnings[i]
+		f := z.family(w.raised)
+		if w.raised != "" && f == nil {
+			panic("oom: warning family " + w.id + " is raised as " + strconv.Quote(w.raised) + ", which is no failure family")
+		}
+		z.raisedAs = append(z.raisedAs, f)
+	}
 }
 
 // family returns the failure family of an id, nil for "" or none.

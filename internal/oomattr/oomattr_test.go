@@ -23,16 +23,23 @@ func fullReport() oom.Report {
 		PoolLimit: oom.KnownSize(6),
 		Program:   "jit_step", Replica: 0, HasReplica: true, Partition: 34, HasPartition: true,
 		Device: "0x0x1_HBM0", Cause: oom.CauseExhaustion, Remediation: []string{"first", "second"},
-		ExceptionType: "jax.errors.JaxRuntimeError",
 	}
 }
 
-// An exception.type the record already carries (set by the program's own
-// instrumentation) is kept.
-func TestPutKeepsExceptionType(t *testing.T) {
+// exception.type is written and read back; one the record already carries
+// (set by the program's own instrumentation) is kept.
+func TestExceptionType(t *testing.T) {
+	r := fullReport()
+	r.ExceptionType = "jax.errors.JaxRuntimeError"
 	attrs := pcommon.NewMap()
+	Put(r, attrs)
+	got, ok := Get(attrs)
+	require.True(t, ok)
+	assert.Equal(t, "jax.errors.JaxRuntimeError", got.ExceptionType)
+
+	attrs = pcommon.NewMap()
 	attrs.PutStr(ExceptionType, "app.TrainingFailed")
-	Put(fullReport(), attrs)
+	Put(r, attrs)
 	v, _ := attrs.Get(ExceptionType)
 	assert.Equal(t, "app.TrainingFailed", v.Str())
 }
