@@ -109,7 +109,7 @@ func (z *Recognizer) recognizeFlat(text, flat string, info *infoLines, st *state
 	// The refusal of the failing request itself is the failure, not an
 	// attempt on the way (explain counts alike).
 	r.Attempts = attempts.count - ownRequest
-	r.refusedBefore = r.Attempts
+	r.refusedBefore, r.ownRefused = r.Attempts, ownRequest == 1
 	r.ExceptionType = st.exceptionType(exceptionAt)
 
 	for _, d := range details {

@@ -131,8 +131,11 @@ type Report struct {
 	// is the failure itself and not counted.
 	Attempts int
 	// refusedBefore is Attempts: the driver's refusals on the way, which
-	// the advice reads.
+	// the advice reads. ownRefused: the record also holds the driver's
+	// refusal of the failing request itself (the platform allocator logs
+	// it), which Attempts does not count.
 	refusedBefore int
+	ownRefused    bool
 
 	// ExceptionType is the type of the exception the record raised
 	// ("jax.errors.JaxRuntimeError"; the semantic conventions'

@@ -107,3 +107,20 @@ func TestExceptionType(t *testing.T) {
 		}
 	}
 }
+
+// TestOwnRefusalIsTheFailure: the platform allocator logs the driver's
+// refusal of the very request that failed, then raises its status (a real
+// job's record, jobs/platform_near_full_oom.log). That refusal is the
+// failure's own: not an attempt on the way (Attempts, xla.oom.attempts, as
+// xlaoom explain counts), but known to the report.
+func TestOwnRefusalIsTheFailure(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(jobsDir, "platform_near_full_oom.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rec, _ := strings.Cut(string(data), "[job] 11:17:52 evaluating a large batch\n")
+	r, ok := Recognize(rec)
+	if !ok || r.Requested != KnownSize(12000000000) || r.Attempts != 0 || !r.ownRefused || r.ExceptionType != "jax.errors.JaxRuntimeError" {
+		t.Errorf("got %v %+v attempts %d own %v type %q", ok, r.Requested, r.Attempts, r.ownRefused, r.ExceptionType)
+	}
+}
