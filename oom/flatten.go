@@ -56,11 +56,21 @@ func (z *Recognizer) flattenLevels(text string, info *infoLines, st *statements)
 			level = lv // a line without a header continues the entry above
 		}
 		line = stripQuoteMarkers(line)
-		// Speaker hook: a statement starts at a header that states a level
-		// (a launcher's tag alone, "(pid=1) ", "[1,0]<stderr>:", prefixes
-		// every line of one message) or at an exception or traceback.
-		if st != nil && (stripped && lv != 0 || speaker.StartsStatement(line)) {
-			st.begin(len(b), header, line)
+		// Speaker hook: a statement starts at the record's first line, at a
+		// header that states a level (a launcher's tag alone, "(pid=1) ",
+		// "[1,0]<stderr>:", prefixes every line of one message) or at an
+		// exception or traceback, which continues no INFO line above it.
+		if st != nil {
+			begins := len(b) == 0 || stripped && lv != 0
+			if !begins && speaker.StartsStatement(line) {
+				begins = true
+				if !stripped {
+					level = 0
+				}
+			}
+			if begins {
+				st.begin(len(b), header, line)
+			}
 		}
 		if len(line) > 0 && !isSpace(line[0]) && (partial || tight && !stripped && z.wrapWords.joinsWrap(b, line)) {
 			space = false

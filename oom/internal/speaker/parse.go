@@ -32,6 +32,47 @@ func exceptionAt(statement string) (exception, bool) {
 	for off < len(statement) && (statement[off] == ' ' || statement[off] == '\t') {
 		off++
 	}
+	if e, ok := exceptionStart(statement, off); ok {
+		return e, true
+	}
+	if k := enclosureEnd(statement[off:]); k > 0 {
+		return exceptionStart(statement, off+k)
+	}
+	return exception{}, false
+}
+
+// enclosureEnd is where the text behind an enclosure at the start of s
+// starts: an application's tag ("[trainer] "), a JSON field
+// ({"log":"...), a quote, a key="..." field; 0 when there is none.
+func enclosureEnd(s string) int {
+	if s == "" {
+		return 0
+	}
+	switch s[0] {
+	case '[':
+		if k := strings.Index(s[:min(len(s), enclosureSpan)], "] "); k > 0 {
+			return k + 2
+		}
+	case '{':
+		if k := strings.Index(s[:min(len(s), enclosureSpan)], `":"`); k > 0 {
+			return k + 3
+		}
+	case '"', '\'':
+		return 1
+	default:
+		i := 0
+		for i < len(s) && i < enclosureSpan && isNameByte(s[i]) {
+			i++
+		}
+		if i > 0 && (strings.HasPrefix(s[i:], `="`) || strings.HasPrefix(s[i:], `='`)) {
+			return i + 2
+		}
+	}
+	return 0
+}
+
+// exceptionStart reads the exception that starts at statement[off:].
+func exceptionStart(statement string, off int) (exception, bool) {
 	s := statement[off:]
 	if s == "" || !isNameByte(s[0]) || s[0] >= '0' && s[0] <= '9' {
 		return exception{}, false // most lines: cheaply not an exception
@@ -81,6 +122,10 @@ func exceptionAt(statement string) (exception, bool) {
 	}
 	return e, true
 }
+
+// enclosureSpan is how far into a line an enclosure ends ({"log":",
+// [trainer] , error=").
+const enclosureSpan = 64
 
 // embeddedSpan is how far into a statement a carried exception is looked
 // for: a logged message's own words before it are short.
@@ -166,6 +211,30 @@ func loggerHeader(header string) (string, byte, bool) {
 		return h[k+1:], lv, true
 	}
 	return "", 0, false
+}
+
+// enclosedLogger reads a Python logging header ("ERROR:numba.cuda.cudadrv.driver:")
+// that stands behind an enclosure at the start of a statement (an
+// application's tag, a JSON field, a quote), where the log header parser
+// does not look.
+func enclosedLogger(statement string) (string, byte, bool) {
+	s := statement[enclosureEnd(statement):]
+	w := 0
+	for w < len(s) && s[w] >= 'A' && s[w] <= 'Z' {
+		w++
+	}
+	lv := levelOfWord(s[:w])
+	if lv == 0 || !strings.HasPrefix(s[w:], ":") {
+		return "", 0, false
+	}
+	j := w + 1
+	for j < len(s) && (isNameByte(s[j]) || s[j] == '.') {
+		j++
+	}
+	if j == w+1 || !strings.HasPrefix(s[j:], ":") {
+		return "", 0, false
+	}
+	return s[w+1 : j], lv, true
 }
 
 // headerLevel is the level of any header, 0 when it states none.

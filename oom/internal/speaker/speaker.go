@@ -135,27 +135,31 @@ func Of(header, statement string) Speaker {
 		s.decideException(statement[e.end:])
 		return s
 	}
-	switch file, level, native := nativeHeader(header); {
-	case native:
+	if name, level, ok := loggerHeader(header); ok {
+		s.Form, s.Logger, s.Level = Logger, name, level // the innermost header is a logger's
+		s.Program, s.Owner = ownerOfName(name)
+	} else if file, level, ok := nativeHeader(header); ok {
 		s.Form, s.File, s.Level = Native, file, level
 		s.Program, s.Owner = ownerOfPath(file)
-	default:
-		if name, level, ok := loggerHeader(header); ok {
-			s.Form, s.Logger, s.Level = Logger, name, level
-			s.Program, s.Owner = ownerOfName(name)
-		} else if strings.HasPrefix(statement, tracebackStart) {
-			return s // a traceback's head names no program
-		} else if p, o := ownerOfTag(statement); o != Unknown {
-			s.Form, s.Program, s.Owner = Native, p, o
-		}
+	} else if strings.HasPrefix(statement, tracebackStart) {
+		return s // a traceback's head names no program
+	} else if name, level, ok := enclosedLogger(statement); ok {
+		s.Form, s.Logger, s.Level = Logger, name, level // "[trainer] ERROR:numba...:", {"log":"ERROR:...
+		s.Program, s.Owner = ownerOfName(name)
 	}
 	if s.Owner == Unknown && (s.Form != Native || strings.HasSuffix(s.File, ".py")) {
-		// A message that carries another's exception ("Batch failed:
-		// cupy.cuda.memory.OutOfMemoryError: ...") speaks its words. A C++
-		// log line carries none: its lines (the BFC dump's) are not read.
+		// What an application logs may be another program's words: its
+		// exception ("Batch failed: cupy.cuda.memory.OutOfMemoryError:
+		// ..."), its own tagged line. A C++ log line carries neither: its
+		// lines (the BFC dump's) are not read for them.
 		if e, ok := embeddedException(statement); ok {
 			s.Module, s.Class = e.module, e.class
 			s.Program, s.Owner = ownerOfName(e.module)
+		} else if p, o := ownerOfTag(statement); o != Unknown {
+			s.Program, s.Owner = p, o
+			if s.Form == Bare {
+				s.Form = Native
+			}
 		}
 	}
 	return s

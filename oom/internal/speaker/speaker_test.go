@@ -82,6 +82,12 @@ var cases = []struct {
 		Speaker{Form: Native, Program: "tensorrt", Owner: Foreign}},
 	{"ggml", "", "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 8192.00 MiB on device 0: cudaMalloc failed: out of memory",
 		Speaker{Form: Native, Program: "llama.cpp", Owner: Foreign}},
+	{"ggml's function without the ggml_ prefix", "", "alloc_tensor_range: failed to allocate CUDA0 buffer of size 8589934592",
+		Speaker{Form: Native, Program: "llama.cpp", Owner: Foreign}},
+	{"Numba's logger behind an application's tag", "", "[trainer] ERROR:numba.cuda.cudadrv.driver:Call to cuMemAlloc results in CUDA_ERROR_OUT_OF_MEMORY",
+		Speaker{Form: Logger, Logger: "numba.cuda.cudadrv.driver", Level: 'E', Program: "numba", Owner: Foreign}},
+	{"CuPy behind a JSON field", "", `{"log":"cupy.cuda.memory.OutOfMemoryError: Out of memory allocating 1,024 bytes (allocated so far: 0 bytes).\n"}`,
+		Speaker{Form: Exception, Module: "cupy.cuda.memory", Class: "OutOfMemoryError", Program: "cupy", Owner: Foreign}},
 	{"JVM", "", `Exception in thread "main" java.lang.OutOfMemoryError: Java heap space`,
 		Speaker{Form: Exception, Module: "java.lang", Class: "OutOfMemoryError", Program: "jvm", Owner: Foreign}},
 	{"Triton (not Pallas)", "", "triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 147456, Hardware limit: 101376.",
@@ -96,6 +102,10 @@ var cases = []struct {
 		"step 12 failed: jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 11.18GiB",
 		Speaker{Module: "jax.errors", Class: "JaxRuntimeError", Program: "jax", Owner: XLA}},
 
+	{"a JSON enclosure (a container runtime's log file)", "",
+		`{"log":"jax.errors.JaxRuntimeError: INTERNAL: gpu_async_0 cuMemAllocAsync failed to allocate 4294967296 bytes","stream":"stderr"}`,
+		Speaker{Form: Exception, Module: "jax.errors", Class: "JaxRuntimeError", Program: "jax", Owner: XLA}},
+
 	// Bare and unknown: today's rules.
 	{"bare status (jobs/two_jobs_second.log)", "", "RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory", Speaker{}},
 	{"BFC statistics line", "", "Limit:                 11281553818", Speaker{}},
@@ -103,7 +113,7 @@ var cases = []struct {
 	{"absl logger", "ERROR:absl:", "Failed to allocate", Speaker{Form: Logger, Logger: "absl", Level: 'E'}},
 	{"Python logging, root", "2024-03-02 11:45:09,412 - root - ERROR - ", "step failed", Speaker{Form: Logger, Logger: "root", Level: 'E'}},
 	{"a sentence with a colon", "", "e.g. this: that", Speaker{}},
-	{"a C function that is no known program's", "", "alloc_tensor_range: failed to allocate CUDA0 buffer of size 8589934592", Speaker{}},
+	{"a C function that is no known program's", "", "compute_buffer: failed to allocate", Speaker{}},
 }
 
 func TestOf(t *testing.T) {

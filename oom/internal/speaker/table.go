@@ -78,6 +78,7 @@ var rows = []row{
 	{name, "ggml", "llama.cpp", Foreign},
 	{prefix, "ggml_", "llama.cpp", Foreign},
 	{prefix, "llama_", "llama.cpp", Foreign},
+	{prefix, "alloc_tensor_range", "llama.cpp", Foreign}, // ggml-alloc.c, without the ggml_ prefix
 	{tag, "NCCL WARN", "nccl", Foreign},
 	{tag, "NCCL INFO", "nccl", Foreign},
 	// RAPIDS.
