@@ -177,5 +177,5 @@ func RetryRule(r *Report, refusedBefore int) string {
 }
 
 func (r *Report) retryCase(refusedBefore int) retryCase {
-	return retryCase{r: r, refusedBefore: max(refusedBefore, r.refusedBefore), ownRefused: r.Attempts > r.refusedBefore}
+	return retryCase{r: r, refusedBefore: max(refusedBefore, r.refusedBefore), ownRefused: r.ownRefused}
 }

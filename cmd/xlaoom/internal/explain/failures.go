@@ -125,9 +125,11 @@ func (g *gatherer) takeAttempts(f *Finding) {
 }
 
 // addRecordAttempts counts the attempts inside a failure's own record (a
-// refusal logged in the lines the exception's record took). A lone refusal
-// of the very request that failed (the platform allocator logs the driver's
-// refusal of the request itself) is the failure, not an attempt before it.
+// refusal logged in the lines the exception's record took): the record's
+// Report.Attempts, what the processor writes as xla.oom.attempts. A lone
+// refusal of the very request that failed (the platform allocator logs the
+// driver's refusal of the request itself) is the failure, and neither
+// counts it.
 func (g *gatherer) addRecordAttempts(f, rec *Finding, text string) {
 	n := rec.Failure.Attempts
 	if n == 0 {
@@ -136,9 +138,6 @@ func (g *gatherer) addRecordAttempts(f, rec *Finding, text string) {
 	var first, last oom.Size
 	if w, ok := oom.Default().RecognizeWarning(text); ok && w.Kind == oom.WarningAllocationAttempt && w.Attempts == n {
 		first, last = w.Requested, w.Last
-	}
-	if n == 1 && first.Known && first == rec.Failure.Requested {
-		return
 	}
 	f.Attempts.add(n, first, last, oom.Size{}, oom.Size{})
 }
