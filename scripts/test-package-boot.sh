@@ -189,6 +189,7 @@ incidents() {
     END { print n + 0 }'
 }
 counted() { [ "$(incidents "$1")" = "$2" ]; }
+show_incidents() { metrics | grep '^xla_oom_incidents_total' | sed 's/^/    /'; }
 # drop JOB LOG: the job's log appears under /var/log/xla/JOB/, as a job writes it.
 drop() {
   mkdir -p "$ct/var/log/xla/$1"
@@ -217,6 +218,7 @@ wait_for "the metrics answer on 127.0.0.1:9464" 60 metrics
 job1=platform-oom job2=cuda-async-oom job3=cupy-jax-oom
 drop "$job1" platform_near_full_oom.log
 wait_for "xla_oom_incidents_total{service_name=\"$job1\"} 1" 90 counted "$job1" 1
+show_incidents
 in_ct grep -q '"xla.oom.incident.id"' /var/lib/otelcol-xlaoom/records.json || fail "records.json holds no tagged record"
 
 phase "3. stop, start: no job counted twice"
@@ -248,6 +250,7 @@ wait_for "the metrics answer again" 60 metrics
 drop "$job3" cupy_then_jax_oom.log
 wait_for "xla_oom_incidents_total{service_name=\"$job3\"} 1" 90 counted "$job3" 1
 [ "$(incidents "$job1")$(incidents "$job2")" = 00 ] || fail "after the upgrade a job was counted again"
+show_incidents
 
 phase "5. remove, then purge"
 in_ct apt-get remove -y -q otelcol-xlaoom >"$run/remove.log" 2>&1 || { cat "$run/remove.log" >&2; fail "remove"; }
