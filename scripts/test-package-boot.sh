@@ -38,7 +38,16 @@ cd "$root"
 goreleaser=${GORELEASER:-$root/out/tools/goreleaser/goreleaser}
 
 missing=()
-[ "$(id -u)" = 0 ] || missing+=("root")
+# The boot needs root: this script's user, or passwordless sudo (a CI runner),
+# which runs what follows the upgrade build (--boot).
+sudo=()
+if [ "$(id -u)" != 0 ]; then
+  if command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
+    sudo=(sudo -n)
+  else
+    missing+=("root (or passwordless sudo)")
+  fi
+fi
 for tool in mmdebstrap systemd-nspawn nsenter flock; do
   command -v "$tool" >/dev/null || missing+=("$tool")
 done
@@ -49,7 +58,7 @@ if [ "${1:-}" = --missing ]; then
 fi
 [ ${#missing[@]} -eq 0 ] || { echo "FAIL: not installed: ${missing[*]}" >&2; exit 1; }
 
-arch=$(go env GOARCH)
+arch=${2:-$(go env GOARCH)}
 version="$(tr -d '[:space:]' <VERSION)-dev"
 next="$version.1"
 deb=$root/out/packages/dist/otelcol-xlaoom_${version//-/\~}_$arch.deb
@@ -127,6 +136,34 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+# The newer build: the same tree as version $next, with a changed default
+# environment file (a line added), for this platform and .deb only.
+up=$work/next
+nextdeb=$up/dist/otelcol-xlaoom_${next//-/\~}_$arch.deb
+if [ "${1:-}" != --boot ]; then
+  phase "building the upgrade package $next (goreleaser)"
+  rm -rf "$up"
+  mkdir -p "$up"
+  cp distribution/packaging/otelcol-xlaoom.conf "$up/otelcol-xlaoom.conf"
+  echo "# (changed in $next)" >>"$up/otelcol-xlaoom.conf"
+  sed -E -e "s/^    goos: .*/    goos: [linux]/" -e "s/^    goarch: .*/    goarch: [$arch]/" \
+    -e "s|^  version_template: .*|  version_template: \"$next\"|" \
+    -e "s|src: distribution/packaging/otelcol-xlaoom.conf|src: $up/otelcol-xlaoom.conf|" \
+    -e "s/formats: \[deb, rpm\]/formats: [deb]/" .goreleaser.yaml >"$up/goreleaser.yaml"
+  echo "dist: $up/dist" >>"$up/goreleaser.yaml"
+  for want in "goarch: \[$arch\]" "version_template: \"$next\"" "src: $up/otelcol-xlaoom.conf" "formats: \[deb\]"; do
+    grep -q "$want" "$up/goreleaser.yaml" || fail "could not derive the upgrade build's config ($want) from .goreleaser.yaml"
+  done
+  "$goreleaser" release --snapshot --clean --skip=archive --config "$up/goreleaser.yaml" >"$up/goreleaser.log" 2>&1 ||
+    { tail -20 "$up/goreleaser.log" >&2; fail "the upgrade build failed"; }
+  [ -f "$nextdeb" ] || fail "the upgrade build made no $nextdeb"
+  if [ ${#sudo[@]} -gt 0 ]; then
+    phase "the boot, as root: ${sudo[*]} $0 --boot $arch"
+    exec 9>&-
+    exec "${sudo[@]}" env PATH="$PATH" GORELEASER="$goreleaser" "$0" --boot "$arch"
+  fi
+fi
+
 # The root file system, built once: Debian 12 with systemd as init and curl.
 rootfs=$work/debian12-$arch.tar
 mm=(mmdebstrap --variant=minbase --include=systemd-sysv,curl --architectures="$arch" bookworm)
@@ -138,27 +175,6 @@ if [ ! -f "$rootfs" ] || [ "$(cat "$rootfs.args" 2>/dev/null)" != "${mm[*]}" ]; 
   mv "$work/debian12-new.tar" "$rootfs"
   echo "${mm[*]}" >"$rootfs.args"
 fi
-
-# The newer build: the same tree as version $next, with a changed default
-# environment file (a line added), for this platform and .deb only.
-phase "building the upgrade package $next (goreleaser)"
-up=$work/next
-rm -rf "$up"
-mkdir -p "$up"
-cp distribution/packaging/otelcol-xlaoom.conf "$up/otelcol-xlaoom.conf"
-echo "# (changed in $next)" >>"$up/otelcol-xlaoom.conf"
-sed -E -e "s/^    goos: .*/    goos: [linux]/" -e "s/^    goarch: .*/    goarch: [$arch]/" \
-  -e "s|^  version_template: .*|  version_template: \"$next\"|" \
-  -e "s|src: distribution/packaging/otelcol-xlaoom.conf|src: $up/otelcol-xlaoom.conf|" \
-  -e "s/formats: \[deb, rpm\]/formats: [deb]/" .goreleaser.yaml >"$up/goreleaser.yaml"
-echo "dist: $up/dist" >>"$up/goreleaser.yaml"
-for want in "goarch: \[$arch\]" "version_template: \"$next\"" "src: $up/otelcol-xlaoom.conf" "formats: \[deb\]"; do
-  grep -q "$want" "$up/goreleaser.yaml" || fail "could not derive the upgrade build's config ($want) from .goreleaser.yaml"
-done
-"$goreleaser" release --snapshot --clean --skip=archive --config "$up/goreleaser.yaml" >"$up/goreleaser.log" 2>&1 ||
-  { tail -20 "$up/goreleaser.log" >&2; fail "the upgrade build failed"; }
-nextdeb=$up/dist/otelcol-xlaoom_${next//-/\~}_$arch.deb
-[ -f "$nextdeb" ] || fail "the upgrade build made no $nextdeb"
 
 phase "booting Debian 12 (systemd-nspawn)"
 run=$(mktemp -d "$work/run.XXXXXX")
