@@ -27,10 +27,11 @@
 # user's machine. There is no system bus here: --register=no --keep-unit, and
 # commands run inside through nsenter. The container is stopped on every exit.
 # Every wait is a bounded poll: the incident within 90 s.
-# Needs root, mmdebstrap and systemd-nspawn (Debian/Ubuntu: apt-get install -y
+# Needs root (or passwordless sudo, which then runs the part after the upgrade
+# build), mmdebstrap and systemd-nspawn (Debian/Ubuntu: apt-get install -y
 # mmdebstrap systemd-container), goreleaser (GORELEASER or out/tools) and the
-# network once, for the root file system. make test runs it after the package
-# test when they are there.
+# network once, for the root file system. make package-test and make test run
+# it after the package test when they are there.
 # --missing prints what is missing to run it (nothing when it can run).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
