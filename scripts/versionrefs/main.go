@@ -50,7 +50,7 @@ var references = []reference{
 	{glob: "docs/deployment.md", re: regexp.MustCompile(`gomod: github\.com/xlaoom/xlaoomprocessor v` + published)},
 	{glob: "docs/deployment.md", re: regexp.MustCompile(`otelcol-xlaoom_` + semver + `_amd64\.deb`)},
 	{glob: "README.md", re: regexp.MustCompile(`otelcol-xlaoom_` + semver + `_amd64\.deb`)},
-	{glob: "docs/explain.md", re: regexp.MustCompile("the first will be `@v" + semver + "`")},
+	{glob: "docs/explain.md", re: regexp.MustCompile("the next will be `@v" + semver + "`")},
 	{glob: "distribution/README.md", re: regexp.MustCompile(`otelcol-xlaoom:` + semver + ` validate`), dev: true},
 	{glob: "distribution/builder-config.yaml", re: regexp.MustCompile(`(?m)^  version: ` + semver + `$`), dev: true},
 	{glob: "distribution/cmd/otelcol-xlaoom*/main.go", re: regexp.MustCompile(`(?m)^var version = "` + semver + `"`), dev: true},
