@@ -179,4 +179,4 @@ package-test:
 	  missing=$$(GORELEASER=$$gr ./scripts/test-package-boot.sh --missing) && \
 	  if [ -z "$$missing" ]; then GORELEASER=$$gr ./scripts/test-package-boot.sh; \
 	  elif [ "$$CI" = true ]; then echo "FAIL: the boot test needs: $$missing"; exit 1; \
-	  else echo "SKIPPED the boot test: not installed: $$missing. Install: apt-get install -y mmdebstrap systemd-container (as root)"; fi
+	  else echo "SKIPPED the boot test: not installed: $$missing. Install: apt-get install -y mmdebstrap debian-archive-keyring systemd-container (as root)"; fi

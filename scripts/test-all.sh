@@ -144,7 +144,7 @@ if [ -n "$bootmissing" ] && [ "${CI:-}" = true ]; then
   check PackageBootTest bash -c "echo 'not installed: $bootmissing; .ci/run should have installed them (and runs as root)'; exit 1"
   status=1
 elif [ -n "$bootmissing" ]; then
-  skipped PackageBootTest "not installed: $bootmissing: the .deb was NOT booted. Install (as root): apt-get install -y mmdebstrap systemd-container (Debian/Ubuntu); ./scripts/install-goreleaser.sh"
+  skipped PackageBootTest "not installed: $bootmissing: the .deb was NOT booted. Install (as root): apt-get install -y mmdebstrap debian-archive-keyring systemd-container (Debian/Ubuntu); ./scripts/install-goreleaser.sh"
 elif [ "$packaged" = true ]; then
   check PackageBootTest env GORELEASER="$goreleaser" "$root/scripts/test-package-boot.sh" || status=1
 else

@@ -28,8 +28,8 @@
 # commands run inside through nsenter. The container is stopped on every exit.
 # Every wait is a bounded poll: the incident within 90 s.
 # Needs root (or passwordless sudo, which then runs the part after the upgrade
-# build), mmdebstrap and systemd-nspawn (Debian/Ubuntu: apt-get install -y
-# mmdebstrap systemd-container), goreleaser (GORELEASER or out/tools) and the
+# build), mmdebstrap, Debian's archive keyring and systemd-nspawn (Debian/Ubuntu:
+# apt-get install -y mmdebstrap debian-archive-keyring systemd-container), goreleaser (GORELEASER or out/tools) and the
 # network once, for the root file system. make package-test and make test run
 # it after the package test when they are there.
 # --missing prints what is missing to run it (nothing when it can run).
@@ -52,6 +52,8 @@ fi
 for tool in mmdebstrap systemd-nspawn nsenter flock; do
   command -v "$tool" >/dev/null || missing+=("$tool")
 done
+keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+[ -f "$keyring" ] || missing+=("debian-archive-keyring")
 [ -x "$goreleaser" ] || missing+=("goreleaser")
 if [ "${1:-}" = --missing ]; then
   echo "${missing[*]}"
@@ -165,9 +167,10 @@ if [ "${1:-}" != --boot ]; then
   fi
 fi
 
-# The root file system, built once: Debian 12 with systemd as init and curl.
+# The root file system, built once: Debian 12 with systemd as init and curl,
+# checked against Debian's archive keyring whatever distribution this is.
 rootfs=$work/debian12-$arch.tar
-mm=(mmdebstrap --variant=minbase --include=systemd-sysv,curl --architectures="$arch" bookworm)
+mm=(mmdebstrap --variant=minbase --include=systemd-sysv,curl --architectures="$arch" --keyring="$keyring" bookworm)
 if [ ! -f "$rootfs" ] || [ "$(cat "$rootfs.args" 2>/dev/null)" != "${mm[*]}" ]; then
   phase "building the Debian 12 root file system (mmdebstrap, about 30 s): $rootfs"
   rm -f "$rootfs" "$rootfs.args"
