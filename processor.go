@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 
+	"github.com/xlaoom/xlaoomprocessor/internal/attemptmemory"
 	"github.com/xlaoom/xlaoomprocessor/internal/incident"
 	"github.com/xlaoom/xlaoomprocessor/internal/metadata"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
@@ -25,10 +26,14 @@ type logsProcessor struct {
 	finder    *oomrecord.Finder
 	telemetry *metadata.TelemetryBuilder
 	now       func() time.Time // dates a record that carries no time; replaced in tests
+	// attempts are the allocation attempts each job logged before its
+	// failures (processor_attempts.go).
+	attempts *attemptmemory.Memory
 }
 
 func newLogsProcessor(cfg *Config, finder *oomrecord.Finder, telemetry *metadata.TelemetryBuilder) *logsProcessor {
-	return &logsProcessor{cfg: cfg, finder: finder, telemetry: telemetry, now: time.Now}
+	return &logsProcessor{cfg: cfg, finder: finder, telemetry: telemetry, now: time.Now,
+		attempts: attemptmemory.New(cfg.IncidentWindow, attemptmemory.DefaultMaxJobs, attemptmemory.DefaultTTL)}
 }
 
 // processLogs tags every XLA OOM record in place. Records are never dropped,
@@ -102,16 +107,18 @@ func (p *logsProcessor) tagCandidate(res pcommon.Map, lr plog.LogRecord, texts *
 	case oom.FoundNothing:
 		return "", untouched
 	case oom.FoundWarning:
-		return p.warn(lr, &found.Warning)
+		return p.warn(res, lr, &found.Warning)
 	case oom.FoundFailure:
 	}
 	report := found.Report
 	if oomattr.Warned(lr.Attributes()) {
 		return "", untouched // tagged as a warning upstream: leave it as it is
 	}
+	now := p.now()
+	ts := recordtime.Of(lr, now)
+	p.decideRetry(res, lr, &report, ts, now)
 	oomattr.PutTop(report, lr.Attributes(), p.cfg.TopAllocations)
 	nameEvent(lr, oomattr.EventFailure)
-	ts := recordtime.Of(lr, p.now())
 	lr.Attributes().PutStr(oomattr.Incident, incident.ID(res, p.cfg.IncidentResourceAttributes, ts, p.cfg.IncidentWindow))
 	if p.cfg.SetSeverity && lr.SeverityNumber() == plog.SeverityNumberUnspecified {
 		lr.SetSeverityNumber(plog.SeverityNumberError)

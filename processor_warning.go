@@ -4,6 +4,7 @@
 package xlaoomprocessor // import "github.com/xlaoom/xlaoomprocessor"
 
 import (
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
@@ -14,13 +15,17 @@ import (
 // (rematerialization shortfall, allocator retry, start-up back-off, autotuner
 // fallback, cuDNN memory figures). It writes xla.memory.warning and its own
 // attributes, never xla.error.code, so nothing that counts failures counts it.
-// A record already carrying xla.memory.warning is left as it is.
-func (p *logsProcessor) warn(lr plog.LogRecord, w *oom.Warning) (string, tagging) {
+// A record already carrying xla.memory.warning is left as it is. The
+// allocation attempts it tags are remembered for the job's next failure.
+func (p *logsProcessor) warn(res pcommon.Map, lr plog.LogRecord, w *oom.Warning) (string, tagging) {
 	if oomattr.Warned(lr.Attributes()) {
 		return "", untouched
 	}
 	oomattr.PutWarning(*w, lr.Attributes())
 	nameEvent(lr, oomattr.EventWarning)
+	if w.Kind == oom.WarningAllocationAttempt {
+		p.rememberAttempts(res, w.Attempts)
+	}
 	if p.cfg.SetSeverity && lr.SeverityNumber() == plog.SeverityNumberUnspecified {
 		lr.SetSeverityNumber(plog.SeverityNumberWarn)
 		if lr.SeverityText() == "" {

@@ -30,11 +30,16 @@ func (s *attemptSeries) add(at int, r *Report, requested string) {
 }
 
 // eachAttempt calls fn with each allocation attempt in flat: where it
-// starts, what it reads and its request as printed.
-func (z *Recognizer) eachAttempt(flat string, fn func(at int, r *Report, requested string)) {
+// starts, what it reads and its request as printed. Matches that the
+// speaker of their statement (st) says are no attempt are left out
+// (speakers.go).
+func (z *Recognizer) eachAttempt(flat string, st *statements, fn func(at int, r *Report, requested string)) {
 	for _, i := range z.attempts {
 		w := &z.warnings[i]
 		w.each(flat, func(m match) {
+			if st.notAttempt(m.start()) {
+				return
+			}
 			r := Report{Backend: w.backend}
 			readStandardGroups(&r, m)
 			if w.read == nil || w.read(&r, m) {
@@ -71,8 +76,8 @@ func exactFromAttempt(r *Report, printed string, s *attemptSeries) bool {
 // hasAttempt reports whether flat holds an allocation attempt: the
 // last-resort layer leaves such an entry alone (a refusal at ERROR is not a
 // failure).
-func (z *Recognizer) hasAttempt(flat string) bool {
+func (z *Recognizer) hasAttempt(flat string, st *statements) bool {
 	found := false
-	z.eachAttempt(flat, func(int, *Report, string) { found = true })
+	z.eachAttempt(flat, st, func(int, *Report, string) { found = true })
 	return found
 }

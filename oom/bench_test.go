@@ -181,9 +181,10 @@ func BenchmarkRecognize(b *testing.B) {
 // absolute ns/op of separate benchmarks drift.
 func BenchmarkMayContainRatio(b *testing.B) { benchRatio(b, MayContain) }
 
-// BenchmarkMayContainPerKeyRatio is BenchmarkMayContainRatio for the path
-// without the one-pass scan (no AVX2: arm64, older x86), one pass per key.
-// A benchmark of its own: timed in the same rounds, it perturbs the other.
+// BenchmarkMayContainPerKeyRatio is BenchmarkMayContainRatio for one pass
+// per key (what texts shorter than one step of the one-pass scan take),
+// the alternative the one-pass scan is measured against. A benchmark of its
+// own: timed in the same rounds, it perturbs the other.
 func BenchmarkMayContainPerKeyRatio(b *testing.B) {
 	benchRatio(b, defaultRecognizer.prefilter.mayContainPerKey)
 }

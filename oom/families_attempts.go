@@ -42,7 +42,7 @@ var attemptFamilies = []warningFamily{
 		// failure family gpu-driver-alloc-status.
 		id:      "gpu-driver-alloc-attempt",
 		summary: "Attempt: the CUDA or ROCm driver refused a device allocation (log line, any level); the allocator retries with less or the request fails with a status.",
-		kind:    WarningAllocationAttempt, attempt: true,
+		kind:    WarningAllocationAttempt, attempt: true, raised: "gpu-driver-alloc-status",
 		phase: PhaseRuntime, backend: BackendGPU,
 		anchor: " from device: ",
 		expr: `[Ff]ailed to allocate (?:` + sizeGroup("requested") + ` \((?P<requested_exact>\d+) bytes\)|(?P<requested_bytes>\d+) bytes) from device: (?:RESOURCE_EXHAUSTED: :? ?)?` +
@@ -76,7 +76,7 @@ var attemptFamilies = []warningFamily{
 		// the failure family gpu-cuda-async-allocator.
 		id:      "gpu-cuda-async-reservation-attempt",
 		summary: "Attempt: CUDA refused the cudaMallocAsync allocator's pool reservation at start-up (log line; the allocator runs on without it).",
-		kind:    WarningAllocationAttempt, attempt: true,
+		kind:    WarningAllocationAttempt, attempt: true, raised: "gpu-cuda-async-allocator",
 		phase: PhaseRuntime, backend: BackendGPU,
 		anchor: "Async failed to allocate",
 		expr:   asyncRefusalExpr,

@@ -100,6 +100,10 @@ type warningFamily struct {
 	// for the very request that failed; without one it is a warning, and the
 	// last-resort layer never reads its entry as a failure.
 	attempt bool
+	// raised, for an attempt, is the id of the failure family its words
+	// are read as when a status XLA's stack raised carries them
+	// (speakers.go); "" leaves such a status to the last-resort layer.
+	raised  string
 	phase   string
 	backend string
 	anchor  string

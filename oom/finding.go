@@ -29,12 +29,13 @@ type Finding struct {
 // reads it. Both read the same flattened text, so it is flattened once.
 func (z *Recognizer) Find(text string, warnings bool) Finding {
 	var info infoLines
-	flat := z.flattenLevels(text, &info)
-	if r, ok := z.recognizeFlat(text, flat, &info); ok {
+	var st statements
+	flat := z.flattenLevels(text, &info, &st)
+	if r, ok := z.recognizeFlat(text, flat, &info, &st); ok {
 		return Finding{Found: FoundFailure, Report: r}
 	}
 	if warnings {
-		if w, ok := z.recognizeWarningFlat(flat); ok {
+		if w, ok := z.recognizeWarningFlat(flat, &st); ok {
 			return Finding{Found: FoundWarning, Warning: w}
 		}
 	}

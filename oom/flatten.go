@@ -3,7 +3,11 @@
 
 package oom
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/speaker"
+)
 
 // The flatten pipeline, in the order it runs: escapes.go undoes what a log
 // pipeline or a paste adds to the text, headers.go strips each line's log
@@ -18,13 +22,15 @@ import "strings"
 // read as one sentence. A line break inside a word or a number of a
 // terminal-wrapped paste, and a container runtime's partial line, join
 // without a space (wrap.go).
-func (z *Recognizer) flatten(text string) string { return z.flattenLevels(text, nil) }
+func (z *Recognizer) flatten(text string) string { return z.flattenLevels(text, nil, nil) }
 
 // flattenLevels is flatten that also records, in info (when not nil), the
-// spans of the result that came from lines logged at INFO (levels.go).
-func (z *Recognizer) flattenLevels(text string, info *infoLines) string {
+// spans of the result that came from lines logged at INFO (levels.go), and
+// in st (when not nil) who printed each statement (statements.go).
+func (z *Recognizer) flattenLevels(text string, info *infoLines, st *statements) string {
 	if isFlat(text) {
-		return text // the common one-line case: no copy
+		st.single(text) // speaker hook: one statement, no header
+		return text     // the common one-line case: no copy
 	}
 	if strings.IndexByte(text, 0x1b) >= 0 {
 		text = stripANSI(text)
@@ -45,10 +51,27 @@ func (z *Recognizer) flattenLevels(text string, info *infoLines) string {
 			text = ""
 		}
 		line, lv, stripped := stripHeadersLevel(raw)
+		header := raw[:len(raw)-len(line)]
 		if stripped {
 			level = lv // a line without a header continues the entry above
 		}
 		line = stripQuoteMarkers(line)
+		// Speaker hook: a statement starts at the record's first line, at a
+		// header that states a level (a launcher's tag alone, "(pid=1) ",
+		// "[1,0]<stderr>:", prefixes every line of one message) or at an
+		// exception or traceback, which continues no INFO line above it.
+		if st != nil {
+			begins := len(b) == 0 || stripped && lv != 0
+			if !begins && speaker.StartsStatement(line) {
+				begins = true
+				if !stripped {
+					level = 0
+				}
+			}
+			if begins {
+				st.begin(len(b), header, line)
+			}
+		}
 		if len(line) > 0 && !isSpace(line[0]) && (partial || tight && !stripped && z.wrapWords.joinsWrap(b, line)) {
 			space = false
 		}
@@ -76,7 +99,9 @@ func (z *Recognizer) flattenLevels(text string, info *infoLines) string {
 		}
 		space = true
 	}
-	return string(b)
+	flat := string(b)
+	st.finish(flat) // speaker hook
+	return flat
 }
 
 // isFlat reports whether flatten would return text unchanged: one line, no

@@ -127,8 +127,9 @@ func (z *Recognizer) recognizeGeneric(text string) (Report, bool) {
 	var r Report
 	found := false
 	eachLogEntry(text, func(level byte, entry string) bool {
-		flat := z.flatten(entry)
-		found = !z.hasAttempt(flat) && readGenericEntry(&r, level, flat)
+		var st statements // speaker hook: who printed the entry's statements
+		flat := z.flattenLevels(entry, nil, &st)
+		found = !z.hasAttempt(flat, &st) && readGenericEntry(&r, level, flat, &st)
 		return !found
 	})
 	return r, found
@@ -188,7 +189,7 @@ func notNameRune(c rune) bool { return c >= 128 || c != '.' && !isWordByte(byte(
 
 // readGenericEntry reads the first statement of one flattened entry that
 // the last-resort layer accepts into r.
-func readGenericEntry(r *Report, level byte, flat string) bool {
+func readGenericEntry(r *Report, level byte, flat string, st *statements) bool {
 	if level == 'I' || level == 'W' || level == 'D' {
 		return false
 	}
@@ -200,6 +201,9 @@ func readGenericEntry(r *Report, level byte, flat string) bool {
 	lower := asciiLower(flat)
 	xla := strings.Contains(lower, "xla") || strings.Contains(lower, "jax") || strings.Contains(lower, "pjrt")
 	for _, loc := range genericStatement.FindAllStringSubmatchIndex(lower, 8) {
+		if st.foreign(loc[0]) {
+			continue // speaker hook: another program's words
+		}
 		if g, ok := readGenericStatement(flat, lower, loc, level, xla); ok {
 			*r = g
 			return true

@@ -26,10 +26,10 @@ const jobsDir = "testdata/jobs"
 var jobLineStart = regexp.MustCompile(`^(?:\([A-Za-z0-9_]+ pid=\d+\) )?(?:[IWEF]\d{4} \d\d:\d\d:\d\d|\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d)`)
 
 // jobAttemptLine is a line that starts an allocation attempt: StreamExecutor's
-// refusals, and the cudaMallocAsync refusals other than the failing request
-// (the pool's reservation at start-up).
+// refusals and the cudaMallocAsync refusals, other than the refusal of the
+// failing request itself (which is the failure, not an attempt on the way).
 var (
-	jobAttemptLine = regexp.MustCompile(`Failed to allocate (?:device|host|collective) memory of `)
+	jobAttemptLine = regexp.MustCompile(`Failed to allocate (?:device|host|collective) memory of \S+ \((\d+) bytes\)`)
 	jobAsyncLine   = regexp.MustCompile(`cuMemAllocAsync failed to allocate (\d+) bytes`)
 )
 
@@ -54,7 +54,7 @@ func readJobRecords(t *testing.T, name string, failing *int64) (records []string
 	}
 	var cur []string
 	for _, line := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
-		if jobAttemptLine.MatchString(line) {
+		if m := jobAttemptLine.FindStringSubmatch(line); m != nil && (failing == nil || m[1] != strconv.FormatInt(*failing, 10)) {
 			attemptLines++
 		}
 		if m := jobAsyncLine.FindStringSubmatch(line); m != nil && (failing == nil || m[1] != strconv.FormatInt(*failing, 10)) {

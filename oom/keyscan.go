@@ -3,28 +3,30 @@
 
 package oom
 
-// The one-pass key scan: where the processor has it (AVX2 on amd64), every
-// key of MayContain is found in one pass over the text, 64 bytes at a time,
-// and all the hits of a line come back from one call, instead of one pass
-// per key (BENCHMARKS.md, "The prefilter's keys"). Elsewhere MayContain
-// makes the passes (mayContainPerKey); both confirm the same hits, so they
-// answer alike.
+import "math/bits"
 
-// The one-pass scan's keys: one or two single bytes that differ in one bit
-// (like 'R' and 'B': one comparison finds both), and one key of four bytes
-// (a word whose first bytes alone are common, like the "lloc" of
-// "allocate": "ll" is twice as frequent in log text as "lloc"; measured in
-// BENCHMARKS.md).
+// The one-pass key scan, in plain Go and the same on every architecture:
+// every key of MayContain is found in one pass over the text, 16 bytes per
+// step, eight at a time in a 64-bit word (SWAR), and the hits of a line come
+// back from one call, instead of one strings.IndexByte or strings.Index pass
+// per key (BENCHMARKS.md, "The prefilter's keys").
+
+// The keys it reads: one or two single bytes that differ in one bit (like
+// 'R' and 'B': one comparison finds both), and one key of four bytes (a word
+// whose first bytes alone are common, like the "lloc" of "allocate"), of
+// which it compares the first and last bytes (measured in BENCHMARKS.md).
 const (
 	singleKeySlots = 2
 	wordKeyLen     = 4
 )
 
-// minOnePassLen: the one-pass scan reads 35 bytes at a time; shorter texts
-// take the per-key passes, which are as cheap there. maxOnePassLen: it
-// writes hit indexes as int32.
+// A step reads blockLen bytes' hits from blockRead bytes (the word's last
+// byte lies three bytes on). minOnePassLen: shorter texts take the per-key
+// passes. maxOnePassLen: hit indexes are int32.
 const (
-	minOnePassLen = 35
+	blockLen      = 16
+	blockRead     = blockLen + wordKeyLen - 1
+	minOnePassLen = blockRead
 	maxOnePassLen = 1<<31 - 1
 )
 
@@ -32,16 +34,27 @@ const (
 // lines have a few at most, so one call covers them.
 const maxKeyHits = 8
 
-// keyVectors are the keys as the one-pass scan reads them, each byte
-// repeated over 32 bytes: the bit the single keys differ in and their value
-// with that bit set (a byte b is a single key when b|bit == value), then the
-// four-byte key's bytes.
-type keyVectors [2 + wordKeyLen][32]byte
+// lowBytes and highBits repeat 0x01 and 0x80 over a word; low7 is 0x7f.
+const (
+	lowBytes = 0x0101010101010101
+	highBits = 0x8080808080808080
+	low7     = 0x7f7f7f7f7f7f7f7f
+)
 
-// newKeyVectors lays out keys in the slots: one or two single bytes that
-// differ in at most one bit and at most one key of four bytes (a missing
-// one repeats the first single key); it panics when they do not fit.
-func newKeyVectors(keys []string) keyVectors {
+// keyWords are the keys as the scan compares them, each byte repeated over
+// a word: the bit the single keys differ in and their value with it set (a
+// byte b is a single key when b|bit == value), then the four-byte key's
+// first and last bytes.
+type keyWords struct {
+	singleBit, singleValue uint64
+	wordFirst, wordLast    uint64
+}
+
+// newKeyWords lays out keys: one or two single bytes that differ in at
+// most one bit and at most one key of four bytes (a missing one repeats
+// the first single key, which finds a subset of its hits); it panics when
+// they do not fit.
+func newKeyWords(keys []string) keyWords {
 	var singles, word []byte
 	for _, k := range keys {
 		switch {
@@ -64,13 +77,107 @@ func newKeyVectors(keys []string) keyVectors {
 		}
 	}
 	if word == nil {
-		word = []byte{singles[0], singles[0], singles[0], singles[0]} // finds a subset of its hits
+		word = []byte{singles[0], singles[0], singles[0], singles[0]}
 	}
-	var v keyVectors
-	for k, b := range append([]byte{bit, singles[0] | bit}, word...) {
-		for i := range v[k] {
-			v[k][i] = b
+	return keyWords{
+		singleBit: uint64(bit) * lowBytes, singleValue: uint64(singles[0]|bit) * lowBytes,
+		wordFirst: uint64(word[0]) * lowBytes, wordLast: uint64(word[wordKeyLen-1]) * lowBytes,
+	}
+}
+
+// mayHit reports whether the eight bytes x (with y, the eight bytes three
+// further on) may hold a hit: any high bit of the result, masked with
+// highBits; it may say yes wrongly (a byte above a hit, or
+// a byte of x or y with its high bit set), never no wrongly: a byte of a or
+// b is zero where a key hits, and then the high bit of a-1 or b-1 is set
+// while a&b's is clear.
+func mayHit(x, y, bit, value, first, last uint64) uint64 {
+	a, b := x|bit^value, (x^first)|(y^last)
+	return ((a - lowBytes) | (b - lowBytes)) &^ (a & b) // & highBits: the caller's
+}
+
+// hits returns the high bit of each byte of x that is a hit, exactly: a
+// byte v is non-zero when the high bit of ((v&0x7f)+0x7f)|v is set.
+func (k *keyWords) hits(x, y uint64) uint64 {
+	a, b := x|k.singleBit^k.singleValue, (x^k.wordFirst)|(y^k.wordLast)
+	return ^((a&low7 + low7 | a) & (b&low7 + low7 | b)) & highBits
+}
+
+// load64 reads eight bytes little-endian (the compiler makes it one load).
+func load64(w string) uint64 {
+	_ = w[7]
+	return uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+}
+
+// keyHits writes to out the indexes of the key hits in s[from:len(s)-3], in
+// order, and returns how many; when out fills up, next is where to go on.
+// It needs minOnePassLen <= len(s) <= maxOnePassLen. The last, partial step
+// reads the block that ends three bytes before the end, without the hits
+// before from.
+func keyHits(s string, from int, k *keyWords, out *[maxKeyHits]int32) (n, next int) {
+	end := len(s) - (wordKeyLen - 1)
+	i := from
+	for {
+		step, found := nextStep(s[i:], k.singleBit, k.singleValue, k.wordFirst, k.wordLast)
+		i += step
+		if !found {
+			break
+		}
+		w := s[i : i+blockRead]
+		if n, next = appendHits(out, n, i, k.hits(load64(w[0:8]), load64(w[wordKeyLen-1:wordKeyLen+7]))); next >= 0 {
+			return n, next
+		}
+		if n, next = appendHits(out, n, i+8, k.hits(load64(w[8:16]), load64(w[wordKeyLen+7:wordKeyLen+15]))); next >= 0 {
+			return n, next
+		}
+		i += blockLen
+	}
+	if i < end {
+		at := len(s) - blockRead
+		w := s[at:]
+		m0 := k.hits(load64(w[0:8]), load64(w[wordKeyLen-1:wordKeyLen+7]))
+		m1 := k.hits(load64(w[8:16]), load64(w[wordKeyLen+7:wordKeyLen+15]))
+		// Clear the bytes before i (1 to 15 of them).
+		if done := i - at; done >= 8 {
+			m0, m1 = 0, m1&^(1<<(8*(done-8))-1)
+		} else {
+			m0 &^= 1<<(8*done) - 1
+		}
+		if n, next = appendHits(out, n, at, m0); next >= 0 {
+			return n, next
+		}
+		if n, next = appendHits(out, n, at+8, m1); next >= 0 {
+			return n, next
 		}
 	}
-	return v
+	return n, end
+}
+
+// nextStep returns the offset of the first step of t that may hold a hit
+// (found), or where the full steps of t end. It is the scan's hot loop, kept
+// small so that the compiler holds everything in registers.
+func nextStep(t string, bit, value, first, last uint64) (offset int, found bool) {
+	n := len(t)
+	for ; len(t) >= blockRead; t = t[blockLen:] {
+		x0, y0 := load64(t[0:8]), load64(t[wordKeyLen-1:wordKeyLen+7])
+		x1, y1 := load64(t[8:16]), load64(t[wordKeyLen+7:wordKeyLen+15])
+		if (mayHit(x0, y0, bit, value, first, last)|mayHit(x1, y1, bit, value, first, last))&highBits != 0 {
+			return n - len(t), true
+		}
+	}
+	return n - len(t), false
+}
+
+// appendHits appends the bytes of m, a hit mask of the eight bytes at
+// base, to out; next >= 0 when out fills up: where to go on.
+func appendHits(out *[maxKeyHits]int32, n, base int, m uint64) (int, int) {
+	for ; m != 0; m &= m - 1 {
+		i := base + bits.TrailingZeros64(m)/8
+		out[n] = int32(i)
+		if n++; n == maxKeyHits {
+			return n, i + 1
+		}
+	}
+	return n, -1
 }

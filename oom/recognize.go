@@ -31,18 +31,19 @@ func (z *Recognizer) Recognize(text string) (Report, bool) {
 // that it reads nothing MayContain rejects).
 func (z *Recognizer) recognizeUnfiltered(text string) (Report, bool) {
 	var info infoLines
-	return z.recognizeFlat(text, z.flattenLevels(text, &info), &info)
+	var st statements
+	return z.recognizeFlat(text, z.flattenLevels(text, &info, &st), &info, &st)
 }
 
-// recognizeFlat is Recognize on text flattened to flat. The last-resort
-// layer reads text itself, entry by entry.
-func (z *Recognizer) recognizeFlat(text, flat string, info *infoLines) (Report, bool) {
+// recognizeFlat is Recognize on text flattened to flat, whose statements'
+// speakers are st. The last-resort layer reads text itself, entry by entry.
+func (z *Recognizer) recognizeFlat(text, flat string, info *infoLines, st *statements) (Report, bool) {
 	var buf [8]candidate
 	cands := buf[:0]
 	for i := range z.families {
 		f := &z.families[i]
 		f.each(flat, func(m match) {
-			if guarded(flat, m.start()) {
+			if guarded(flat, m.start()) || st.foreign(m.start()) { // speaker hook: another program's words
 				return
 			}
 			if f.kind == logOnly && info.contains(m.start()) {
@@ -59,15 +60,21 @@ func (z *Recognizer) recognizeFlat(text, flat string, info *infoLines) (Report, 
 		})
 	}
 
+	// Speaker hooks (speakers.go): an allocation attempt inside a status
+	// XLA's stack raised is a failure, the others are the record's
+	// attempts; a code in a foreign statement is not XLA's.
+	var attempts attemptSeries
+	cands = z.eachAttemptOrRaised(flat, st, cands, attempts.add)
 	var codeBuf [4]codeAt
-	codes := findCodes(flat, codeBuf[:0])
+	codes := withoutForeign(findCodes(flat, codeBuf[:0]), st)
 
 	var r Report
 	var traits adviceTraits
 	var failure *family // the primary candidate's family, nil for a bare code
-	var attempts attemptSeries
-	ownRequest := 0 // 1 when an attempt is the failing request itself
+	ownRequest := 0     // 1 when an attempt is the failing request itself
+	exceptionAt := -1
 	if p := primary(cands); p >= 0 {
+		exceptionAt = cands[p].at
 		r = cands[p].r
 		for i := range cands {
 			if i != p {
@@ -78,7 +85,6 @@ func (z *Recognizer) recognizeFlat(text, flat string, info *infoLines) (Report, 
 		if c, ok := codeFor(codes, cands[p].at); ok {
 			r.Code = c
 		}
-		z.eachAttempt(flat, attempts.add)
 		if exactFromAttempt(&r, cands[p].requestedToken, &attempts) {
 			ownRequest = 1
 		}
@@ -100,11 +106,11 @@ func (z *Recognizer) recognizeFlat(text, flat string, info *infoLines) (Report, 
 		}
 	}
 
-	if failure == nil {
-		z.eachAttempt(flat, attempts.add)
-	}
-	r.Attempts = attempts.count
-	r.refusedBefore = attempts.count - ownRequest
+	// The refusal of the failing request itself is the failure, not an
+	// attempt on the way (explain counts alike).
+	r.Attempts = attempts.count - ownRequest
+	r.refusedBefore, r.ownRefused = r.Attempts, ownRequest == 1
+	r.ExceptionType = st.exceptionType(exceptionAt)
 
 	for _, d := range details {
 		eachAnchor(flat, d.anchor, func(i int) {

@@ -13,6 +13,7 @@ type Recognizer struct {
 	families  []family        // failure families, in matching order
 	warnings  []warningFamily // memory-pressure warnings, in matching order
 	attempts  []int           // the indexes in warnings of the allocation attempts
+	raisedAs  []*family       // per attempt, the family its raised form is read as (nil: none)
 	prefilter prefilter
 	wrapWords wrapVocabulary
 }
@@ -76,8 +77,9 @@ func newRecognizer(failures [][]family, warnings [][]warningFamily) *Recognizer 
 			z.warnings = append(z.warnings, w)
 		}
 	}
-	z.prefilter = buildPrefilter(z.cues())
+	z.prefilter = buildPrefilter(z.prefilterCues())
 	z.wrapWords = buildWrapVocabulary(z.exprs())
+	z.resolveRaised() // speakers.go
 	return z
 }
 

@@ -13,7 +13,8 @@ import (
 )
 
 // adviceCorpus is every real message the package holds: the fixtures, the
-// raw captures, the message files and each family's example.
+// raw captures, the message files, the failed jobs' whole logs and each
+// family's example.
 func adviceCorpus(t *testing.T) map[string]string {
 	t.Helper()
 	texts := map[string]string{}
@@ -35,6 +36,18 @@ func adviceCorpus(t *testing.T) map[string]string {
 			}
 			texts[p] = string(data)
 		}
+	}
+	// The whole job logs: a failure after the driver's refusals on the way.
+	jobs, err := filepath.Glob(filepath.Join(jobsDir, "*_oom.log"))
+	if err != nil || len(jobs) == 0 {
+		t.Fatalf("no job logs (%v)", err)
+	}
+	for _, p := range jobs {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts[p] = string(data)
 	}
 	for i := range defaultRecognizer.families {
 		f := &defaultRecognizer.families[i]
@@ -83,7 +96,7 @@ func TestAdviceRowsReachable(t *testing.T) {
 			continue
 		}
 		var info infoLines
-		flat := defaultRecognizer.flattenLevels(text, &info)
+		flat := defaultRecognizer.flattenLevels(text, &info, nil)
 		traits, own := adviceTraitsOf(r.Family)
 		if own && r.Family != FamilyGeneric {
 			continue // a family's own advice is not a table

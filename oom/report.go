@@ -6,8 +6,8 @@
 // advises what to do. It has no OpenTelemetry Collector types, so the processor,
 // the connector and any other tool can share it.
 //
-// Use MayContain on every record (it is about as cheap as one
-// strings.Contains and allocates nothing) and Recognize on those it passes;
+// Use MayContain on every record (a few strings.Contains' worth, BENCHMARKS.md,
+// and it allocates nothing) and Recognize on those it passes;
 // Recognizer.Find reads a text's failure, else its memory-pressure warning,
 // from one flattening.
 //
@@ -128,11 +128,20 @@ type Report struct {
 	// Attempts counts the allocation attempts in the failure's record: the
 	// requests the driver refused on the way (families_attempts.go). They are
 	// context, never the failure: no size of theirs is read into the report,
-	// except the exact bytes of the very request that failed.
+	// except the exact bytes of the very request that failed, whose refusal
+	// is the failure itself and not counted.
 	Attempts int
-	// refusedBefore is Attempts less the refusal of the failing request
-	// itself: the driver's refusals on the way, which the advice reads.
+	// refusedBefore is Attempts: the driver's refusals on the way, which
+	// the advice reads. ownRefused: the record also holds the driver's
+	// refusal of the failing request itself (the platform allocator logs
+	// it), which Attempts does not count.
 	refusedBefore int
+	ownRefused    bool
+
+	// ExceptionType is the type of the exception the record raised
+	// ("jax.errors.JaxRuntimeError"; the semantic conventions'
+	// exception.type), "" when the record holds none.
+	ExceptionType string
 
 	Cause       string   // CauseFragmentation or CauseExhaustion when both sizes are known
 	Remediation []string // ordered, concrete actions; never empty on a recognised failure

@@ -75,7 +75,7 @@ var retryRules = []retryRule{
 	},
 	{
 		name: "driver refused before the failure", verdict: RetryMayHelp, when: driverRefusedBefore,
-		condition: "the driver refused device memory before the failure: in its record (`xla.oom.attempts` beyond the request itself) or, in `xlaoom explain`, in the records before it",
+		condition: "the driver refused device memory before the failure: in its record (`xla.oom.attempts` beyond the request itself) or in the job's records before it (the attempts the processor tagged for the job, which it remembers; `xlaoom explain` reads the whole log)",
 		evidence: "The GPU driver refused allocations with CUDA_ERROR_OUT_OF_MEMORY before the failure (a pool's set-up " +
 			"backing off, a pool that could not grow: StreamExecutor, BFC, cuMemAllocAsync): the driver counts every " +
 			"process's memory, not XLA's pool. Every real job of oom/testdata/jobs that failed beside another process or " +
@@ -177,5 +177,5 @@ func RetryRule(r *Report, refusedBefore int) string {
 }
 
 func (r *Report) retryCase(refusedBefore int) retryCase {
-	return retryCase{r: r, refusedBefore: max(refusedBefore, r.refusedBefore), ownRefused: r.Attempts > r.refusedBefore}
+	return retryCase{r: r, refusedBefore: max(refusedBefore, r.refusedBefore), ownRefused: r.ownRefused}
 }

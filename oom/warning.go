@@ -104,16 +104,19 @@ func (z *Recognizer) RecognizeWarning(text string) (Warning, bool) {
 	if !z.MayContain(text) {
 		return Warning{}, false // as Recognize: only what the prefilter passes
 	}
-	return z.recognizeWarningFlat(z.flatten(text))
+	var st statements
+	flat := z.flattenLevels(text, nil, &st)
+	return z.recognizeWarningFlat(flat, &st)
 }
 
-// recognizeWarningFlat is RecognizeWarning on flattened text.
-func (z *Recognizer) recognizeWarningFlat(flat string) (Warning, bool) {
+// recognizeWarningFlat is RecognizeWarning on flattened text, whose
+// statements' speakers are st.
+func (z *Recognizer) recognizeWarningFlat(flat string, st *statements) (Warning, bool) {
 	best, at := Warning{}, -1
 	for i := range z.warnings {
 		f := &z.warnings[i]
 		f.each(flat, func(m match) {
-			if at >= 0 && m.start() >= at {
+			if at >= 0 && m.start() >= at || st.foreign(m.start()) { // speaker hook: another program's words
 				return
 			}
 			r := Report{Backend: f.backend}
@@ -135,7 +138,7 @@ func (z *Recognizer) recognizeWarningFlat(flat string) (Warning, bool) {
 	}
 	if best.Kind == WarningAllocationAttempt {
 		var s attemptSeries
-		z.eachAttempt(flat, s.add)
+		z.eachAttempt(flat, st, s.add)
 		best.Attempts = s.count
 		if s.count > 1 {
 			best.Requested, best.Last = s.first, s.last

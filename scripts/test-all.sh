@@ -14,6 +14,7 @@
 #   prometheus, promtool       alerting end-to-end tests and rule unit tests
 #   VictoriaLogs               log-store end-to-end test (scripts/install-victorialogs.sh)
 #   goreleaser, rpm            the package test (scripts/test-packages.sh)
+#   mmdebstrap, systemd-nspawn the .deb booted in Debian 12 (scripts/test-package-boot.sh, as root)
 #
 # Every package is labelled with the collector release it was built against
 # ("[collector v0.158.0]", the newest-collector stage "[collector v0.165.0]"),
@@ -126,13 +127,28 @@ missing=()
 for tool in dpkg-deb rpm rpm2archive; do
   command -v "$tool" >/dev/null || missing+=("$tool")
 done
+packaged=false
 if [ ${#missing[@]} -eq 0 ]; then
-  check PackageTest env GORELEASER="$goreleaser" "$root/scripts/test-packages.sh" || status=1
+  check PackageTest env GORELEASER="$goreleaser" "$root/scripts/test-packages.sh" && packaged=true || status=1
 elif [ "${CI:-}" = true ]; then
   check PackageTest bash -c "echo 'not installed: ${missing[*]}; .ci/run should have installed them'; exit 1"
   status=1
 else
   skipped PackageTest "not installed: ${missing[*]}: the .deb/.rpm package test NOT run. Install: ./scripts/install-goreleaser.sh; apt-get install -y rpm (Debian/Ubuntu)"
+fi
+
+# The .deb just built, booted in Debian 12 under systemd-nspawn (as root).
+stage "packages: the .deb installed, used, upgraded and purged in a booted Debian 12"
+bootmissing=$(GORELEASER="$goreleaser" "$root/scripts/test-package-boot.sh" --missing)
+if [ -n "$bootmissing" ] && [ "${CI:-}" = true ]; then
+  check PackageBootTest bash -c "echo 'not installed: $bootmissing; .ci/run should have installed them (and runs as root)'; exit 1"
+  status=1
+elif [ -n "$bootmissing" ]; then
+  skipped PackageBootTest "not installed: $bootmissing: the .deb was NOT booted. Install (as root): apt-get install -y mmdebstrap debian-archive-keyring systemd-container (Debian/Ubuntu); ./scripts/install-goreleaser.sh"
+elif [ "$packaged" = true ]; then
+  check PackageBootTest env GORELEASER="$goreleaser" "$root/scripts/test-package-boot.sh" || status=1
+else
+  skipped PackageBootTest "the package test did not build the packages: nothing to boot"
 fi
 
 if [ -f "$root/examples/prometheus/alerts_test.yaml" ]; then

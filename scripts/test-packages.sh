@@ -6,14 +6,16 @@
 # compile on 2 cores) into out/packages/dist, then checks what a user installs:
 #   - checksums.txt matches every archive and package;
 #   - the .deb and the .rpm hold exactly the expected files (binary, systemd
-#     unit, config, environment file, storage directory), mark the two files
-#     under /etc/otelcol-xlaoom as configuration (kept on upgrade), and carry
-#     the scripts that create the service's user;
+#     unit, the node agent and the single-machine configs, environment file,
+#     storage directory), mark the three files under /etc/otelcol-xlaoom as
+#     configuration (kept on upgrade), and carry the scripts that create the
+#     service's user, start and stop the service and, on purge, delete its data;
 #   - the unit runs /usr/bin/otelcol-xlaoom as that user with the packaged config;
-#   - the packaged binary reports the snapshot's version and validates the
-#     packaged config; the archives hold the same binaries.
+#   - the packaged binary reports the snapshot's version and validates both
+#     packaged configs; the archives hold the same binaries.
 # Needs goreleaser (scripts/install-goreleaser.sh), dpkg-deb, rpm and rpm2archive
-# (Debian: apt-get install -y rpm). make test runs it when they are there.
+# (Debian: apt-get install -y rpm). make test runs it when they are there, then
+# the boot test (scripts/test-package-boot.sh: the .deb in a booted Debian).
 # --checks-only checks the snapshot already in out/packages/dist again.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -53,18 +55,21 @@ sha256sum --check --strict checksums.txt
 [ "$(wc -l <checksums.txt)" -eq 4 ] || fail "checksums.txt should list 2 archives and 2 packages: $(cat checksums.txt)"
 
 # The files a package installs, directories that only hold them left out.
-want="/etc/otelcol-xlaoom/config.yaml
+want="/etc/otelcol-xlaoom/all-in-one.yaml
+/etc/otelcol-xlaoom/config.yaml
 /etc/otelcol-xlaoom/otelcol-xlaoom.conf
 /lib/systemd/system/otelcol-xlaoom.service
 /usr/bin/otelcol-xlaoom
 /var/lib/otelcol-xlaoom"
-conffiles="/etc/otelcol-xlaoom/config.yaml
+conffiles="/etc/otelcol-xlaoom/all-in-one.yaml
+/etc/otelcol-xlaoom/config.yaml
 /etc/otelcol-xlaoom/otelcol-xlaoom.conf"
 
 # installed ROOT: checks an unpacked package under ROOT.
 installed() {
   local r=$1
   cmp "$r/etc/otelcol-xlaoom/config.yaml" "$root/examples/agent.yaml" || fail "the packaged config is not examples/agent.yaml"
+  cmp "$r/etc/otelcol-xlaoom/all-in-one.yaml" "$root/distribution/packaging/all-in-one.yaml" || fail "the packaged single-machine config differs"
   cmp "$r/etc/otelcol-xlaoom/otelcol-xlaoom.conf" "$root/distribution/packaging/otelcol-xlaoom.conf" || fail "the environment file differs"
   local unit=$r/lib/systemd/system/otelcol-xlaoom.service
   cmp "$unit" "$root/distribution/packaging/otelcol-xlaoom.service" || fail "the unit differs from distribution/packaging"
@@ -74,14 +79,17 @@ installed() {
   has "$unit" "ExecStart=/usr/bin/otelcol-xlaoom \$OTELCOL_OPTIONS"
   has "$unit" "WantedBy=multi-user.target"
   has "$r/etc/otelcol-xlaoom/otelcol-xlaoom.conf" 'OTELCOL_OPTIONS="--config=/etc/otelcol-xlaoom/config.yaml"'
+  has "$r/etc/otelcol-xlaoom/otelcol-xlaoom.conf" '#   OTELCOL_OPTIONS="--config=/etc/otelcol-xlaoom/all-in-one.yaml"'
   [ -d "$r/var/lib/otelcol-xlaoom" ] || fail "no storage directory"
   local bin=$r/usr/bin/otelcol-xlaoom
   [ -x "$bin" ] || fail "$bin is not executable"
   "$bin" --version | tee "$work/version.txt"
   has "$work/version.txt" "otelcol-xlaoom version $version"
-  # validate: the config as the service reads it, with the unit's environment.
-  (set -a && . "$r/etc/otelcol-xlaoom/otelcol-xlaoom.conf" && HOST_NAME=$(hostname) "$bin" validate --config "$r/etc/otelcol-xlaoom/config.yaml") ||
-    fail "the packaged binary does not validate the packaged config"
+  # validate: each config as the service reads it, with the unit's environment.
+  for c in config.yaml all-in-one.yaml; do
+    (set -a && . "$r/etc/otelcol-xlaoom/otelcol-xlaoom.conf" && HOST_NAME=$(hostname) "$bin" validate --config "$r/etc/otelcol-xlaoom/$c") ||
+      fail "the packaged binary does not validate the packaged $c"
+  done
 }
 
 echo "--- .deb: $deb"
@@ -94,7 +102,9 @@ dpkg-deb --control "$deb" "$work/deb-control"
 diff <(echo "$conffiles") <(sort "$work/deb-control/conffiles") || fail "the .deb's conffiles differ"
 grep -q useradd "$work/deb-control/preinst" || fail "the .deb's preinst does not create the user"
 grep -q 'chown otelcol-xlaoom' "$work/deb-control/postinst" || fail "the .deb's postinst does not hand the storage directory to the user"
+grep -q 'deb-systemd-invoke' "$work/deb-control/postinst" || fail "the .deb's postinst does not start the service"
 [ -f "$work/deb-control/prerm" ] || fail "the .deb has no prerm"
+grep -q 'rm -rf /var/lib/otelcol-xlaoom' "$work/deb-control/postrm" || fail "the .deb's postrm does not delete the data on purge"
 dpkg-deb -x "$deb" "$work/deb-root"
 installed "$work/deb-root"
 
@@ -107,8 +117,10 @@ rpmversion=$(rpm -qp --queryformat '%{VERSION}' "$rpm")
 rpm -qpl "$rpm" | grep -Ev '^/(etc/otelcol-xlaoom|lib/systemd/system|lib/systemd|lib|usr/bin|usr|etc|var|var/lib)$' | sort >"$work/rpm-files.txt"
 diff <(echo "$want") "$work/rpm-files.txt" || fail "the .rpm's files differ (- want, + got)"
 diff <(echo "$conffiles") <(rpm -qp --configfiles "$rpm" | sort) || fail "the .rpm's config files differ"
-rpm -qp --queryformat '[%{FILENAMES} %{FILEFLAGS:fflags}\n]' "$rpm" | grep -qx '/etc/otelcol-xlaoom/config.yaml cn' ||
-  fail "the .rpm does not mark config.yaml %config(noreplace): $(rpm -qp --queryformat '[%{FILENAMES} %{FILEFLAGS:fflags}\n]' "$rpm")"
+for c in config.yaml all-in-one.yaml; do
+  rpm -qp --queryformat '[%{FILENAMES} %{FILEFLAGS:fflags}\n]' "$rpm" | grep -qx "/etc/otelcol-xlaoom/$c cn" ||
+    fail "the .rpm does not mark $c %config(noreplace): $(rpm -qp --queryformat '[%{FILENAMES} %{FILEFLAGS:fflags}\n]' "$rpm")"
+done
 rpm -qp --scripts "$rpm" >"$work/rpm-scripts.txt"
 grep -q useradd "$work/rpm-scripts.txt" || fail "the .rpm's scripts do not create the user"
 mkdir -p "$work/rpm-root"

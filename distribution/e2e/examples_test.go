@@ -9,14 +9,15 @@ import (
 	"testing"
 )
 
-// TestExamplesValidate runs `otelcol-xlaoom validate` on every shipped config,
-// with their defaults and with the demo's environment.
+// TestExamplesValidate runs `otelcol-xlaoom validate` on every shipped config
+// (the examples, the demo's and the packages' single-machine config), with
+// their defaults and with the demo's environment.
 func TestExamplesValidate(t *testing.T) {
 	configs, err := filepath.Glob(filepath.Join(examplesDir, "*.yaml"))
 	if err != nil || len(configs) < 3 {
 		t.Fatalf("example configs: %v %v", configs, err)
 	}
-	configs = append(configs, filepath.Join(demoDir, "config.yaml"))
+	configs = append(configs, filepath.Join(demoDir, "config.yaml"), filepath.Join(distDir, "packaging", "all-in-one.yaml"))
 	for _, c := range configs {
 		t.Run(filepath.Base(c), func(t *testing.T) {
 			cmd := exec.Command(collectorBin, "validate", "--config", c)

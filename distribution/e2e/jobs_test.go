@@ -47,8 +47,10 @@ service:
 // file's path, the xla_oom processor) and the xla_oom connector, all jobs in
 // one collector, and checks per job what its manifest says it did: failed or
 // not, one incident per failure, the failing request's size, and that no
-// allocator attempt is counted as a failure (internal/jobcheck). A new log and
-// its manifest entry are all a new job needs.
+// allocator attempt is counted as a failure; and that each failure record's
+// retry verdict is xlaoom explain's, may_help where memory was held outside
+// the job, in the records and the connector's label (internal/jobcheck). A
+// new log and its manifest entry are all a new job needs.
 func TestJobsWholeLogs(t *testing.T) {
 	jobs, err := jobcheck.ReadJobs(jobsDir)
 	if err != nil {
@@ -113,13 +115,16 @@ func TestJobsWholeLogs(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	explained := explainRetries(t, jobs)
 	results := make([]jobcheck.Result, 0, len(jobs))
 	for _, j := range jobs {
 		var recs []jobcheck.Record
 		for _, r := range byJob[j.Name] {
 			recs = append(recs, jobcheck.RecordOf(r.Body, r.Attributes))
 		}
-		results = append(results, jobcheck.Check(j, logs[j.Name], sums.Observed(j.Name, recs)))
+		obs := sums.Observed(j.Name, recs)
+		obs.ExplainRetry = explained[j.Name]
+		results = append(results, jobcheck.Check(j, logs[j.Name], obs))
 	}
 	var table strings.Builder
 	if err := jobcheck.WriteTable(&table, results); err != nil {

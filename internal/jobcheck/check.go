@@ -31,6 +31,7 @@ type Record struct {
 	HasRequested bool
 	Attempts     int64  // xla.oom.attempts (0 when absent)
 	IncidentID   string // xla.oom.incident.id
+	Retry        string // xla.oom.retry
 }
 
 // Observed is what a run produced for one job: its records (one per record
@@ -42,6 +43,11 @@ type Observed struct {
 	// AttemptWarnings is the connector's xla.memory.warnings for the job with
 	// the kind allocation_attempt.
 	AttemptWarnings int64
+	// IncidentsByRetry is Incidents by the series' xla.oom.retry label.
+	IncidentsByRetry map[string]int64
+	// ExplainRetry is the retry verdict xlaoom explain gives the job's
+	// failure ("" where the run did not ask it, or it found none).
+	ExplainRetry string
 }
 
 // KnownLimit is a job whose number of incidents cannot follow its manifest
@@ -87,6 +93,10 @@ type Result struct {
 	FailingRefusals int
 	// AttemptWarningsMetric is the connector's allocation_attempt warning count.
 	AttemptWarningsMetric int64
+	// Retries are the distinct xla.oom.retry of the failure records, in
+	// order; ExplainRetry is explain's (Observed.ExplainRetry).
+	Retries      []string
+	ExplainRetry string
 	// Problems are the expectations the job missed, one line each.
 	Problems []string
 }
@@ -229,6 +239,7 @@ func Check(job Job, log string, obs Observed) Result {
 			p.add("a record with an attempt line is neither a failure nor an allocation_attempt warning ("+kind+")", firstLine(rec.Body))
 		}
 	}
+	checkRetry(&p, &r, job, obs)
 	r.IncidentIDs = len(ids)
 	if r.IncidentIDs != r.WantIncidents {
 		p.add(fmt.Sprintf("the failure records carry %d distinct xla.oom.incident.id, want %d", r.IncidentIDs, r.WantIncidents), "")
@@ -278,7 +289,7 @@ func checkFailureSizes(p *problems, job Job, attempts []Attempt, rec Record) {
 // WriteTable prints one line per job: what it did and what the run made of it.
 func WriteTable(w io.Writer, results []Result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	_, _ = fmt.Fprintln(tw, "job\texit\tfailed\tincidents (want)\tids\tfailure records\tfailing request\tstated by failures\tattempts in log\tattempt warnings\tattempts in failures\trefusal is the failure\tproblems")
+	_, _ = fmt.Fprintln(tw, "job\texit\tfailed\tincidents (want)\tids\tfailure records\tfailing request\tstated by failures\tattempts in log\tattempt warnings\tattempts in failures\trefusal is the failure\tretry (explain)\tproblems")
 	for _, r := range results {
 		failing := "-"
 		if r.Job.FailingRequest > 0 {
@@ -293,8 +304,9 @@ func WriteTable(w io.Writer, results []Result) error {
 		if _, ok := KnownLimits[r.Job.Name]; ok {
 			want += ", known limit"
 		}
-		_, _ = fmt.Fprintf(tw, "%s\t%s\t%v\t%d (%s)\t%d\t%d\t%s\t%s\t%d\t%d\t%d\t%d\t%d\n", r.Job.Name, exit, r.Job.Failed, r.Incidents, want,
-			r.IncidentIDs, r.FailureRecords, failing, stated, r.AttemptsInLog, r.AttemptWarnings, r.AttemptsInFailures, r.FailingRefusals, len(r.Problems))
+		_, _ = fmt.Fprintf(tw, "%s\t%s\t%v\t%d (%s)\t%d\t%d\t%s\t%s\t%d\t%d\t%d\t%d\t%s\t%d\n", r.Job.Name, exit, r.Job.Failed, r.Incidents, want,
+			r.IncidentIDs, r.FailureRecords, failing, stated, r.AttemptsInLog, r.AttemptWarnings, r.AttemptsInFailures, r.FailingRefusals,
+			retryColumn(&r), len(r.Problems))
 	}
 	return tw.Flush() // the table is buffered until here
 }

@@ -43,17 +43,35 @@ type Job struct {
 	// FailingRequest is the size in bytes of the request that failed, when
 	// the manifest knows it (0 otherwise).
 	FailingRequest int64
+	// HeldElsewhere is whether memory of the job's GPU was held outside its
+	// program while it ran (heldElsewhere).
+	HeldElsewhere bool
 }
 
 // manifest is jobs-manifest.json as scripts/gpu-capture/jobs.py writes it.
 type manifest struct {
 	Jobs map[string]struct {
-		Log            string `json:"log"`
-		HolderLog      string `json:"holder_log"`
-		ReturnCode     *int   `json:"returncode"`
-		Failed         *bool  `json:"failed"`
-		FailingRequest *int64 `json:"failing_request_bytes"`
+		Log            string   `json:"log"`
+		HolderLog      string   `json:"holder_log"`
+		ReturnCode     *int     `json:"returncode"`
+		Failed         *bool    `json:"failed"`
+		FailingRequest *int64   `json:"failing_request_bytes"`
+		HeldGiB        *float64 `json:"held_by_another_process_gib"`
+		RunsBeside     string   `json:"runs_beside"`
+		Description    string   `json:"description"`
 	} `json:"jobs"`
+}
+
+// sameProcess is how the manifest describes a library that held GPU memory
+// in the job's own process before JAX started.
+var sameProcess = regexp.MustCompile(`in the same process before JAX`)
+
+// heldElsewhere reads from a manifest entry whether memory was held outside
+// the job's program: by another process (held_by_another_process_gib, a
+// holder log), by another job on the same GPU (runs_beside), or by another
+// library in the same process (its description says so).
+func heldElsewhere(heldGiB *float64, holderLog, runsBeside, description string) bool {
+	return heldGiB != nil || holderLog != "" || runsBeside != "" || sameProcess.MatchString(description)
 }
 
 // ReadJobs reads dir's manifest and returns its jobs sorted by name, each
@@ -78,7 +96,8 @@ func ReadJobs(dir string) ([]Job, error) {
 		if *e.Failed != (*e.ReturnCode != 0) {
 			return nil, fmt.Errorf("%s: job %q: failed=%v with returncode %d", ManifestFile, name, *e.Failed, *e.ReturnCode)
 		}
-		j := Job{Name: name, Log: filepath.Join(dir, e.Log), Failed: *e.Failed, ReturnCode: *e.ReturnCode}
+		j := Job{Name: name, Log: filepath.Join(dir, e.Log), Failed: *e.Failed, ReturnCode: *e.ReturnCode,
+			HeldElsewhere: heldElsewhere(e.HeldGiB, e.HolderLog, e.RunsBeside, e.Description)}
 		if e.FailingRequest != nil {
 			if !j.Failed {
 				return nil, fmt.Errorf("%s: job %q did not fail but has failing_request_bytes", ManifestFile, name)

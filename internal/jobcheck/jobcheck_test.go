@@ -76,13 +76,14 @@ const (
 // TestCheck: what a correct run gives passes, and each way of getting a job
 // wrong is reported.
 func TestCheck(t *testing.T) {
-	failed := Job{Name: "j", Failed: true, ReturnCode: 1, FailingRequest: 25000000000}
+	failed := Job{Name: "j", Failed: true, ReturnCode: 1, FailingRequest: 25000000000, HeldElsewhere: true}
 	ran := Job{Name: "k", ReturnCode: 0}
 	log := attemptLine + "\n" + stepLine + "\n" + failureLine + "\n"
 	attempt := Record{Body: attemptLine, WarningKind: AttemptWarning, Requested: 63763906560, HasRequested: true}
 	step := Record{Body: stepLine}
-	failure := Record{Body: failureLine, ErrorCode: "E0007", Requested: 25000000000, HasRequested: true, IncidentID: "i1"}
-	good := Observed{Records: []Record{attempt, step, failure}, Incidents: 1, AttemptWarnings: 1}
+	failure := Record{Body: failureLine, ErrorCode: "E0007", Requested: 25000000000, HasRequested: true, IncidentID: "i1", Retry: "may_help"}
+	labels := map[string]int64{"may_help": 1}
+	good := Observed{Records: []Record{attempt, step, failure}, Incidents: 1, AttemptWarnings: 1, IncidentsByRetry: labels, ExplainRetry: "may_help"}
 
 	r := Check(failed, log, good)
 	assert.Empty(t, r.Problems)
@@ -92,7 +93,7 @@ func TestCheck(t *testing.T) {
 	// A rounded human size of the failing request is the failing request.
 	rounded := failure
 	rounded.Requested = 24997000000 // "23.28 GiB" too
-	assert.Empty(t, Check(failed, log, Observed{Records: []Record{attempt, step, rounded}, Incidents: 1, AttemptWarnings: 1}).Problems)
+	assert.Empty(t, Check(failed, log, Observed{Records: []Record{attempt, step, rounded}, Incidents: 1, AttemptWarnings: 1, IncidentsByRetry: labels}).Problems)
 
 	cases := map[string]struct {
 		job  Job
@@ -138,7 +139,7 @@ func TestCheckRefusalOfTheFailingRequest(t *testing.T) {
 	refusal := `E1126 11:18:01.034840    2708 gpu_cudamallocasync_allocator.cc:366] gpu_async_0 cuMemAllocAsync failed to allocate 12000000000 bytes: RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory`
 	job := Job{Name: "j", Failed: true, ReturnCode: 1, FailingRequest: 12000000000}
 	for _, counted := range []int64{0, 1} {
-		obs := Observed{Records: []Record{{Body: refusal, ErrorCode: "E0007", Requested: 12000000000, HasRequested: true, IncidentID: "i", Attempts: counted}}, Incidents: 1}
+		obs := Observed{Records: []Record{{Body: refusal, ErrorCode: "E0007", Requested: 12000000000, HasRequested: true, IncidentID: "i", Attempts: counted, Retry: "may_help"}}, Incidents: 1}
 		r := Check(job, refusal+"\n", obs)
 		assert.Empty(t, r.Problems, "counted %d", counted)
 		assert.Equal(t, int(1-counted), r.FailingRefusals)
@@ -152,7 +153,7 @@ func TestCheckRefusalOfTheFailingRequest(t *testing.T) {
 func TestCheckKnownLimit(t *testing.T) {
 	job := Job{Name: "caught_oom_halving_exit0"}
 	log := failureLine + "\n"
-	caught := Observed{Records: []Record{{Body: failureLine, ErrorCode: "E0007", IncidentID: "i"}}, Incidents: 1}
+	caught := Observed{Records: []Record{{Body: failureLine, ErrorCode: "E0007", IncidentID: "i", Retry: "unknown"}}, Incidents: 1}
 	assert.Empty(t, Check(job, log, caught).Problems, "the known limit: one incident")
 	gone := Check(job, log, Observed{Records: []Record{{Body: failureLine}}})
 	assert.Contains(t, strings.Join(gone.Problems, "\n"), "known limit gone")
@@ -160,7 +161,61 @@ func TestCheckKnownLimit(t *testing.T) {
 
 func TestWriteTable(t *testing.T) {
 	var b strings.Builder
-	require.NoError(t, WriteTable(&b, []Result{{Job: Job{Name: "j", Failed: true, ReturnCode: 1, FailingRequest: 25000000000}, WantIncidents: 1, Incidents: 1, Requested: []int64{25000000000}}}))
+	require.NoError(t, WriteTable(&b, []Result{{Job: Job{Name: "j", Failed: true, ReturnCode: 1, FailingRequest: 25000000000}, WantIncidents: 1, Incidents: 1, Requested: []int64{25000000000},
+		Retries: []string{"may_help"}, ExplainRetry: "may_help"}}))
 	assert.Contains(t, b.String(), "25000000000 (23.28 GiB)")
+	assert.Contains(t, b.String(), "may_help (may_help)")
 	assert.Contains(t, b.String(), "j ")
+}
+
+// TestCheckRetry: each way of getting a failure's verdict wrong is reported.
+func TestCheckRetry(t *testing.T) {
+	held := Job{Name: "j", Failed: true, ReturnCode: 1, HeldElsewhere: true}
+	own := Job{Name: "k", Failed: true, ReturnCode: 1}
+	log := attemptLine + "\n" + failureLine + "\n"
+	attempt := Record{Body: attemptLine, WarningKind: AttemptWarning, Requested: 63763906560, HasRequested: true}
+	failure := func(retry string) Record {
+		return Record{Body: failureLine, ErrorCode: "E0007", Requested: 25000000000, HasRequested: true, IncidentID: "i1", Retry: retry}
+	}
+	obs := func(retry, explain string, labels map[string]int64) Observed {
+		return Observed{Records: []Record{attempt, failure(retry)}, Incidents: 1, AttemptWarnings: 1, IncidentsByRetry: labels, ExplainRetry: explain}
+	}
+	mayHelp, unknown := map[string]int64{"may_help": 1}, map[string]int64{"unknown": 1}
+	assert.Empty(t, Check(held, log, obs("may_help", "may_help", mayHelp)).Problems)
+	assert.Empty(t, Check(own, log, obs("unknown", "unknown", unknown)).Problems)
+	assert.Empty(t, Check(own, log, obs("unknown", "", unknown)).Problems, "explain not asked")
+
+	for name, c := range map[string]struct {
+		job  Job
+		obs  Observed
+		want string
+	}{
+		"no verdict":                         {own, obs("", "", map[string]int64{"": 1}), `xla.oom.retry is "", not a verdict`},
+		"held elsewhere, unknown":            {held, obs("unknown", "unknown", unknown), "a failure record's xla.oom.retry is unknown, not may_help"},
+		"held elsewhere, connector unknown":  {held, obs("may_help", "may_help", unknown), "labels 0 of its 1 incidents may_help"},
+		"not explain's":                      {own, obs("futile", "unknown", map[string]int64{"futile": 1}), "xla.oom.retry is futile, xlaoom explain's unknown"},
+		"the connector's label is not there": {own, obs("unknown", "unknown", map[string]int64{"futile": 1}), `with xla.oom.retry="futile", which no failure record carries`},
+		"a warning with a verdict": {own, Observed{Records: []Record{{Body: attemptLine, WarningKind: AttemptWarning, Requested: 63763906560, HasRequested: true, Retry: "unknown"}, failure("unknown")},
+			Incidents: 1, AttemptWarnings: 1, IncidentsByRetry: unknown}, "a record that is not a failure carries xla.oom.retry"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			assert.Contains(t, strings.Join(Check(c.job, log, c.obs).Problems, "\n"), c.want)
+		})
+	}
+}
+
+// The manifest's jobs that failed while memory was held outside their
+// program: a holder process, a second job on the GPU, a library in the same
+// process.
+func TestHeldElsewhereReal(t *testing.T) {
+	jobs, err := ReadJobs(realJobs)
+	require.NoError(t, err)
+	var held []string
+	for _, j := range jobs {
+		if j.Failed && j.HeldElsewhere {
+			held = append(held, j.Name)
+		}
+	}
+	assert.Equal(t, []string{"cuda_async_near_full_oom", "cupy_then_jax_oom", "platform_near_full_oom", "prealloc_false_leak_oom",
+		"shared_gpu_backoff_then_oom", "two_jobs_second"}, held)
 }

@@ -30,6 +30,7 @@ func RecordOf(body string, attrs pcommon.Map) Record {
 		return 0, false
 	}
 	r.ErrorCode, r.WarningKind, r.IncidentID = str(oomattr.ErrorCode), str(oomattr.WarningKind), str(oomattr.Incident)
+	r.Retry = str(oomattr.Retry)
 	r.Requested, r.HasRequested = integer(oomattr.Requested)
 	r.Attempts, _ = integer(AttemptsAttr)
 	return r
@@ -38,14 +39,18 @@ func RecordOf(body string, attrs pcommon.Map) Record {
 // Sums are the connector's cumulative sums per job (service.name): the last
 // value of each series, added over a job's series.
 type Sums struct {
-	last map[string]int64     // series -> its last value
-	of   map[string][2]string // series -> job, metric (with the warning kind)
+	last map[string]int64      // series -> its last value
+	of   map[string]seriesName // series -> what it counts
 }
+
+// seriesName is what a series counts: of which job, which metric (with the
+// warning kind), and its xla.oom.retry label.
+type seriesName struct{ job, metric, retry string }
 
 // Add reads one emission of the connector.
 func (s *Sums) Add(md pmetric.Metrics) {
 	if s.last == nil {
-		s.last, s.of = map[string]int64{}, map[string][2]string{}
+		s.last, s.of = map[string]int64{}, map[string]seriesName{}
 	}
 	for i := 0; i < md.ResourceMetrics().Len(); i++ {
 		rm := md.ResourceMetrics().At(i)
@@ -67,9 +72,13 @@ func (s *Sums) Add(md pmetric.Metrics) {
 					if kind, ok := dp.Attributes().Get(oomattr.WarningKind); ok {
 						name += "/" + kind.AsString()
 					}
+					retry := ""
+					if v, ok := dp.Attributes().Get(oomattr.Retry); ok {
+						retry = v.AsString()
+					}
 					series := resource + "|" + m.Name() + "|" + attrKey(dp.Attributes())
 					s.last[series] = dp.IntValue()
-					s.of[series] = [2]string{job, name}
+					s.of[series] = seriesName{job, name, retry}
 				}
 			}
 		}
@@ -80,19 +89,32 @@ func (s *Sums) Add(md pmetric.Metrics) {
 func (s *Sums) get(job, metric string) int64 {
 	var n int64
 	for series, v := range s.last {
-		if s.of[series] == [2]string{job, metric} {
+		if of := s.of[series]; of.job == job && of.metric == metric {
 			n += v
 		}
 	}
 	return n
 }
 
+// byRetry adds the last values of job's series of metric by their
+// xla.oom.retry label.
+func (s *Sums) byRetry(job, metric string) map[string]int64 {
+	out := map[string]int64{}
+	for series, v := range s.last {
+		if of := s.of[series]; of.job == job && of.metric == metric && v != 0 {
+			out[of.retry] += v
+		}
+	}
+	return out
+}
+
 // Observed is what the connector counted for job, with its records.
 func (s *Sums) Observed(job string, records []Record) Observed {
 	return Observed{
-		Records:         records,
-		Incidents:       s.get(job, "xla.oom.incidents"),
-		AttemptWarnings: s.get(job, "xla.memory.warnings/"+AttemptWarning),
+		Records:          records,
+		Incidents:        s.get(job, "xla.oom.incidents"),
+		IncidentsByRetry: s.byRetry(job, "xla.oom.incidents"),
+		AttemptWarnings:  s.get(job, "xla.memory.warnings/"+AttemptWarning),
 	}
 }
 

@@ -23,6 +23,10 @@ const (
 	ErrorPhase    = "xla.error.phase"
 	ErrorDocURL   = "xla.error.doc_url"
 	ErrorType     = "error.type"
+	// ExceptionType is the semantic conventions' exception.type: the type
+	// of the exception the record raised ("jax.errors.JaxRuntimeError").
+	// One the record already carries is never overwritten.
+	ExceptionType = "exception.type"
 	Backend       = "xla.backend"
 	MemorySpace   = "xla.memory.space"
 	Requested     = "xla.oom.requested.size"
@@ -159,6 +163,11 @@ func PutTop(r oom.Report, attrs pcommon.Map, top int) {
 		}
 	}
 	attrs.PutStr(ErrorType, r.Code)
+	if r.ExceptionType != "" {
+		if _, set := attrs.Get(ExceptionType); !set {
+			attrs.PutStr(ExceptionType, r.ExceptionType)
+		}
+	}
 	putGeneric(&r, attrs)
 	for _, f := range sizeFields(&r) {
 		if f.size.Known {
@@ -301,6 +310,9 @@ func Get(attrs pcommon.Map) (oom.Report, bool) {
 		}
 	}
 	getGeneric(attrs, &r)
+	if v, ok := attrs.Get(ExceptionType); ok && v.Type() == pcommon.ValueTypeStr {
+		r.ExceptionType = v.Str()
+	}
 	if v, ok := attrs.Get(Replica); ok && v.Type() == pcommon.ValueTypeInt {
 		r.Replica, r.HasReplica = v.Int(), true
 	}

@@ -27,6 +27,24 @@ func fullReport() oom.Report {
 	}
 }
 
+// exception.type is written and read back; one the record already carries
+// (set by the program's own instrumentation) is kept.
+func TestExceptionType(t *testing.T) {
+	r := fullReport()
+	r.ExceptionType = "jax.errors.JaxRuntimeError"
+	attrs := pcommon.NewMap()
+	Put(r, attrs)
+	got, ok := Get(attrs)
+	require.True(t, ok)
+	assert.Equal(t, "jax.errors.JaxRuntimeError", got.ExceptionType)
+
+	attrs = pcommon.NewMap()
+	attrs.PutStr(ExceptionType, "app.TrainingFailed")
+	Put(r, attrs)
+	v, _ := attrs.Get(ExceptionType)
+	assert.Equal(t, "app.TrainingFailed", v.Str())
+}
+
 func TestPutGetRoundTrip(t *testing.T) {
 	attrs := pcommon.NewMap()
 	Put(fullReport(), attrs)

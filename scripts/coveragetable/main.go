@@ -11,7 +11,10 @@
 //	go run ./scripts/coveragetable -src /path/to/xla [-ref main] [-source xla]
 //
 // Rows of other sources and historical wordings are kept as they are, so
-// the git diff of the table is what changed in that source. Then every id
+// the git diff of the table is what changed in that source. The ref's
+// commit is recorded in the table's header ("# scanned: xla <commit>"); a
+// scan that finds no template is refused (exit status 1, the table left
+// as it was): a wrong -src, -ref or -source finds none. Then every id
 // needs a row in classification.tsv (a family, generic or a look-alike,
 // with a fixture): TestCoverageTable in package oom fails until it has one.
 // Without -src it only regenerates docs/xla-coverage.md from the two tables
@@ -61,7 +64,7 @@ func main() {
 }
 
 func run(src, ref, source string, since bool) error {
-	rows, err := readTable(tablePath)
+	t, err := readTable(tablePath)
 	if err != nil {
 		return err
 	}
@@ -71,21 +74,42 @@ func run(src, ref, source string, since bool) error {
 			return fmt.Errorf("unknown -source %q", source)
 		}
 		g := gitDir{dir: src, ref: ref}
-		found, err := scan(g, s.paths)
+		found, commit, err := scanSource(g, s.paths)
 		if err != nil {
 			return err
 		}
-		rows = merge(rows, source, found, g, since)
+		t.rows = merge(t.rows, source, found, g, since)
+		t.scanned[source] = commit
 	}
 	// Without -src this only makes hand-added rows canonical (ids, order).
-	if err := writeTable(tablePath, sortRows(rows)); err != nil {
+	if err := writeTable(tablePath, t); err != nil {
 		return err
 	}
 	class, err := readClassification(classPath)
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(docsPath, []byte(coverageDoc(rows, class)), 0o644)
+	return os.WriteFile(docsPath, []byte(coverageDoc(t.rows, class)), 0o644)
+}
+
+// scanSource scans the ref's paths and resolves the ref to its commit. A
+// scan that finds no template is an error, never an empty table: a wrong
+// -src, -ref or -source would otherwise delete the source's rows.
+func scanSource(g gitDir, paths []string) ([]template, string, error) {
+	out, err := g.git("rev-parse", "--verify", "--quiet", g.ref+"^{commit}")
+	if err != nil {
+		return nil, "", err
+	}
+	commit := strings.TrimSpace(string(out))
+	found, err := scan(g, paths)
+	if err != nil {
+		return nil, "", err
+	}
+	if len(found) == 0 {
+		return nil, "", fmt.Errorf("no message template found in %s at %s (commit %s) under %s: check -src, -ref and -source; the table is unchanged",
+			g.dir, g.ref, commit, strings.Join(paths, " "))
+	}
+	return found, commit, nil
 }
 
 // gitDir reads one ref of a repository, bare or not.

@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strconv"
@@ -21,6 +22,16 @@ type row struct {
 	since, text           string
 }
 
+// table is templates.tsv: its rows and, for each scanned source, the commit
+// its current rows were read from (a "# scanned: <source> <commit>" line of
+// the header).
+type table struct {
+	rows    []row
+	scanned map[string]string
+}
+
+const scannedPrefix = "# scanned: "
+
 // current marks a row scanned from a source's newest snapshot; any other
 // era (e.g. "2019-11..2026-06") is an older wording kept by hand.
 const current = "current"
@@ -30,6 +41,7 @@ const tableHeader = `# Out-of-memory-like message templates of the XLA stack, on
 # rows (older wordings) are kept by hand. Every id is classified in
 # classification.tsv. Columns: id, source, era, file, line, since (first
 # commit with the wording, "date hash"), template (<x> is a value).
+# A "scanned:" line names the commit a source's current rows were read from.
 `
 
 // rowID is stable across snapshots while the wording and the file name stay.
@@ -38,39 +50,52 @@ func rowID(source, file, text string) string {
 	return source + "-" + hex.EncodeToString(h[:4])
 }
 
-func readTable(path string) ([]row, error) {
+func readTable(path string) (table, error) {
+	t := table{scanned: map[string]string{}}
 	data, err := os.ReadFile(path)
 	if os.IsNotExist(err) {
-		return nil, nil
+		return t, nil
 	}
 	if err != nil {
-		return nil, err
+		return t, err
 	}
-	var rows []row
 	for n, l := range strings.Split(string(data), "\n") {
+		if s, ok := strings.CutPrefix(l, scannedPrefix); ok {
+			source, commit, ok := strings.Cut(s, " ")
+			if !ok || source == "" || commit == "" {
+				return t, fmt.Errorf("%s:%d: want %q<source> <commit>", path, n+1, scannedPrefix)
+			}
+			t.scanned[source] = commit
+			continue
+		}
 		if l == "" || strings.HasPrefix(l, "#") {
 			continue
 		}
 		f := strings.Split(l, "\t")
 		if len(f) != 7 {
-			return nil, fmt.Errorf("%s:%d: %d columns, want 7", path, n+1, len(f))
+			return t, fmt.Errorf("%s:%d: %d columns, want 7", path, n+1, len(f))
 		}
 		line, _ := strconv.Atoi(f[4])
 		r := row{f[0], f[1], f[2], f[3], line, f[5], f[6]}
 		r.id = rowID(r.source, r.file, r.text) // hand-added rows may leave it "-"
-		rows = append(rows, r)
+		t.rows = append(t.rows, r)
 	}
-	return rows, nil
+	return t, nil
 }
 
-func writeTable(path string, rows []row) error {
-	return os.WriteFile(path, []byte(tableText(rows)), 0o644)
+func writeTable(path string, t table) error {
+	return os.WriteFile(path, []byte(tableText(t)), 0o644)
 }
 
-func tableText(rows []row) string {
+// tableText is the table in canonical form: the header, the scanned
+// commits by source, the rows sorted.
+func tableText(t table) string {
 	var b strings.Builder
 	b.WriteString(tableHeader)
-	for _, r := range rows {
+	for _, source := range slices.Sorted(maps.Keys(t.scanned)) {
+		fmt.Fprintf(&b, "%s%s %s\n", scannedPrefix, source, t.scanned[source])
+	}
+	for _, r := range sortRows(t.rows) {
 		fmt.Fprintf(&b, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.id, r.source, r.era, r.file, r.line, r.since, r.text)
 	}
 	return b.String()

@@ -3,7 +3,8 @@
 
 // Command versionrefs writes the version in the VERSION file into every place
 // that names it: the image tag of the Helm and Operator examples and of the
-// deployment walk-through, the ocb manifest's dist.version and the version a
+// deployment walk-through, the tagged module and the package file that the
+// docs tell users to install, the ocb manifest's dist.version and the version a
 // plain `go build` of the collectors reports. Release builds take the version from the git tag
 // (.goreleaser.yaml, and the release workflow checks that the tag is
 // v$(cat VERSION)); builds from a checkout are VERSION + "-dev". Run it from
@@ -32,6 +33,10 @@ type reference struct {
 
 const semver = `([0-9]+\.[0-9]+\.[0-9]+(?:-[0-9A-Za-z.]+)?)`
 
+// published is a semver other than v0.0.0, the placeholder a manifest entry
+// with path: or replaces: carries (docs/deployment.md), which stays as it is.
+const published = `((?:0\.0\.[1-9][0-9]*|0\.[1-9][0-9]*\.[0-9]+|[1-9][0-9]*\.[0-9]+\.[0-9]+)(?:-[0-9A-Za-z.]+)?)`
+
 var references = []reference{
 	{glob: "deploy/helm/*-values.yaml", re: regexp.MustCompile(`(?m)^  tag: "` + semver + `"`)},
 	{glob: "deploy/helm/*-values.yaml", re: regexp.MustCompile(`--set image\.tag=` + semver)},
@@ -41,6 +46,12 @@ var references = []reference{
 	{glob: "docs/deployment.md", re: regexp.MustCompile(`make image VERSION=` + semver)},
 	{glob: "docs/deployment.md", re: regexp.MustCompile(`(?:push |docker://\S+/)otelcol-xlaoom:` + semver)},
 	{glob: "docs/deployment.md", re: regexp.MustCompile("`make image` builds `otelcol-xlaoom:" + semver), dev: true},
+	// The tagged module in an ocb manifest, and the release's package.
+	{glob: "docs/deployment.md", re: regexp.MustCompile(`gomod: github\.com/xlaoom/xlaoomprocessor v` + published)},
+	{glob: "docs/deployment.md", re: regexp.MustCompile(`otelcol-xlaoom_` + semver + `_amd64\.deb`)},
+	{glob: "README.md", re: regexp.MustCompile(`otelcol-xlaoom_` + semver + `_amd64\.deb`)},
+	{glob: "docs/explain.md", re: regexp.MustCompile("the next will be `@v" + semver + "`")},
+	{glob: "distribution/README.md", re: regexp.MustCompile(`otelcol-xlaoom:` + semver + ` validate`), dev: true},
 	{glob: "distribution/builder-config.yaml", re: regexp.MustCompile(`(?m)^  version: ` + semver + `$`), dev: true},
 	{glob: "distribution/cmd/otelcol-xlaoom*/main.go", re: regexp.MustCompile(`(?m)^var version = "` + semver + `"`), dev: true},
 }

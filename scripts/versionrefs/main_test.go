@@ -50,16 +50,24 @@ func TestRewriteSetsEveryReference(t *testing.T) {
 	write("VERSION", "1.2.3\n")
 	write("deploy/helm/agent-values.yaml", "#   --set image.tag=0.1.0\nimage:\n  repository: r/otelcol-xlaoom\n  tag: \"0.1.0\"\n")
 	write("deploy/operator/c.yaml", "  image: registry.example.com/otelcol-xlaoom:0.1.0\n---\n  image: r.example/otelcol-xlaoom:0.1.0\n")
-	write("docs/deployment.md", "make image VERSION=0.1.0\nbuildah push otelcol-xlaoom:0.1.0 docker://r.example/otelcol-xlaoom:0.1.0\n--set image.tag=0.1.0\n`make image` builds `otelcol-xlaoom:0.1.0-dev`\n")
+	write("docs/deployment.md", "make image VERSION=0.1.0\nbuildah push otelcol-xlaoom:0.1.0 docker://r.example/otelcol-xlaoom:0.1.0\n--set image.tag=0.1.0\n`make image` builds `otelcol-xlaoom:0.1.0-dev`\n"+
+		deploymentModules("0.1.0"))
+	write("README.md", "sudo apt install ./otelcol-xlaoom_0.1.0_amd64.deb\n")
+	write("docs/explain.md", "`@vX.Y.Z` (the next will be `@v0.1.0`).\n")
+	write("distribution/README.md", "podman run otelcol-xlaoom:0.1.0-dev validate --config\n")
 	write("distribution/builder-config.yaml", "dist:\n  version: 0.1.0-dev\n")
 	write("distribution/cmd/otelcol-xlaoom/main.go", "package main\n\nvar version = \"0.1.0-dev\"\n")
 	if err := run(dir); err != nil {
 		t.Fatal(err)
 	}
 	for path, want := range map[string]string{
-		"deploy/helm/agent-values.yaml":           "#   --set image.tag=1.2.3\nimage:\n  repository: r/otelcol-xlaoom\n  tag: \"1.2.3\"\n",
-		"deploy/operator/c.yaml":                  "  image: registry.example.com/otelcol-xlaoom:1.2.3\n---\n  image: r.example/otelcol-xlaoom:1.2.3\n",
-		"docs/deployment.md":                      "make image VERSION=1.2.3\nbuildah push otelcol-xlaoom:1.2.3 docker://r.example/otelcol-xlaoom:1.2.3\n--set image.tag=1.2.3\n`make image` builds `otelcol-xlaoom:1.2.3-dev`\n",
+		"deploy/helm/agent-values.yaml": "#   --set image.tag=1.2.3\nimage:\n  repository: r/otelcol-xlaoom\n  tag: \"1.2.3\"\n",
+		"deploy/operator/c.yaml":        "  image: registry.example.com/otelcol-xlaoom:1.2.3\n---\n  image: r.example/otelcol-xlaoom:1.2.3\n",
+		"docs/deployment.md": "make image VERSION=1.2.3\nbuildah push otelcol-xlaoom:1.2.3 docker://r.example/otelcol-xlaoom:1.2.3\n--set image.tag=1.2.3\n`make image` builds `otelcol-xlaoom:1.2.3-dev`\n" +
+			deploymentModules("1.2.3"),
+		"README.md":                               "sudo apt install ./otelcol-xlaoom_1.2.3_amd64.deb\n",
+		"docs/explain.md":                         "`@vX.Y.Z` (the next will be `@v1.2.3`).\n",
+		"distribution/README.md":                  "podman run otelcol-xlaoom:1.2.3-dev validate --config\n",
 		"distribution/builder-config.yaml":        "dist:\n  version: 1.2.3-dev\n",
 		"distribution/cmd/otelcol-xlaoom/main.go": "package main\n\nvar version = \"1.2.3-dev\"\n",
 	} {
@@ -71,6 +79,15 @@ func TestRewriteSetsEveryReference(t *testing.T) {
 			t.Errorf("%s:\ngot  %q\nwant %q", path, got, want)
 		}
 	}
+}
+
+// deploymentModules is the part of docs/deployment.md that names the module
+// and the package: the tagged entry and the .deb follow VERSION, the v0.0.0
+// placeholder of an entry with path: stays.
+func deploymentModules(version string) string {
+	return "  - gomod: github.com/xlaoom/xlaoomprocessor v0.0.0\n    path: ../xlaoomprocessor\n" +
+		"  - gomod: github.com/xlaoom/xlaoomprocessor v" + version + "\n" +
+		"sudo apt install ./otelcol-xlaoom_" + version + "_amd64.deb\n"
 }
 
 func TestRewriteRejects(t *testing.T) {

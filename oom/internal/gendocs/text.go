@@ -141,7 +141,10 @@ tagged as memory warnings of kind ` + "`allocation_attempt`" + ` with what was a
 (` + "`xla.oom.requested.size`" + `, and ` + "`xla.oom.attempt.last.size`" + ` for the last of several in one
 record), at any log level, and never as an OOM, so they never make an incident. In a record that
 holds a failure they are counted (` + "`xla.oom.attempts`" + `) and lend no size, except that a refusal of
-the very request that failed lends its exact bytes.
+the very request that failed lends its exact bytes: that refusal is the failure itself, not an
+attempt on the way, and is not counted. Who printed the words comes first (docs/recognition.md,
+"Who said it"): an attempt's words inside a status that XLA's stack raised (an exception of xla,
+jax, TensorFlow or PyTorch/XLA) are the failure, and inside another program's statement nothing.
 
 The evidence, from XLA's source and from whole job logs captured on an H100 (jax 0.11.2,
 ` + "`oom/testdata/jobs`" + `):

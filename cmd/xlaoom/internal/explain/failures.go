@@ -7,7 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/xlaoom/xlaoomprocessor/internal/attemptmemory"
 	"github.com/xlaoom/xlaoomprocessor/internal/incident"
+	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
@@ -60,6 +62,9 @@ type gatherer struct {
 	openEnded bool  // open holds the raised status
 	// attempts is the warning of the attempts no failure has taken yet.
 	attempts *Finding
+	// seen is what the processor remembers of the input's attempts for its
+	// failure records (the input is one job): see processorRetry.
+	seen *attemptmemory.Memory
 }
 
 // add takes the finding of one record (one failure or one warning).
@@ -80,6 +85,7 @@ func (g *gatherer) add(f *Finding, text string) error {
 
 func (g *gatherer) failure(f *Finding, text string) {
 	at, dated := recordTime(text)
+	g.processorRetry(f, at, dated)
 	ended := raisedStatus(text)
 	if o := g.open; o != nil && !g.openEnded && len(o.Lines) < maxRecords &&
 		(!dated || g.openAt == 0 || at-g.openAt < incidentWindowSeconds) {
@@ -119,9 +125,11 @@ func (g *gatherer) takeAttempts(f *Finding) {
 }
 
 // addRecordAttempts counts the attempts inside a failure's own record (a
-// refusal logged in the lines the exception's record took). A lone refusal
-// of the very request that failed (the platform allocator logs the driver's
-// refusal of the request itself) is the failure, not an attempt before it.
+// refusal logged in the lines the exception's record took): the record's
+// Report.Attempts, what the processor writes as xla.oom.attempts. A lone
+// refusal of the very request that failed (the platform allocator logs the
+// driver's refusal of the request itself) is the failure, and neither
+// counts it.
 func (g *gatherer) addRecordAttempts(f, rec *Finding, text string) {
 	n := rec.Failure.Attempts
 	if n == 0 {
@@ -131,14 +139,12 @@ func (g *gatherer) addRecordAttempts(f, rec *Finding, text string) {
 	if w, ok := oom.Default().RecognizeWarning(text); ok && w.Kind == oom.WarningAllocationAttempt && w.Attempts == n {
 		first, last = w.Requested, w.Last
 	}
-	if n == 1 && first.Known && first == rec.Failure.Requested {
-		return
-	}
 	f.Attempts.add(n, first, last, oom.Size{}, oom.Size{})
 }
 
 func (g *gatherer) attempt(f *Finding) {
 	w := f.Warning
+	g.memory().Attempted(0, max(w.Attempts, 1), time.Time{})
 	if g.attempts == nil {
 		g.attempts = f
 		g.held = append(g.held, f)
@@ -150,6 +156,28 @@ func (g *gatherer) attempt(f *Finding) {
 	if len(a.Lines) < maxRecords {
 		a.Lines = append(a.Lines, f.Line)
 	}
+}
+
+// processorRetry gives the attributes of a failure's record the verdict the
+// processor writes on it: the processor reads the record with the attempts
+// it remembers of the job (internal/attemptmemory), which gathers them as
+// this file does but for the raised status, which it does not read.
+func (g *gatherer) processorRetry(f *Finding, at int64, dated bool) {
+	var date time.Time
+	if dated {
+		date = time.Unix(at, 0)
+	}
+	refused := g.memory().Failed(0, date, time.Time{})
+	if _, ok := f.Attributes.Get(oomattr.Retry); ok && refused > 0 {
+		f.Attributes.PutStr(oomattr.Retry, oom.RetryVerdict(f.Failure, refused))
+	}
+}
+
+func (g *gatherer) memory() *attemptmemory.Memory {
+	if g.seen == nil {
+		g.seen = attemptmemory.New(incident.DefaultWindow, 1, 0)
+	}
+	return g.seen
 }
 
 // write writes the held findings that nothing can change any more: those

@@ -26,8 +26,9 @@ type jsonFinding struct {
 	Records    []int          `json:"records"`
 	Attempts   *jsonAttempts  `json:"attempts,omitempty"`
 	// Retry is the failure's verdict from all its records and the attempts
-	// before it (Finding.Retry; the attributes' xla.oom.retry is the first
-	// record's alone), FitFraction capacity / demand where known.
+	// before it (Finding.Retry; the attributes' xla.oom.retry is what the
+	// processor writes on the first record: that record and the attempts
+	// before it), FitFraction capacity / demand where known.
 	Retry       string  `json:"retry,omitempty"`
 	FitFraction float64 `json:"fit_fraction,omitempty"`
 }

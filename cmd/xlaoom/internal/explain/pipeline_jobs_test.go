@@ -25,13 +25,28 @@ import (
 // jobsDir holds whole job logs and their manifest (README.md there).
 const jobsDir = "../../../../oom/testdata/jobs"
 
+// explainRetry is the retry verdict `xlaoom explain` gives the failure of a
+// job log, "" when it finds none.
+func explainRetry(t *testing.T, path string) string {
+	t.Helper()
+	findings, _ := jsonFindings(t, path)
+	retry := ""
+	for _, f := range findings {
+		if f.Severity == "ERROR" {
+			require.Empty(t, retry, "%s: one failure per job log", path)
+			retry = f.Retry
+		}
+	}
+	return retry
+}
+
 // TestJobsThroughProcessorAndConnector is the in-process twin of the
 // distribution's end-to-end TestJobsWholeLogs (distribution/e2e/jobs_test.go):
 // every whole job log of oom/testdata/jobs, grouped into records as the
 // agent's multiline rule groups them (splitRecords), one service.name per job,
 // goes through the xla_oom processor and then the xla_oom connector with their
 // default settings, and each job is checked against its manifest by
-// internal/jobcheck.
+// internal/jobcheck, its failure's retry verdict against xlaoom explain's.
 func TestJobsThroughProcessorAndConnector(t *testing.T) {
 	jobs, err := jobcheck.ReadJobs(jobsDir)
 	require.NoError(t, err)
@@ -87,7 +102,9 @@ func TestJobsThroughProcessorAndConnector(t *testing.T) {
 	}
 	results := make([]jobcheck.Result, 0, len(jobs))
 	for _, j := range jobs {
-		results = append(results, jobcheck.Check(j, logs[j.Name], sums.Observed(j.Name, byJob[j.Name])))
+		obs := sums.Observed(j.Name, byJob[j.Name])
+		obs.ExplainRetry = explainRetry(t, j.Log)
+		results = append(results, jobcheck.Check(j, logs[j.Name], obs))
 	}
 	var table strings.Builder
 	if err := jobcheck.WriteTable(&table, results); err != nil {

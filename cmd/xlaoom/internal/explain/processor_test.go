@@ -47,11 +47,14 @@ func readRecords(t *testing.T, path string) []record {
 }
 
 // processRecords runs the xla_oom processor, default settings, over one
-// record per text and returns its output.
+// record per text, all of one job as explain reads an input, and returns its
+// output.
 func processRecords(t *testing.T, recs []record) plog.LogRecordSlice {
 	t.Helper()
 	ld := plog.NewLogs()
-	lrs := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords()
+	rl := ld.ResourceLogs().AppendEmpty()
+	rl.Resource().Attributes().PutStr("service.name", "job")
+	lrs := rl.ScopeLogs().AppendEmpty().LogRecords()
 	for _, r := range recs {
 		lrs.AppendEmpty().Body().SetStr(r.text)
 	}
@@ -184,4 +187,55 @@ func TestCapIsTheProcessors(t *testing.T) {
 		assert.Equal(t, size <= maxScanSize, tagged, "size %d", size)
 		assert.Equal(t, size > maxScanSize, strings.Contains(stderr.String(), "1 record over 1.00 MiB not read"), stderr.String())
 	}
+}
+
+// TestAttemptsAgreeWithTheProcessor: explain counts the allocation attempts
+// of a failure as the processor does, on every sample, real capture and job
+// log: a failure finding's attempts are the processor's xla.oom.attempts of
+// its failure records plus the attempts of the allocation_attempt warnings
+// it took. The refusal of the very request that failed is counted by
+// neither.
+func TestAttemptsAgreeWithTheProcessor(t *testing.T) {
+	checked := 0
+	for _, set := range inputSets {
+		for _, name := range inputFiles(t, set) {
+			path := filepath.Join(set.dir, name)
+			recs := readRecords(t, path)
+			processed := processRecords(t, recs)
+			attemptsAt := map[int]int64{} // xla.oom.attempts by record line; 1 for a warning without it
+			for i, r := range recs {
+				attrs := processed.At(i).Attributes()
+				n := int64(0)
+				if v, ok := attrs.Get(oomattr.Attempts); ok {
+					n = v.Int()
+				}
+				if k, ok := attrs.Get(oomattr.WarningKind); ok && k.AsString() == "allocation_attempt" {
+					n = max(n, 1)
+				}
+				attemptsAt[r.line] = n
+			}
+			var stdout bytes.Buffer
+			Main([]string{"explain", "--json", path}, nil, &stdout, new(bytes.Buffer))
+			for _, line := range strings.Split(strings.TrimSuffix(stdout.String(), "\n"), "\n") {
+				var f jsonFinding
+				if line == "" || json.Unmarshal([]byte(line), &f) != nil || f.Severity != "ERROR" {
+					continue
+				}
+				var want int64
+				for _, l := range f.Records {
+					want += attemptsAt[l]
+				}
+				for _, l := range f.Attempts.records() {
+					want += attemptsAt[l]
+				}
+				got := 0
+				if f.Attempts != nil {
+					got = f.Attempts.Count
+				}
+				assert.Equal(t, want, int64(got), "%s:%d: explain's attempts and the processor's", path, f.Line)
+				checked++
+			}
+		}
+	}
+	assert.Greater(t, checked, 20, "the samples and captures hold many failures")
 }

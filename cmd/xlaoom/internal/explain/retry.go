@@ -10,10 +10,10 @@ import (
 )
 
 // decideRetry sets f's retry verdict and fit fraction from all it gathered:
-// the processor decides xla.oom.retry from one record, while a finding also
-// holds the records that state the same failure again and the allocation
-// attempts of the records before it (a pool's back-off beside another
-// process is logged well before the failure). The first record that gives a
+// the processor decides xla.oom.retry from one record and the allocation
+// attempts it remembers of the job (processorRetry), while a finding also
+// holds the records that state the same failure again, and the attempts
+// logged between them. The first record that gives a
 // verdict other than unknown, counting every attempt of the finding, decides;
 // the fit fraction is the first record's that has one. The attributes stay
 // those the processor writes on the first record.

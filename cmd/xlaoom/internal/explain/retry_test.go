@@ -6,9 +6,7 @@ package explain
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -16,36 +14,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/xlaoom/xlaoomprocessor/internal/jobcheck"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
-
-// heldElsewhere reads the jobs the manifest says failed because memory was
-// held outside the program: by another process (held_by_another_process_gib,
-// a holder log), by another library in the same process, or by another JAX
-// job on the same GPU (their descriptions say so).
-func heldElsewhere(t *testing.T) map[string]bool {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join(jobsDir, "jobs-manifest.json"))
-	require.NoError(t, err)
-	var m struct {
-		Jobs map[string]struct {
-			Failed      bool     `json:"failed"`
-			HeldGiB     *float64 `json:"held_by_another_process_gib"`
-			HolderLog   string   `json:"holder_log"`
-			Description string   `json:"description"`
-		} `json:"jobs"`
-	}
-	require.NoError(t, json.Unmarshal(data, &m))
-	held := map[string]bool{}
-	sameGPU := regexp.MustCompile(`in the same process before JAX|second JAX job on the same GPU`)
-	for name, j := range m.Jobs {
-		if j.Failed && (j.HeldGiB != nil || j.HolderLog != "" || sameGPU.MatchString(j.Description)) {
-			held[name] = true
-		}
-	}
-	return held
-}
 
 // jsonFindings runs explain --json on paths and returns its findings and
 // exit status.
@@ -68,7 +40,14 @@ func jsonFindings(t *testing.T, paths ...string) ([]jsonFinding, int) {
 // Every real job that failed because memory was held outside the program is
 // may_help, and explain exits 1 (not futile) on it.
 func TestJobVerdicts(t *testing.T) {
-	held := heldElsewhere(t)
+	jobs, err := jobcheck.ReadJobs(jobsDir)
+	require.NoError(t, err)
+	held := map[string]bool{} // the jobs that failed while memory was held outside their program
+	for _, j := range jobs {
+		if j.Failed && j.HeldElsewhere {
+			held[j.Name] = true
+		}
+	}
 	require.Len(t, held, 6, "the manifest's jobs that failed beside another holder")
 	logs, err := filepath.Glob(filepath.Join(jobsDir, "*.log"))
 	require.NoError(t, err)

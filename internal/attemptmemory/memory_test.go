@@ -1,0 +1,175 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package attemptmemory
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var t0 = time.Date(2026, 11, 26, 11, 17, 57, 0, time.UTC)
+
+// The gathering of xlaoom explain, on a job that backs off, fails (two
+// records), backs off again and fails a minute later.
+func TestFailureIsGivenTheAttemptsBeforeIt(t *testing.T) {
+	m := New(time.Minute, 0, 0)
+	const job = 1
+	m.Attempted(job, 11, t0) // the pool's set-up backs off 11 times
+	assert.Equal(t, 11, m.Failed(job, t0.Add(10*time.Second), t0), "the failure takes the attempts before it")
+	m.Attempted(job, 1, t0)
+	assert.Equal(t, 12, m.Failed(job, t0.Add(11*time.Second), t0),
+		"a record of the same failure keeps what the failure took, with the attempts in between")
+	assert.Equal(t, 12, m.Failed(job, time.Time{}, t0), "an undated record states the open failure again")
+	assert.Equal(t, 0, m.Failed(job, t0.Add(71*time.Second), t0), "a failure the window after the last is new: nothing since")
+	m.Attempted(job, 2, t0)
+	assert.Equal(t, 2, m.Failed(job, t0.Add(200*time.Second), t0), "a new failure gets only the attempts since the last")
+	assert.Equal(t, 2, m.Failed(job, t0.Add(150*time.Second), t0), "a record dated before the last one is within the window: the same failure")
+}
+
+func TestNoAttemptsNoRefusals(t *testing.T) {
+	m := New(time.Minute, 0, 0)
+	assert.Equal(t, 0, m.Failed(7, t0, t0))
+	m.Attempted(7, 0, t0)
+	m.Attempted(7, -3, t0)
+	assert.Equal(t, 0, m.Failed(7, t0, t0), "no attempt reported: nothing given")
+}
+
+// An attempt of another job never counts.
+func TestJobsAreApart(t *testing.T) {
+	m := New(time.Minute, 0, 0)
+	m.Attempted(1, 5, t0)
+	assert.Equal(t, 0, m.Failed(2, t0, t0))
+	assert.Equal(t, 5, m.Failed(1, t0, t0))
+}
+
+// A job not reported for the TTL is forgotten, and its slot is reused before
+// the memory grows.
+func TestExpiry(t *testing.T) {
+	m := New(time.Minute, 0, time.Hour)
+	m.Attempted(1, 3, t0)
+	m.Attempted(2, 4, t0.Add(30*time.Minute))
+	assert.Equal(t, 0, m.Failed(1, t0, t0.Add(time.Hour)), "job 1 was last reported an hour ago")
+	assert.Equal(t, 4, m.Failed(2, t0, t0.Add(time.Hour)), "job 2 half an hour ago")
+
+	m = New(time.Minute, 0, time.Hour)
+	m.Attempted(1, 3, t0)
+	m.Attempted(2, 4, t0.Add(2*time.Hour)) // job 1 is forgotten: its slot is job 2's
+	assert.Equal(t, 1, m.Len())
+	assert.Len(t, m.jobs, 1, "no slot added")
+	assert.Equal(t, 4, m.Failed(2, t0, t0.Add(2*time.Hour)))
+}
+
+// At most maxJobs are kept; the one used longest ago goes first.
+func TestEvictionOldestFirst(t *testing.T) {
+	m := New(time.Minute, 3, 0)
+	for job := uint64(1); job <= 3; job++ {
+		m.Attempted(job, int(job), t0.Add(time.Duration(job)*time.Second))
+	}
+	m.Attempted(1, 10, t0.Add(4*time.Second)) // job 1 is now the newest: job 2 is the oldest
+	m.Attempted(4, 4, t0.Add(5*time.Second))  // evicts job 2
+	assert.Equal(t, 3, m.Len())
+	assert.Len(t, m.jobs, 3)
+	assert.Equal(t, 0, m.Failed(2, t0, t0.Add(6*time.Second)), "job 2 was evicted")
+	// Job 2's return evicted job 3, the oldest then.
+	assert.Equal(t, 0, m.Failed(3, t0, t0.Add(7*time.Second)), "job 3 was evicted")
+	assert.Equal(t, 4, m.Failed(4, t0, t0.Add(8*time.Second)))
+	assert.Equal(t, 0, m.Failed(1, t0, t0.Add(9*time.Second)), "job 1 was evicted by job 3's return")
+	checkList(t, m)
+}
+
+// The list through the slots holds every kept job once, newest to oldest.
+func checkList(t *testing.T, m *Memory) {
+	t.Helper()
+	seen := map[int32]bool{}
+	prev := int32(-1)
+	for i := m.newest; i >= 0; i = m.jobs[i].older {
+		require.False(t, seen[i], "slot %d twice", i)
+		seen[i] = true
+		assert.Equal(t, prev, m.jobs[i].newer)
+		assert.Equal(t, i, m.index[m.jobs[i].key])
+		prev = i
+	}
+	assert.Equal(t, prev, m.oldest)
+	assert.Len(t, seen, len(m.index))
+}
+
+// Concurrent callers (the collector calls ConsumeLogs from several
+// goroutines) lose no attempt and mix no jobs; run with -race.
+func TestConcurrent(t *testing.T) {
+	m := New(time.Minute, 64, 0)
+	const workers, rounds = 16, 200
+	var wg sync.WaitGroup
+	given := make([]int, workers)
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			job := uint64(w % 4) // four jobs, four workers each
+			for r := range rounds {
+				m.Attempted(job, 1, t0.Add(time.Duration(r)*time.Millisecond))
+			}
+			given[w] = m.Failed(uint64(100+w), t0, t0) // a job of its own: nothing
+		}()
+	}
+	wg.Wait()
+	for w := range workers {
+		assert.Equal(t, 0, given[w])
+	}
+	for job := range uint64(4) {
+		assert.Equal(t, 4*rounds, m.Failed(job, t0, t0), "job %d", job)
+	}
+	checkList(t, m)
+}
+
+// Under eviction by concurrent callers the list and the index stay whole.
+func TestConcurrentEviction(t *testing.T) {
+	m := New(time.Minute, 8, 0)
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := range 500 {
+				job := uint64(w*1000 + r%20)
+				m.Attempted(job, 1, t0)
+				m.Failed(job, t0, t0)
+			}
+		}()
+	}
+	wg.Wait()
+	assert.Equal(t, 8, m.Len())
+	assert.Len(t, m.jobs, 8)
+	checkList(t, m)
+}
+
+// The count stays within its bound.
+func TestCountBounded(t *testing.T) {
+	m := New(time.Minute, 0, 0)
+	for range 3 {
+		m.Attempted(1, maxCount, t0)
+	}
+	assert.Equal(t, maxCount, m.Failed(1, t0, t0))
+	m.Attempted(1, maxCount, t0)
+	assert.Equal(t, maxCount, m.Failed(1, t0, t0))
+}
+
+// BenchmarkAttemptAndFailure is what a tagged attempt and a tagged failure
+// of a known job add to their records' cost.
+func BenchmarkAttemptAndFailure(b *testing.B) {
+	m := New(time.Minute, 0, 0)
+	for job := range uint64(DefaultMaxJobs) {
+		m.Attempted(job, 1, t0)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		job := uint64(i % DefaultMaxJobs)
+		m.Attempted(job, 1, t0)
+		_ = m.Failed(job, t0, t0)
+	}
+}

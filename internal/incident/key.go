@@ -1,0 +1,54 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package incident
+
+import (
+	"go.opentelemetry.io/collector/pdata/pcommon"
+)
+
+// JobKey is a 64-bit FNV-1a hash of the job identity of a resource (see
+// Job), for a table kept per job: the same names, types and values hash
+// alike, whatever else the resource carries. ok is false when the resource
+// carries none of keys: it names no job, and nothing may be kept for it
+// (every such resource would share one entry). Two jobs share a key only if
+// their identities collide in 64 bits. It does not allocate for string
+// values.
+func JobKey(resource pcommon.Map, keys []string) (key uint64, ok bool) {
+	h := uint64(fnvOffset)
+	for k, v := range Job(resource, keys) {
+		ok = true
+		// Length-prefixed name, type, length-prefixed value, as ID hashes
+		// them: no two identities write the same bytes.
+		h = hashString(h, k)
+		h = hashByte(h, byte(v.Type()))
+		if v.Type() == pcommon.ValueTypeStr {
+			h = hashString(h, v.Str())
+		} else {
+			h = hashString(h, v.AsString())
+		}
+	}
+	return h, ok
+}
+
+// FNV-1a, 64 bits (hash/fnv), written out so that hashing allocates nothing.
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+func hashByte(h uint64, b byte) uint64 { return (h ^ uint64(b)) * fnvPrime }
+
+func hashString(h uint64, s string) uint64 {
+	for n := uint64(len(s)); ; n >>= 7 { // the length as a uvarint
+		if n < 0x80 {
+			h = hashByte(h, byte(n))
+			break
+		}
+		h = hashByte(h, byte(n)|0x80)
+	}
+	for i := 0; i < len(s); i++ {
+		h = hashByte(h, s[i])
+	}
+	return h
+}

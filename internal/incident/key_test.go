@@ -1,0 +1,49 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package incident
+
+import (
+	"hash/fnv"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestJobKey(t *testing.T) {
+	keys := DefaultResourceAttributes()
+	key := func(res ...any) uint64 {
+		k, ok := JobKey(resource(res...), keys)
+		assert.True(t, ok, "%v", res)
+		return k
+	}
+	want := key("service.name", "trainer", "k8s.namespace.name", "ml", "host.name", "gpu-host-01")
+	assert.Equal(t, want, key("host.name", "gpu-host-02", "k8s.namespace.name", "ml", "service.name", "trainer"), "another host of the job")
+	assert.NotEqual(t, want, key("service.name", "evaluator", "k8s.namespace.name", "ml"), "another job")
+	assert.NotEqual(t, want, key("service.name", "trainer"), "a job in no namespace")
+	assert.NotEqual(t, key("service.name", ""), key("service.namespace", ""), "the name counts")
+	assert.NotEqual(t, key("service.name", "1"), key("service.name", 1), "the type counts")
+	assert.NotEqual(t, key("service.name", "ab", "service.namespace", "c"), key("service.name", "a", "service.namespace", "bc"), "values do not run together")
+
+	_, ok := JobKey(resource("host.name", "gpu-host-01"), keys)
+	assert.False(t, ok, "a resource that names no job")
+	_, ok = JobKey(resource(), keys)
+	assert.False(t, ok)
+}
+
+// hashString is FNV-1a over the uvarint length and the bytes, as ID writes
+// them through hash/fnv.
+func TestJobKeyIsFNV1a(t *testing.T) {
+	long := string(make([]byte, 300)) // a two-byte length
+	for _, s := range []string{"", "trainer", long} {
+		h := fnv.New64a()
+		_, _ = h.Write(appendString(nil, s))
+		assert.Equal(t, h.Sum64(), hashString(fnvOffset, s), "%d bytes", len(s))
+	}
+}
+
+func TestJobKeyAllocatesNothing(t *testing.T) {
+	res := resource("service.name", "trainer", "k8s.namespace.name", "ml", "host.name", "gpu-host-01")
+	keys := DefaultResourceAttributes()
+	assert.Zero(t, testing.AllocsPerRun(100, func() { _, _ = JobKey(res, keys) }))
+}

@@ -1,0 +1,300 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package speaker
+
+import "strings"
+
+// Reading the names a statement carries: its exception's type, and the
+// source file, logger and level of its header. Hand-written, no regexp: the
+// recogniser asks at every statement start of a record it reads.
+
+// exception is an exception's type where a statement starts with one.
+type exception struct {
+	module, class string
+	end           int // where the message starts, after "Class: "
+	cpp           bool
+}
+
+// exceptionAt reads the exception that statement starts with:
+//
+//	jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: ...
+//	MemoryError: std::bad_alloc: out_of_memory: ...
+//	Exception in thread "main" java.lang.OutOfMemoryError: Java heap space
+//	Caused by: java.lang.OutOfMemoryError: ...
+//	terminate called after throwing an instance of 'rmm::out_of_memory'
+//
+// A dotted name is a class when its last part starts with a capital letter;
+// an unqualified name only when it ends in Error or Exception (so "Stats:",
+// "INTERNAL:" and "Limit:" are not).
+func exceptionAt(statement string) (exception, bool) {
+	off := 0
+	for off < len(statement) && (statement[off] == ' ' || statement[off] == '\t') {
+		off++
+	}
+	if e, ok := exceptionStart(statement, off); ok {
+		return e, true
+	}
+	if k := enclosureEnd(statement[off:]); k > 0 {
+		return exceptionStart(statement, off+k)
+	}
+	return exception{}, false
+}
+
+// enclosureEnd is where the text behind an enclosure at the start of s
+// starts: an application's tag ("[trainer] "), a JSON field
+// ({"log":"...), a quote, a key="..." field; 0 when there is none.
+func enclosureEnd(s string) int {
+	if s == "" {
+		return 0
+	}
+	switch s[0] {
+	case '[':
+		if k := strings.Index(s[:min(len(s), enclosureSpan)], "] "); k > 0 {
+			return k + 2
+		}
+	case '{':
+		if k := strings.Index(s[:min(len(s), enclosureSpan)], `":"`); k > 0 {
+			return k + 3
+		}
+	case '"', '\'':
+		return 1
+	default:
+		i := 0
+		for i < len(s) && i < enclosureSpan && isNameByte(s[i]) {
+			i++
+		}
+		if i > 0 && (strings.HasPrefix(s[i:], `="`) || strings.HasPrefix(s[i:], `='`)) {
+			return i + 2
+		}
+	}
+	return 0
+}
+
+// exceptionStart reads the exception that starts at statement[off:].
+func exceptionStart(statement string, off int) (exception, bool) {
+	s := statement[off:]
+	if s == "" || !isNameByte(s[0]) || s[0] >= '0' && s[0] <= '9' {
+		return exception{}, false // most lines: cheaply not an exception
+	}
+	if s[0] == 't' && strings.HasPrefix(s, cppTerminate) {
+		rest := s[len(cppTerminate):]
+		typ, _, found := strings.Cut(rest, "'")
+		if !found || typ == "" {
+			return exception{}, false
+		}
+		e := exception{class: typ, end: off + len(cppTerminate) + len(typ) + 1, cpp: true}
+		if k := strings.LastIndex(typ, "::"); k > 0 {
+			e.module, e.class = typ[:k], typ[k+2:]
+		}
+		return e, true
+	}
+	switch {
+	case s[0] == 'E' && strings.HasPrefix(s, javaThread):
+		_, after, found := strings.Cut(s[len(javaThread):], "\" ")
+		if !found {
+			return exception{}, false
+		}
+		off += len(s) - len(after)
+		s = after
+	case s[0] == 'C' && strings.HasPrefix(s, "Caused by: "):
+		off += len("Caused by: ")
+		s = s[len("Caused by: "):]
+	}
+	i := 0
+	for i < len(s) && (isNameByte(s[i]) || s[i] == '.' && i > 0) {
+		i++
+	}
+	full := s[:i]
+	if i == 0 || s[0] >= '0' && s[0] <= '9' || !strings.HasPrefix(s[i:], ":") || i+1 < len(s) && s[i+1] != ' ' {
+		return exception{}, false
+	}
+	e := exception{class: full, end: off + i + 1}
+	if k := strings.LastIndexByte(full, '.'); k > 0 {
+		e.module, e.class = full[:k], full[k+1:]
+		if e.class == "" || e.class[0] < 'A' || e.class[0] > 'Z' {
+			return exception{}, false
+		}
+		return e, true
+	}
+	if !strings.HasSuffix(full, "Error") && !strings.HasSuffix(full, "Exception") {
+		return exception{}, false
+	}
+	return e, true
+}
+
+// enclosureSpan is how far into a line an enclosure ends ({"log":",
+// [trainer] , error=").
+const enclosureSpan = 64
+
+// embeddedSpan is how far into a statement a carried exception is looked
+// for: a logged message's own words before it are short.
+const embeddedSpan = 240
+
+// embeddedException finds the first module-qualified exception inside a
+// message whose module a row names ("ERROR:root:Batch failed:
+// cupy.cuda.memory.OutOfMemoryError: ..."): the words after it are that
+// exception's.
+func embeddedException(message string) (exception, bool) {
+	head := message[:min(len(message), embeddedSpan)]
+	for from := 0; from < len(head); {
+		k := strings.Index(head[from:], ": ")
+		if k < 0 {
+			break
+		}
+		end := from + k
+		from = end + 2
+		start := end
+		for start > 0 && (isNameByte(head[start-1]) || head[start-1] == '.') {
+			start--
+		}
+		full := head[start:end]
+		dot := strings.LastIndexByte(full, '.')
+		if dot <= 0 || dot == len(full)-1 || full[dot+1] < 'A' || full[dot+1] > 'Z' {
+			continue
+		}
+		if _, o := ownerOfName(full[:dot]); o != Unknown {
+			return exception{module: full[:dot], class: full[dot+1:], end: end + 2}, true
+		}
+	}
+	return exception{}, false
+}
+
+// nativeHeader reads the source file and level of a native log header: the
+// innermost "file:line]" of glog/absl and TSL headers ("E1126
+// 11:16:21.043170 523 cuda_executor.cc:1365] ", "2024-05-28 07:02:44: W
+// external/xla/xla/tsl/framework/bfc_allocator.cc:482] ") and of vLLM's
+// "ERROR 05-28 07:03:09 [worker.py:88] ".
+func nativeHeader(header string) (file string, level byte, ok bool) {
+	h := strings.TrimRight(header, " ")
+	if !strings.HasSuffix(h, "]") {
+		if k := strings.LastIndex(h, "] "); k >= 0 {
+			h = h[:k+1] // an outer launcher's tag after the native header
+		} else {
+			return "", 0, false
+		}
+	}
+	h = h[:len(h)-1]
+	start := strings.LastIndexAny(h, " [") + 1
+	token := h[start:]
+	c := strings.LastIndexByte(token, ':')
+	if c <= 0 || !allDigits(token[c+1:]) {
+		return "", 0, false
+	}
+	return token[:c], levelOf(h[:start]), true
+}
+
+// loggerHeader reads the logger name and level of Python logging headers:
+// "ERROR:jax._src.xla_bridge:" and "2024-03-02 11:45:09,412 - root - ERROR - ".
+func loggerHeader(header string) (string, byte, bool) {
+	h := strings.TrimRight(header, " ")
+	if strings.HasSuffix(h, " -") {
+		parts := strings.Split(h+" ", " - ")
+		if n := len(parts); n >= 4 && levelOfWord(parts[n-2]) != 0 {
+			return parts[n-3], levelOfWord(parts[n-2]), true
+		}
+		return "", 0, false
+	}
+	if !strings.HasSuffix(h, ":") {
+		return "", 0, false
+	}
+	h = h[:len(h)-1]
+	k := strings.LastIndexByte(h, ':')
+	if k <= 0 {
+		return "", 0, false
+	}
+	w := h[:k]
+	if j := strings.LastIndexAny(w, " :]"); j >= 0 {
+		w = w[j+1:]
+	}
+	if lv := levelOfWord(w); lv != 0 {
+		return h[k+1:], lv, true
+	}
+	return "", 0, false
+}
+
+// enclosedLogger reads a Python logging header ("ERROR:numba.cuda.cudadrv.driver:")
+// that stands behind an enclosure at the start of a statement (an
+// application's tag, a JSON field, a quote), where the log header parser
+// does not look.
+func enclosedLogger(statement string) (string, byte, bool) {
+	s := statement[enclosureEnd(statement):]
+	w := 0
+	for w < len(s) && s[w] >= 'A' && s[w] <= 'Z' {
+		w++
+	}
+	lv := levelOfWord(s[:w])
+	if lv == 0 || !strings.HasPrefix(s[w:], ":") {
+		return "", 0, false
+	}
+	j := w + 1
+	for j < len(s) && (isNameByte(s[j]) || s[j] == '.') {
+		j++
+	}
+	if j == w+1 || !strings.HasPrefix(s[j:], ":") {
+		return "", 0, false
+	}
+	return s[w+1 : j], lv, true
+}
+
+// headerLevel is the level of any header, 0 when it states none.
+func headerLevel(header string) byte {
+	if _, lv, ok := nativeHeader(header); ok {
+		return lv
+	}
+	if _, lv, ok := loggerHeader(header); ok {
+		return lv
+	}
+	return levelOf(header)
+}
+
+// levelOf finds the last level mark among the words of a header: glog's
+// "E1126", TSL's "E", a level word ("ERROR").
+func levelOf(h string) byte {
+	for end := len(h); end > 0; {
+		start := end
+		for start > 0 && !isWordEnd(h[start-1]) {
+			start--
+		}
+		w := h[start:end]
+		switch {
+		case len(w) == 1 && isLevel(w[0]):
+			return w[0]
+		case len(w) == 5 && isLevel(w[0]) && allDigits(w[1:]):
+			return w[0]
+		case levelOfWord(w) != 0:
+			return levelOfWord(w)
+		}
+		end = start - 1
+	}
+	return 0
+}
+
+func isWordEnd(c byte) bool { return c == ' ' || c == ':' || c == '[' }
+
+func isLevel(c byte) bool { return c == 'I' || c == 'W' || c == 'E' || c == 'F' }
+
+func levelOfWord(w string) byte {
+	switch w {
+	case "INFO":
+		return 'I'
+	case "WARNING", "WARN":
+		return 'W'
+	case "ERROR":
+		return 'E'
+	case "CRITICAL", "FATAL":
+		return 'F'
+	case "DEBUG":
+		return 'D'
+	}
+	return 0
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}

@@ -1,0 +1,253 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package speaker
+
+import "strings"
+
+// The speakers, one row each: a name and what it belongs to. Rows are
+// tried in order and the first that matches decides, so XLA's stack comes
+// first ("external/xla/xla/backends/gpu/codegen/triton/..." is XLA's, not
+// Triton's). docs/recognition.md lists this table.
+//
+//   - name: a dotted Python name (an exception's module, a logger) or a C++
+//     namespace that is key or starts with key and "." or "::"; and a
+//     segment of a source path ("external/xla+/xla/...",
+//     ".../site-packages/cupy/...").
+//   - class: an exception class printed without its module.
+//   - tag: a program's own mark within the head of its log line.
+//   - prefix: a C function prefix the line starts with ("ggml_...: ").
+//   - status: how the message of an exception whose class names no program
+//     starts ("RuntimeError: Bad StatusOr access: ..." is PyTorch/XLA's).
+type rowKind uint8
+
+const (
+	name rowKind = iota
+	class
+	tag
+	prefix
+	status
+)
+
+type row struct {
+	kind    rowKind
+	key     string
+	program string
+	owner   Owner
+}
+
+var rows = []row{
+	// XLA's stack: the compiler and runtimes, and the frameworks that raise
+	// their statuses.
+	{name, "xla", "xla", XLA},
+	{name, "tsl", "xla", XLA},
+	{name, "jax", "jax", XLA},
+	{name, "jaxlib", "jax", XLA},
+	{name, "jax_plugins", "jax", XLA},
+	{name, "libtpu", "xla", XLA},
+	{name, "tensorflow", "tensorflow", XLA},
+	{name, "torch_xla", "torch_xla", XLA},
+	{class, "XlaRuntimeError", "xla", XLA},
+	{class, "JaxRuntimeError", "jax", XLA},
+	{status, "Bad StatusOr access: ", "torch_xla", XLA}, // PyTorch/XLA raises XLA's status as a RuntimeError
+
+	// GPU array and kernel libraries with their own allocators.
+	{name, "cupy", "cupy", Foreign},
+	{name, "cupy_backends", "cupy", Foreign},
+	{name, "cupyx", "cupy", Foreign},
+	{name, "numba", "numba", Foreign},
+	{name, "triton", "triton", Foreign},
+	{tag, "== CUDA [", "numba", Foreign}, // numba.cuda's own log handler
+	// Other ML frameworks and runtimes.
+	{name, "torch", "pytorch", Foreign},
+	{name, "c10", "pytorch", Foreign},
+	{name, "aten", "pytorch", Foreign},
+	{name, "paddle", "paddlepaddle", Foreign},
+	{class, "EnforceNotMet", "paddlepaddle", Foreign},
+	{name, "onnxruntime", "onnxruntime", Foreign},
+	{name, "onnxruntime_src", "onnxruntime", Foreign},
+	{tag, ":onnxruntime:", "onnxruntime", Foreign}, // "[E:onnxruntime:, file.cc:N Func] "
+	{name, "mxnet", "mxnet", Foreign},
+	{class, "MXNetError", "mxnet", Foreign},
+	{name, "tensorrt", "tensorrt", Foreign},
+	{name, "tensorrt_llm", "tensorrt", Foreign},
+	{name, "torch_tensorrt", "tensorrt", Foreign},
+	{tag, "[TRT]", "tensorrt", Foreign},
+	{tag, "[TensorRT]", "tensorrt", Foreign},
+	{name, "llama_cpp", "llama.cpp", Foreign},
+	{name, "ggml", "llama.cpp", Foreign},
+	{prefix, "ggml_", "llama.cpp", Foreign},
+	{prefix, "llama_", "llama.cpp", Foreign},
+	{prefix, "alloc_tensor_range", "llama.cpp", Foreign}, // ggml-alloc.c, without the ggml_ prefix
+	{tag, "NCCL WARN", "nccl", Foreign},
+	{tag, "NCCL INFO", "nccl", Foreign},
+	// RAPIDS.
+	{name, "rmm", "rapids", Foreign},
+	{name, "cudf", "rapids", Foreign},
+	{name, "cuml", "rapids", Foreign},
+	{name, "cugraph", "rapids", Foreign},
+	{name, "dask_cudf", "rapids", Foreign},
+	// The JVM and what runs on it.
+	{name, "java", "jvm", Foreign},
+	{name, "javax", "jvm", Foreign},
+	{name, "org.apache.spark", "spark", Foreign},
+	// Databases and their clients.
+	{name, "psycopg2", "postgresql", Foreign},
+	{name, "psycopg", "postgresql", Foreign},
+	{name, "asyncpg", "postgresql", Foreign},
+	{name, "redis", "redis", Foreign},
+	{prefix, "zmalloc", "redis", Foreign},
+	{name, "pymysql", "mysql", Foreign},
+	{name, "MySQLdb", "mysql", Foreign},
+	{name, "mysql", "mysql", Foreign},
+	{name, "pymongo", "mongodb", Foreign},
+	{name, "sqlalchemy", "sqlalchemy", Foreign},
+}
+
+// The rows of each kind, in table order, so that a look-up reads only its
+// own.
+var nameRows, classRows, tagRows, prefixRows, statusRows = rowsOf(name), rowsOf(class), rowsOf(tag), rowsOf(prefix), rowsOf(status)
+
+func rowsOf(k rowKind) []row {
+	var out []row
+	for _, r := range rows {
+		if r.kind == k {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// ownerOfName finds the row of a dotted name or C++ namespace.
+func ownerOfName(n string) (string, Owner) {
+	if n == "" {
+		return "", Unknown
+	}
+	for i := range nameRows {
+		if r := &nameRows[i]; hasNamePrefix(n, r.key) {
+			return r.program, r.owner
+		}
+	}
+	return "", Unknown
+}
+
+// hasNamePrefix reports whether n is key or starts with key and a name
+// separator: "torch.cuda" has "torch", "torch_xla" has not.
+func hasNamePrefix(n, key string) bool {
+	if !strings.HasPrefix(n, key) {
+		return false
+	}
+	rest := n[len(key):]
+	return rest == "" || rest[0] == '.' || strings.HasPrefix(rest, "::")
+}
+
+// ownerOfClass finds the row of an unqualified exception class.
+func ownerOfClass(c string) (string, Owner) {
+	for i := range classRows {
+		if r := &classRows[i]; r.key == c {
+			return r.program, r.owner
+		}
+	}
+	return "", Unknown
+}
+
+// ownerOfStatus finds the row of how an exception's message starts.
+func ownerOfStatus(message string) (string, Owner) {
+	message = strings.TrimLeft(message, " ")
+	for i := range statusRows {
+		if r := &statusRows[i]; strings.HasPrefix(message, r.key) {
+			return r.program, r.owner
+		}
+	}
+	return "", Unknown
+}
+
+// ownerOfPath finds the row of the first segment of a source path that one
+// names ("external/xla+/xla/..." is XLA's: bzlmod adds "+").
+func ownerOfPath(path string) (string, Owner) {
+	for path != "" {
+		seg, rest, _ := strings.Cut(path, "/")
+		path = rest
+		if rest == "" && seg != "" && strings.IndexByte(seg, '.') >= 0 {
+			break // the file's own name: "alloc.h" names no program
+		}
+		seg = strings.TrimSuffix(seg, "+")
+		for i := range nameRows {
+			if r := &nameRows[i]; r.key == seg {
+				return r.program, r.owner
+			}
+		}
+	}
+	return "", Unknown
+}
+
+// tagSpan is how far into a statement a program's tag is looked for: past
+// a timestamp and a host, pid and thread ("gpu-node-1:4242:4300 [0]
+// include/alloc.h:493 NCCL WARN ").
+const tagSpan = 160
+
+// ownerOfTag finds the row of a program's tag in the head of a statement.
+func ownerOfTag(statement string) (string, Owner) {
+	head := statement[:min(len(statement), tagSpan)]
+	for i := range prefixRows {
+		if r := &prefixRows[i]; startsFunction(head, r.key) {
+			return r.program, r.owner
+		}
+	}
+	for i := range tagRows {
+		if r := &tagRows[i]; strings.Contains(head, r.key) {
+			return r.program, r.owner
+		}
+	}
+	return "", Unknown
+}
+
+// startsFunction reports whether s starts with a C identifier that starts
+// with key, followed by ": " ("ggml_backend_cuda_buffer_type_alloc_buffer: ").
+func startsFunction(s, key string) bool {
+	if !strings.HasPrefix(s, key) {
+		return false
+	}
+	i := len(key)
+	for i < len(s) && isNameByte(s[i]) {
+		i++
+	}
+	return strings.HasPrefix(s[i:], ": ")
+}
+
+// pathInMessage finds, in the message of an exception whose class names no
+// program, the first source path that a row names: PaddlePaddle's "(at
+// /paddle/paddle/fluid/...)", RMM's "at: .../include/rmm/mr/...". It returns
+// the path, its program and owner.
+func pathInMessage(message string) (string, string, Owner) {
+	for i := 0; i < len(message); i++ {
+		j := strings.IndexByte(message[i:], '/')
+		if j < 0 {
+			break
+		}
+		i += j
+		start := i
+		for start > 0 && !isPathEnd(message[start-1]) {
+			start--
+		}
+		end := i
+		for end < len(message) && !isPathEnd(message[end]) {
+			end++
+		}
+		path := message[start:end]
+		if p, o := ownerOfPath(strings.TrimLeft(path, "/")); o != Unknown {
+			return path, p, o
+		}
+		i = end
+	}
+	return "", "", Unknown
+}
+
+// isPathEnd reports whether c ends a source path in a message.
+func isPathEnd(c byte) bool {
+	return c == ' ' || c == '(' || c == ')' || c == '\'' || c == '"' || c == ',' || c == ';' || c == '=' || c == '\n'
+}
+
+func isNameByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}

@@ -1,0 +1,183 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package xlaoomprocessor
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+
+	"github.com/xlaoom/xlaoomprocessor/internal/metadata"
+	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
+	"github.com/xlaoom/xlaoomprocessor/oom"
+)
+
+// Lines of the real job shared_gpu_backoff_then_oom (oom/testdata/jobs): the
+// first of the pool set-up's 11 refused reservations beside a process that
+// held 58 GiB, and the status the job raised 12 seconds later. The status
+// alone does not say that memory was held elsewhere (unknown).
+const (
+	backOffAttempt = `E1126 11:16:29.817943     786 cuda_executor.cc:1365] [0] Failed to allocate device memory of 59.38GiB (63763906560 bytes): RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory`
+	backOffFailure = `jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 23.28GiB with allocator GPU_0_bfc on device 0. [tf-allocator-allocation-error=''] [executable_name='jit_activations']`
+)
+
+// attemptsProcessor is a processor as the factory builds it, with no-op
+// telemetry.
+func attemptsProcessor(t *testing.T, cfg *Config) *logsProcessor {
+	t.Helper()
+	tb, err := metadata.NewTelemetryBuilder(componenttest.NewNopTelemetrySettings())
+	require.NoError(t, err)
+	return newTestProcessor(cfg, tb)
+}
+
+var attemptsT0 = time.Date(2026, 11, 26, 11, 16, 29, 0, time.UTC)
+
+// rec is one record of a test batch: its job (service.name, "" for none),
+// body, time after attemptsT0, and attributes it arrives with.
+type rec struct {
+	job   string
+	body  string
+	after time.Duration
+	attrs map[string]any
+}
+
+// tagAll runs p over recs in order, one resource per record, and returns
+// the xla.oom.retry of each ("" where none).
+func tagAll(t *testing.T, p *logsProcessor, recs ...rec) []string {
+	t.Helper()
+	ld := plog.NewLogs()
+	for _, r := range recs {
+		rl := ld.ResourceLogs().AppendEmpty()
+		if r.job != "" {
+			rl.Resource().Attributes().PutStr("service.name", r.job)
+		}
+		rl.Resource().Attributes().PutStr("host.name", "gpu-host-01")
+		lr := rl.ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
+		lr.Body().SetStr(r.body)
+		lr.SetTimestamp(pcommon.NewTimestampFromTime(attemptsT0.Add(r.after)))
+		require.NoError(t, lr.Attributes().FromRaw(r.attrs))
+	}
+	_, err := p.processLogs(context.Background(), ld)
+	require.NoError(t, err)
+	var out []string
+	for i := 0; i < ld.ResourceLogs().Len(); i++ {
+		v, ok := ld.ResourceLogs().At(i).ScopeLogs().At(0).LogRecords().At(0).Attributes().Get(oomattr.Retry)
+		if !ok {
+			out = append(out, "")
+			continue
+		}
+		out = append(out, v.AsString())
+	}
+	return out
+}
+
+func TestFailureReadWithItsJobsAttempts(t *testing.T) {
+	vmm, err := os.ReadFile(filepath.Join("oom", "testdata", "real", "vmm_jit.exception.txt")) // 167.65 GiB against a 59.38 GiB pool
+	require.NoError(t, err)
+	attempt := rec{job: "trainer", body: backOffAttempt}
+	failure := func(after time.Duration) rec { return rec{job: "trainer", body: backOffFailure, after: after} }
+	const unknown, mayHelp, futile = oom.RetryUnknown, oom.RetryMayHelp, oom.RetryFutile
+	for _, c := range []struct {
+		name    string
+		batches [][]rec
+		want    []string // the failures' verdicts, in order
+	}{
+		{"no attempt before", [][]rec{{failure(0)}}, []string{unknown}},
+		{"attempts before, same batch", [][]rec{{attempt, attempt, failure(12 * time.Second)}}, []string{mayHelp}},
+		{"attempts in an earlier batch", [][]rec{{attempt}, {failure(12 * time.Second)}}, []string{mayHelp}},
+		{"another job's attempts", [][]rec{{{job: "evaluator", body: backOffAttempt}, failure(12 * time.Second)}}, []string{unknown}},
+		{"a resource that names no job keeps nothing", [][]rec{{{body: backOffAttempt}, {body: backOffFailure}}}, []string{unknown}},
+		{"a later record of the same failure keeps them", [][]rec{{attempt, failure(12 * time.Second)}, {failure(13 * time.Second)}}, []string{mayHelp, mayHelp}},
+		{"a failure a window later is new", [][]rec{{attempt, failure(12 * time.Second), failure(2 * time.Minute)}}, []string{mayHelp, unknown}},
+		{"attempts between two failures go to the second", [][]rec{{failure(0), attempt, failure(2 * time.Minute)}}, []string{unknown, mayHelp}},
+		{"attempts count in arrival order, not by date", [][]rec{{failure(12 * time.Second), {job: "trainer", body: backOffAttempt, after: 0}}}, []string{unknown}},
+		{"the record's own sizes decide first", [][]rec{{attempt, {job: "trainer", body: string(vmm)}}}, []string{futile}},
+		{"a sender's verdict is kept", [][]rec{{attempt, {job: "trainer", body: backOffFailure, attrs: map[string]any{oomattr.Retry: "futile"}}}}, []string{futile}},
+		{"attempts tagged upstream are not this processor's", [][]rec{{
+			{job: "trainer", body: backOffAttempt, attrs: map[string]any{oomattr.WarningKind: oom.WarningAllocationAttempt}}, failure(12 * time.Second),
+		}}, []string{unknown}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := attemptsProcessor(t, createDefaultConfig())
+			p.now = func() time.Time { return attemptsT0 }
+			var got []string
+			for _, b := range c.batches {
+				for i, v := range tagAll(t, p, b...) {
+					if strings.Contains(b[i].body, "Failed to allocate device memory") {
+						continue // an attempt: never a verdict
+					}
+					assert.NotEmpty(t, v, "every failure carries a verdict")
+					got = append(got, v)
+				}
+			}
+			assert.Equal(t, c.want, got)
+		})
+	}
+}
+
+// A failure tagged upstream is left as it is; the attempts do not change it.
+func TestTaggedUpstreamUnchanged(t *testing.T) {
+	p := attemptsProcessor(t, createDefaultConfig())
+	got := tagAll(t, p, rec{job: "trainer", body: backOffAttempt},
+		rec{job: "trainer", body: backOffFailure, attrs: map[string]any{oomattr.ErrorCode: "E0100", oomattr.Retry: oom.RetryUnknown}})
+	assert.Equal(t, []string{"", oom.RetryUnknown}, got)
+}
+
+// Without memory_warnings the processor tags no attempt, so it remembers
+// none.
+func TestNoWarningsNoAttempts(t *testing.T) {
+	cfg := createDefaultConfig()
+	cfg.MemoryWarnings = false
+	p := attemptsProcessor(t, cfg)
+	got := tagAll(t, p, rec{job: "trainer", body: backOffAttempt}, rec{job: "trainer", body: backOffFailure, after: time.Second})
+	assert.Equal(t, []string{"", oom.RetryUnknown}, got)
+}
+
+// Batches of several jobs consumed at once: each job's failure is read with
+// its own attempts only (run with -race).
+func TestAttemptsConcurrentBatches(t *testing.T) {
+	p := attemptsProcessor(t, createDefaultConfig())
+	var wg sync.WaitGroup
+	got := make([][]string, 8)
+	for w := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			job := "job-" + string(rune('a'+w))
+			var recs []rec
+			if w%2 == 0 { // the even jobs back off first
+				recs = append(recs, rec{job: job, body: backOffAttempt})
+			}
+			got[w] = tagAll(t, p, append(recs, rec{job: job, body: backOffFailure, after: time.Second})...)
+		}()
+	}
+	wg.Wait()
+	for w, g := range got {
+		want := oom.RetryUnknown
+		if w%2 == 0 {
+			want = oom.RetryMayHelp
+		}
+		assert.Equal(t, want, g[len(g)-1], "job %d", w)
+	}
+}
+
+// Ordinary records cost the memory nothing: it is not even looked at.
+func TestOrdinaryRecordsKeepNothing(t *testing.T) {
+	p := attemptsProcessor(t, createDefaultConfig())
+	tagAll(t, p, rec{job: "trainer", body: "step 100 loss 0.25"}, rec{job: "trainer", body: backOffFailure})
+	assert.Equal(t, 1, p.attempts.Len(), "the failure's job only")
+	p = attemptsProcessor(t, createDefaultConfig())
+	tagAll(t, p, rec{job: "trainer", body: "step 100 loss 0.25"})
+	assert.Zero(t, p.attempts.Len())
+}
