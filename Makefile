@@ -45,7 +45,8 @@ test:
 	$(GOTESTSUM) --format pkgname-and-test-fails --raw-command -- ./scripts/test-all.sh
 
 ## xlaoom: build bin/xlaoom, the command that explains the XLA OOMs of a log file without a collector
-## (`bin/xlaoom explain train.log`; docs/explain.md)
+## (`bin/xlaoom explain train.log`) and runs a job for a restart policy (`bin/xlaoom run -- python train.py`;
+## docs/explain.md)
 .PHONY: xlaoom
 xlaoom:
 	$(GO) build -trimpath -o bin/xlaoom ./cmd/xlaoom

@@ -8,9 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -60,7 +57,7 @@ processors:
 connectors:
   xla_oom:
     emit_interval: 500ms
-    series_expiry: 5s
+    series_expiry: 8s   # above the failures' 5s spacing: a series lives through a loop
     incident_window: 3s
   xla_oom/delta:
     aggregation_temporality: delta
@@ -95,11 +92,13 @@ service:
 `
 
 const (
-	// compileOOM is one compile-time failure as each host of the job logs it.
+	// compileOOM is one compile-time failure as each host of the job logs it:
+	// futile (xla_oom_retry="futile"), a restart fails the same way.
 	compileOOM = "E0912 07:01:12.118224    4412 train.py:244] jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of memory in memory space hbm. Used 118.42G of 95.74G hbm. Exceeded hbm capacity by 22.68G.\n"
 	// rematWarning is a memory-pressure warning (docs/early-warning.md), not a failure.
 	rematWarning = "W0912 07:08:01.224101    4412 hlo_rematerialization.cc:3363] Can't reduce memory use below 56.41GiB (60574761232 bytes) by rematerialization; only reduced to 58.44GiB (62750982717 bytes), down from 61.02GiB (65520000000 bytes) originally\n"
-	// runtimeOOM is a run-time failure that prints the request and the free memory.
+	// runtimeOOM is a run-time failure that prints the request and the free
+	// memory; whether a restart helps is unknown.
 	runtimeOOM = "E0912 07:09:13.044581    4412 train.py:330] ValueError: RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate 8.00G. That was not possible. There are 6.43G free.; (0x0x1_HBM0)\n"
 	jobHosts   = 64
 )
@@ -109,9 +108,12 @@ const (
 // exporter and one receiving remote write, both evaluating the shipped rules
 // with short windows:
 //
-//  1. one OOM on 64 hosts of one job pages exactly once, on the job;
-//  2. the same failure after the connector expired the series pages again;
-//  3. a crash loop pages once as XlaOomCrashLoop, and no incident pages twice;
+//  1. a futile failure (compile-time) of one job and two restarts that fail
+//     the same way page once, as XlaOomFutile, and neither as incidents nor
+//     as a crash loop;
+//  2. one OOM on 64 hosts of another job pages exactly once, on the job;
+//  3. the same failure after the connector expired the series pages again;
+//  4. a crash loop pages once as XlaOomCrashLoop, and no incident pages twice;
 //
 // and then checks that no sample was rejected (Prometheus's counters and
 // logs, the collector's log), that every series' point times strictly
@@ -130,6 +132,9 @@ func runAlerting(t *testing.T, promBin string) {
 	for h := range jobHosts {
 		// A first line of its own: file_log tells files apart by their first bytes.
 		appendFile(t, hostLog(logs, h), fmt.Sprintf("I0912 06:58:05.118224    4412 train.py:118] process %d of %d starting\n", h, jobHosts))
+	}
+	for h := range futileHosts {
+		appendFile(t, jobLog(logs, h, futileJob), fmt.Sprintf("I0912 06:58:06.118224    5512 finetune.py:40] process %d of %d starting\n", h, futileHosts))
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		t.Fatal(err)
@@ -161,15 +166,31 @@ func runAlerting(t *testing.T, promBin string) {
 	})
 	watch := watchAlerts(t, servers)
 
-	failure := func(line string) {
+	failureOf := func(job string, hosts int, line string) {
 		written := time.Now().UTC().Format("2006-01-02T15:04:05.000000000Z") + " "
-		for h := range jobHosts {
-			appendFile(t, hostLog(logs, h), written+line)
+		for h := range hosts {
+			appendFile(t, jobLog(logs, h, job), written+line)
 		}
 	}
+	failure := func(line string) { failureOf("trainer", jobHosts, line) }
 
-	// 1. One failure on 64 hosts: one page, on the job.
-	failure(compileOOM)
+	// 1. A futile failure (compile-time) of the job finetune and two restarts
+	// that fail the same way, each five seconds after the failure before
+	// (incident_window is 3s): one page, XlaOomFutile; the three incidents
+	// would be a crash loop, which steps aside for it, and no incident
+	// pages. Then the job trainer, whose failures are not futile.
+	for range 3 {
+		time.Sleep(5 * time.Second)
+		failureOf(futileJob, futileHosts, compileOOM)
+	}
+	for name, p := range servers {
+		waitJobAlert(t, name, p, futileJob, "XlaOomFutile", "firing")
+		assertOneAlert(t, name, p, "XlaOomFutile")
+		waitValue(t, name, p, `sum(max_over_time(xla_oom_incidents_total{service_name="`+futileJob+`",xla_oom_retry="futile"}[1m]))`, "3")
+	}
+
+	// 2. One failure on 64 hosts: one page, on the job.
+	failure(runtimeOOM)
 	for name, p := range servers {
 		waitAlert(t, name, p, "XlaOomIncident", "firing")
 		assertOneAlert(t, name, p, "XlaOomIncident")
@@ -182,34 +203,35 @@ func runAlerting(t *testing.T, promBin string) {
 		waitValue(t, name, p, `count(xla_oom_incidents_total{service_name="trainer"})`, "")
 	}
 
-	// 2. The same failure again, after expiry: the counter continues, the page fires again.
-	failure(compileOOM)
+	// 3. The same failure again, after expiry: the counter continues, the page fires again.
+	failure(runtimeOOM)
 	for name, p := range servers {
 		waitAlert(t, name, p, "XlaOomIncident", "firing")
 		assertOneAlert(t, name, p, "XlaOomIncident")
 		waitValue(t, name, p, `sum(max_over_time(xla_oom_incidents_total{service_name="trainer"}[1m]))`, "2")
 	}
 
-	// 3. A crash loop: three more failures five seconds apart (incident_window
-	// is 3s), the last one at run time, which also feeds the size histograms.
+	// 4. A crash loop: three more failures five seconds apart, which also
+	// feed the size histograms. The page of step 3 goes on; from the third
+	// the job pages once as a crash loop and the incident alert steps aside.
 	// A memory warning first feeds the dashboard's early-warning panel; it
 	// pages nothing.
 	failure(rematWarning)
-	for _, line := range []string{compileOOM, compileOOM, runtimeOOM} {
+	for range 3 {
 		time.Sleep(5 * time.Second)
-		failure(line)
+		failure(runtimeOOM)
 	}
 	for name, p := range servers {
 		waitAlert(t, name, p, "XlaOomCrashLoop", "firing")
 		assertOneAlert(t, name, p, "XlaOomCrashLoop")
-		// E1000 continues to 4; the run-time failure starts the E0100 series
-		waitValue(t, name, p, `sum(max by (xla_error_code) (max_over_time(xla_oom_incidents_total{service_name="trainer"}[1m])))`, "5")
+		// the E0100 series continues to 5
+		waitValue(t, name, p, `max(max_over_time(xla_oom_incidents_total{service_name="trainer",xla_error_code="E0100"}[1m]))`, "5")
 	}
 	time.Sleep(3 * time.Second) // let a second page, if any, show up
 	for name, episodes := range watch.stop() {
-		want := "XlaOomCrashLoop=1 XlaOomIncident=2"
+		want := "XlaOomCrashLoop=1 XlaOomIncident=2 finetune:XlaOomFutile=1"
 		if episodes != want {
-			t.Errorf("%s: firing episodes %s, want %s (one per incident and one for the loop)", name, episodes, want)
+			t.Errorf("%s: firing episodes %s, want %s (trainer: one per incident outside the loop, one for the loop; finetune: one for its futile failures)", name, episodes, want)
 		} else {
 			t.Logf("%s: firing episodes %s", name, episodes)
 		}
@@ -221,136 +243,16 @@ func runAlerting(t *testing.T, promBin string) {
 	checkPointTimes(t, filepath.Join(out, "delta.json"), true)
 }
 
-func hostLog(logs string, h int) string {
-	return filepath.Join(logs, fmt.Sprintf("tpu-host-%02d", h), "trainer.log")
-}
+// futileJob is the job of step 1, on futileHosts hosts.
+const (
+	futileJob   = "finetune"
+	futileHosts = 4
+)
 
-// waitAlert waits until alert is in state for the job "trainer" ("" for
-// not active at all).
-func waitAlert(t *testing.T, name string, p *prometheus, alert, state string) {
-	t.Helper()
-	eventually(t, 60*time.Second, func() string {
-		as, err := p.alerts()
-		if err != nil {
-			return err.Error()
-		}
-		got := ""
-		for _, a := range as {
-			if a.Labels["alertname"] == alert && a.Labels["service_name"] == "trainer" {
-				got = a.State
-			}
-		}
-		if got != state {
-			return fmt.Sprintf("%s: %s is %q, want %q", name, alert, got, state)
-		}
-		return ""
-	})
-}
+func hostLog(logs string, h int) string { return jobLog(logs, h, "trainer") }
 
-// assertOneAlert checks that exactly one alert named alert is active.
-func assertOneAlert(t *testing.T, name string, p *prometheus, alert string) {
-	t.Helper()
-	as, err := p.alerts()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []map[string]string
-	for _, a := range as {
-		if a.Labels["alertname"] == alert {
-			got = append(got, a.Labels)
-		}
-	}
-	if len(got) != 1 {
-		t.Errorf("%s: %d %s alerts active, want exactly 1: %v", name, len(got), alert, got)
-	}
-}
-
-// waitValue waits until the instant query q returns one sample of value want,
-// or none when want is "".
-func waitValue(t *testing.T, name string, p *prometheus, q, want string) {
-	t.Helper()
-	eventually(t, 60*time.Second, func() string {
-		r, err := p.query(q)
-		if err != nil {
-			return err.Error()
-		}
-		switch {
-		case want == "" && len(r) == 0, len(r) == 1 && r[0].Value == want:
-			return ""
-		}
-		return fmt.Sprintf("%s: %s = %v, want %q", name, q, r, want)
-	})
-}
-
-// alertWatch records, per server, how many times each alert of the job
-// "trainer" went from not firing to firing.
-type alertWatch struct {
-	mu       sync.Mutex
-	episodes map[string]map[string]int
-	done     chan struct{}
-	wg       sync.WaitGroup
-}
-
-func watchAlerts(t *testing.T, servers map[string]*prometheus) *alertWatch {
-	w := &alertWatch{episodes: map[string]map[string]int{}, done: make(chan struct{})}
-	for name, p := range servers {
-		w.episodes[name] = map[string]int{}
-		w.wg.Add(1)
-		go func() {
-			defer w.wg.Done()
-			firing := map[string]bool{}
-			for {
-				select {
-				case <-w.done:
-					return
-				case <-time.After(200 * time.Millisecond):
-				}
-				as, err := p.alerts()
-				if err != nil {
-					continue
-				}
-				now := map[string]bool{}
-				for _, a := range as {
-					if a.State == "firing" && a.Labels["service_name"] == "trainer" {
-						now[a.Labels["alertname"]] = true
-					}
-				}
-				w.mu.Lock()
-				for alert := range now {
-					if !firing[alert] {
-						w.episodes[name][alert]++
-					}
-				}
-				w.mu.Unlock()
-				firing = now
-			}
-		}()
-	}
-	t.Cleanup(func() { w.stop() })
-	return w
-}
-
-// stop ends the watch and returns the episodes per server as
-// "Alert=n Alert=n".
-func (w *alertWatch) stop() map[string]string {
-	select {
-	case <-w.done:
-	default:
-		close(w.done)
-	}
-	w.wg.Wait()
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	out := map[string]string{}
-	for name, e := range w.episodes {
-		var parts []string
-		for alert, n := range e {
-			parts = append(parts, fmt.Sprintf("%s=%d", alert, n))
-		}
-		sort.Strings(parts)
-		out[name] = strings.Join(parts, " ")
-	}
-	return out
+func jobLog(logs string, h int, job string) string {
+	return filepath.Join(logs, fmt.Sprintf("tpu-host-%02d", h), job+".log")
 }
 
 // checkNoRejections: the remote-write receiver rejected nothing (no 4xx/5xx

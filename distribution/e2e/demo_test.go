@@ -115,6 +115,10 @@ func TestDemo(t *testing.T) {
 	if !regexp.MustCompile(`(?m)^3 +09-12 07:02:44 +vit22b-train +gpu-train-0,gpu-train-1 +E0007 .* 3$`).MatchString(out.String()) {
 		t.Errorf("demo output lacks the GPU job's first incident (3 records on 2 hosts)")
 	}
+	// Each incident shows its retry verdict: a TPU compile-time overflow is futile.
+	if !regexp.MustCompile(`(?m)^\d+ .* E1000 .* futile +\d+$`).MatchString(out.String()) {
+		t.Errorf("demo output lacks the retry verdict (futile) of a compile-time incident")
+	}
 	// The collector has stopped when the demo prints: no address of it.
 	if strings.Contains(out.String(), "http://127.0.0.1") {
 		t.Errorf("demo output points at the stopped collector")

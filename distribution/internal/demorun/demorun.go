@@ -159,6 +159,7 @@ func stableScrape(url string, timeout time.Duration) ([]promtext.Sample, error) 
 // an xla.oom.incident.id (every host's copy, every line of it).
 type incident struct {
 	id, job, code, category, cause, advice string
+	retry                                  string // xla.oom.retry: futile, may_help, unknown
 	requested, free                        string
 	compileFigures                         bool
 	hosts                                  []string
@@ -191,6 +192,7 @@ func groupIncidents(recs []records.Record) []*incident {
 			continue
 		}
 		in.t, in.code, in.category, in.cause = r.Time, code, r.Str("xla.error.category"), r.Str("xla.oom.cause")
+		in.retry = r.Str("xla.oom.retry")
 		in.requested, in.free, in.compileFigures = figures(r)
 		in.advice = ""
 		if adv := r.Strings("xla.remediation"); len(adv) > 0 {
@@ -241,15 +243,15 @@ func printIncidents(w io.Writer, recs []records.Record, list []*incident) {
 	fmt.Fprintln(w)
 	var table bytes.Buffer
 	tw := tabwriter.NewWriter(&table, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "#\tTIME\tJOB\tHOSTS\tCODE\tCATEGORY\tREQUESTED\tFREE\tCAUSE\tRECORDS")
+	fmt.Fprintln(tw, "#\tTIME\tJOB\tHOSTS\tCODE\tCATEGORY\tREQUESTED\tFREE\tCAUSE\tRETRY\tRECORDS")
 	star := false
 	for i, in := range list {
 		req, free := dash(in.requested), dash(in.free)
 		if in.compileFigures {
 			req, free, star = req+"*", free+"*", true
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", i+1, in.t.Format("01-02 15:04:05"), in.job, strings.Join(in.hosts, ","),
-			in.code, in.category, req, free, dash(in.cause), in.records)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", i+1, in.t.Format("01-02 15:04:05"), in.job, strings.Join(in.hosts, ","),
+			in.code, in.category, req, free, dash(in.cause), dash(in.retry), in.records)
 	}
 	tw.Flush()
 	// The first piece of advice goes under each row, outside the columns.
@@ -263,6 +265,8 @@ func printIncidents(w io.Writer, recs []records.Record, list []*incident) {
 	if star {
 		fmt.Fprintln(w, "* compile time: memory the program needs / memory capacity (nothing was allocated yet).")
 	}
+	fmt.Fprintln(w, "RETRY: xla.oom.retry, whether rerunning the job unchanged can succeed: futile (it fails the same way;")
+	fmt.Fprintln(w, "change the configuration), may_help (it depended on memory held outside the job), unknown.")
 	fmt.Fprintln(w, "RECORDS: the tagged records of the incident (every host's copy; C++ log line and Python exception).")
 	fmt.Fprintln(w, "Full attributes and every piece of advice (xla.remediation) are in the tagged records.")
 	fmt.Fprintln(w)
@@ -345,19 +349,19 @@ func printIncidentMetric(w io.Writer, samples []promtext.Sample, printed int) {
 	sortSamples(incidents)
 	fmt.Fprintln(w, "xla_oom_incidents_total (counter, per job: no host_name) -- the series the alerts page on")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "service_name\txla_error_code\tvalue\t")
+	fmt.Fprintln(tw, "service_name\txla_error_code\txla_oom_retry\tvalue\t")
 	var total float64
 	for _, s := range incidents {
-		fmt.Fprintf(tw, "%s\t%s\t%g\t\n", s.Labels["service_name"], s.Labels["xla_error_code"], s.Value)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%g\t\n", s.Labels["service_name"], s.Labels["xla_error_code"], dash(s.Labels["xla_oom_retry"]), s.Value)
 		total += s.Value
 	}
-	fmt.Fprintf(tw, "\ttotal\t%g\t\n", total)
+	fmt.Fprintf(tw, "\t\ttotal\t%g\t\n", total)
 	tw.Flush()
 	agree := "the same count as the incident table above"
 	if int(total) != printed {
 		agree = fmt.Sprintf("the incident table above shows %d", printed)
 	}
-	fmt.Fprintf(w, "%g incidents, %s. Alert rules XlaOomIncident and XlaOomCrashLoop\n", total, agree)
+	fmt.Fprintf(w, "%g incidents, %s. Alert rules XlaOomIncident, XlaOomFutile and XlaOomCrashLoop\n", total, agree)
 	fmt.Fprintln(w, "(examples/prometheus/alerts.yaml) page on this series; xla_oom_errors_total below counts tagged records")
 	fmt.Fprintln(w, "(every line on every host) and is for dashboards.")
 	fmt.Fprintln(w)

@@ -55,6 +55,9 @@ Exit status: 0 no OOM found, 1 an OOM found, 2 a usage error or an input
 that could not be read, 3 an OOM found and the last failure found (the
 latest in the last input that has one) is futile: running the same program
 again, unchanged, fails the same way.
+
+xlaoom run [flags] -- COMMAND runs a job and, when it fails, exits with a
+status a restart policy acts on: see "xlaoom run -h".
 `
 
 // Main runs xlaoom with args (without the program name) and returns the

@@ -1,0 +1,165 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+// Package run is the `xlaoom run` command: it runs a job, passes its output
+// through, keeps the end of its log, and when the job fails explains that
+// log as `xlaoom explain` does and decides by the failure's retry verdict
+// (xla.oom.retry): a futile failure exits with a status a restart policy
+// stops on, one a retry may help is retried or exits with a status a
+// restart policy retries, and anything else exits with the job's own status.
+package run
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Exit statuses of the wrapper itself; the job's own status passes through
+// otherwise.
+const (
+	// DefaultFutileExit is EX_CONFIG of sysexits.h, "configuration error":
+	// the job must not run again unchanged. It is outside xpk's default
+	// restart codes (42, 127-255) and the statuses Python exits with.
+	DefaultFutileExit = 78
+	// DefaultMayHelpExit is the code xpk restarts on by default.
+	DefaultMayHelpExit = 42
+	// ExitUsage is a usage error of the wrapper: the job did not run.
+	ExitUsage = 2
+	// ExitCannotRun and ExitNotFound are the shell's statuses for a command
+	// that could not be executed and one that was not found.
+	ExitCannotRun = 126
+	ExitNotFound  = 127
+)
+
+const usage = `Usage: xlaoom run [flags] [--] COMMAND [ARG...]
+
+Runs COMMAND, passing its standard output and error through unchanged,
+and keeps the end of its log (both streams merged line by line). When
+COMMAND fails, the log is explained as "xlaoom explain" does, and the
+last XLA out-of-memory failure's retry verdict (xla.oom.retry) decides:
+
+  futile    the same job fails the same way again: exit --futile-exit
+            (78), or rerun once with a smaller batch (--batch-env)
+  may_help  the failure depends on something outside the job (memory
+            another process held, fragmentation): rerun up to --retries
+            times, then exit --may-help-exit (42)
+  unknown   or no OOM in the log: exit with the job's own status
+
+A job that succeeds exits 0. The decision is one line on standard error,
+starting "xlaoom run:". docs/explain.md shows how a Kubernetes Job's
+podFailurePolicy, a JobSet's failurePolicy and a Slurm script act on it.
+
+Flags:
+  --retries N          reruns of a failure a retry may help (default 0:
+                       exit --may-help-exit and let the restart policy
+                       rerun it)
+  --retry-delay D      wait before a rerun (default 30s), e.g. for the
+                       process that held the memory to end
+  --batch-env NAME     on a futile failure whose fit fraction is known,
+                       rerun once with the environment variable NAME (a
+                       positive integer: the batch size) multiplied by it,
+                       rounded down, at least 1
+  --futile-exit N      status of a futile failure (default 78)
+  --may-help-exit N    status of a failure a retry may help (default 42)
+  --keep-bytes N       bytes of the end of the log kept (default 16777216)
+  --termination-log F  write the decision on an OOM to F too (Kubernetes
+                       reads /dev/termination-log into the pod's status)
+  -h                   print this help
+
+Exit status: 0 the job succeeded; 78 futile; 42 a retry may help; 2 a
+usage error (the job did not run); 126 or 127 COMMAND could not run;
+otherwise the job's own status (128+N when signal N ended it).
+`
+
+// options are the flags.
+type options struct {
+	retries        int
+	retryDelay     time.Duration
+	batchEnv       string
+	futileExit     int
+	mayHelpExit    int
+	keepBytes      int
+	terminationLog string
+	command        []string
+}
+
+func parse(args []string, stderr io.Writer) (*options, int, bool) {
+	o := &options{}
+	flags := flag.NewFlagSet("xlaoom run", flag.ContinueOnError)
+	flags.SetOutput(io.Discard)
+	flags.IntVar(&o.retries, "retries", 0, "")
+	flags.DurationVar(&o.retryDelay, "retry-delay", 30*time.Second, "")
+	flags.StringVar(&o.batchEnv, "batch-env", "", "")
+	flags.IntVar(&o.futileExit, "futile-exit", DefaultFutileExit, "")
+	flags.IntVar(&o.mayHelpExit, "may-help-exit", DefaultMayHelpExit, "")
+	flags.IntVar(&o.keepBytes, "keep-bytes", 16<<20, "")
+	flags.StringVar(&o.terminationLog, "termination-log", "", "")
+	// Parsing stops at the first argument that is not a flag, or after "--":
+	// the job's own flags are never read as the wrapper's.
+	if err := flags.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, 0, true
+		}
+		return nil, usageError(stderr, err.Error()), false
+	}
+	o.command = flags.Args()
+	switch {
+	case len(o.command) == 0:
+		return nil, usageError(stderr, "no command to run"), false
+	case o.retries < 0:
+		return nil, usageError(stderr, "--retries must be 0 or more"), false
+	case o.retryDelay < 0:
+		return nil, usageError(stderr, "--retry-delay must be 0 or more"), false
+	case o.keepBytes < 64<<10:
+		return nil, usageError(stderr, "--keep-bytes must be at least 65536"), false
+	case !validStatus(o.futileExit) || !validStatus(o.mayHelpExit):
+		return nil, usageError(stderr, "--futile-exit and --may-help-exit must be from 1 to 255"), false
+	case o.batchEnv != "" && (strings.ContainsAny(o.batchEnv, "= \x00")):
+		return nil, usageError(stderr, "--batch-env must name an environment variable"), false
+	}
+	return o, 0, false
+}
+
+func validStatus(n int) bool { return n >= 1 && n <= 255 }
+
+func usageError(stderr io.Writer, msg string) int {
+	_, _ = fmt.Fprintf(stderr, "xlaoom run: %s\n\n%s", msg, usage)
+	return ExitUsage
+}
+
+// Main runs `xlaoom run` with args (after "run") and returns the exit status.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	o, status, help := parse(args, stderr)
+	if help {
+		_, _ = fmt.Fprint(stdout, usage)
+		return 0
+	}
+	if o == nil {
+		return status
+	}
+	w := &wrapper{o: o, stdin: stdin, stdout: stdout, stderr: stderr, log: newLogCopy(o.keepBytes)}
+	return w.run()
+}
+
+// say writes the wrapper's one line about a run. Its words are chosen so
+// that the xla_oom agent reading the same log never takes it for another
+// OOM (run_test.go checks it).
+func (w *wrapper) say(format string, a ...any) {
+	_, _ = fmt.Fprintf(w.stderr, "xlaoom run: "+format+"\n", a...)
+}
+
+func quoteCommand(c []string) string {
+	q := make([]string, len(c))
+	for i, a := range c {
+		q[i] = a
+		if a == "" || strings.ContainsAny(a, " \t\"'\\$") {
+			q[i] = strconv.Quote(a)
+		}
+	}
+	return strings.Join(q, " ")
+}

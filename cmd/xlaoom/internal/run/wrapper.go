@@ -1,0 +1,123 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package run
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/xlaoom/xlaoomprocessor/oom"
+)
+
+// wrapper runs the job until it succeeds or the verdict says to stop.
+type wrapper struct {
+	o              *options
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	log            *logCopy
+	env            []string // the job's environment; --batch-env changes it
+}
+
+func (w *wrapper) run() int {
+	sigs := watchSignals()
+	defer sigs.close()
+	w.env = os.Environ()
+	retries, smaller := 0, false
+	for attempt := 1; ; attempt++ {
+		w.log.reset()
+		status, err := runJob(w.o.command, w.env, w.stdin, w.stdout, w.stderr, w.log, sigs)
+		if err != nil {
+			w.say("cannot run %s: %v", quoteCommand(w.o.command[:1]), err)
+			return status
+		}
+		if status == 0 {
+			return 0
+		}
+		if sig := sigs.stopped(); sig != nil {
+			w.say("stopped by %v: exit %d, the job's status", sig, status)
+			return status
+		}
+		v, err := explainLog(w.log.log())
+		switch {
+		// Without an OOM the termination log is left to the job's own message.
+		case err != nil:
+			w.say("the job exited %d; its log could not be read (%v): exit %d, the job's status", status, err, status)
+			return status
+		case v == nil:
+			w.say("the job exited %d with no XLA out-of-memory failure in its log: exit %d, the job's status", status, status)
+			return status
+		}
+		switch v.retry {
+		case oom.RetryFutile:
+			if !smaller {
+				if from, to, ok := w.smallerBatch(v); ok {
+					smaller = true
+					w.say("the job exited %d: %s is futile (a rerun fails the same way); it fits in %.2f of the memory it needed: run %d with %s=%d instead of %d",
+						status, v, v.fit, attempt+1, w.o.batchEnv, to, from)
+					continue
+				}
+			}
+			w.decided("the job exited %d: %s is futile, a restart fails the same way; change the configuration (action %s): exit %d",
+				status, v, v.actionOrNone(), w.o.futileExit)
+			return w.o.futileExit
+		case oom.RetryMayHelp:
+			if retries < w.o.retries {
+				retries++
+				w.say("the job exited %d: %s may pass on a rerun (action %s): rerun %d of %d in %v",
+					status, v, v.actionOrNone(), retries, w.o.retries, w.o.retryDelay)
+				if !w.wait(sigs) {
+					w.say("stopped by %v before the rerun: exit %d, the job's status", sigs.stopped(), status)
+					return status
+				}
+				continue
+			}
+			w.decided("the job exited %d: %s may pass on a rerun (action %s)%s: exit %d",
+				status, v, v.actionOrNone(), w.retriesSpent(retries), w.o.mayHelpExit)
+			return w.o.mayHelpExit
+		}
+		w.decided("the job exited %d: %s, whether a rerun helps is unknown (action %s): exit %d, the job's status",
+			status, v, v.actionOrNone(), status)
+		return status
+	}
+}
+
+// decided says the decision on an OOM, and writes it to the termination log.
+func (w *wrapper) decided(format string, a ...any) {
+	w.say(format, a...)
+	if w.o.terminationLog == "" {
+		return
+	}
+	msg := fmt.Sprintf("xlaoom run: "+format+"\n", a...)
+	if err := os.WriteFile(w.o.terminationLog, []byte(msg), 0o644); err != nil {
+		w.say("cannot write the termination log: %v", err)
+	}
+}
+
+func (w *wrapper) retriesSpent(n int) string {
+	if w.o.retries == 0 {
+		return ""
+	}
+	if n == 1 {
+		return ", after 1 rerun"
+	}
+	return fmt.Sprintf(", after %d reruns", n)
+}
+
+// wait waits --retry-delay before a rerun; false when a terminating signal
+// came first.
+func (w *wrapper) wait(sigs *signals) bool {
+	if w.o.retryDelay == 0 {
+		return sigs.stopped() == nil
+	}
+	t := time.NewTimer(w.o.retryDelay)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-sigs.stop:
+		return false
+	}
+}
