@@ -87,13 +87,14 @@ func newKeyWords(keys []string) keyWords {
 
 // mayHit reports whether the eight bytes x (with y, the eight bytes three
 // further on) may hold a hit: any high bit of the result, masked with
-// highBits; it may say yes wrongly (a byte above a hit, or
-// a byte of x or y with its high bit set), never no wrongly: a byte of a or
-// b is zero where a key hits, and then the high bit of a-1 or b-1 is set
-// while a&b's is clear.
+// highBits. It may say yes wrongly (a byte above a hit, or a byte of x or
+// y that is not ASCII: then a or b has a byte above 0x80), never no
+// wrongly: a byte of a or b is zero where a key hits, and then the high bit
+// of a-1 or b-1 is set. Leaving the non-ASCII bytes to the exact test
+// (hits) saves three of the ten operations per word on the hot loop.
 func mayHit(x, y, bit, value, first, last uint64) uint64 {
 	a, b := x|bit^value, (x^first)|(y^last)
-	return ((a - lowBytes) | (b - lowBytes)) &^ (a & b) // & highBits: the caller's
+	return (a - lowBytes) | (b - lowBytes) // & highBits: the caller's
 }
 
 // hits returns the high bit of each byte of x that is a hit, exactly: a
@@ -136,18 +137,24 @@ func keyHits(s string, from int, k *keyWords, out *[maxKeyHits]int32) (n, next i
 	if i < end {
 		at := len(s) - blockRead
 		w := s[at:]
-		m0 := k.hits(load64(w[0:8]), load64(w[wordKeyLen-1:wordKeyLen+7]))
-		m1 := k.hits(load64(w[8:16]), load64(w[wordKeyLen+7:wordKeyLen+15]))
-		// Clear the bytes before i (1 to 15 of them).
+		x0, y0 := load64(w[0:8]), load64(w[wordKeyLen-1:wordKeyLen+7])
+		x1, y1 := load64(w[8:16]), load64(w[wordKeyLen+7:wordKeyLen+15])
+		// Keep the bytes from i on (the first 1 to 15 were read already).
+		keep0, keep1 := ^uint64(0), ^uint64(0)
 		if done := i - at; done >= 8 {
-			m0, m1 = 0, m1&^(1<<(8*(done-8))-1)
+			keep0, keep1 = 0, ^uint64(0)<<(8*(done-8))
 		} else {
-			m0 &^= 1<<(8*done) - 1
+			keep0 <<= 8 * done
 		}
-		if n, next = appendHits(out, n, at, m0); next >= 0 {
+		may := mayHit(x0, y0, k.singleBit, k.singleValue, k.wordFirst, k.wordLast)&keep0 |
+			mayHit(x1, y1, k.singleBit, k.singleValue, k.wordFirst, k.wordLast)&keep1
+		if may&highBits == 0 {
+			return n, end // most texts: no hit in the last step
+		}
+		if n, next = appendHits(out, n, at, k.hits(x0, y0)&keep0); next >= 0 {
 			return n, next
 		}
-		if n, next = appendHits(out, n, at+8, m1); next >= 0 {
+		if n, next = appendHits(out, n, at+8, k.hits(x1, y1)&keep1); next >= 0 {
 			return n, next
 		}
 	}
