@@ -163,13 +163,26 @@ func keyHits(s string, from int, k *keyWords, out *[maxKeyHits]int32) (n, next i
 
 // nextStep returns the offset of the first step of t that may hold a hit
 // (found), or where the full steps of t end. It is the scan's hot loop, kept
-// small so that the compiler holds everything in registers.
+// small so that the compiler holds everything in registers; it reads two
+// steps at a time while it can (one branch per 32 bytes).
 func nextStep(t string, bit, value, first, last uint64) (offset int, found bool) {
+	const y = wordKeyLen - 1 // where the eight bytes of a word's last key byte start
 	n := len(t)
+	for ; len(t) >= blockRead+blockLen; t = t[2*blockLen:] {
+		m0 := mayHit(load64(t[0:8]), load64(t[y:y+8]), bit, value, first, last) |
+			mayHit(load64(t[8:16]), load64(t[8+y:8+y+8]), bit, value, first, last)
+		m1 := mayHit(load64(t[16:24]), load64(t[16+y:16+y+8]), bit, value, first, last) |
+			mayHit(load64(t[24:32]), load64(t[24+y:24+y+8]), bit, value, first, last)
+		if (m0|m1)&highBits != 0 {
+			if m0&highBits == 0 {
+				return n - len(t) + blockLen, true
+			}
+			return n - len(t), true
+		}
+	}
 	for ; len(t) >= blockRead; t = t[blockLen:] {
-		x0, y0 := load64(t[0:8]), load64(t[wordKeyLen-1:wordKeyLen+7])
-		x1, y1 := load64(t[8:16]), load64(t[wordKeyLen+7:wordKeyLen+15])
-		if (mayHit(x0, y0, bit, value, first, last)|mayHit(x1, y1, bit, value, first, last))&highBits != 0 {
+		if (mayHit(load64(t[0:8]), load64(t[y:y+8]), bit, value, first, last)|
+			mayHit(load64(t[8:16]), load64(t[8+y:8+y+8]), bit, value, first, last))&highBits != 0 {
 			return n - len(t), true
 		}
 	}
