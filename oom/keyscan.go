@@ -140,12 +140,8 @@ func keyHits(s string, from int, k *keyWords, out *[maxKeyHits]int32) (n, next i
 		x0, y0 := load64(w[0:8]), load64(w[wordKeyLen-1:wordKeyLen+7])
 		x1, y1 := load64(w[8:16]), load64(w[wordKeyLen+7:wordKeyLen+15])
 		// Keep the bytes from i on (the first 1 to 15 were read already).
-		keep0, keep1 := ^uint64(0), ^uint64(0)
-		if done := i - at; done >= 8 {
-			keep0, keep1 = 0, ^uint64(0)<<(8*(done-8))
-		} else {
-			keep0 <<= 8 * done
-		}
+		done := uint(i - at)
+		keep0, keep1 := ^uint64(0)<<min(8*done, 64), ^uint64(0)<<(8*max(done, 8)-64)
 		may := mayHit(x0, y0, k.singleBit, k.singleValue, k.wordFirst, k.wordLast)&keep0 |
 			mayHit(x1, y1, k.singleBit, k.singleValue, k.wordFirst, k.wordLast)&keep1
 		if may&highBits == 0 {

@@ -46,10 +46,9 @@ func (f *Finder) Scan(lr plog.LogRecord, into *Candidates) bool {
 	}
 	if len(s.Attributes) > 0 {
 		for k, v := range lr.Attributes().All() {
-			if v.Type() != pcommon.ValueTypeStr {
-				continue
-			}
-			if i := slices.Index(s.Attributes, k); i >= 0 {
+			// The key first: it is in the attribute's own slot, while its
+			// value's type lies behind one more pointer.
+			if i := slices.Index(s.Attributes, k); i >= 0 && v.Type() == pcommon.ValueTypeStr {
 				f.offer(into, len(s.BodyKeys)+i, v.Str())
 			}
 		}
