@@ -136,25 +136,49 @@ func keyHits(s string, from int, k *keyWords, out *[maxKeyHits]int32) (n, next i
 	}
 	if i < end {
 		at := len(s) - blockRead
-		w := s[at:]
-		x0, y0 := load64(w[0:8]), load64(w[wordKeyLen-1:wordKeyLen+7])
-		x1, y1 := load64(w[8:16]), load64(w[wordKeyLen+7:wordKeyLen+15])
-		// Keep the bytes from i on (the first 1 to 15 were read already).
-		done := uint(i - at)
-		keep0, keep1 := ^uint64(0)<<min(8*done, 64), ^uint64(0)<<(8*max(done, 8)-64)
-		may := mayHit(x0, y0, k.singleBit, k.singleValue, k.wordFirst, k.wordLast)&keep0 |
-			mayHit(x1, y1, k.singleBit, k.singleValue, k.wordFirst, k.wordLast)&keep1
-		if may&highBits == 0 {
-			return n, end // most texts: no hit in the last step
-		}
-		if n, next = appendHits(out, n, at, k.hits(x0, y0)&keep0); next >= 0 {
-			return n, next
-		}
-		if n, next = appendHits(out, n, at+8, k.hits(x1, y1)&keep1); next >= 0 {
-			return n, next
+		x0, y0, x1, y1, keep0, keep1 := k.lastStep(s, i)
+		if k.lastStepMayHit(x0, y0, x1, y1, keep0, keep1) {
+			if n, next = appendHits(out, n, at, k.hits(x0, y0)&keep0); next >= 0 {
+				return n, next
+			}
+			if n, next = appendHits(out, n, at+8, k.hits(x1, y1)&keep1); next >= 0 {
+				return n, next
+			}
 		}
 	}
 	return n, end
+}
+
+// firstStep returns where the first step of s that may hold a hit starts,
+// -1 for none (most texts): the scan's loop and its last step, without the
+// exact hits. It needs minOnePassLen <= len(s).
+func (k *keyWords) firstStep(s string) int {
+	i, found := nextStep(s, k.singleBit, k.singleValue, k.wordFirst, k.wordLast)
+	if found {
+		return i
+	}
+	if i < len(s)-(wordKeyLen-1) && k.lastStepMayHit(k.lastStep(s, i)) {
+		return i
+	}
+	return -1
+}
+
+// lastStep reads the last, partial step of s: the block that ends three
+// bytes before the end, and the masks that keep its bytes from i on (the
+// first 1 to 15 were read already).
+func (k *keyWords) lastStep(s string, i int) (x0, y0, x1, y1, keep0, keep1 uint64) {
+	const y = wordKeyLen - 1
+	at := len(s) - blockRead
+	w, done := s[at:], uint(i-at)
+	return load64(w[0:8]), load64(w[y : y+8]), load64(w[8:16]), load64(w[8+y : 8+y+8]),
+		^uint64(0) << min(8*done, 64), ^uint64(0) << (8*max(done, 8) - 64)
+}
+
+// lastStepMayHit is mayHit for the last step.
+func (k *keyWords) lastStepMayHit(x0, y0, x1, y1, keep0, keep1 uint64) bool {
+	may := mayHit(x0, y0, k.singleBit, k.singleValue, k.wordFirst, k.wordLast)&keep0 |
+		mayHit(x1, y1, k.singleBit, k.singleValue, k.wordFirst, k.wordLast)&keep1
+	return may&highBits != 0
 }
 
 // nextStep returns the offset of the first step of t that may hold a hit

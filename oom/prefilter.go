@@ -35,8 +35,9 @@ import (
 func (z *Recognizer) MayContain(text string) bool {
 	p := &z.prefilter
 	if len(text) >= minOnePassLen && len(text) <= maxOnePassLen {
+		// Most texts: no step may hold a hit, and the hits' loop is skipped.
 		var hits [maxKeyHits]int32
-		for from := 0; ; {
+		for from := p.keys.firstStep(text); from >= 0; {
 			n, next := keyHits(text, from, &p.keys, &hits)
 			for _, h := range hits[:n] {
 				// confirmHit, written out: most hits stop at its first test.
