@@ -157,10 +157,18 @@ func (k *keyWords) firstStep(s string) int {
 	if found {
 		return i
 	}
-	if i < len(s)-(wordKeyLen-1) && k.lastStepMayHit(k.lastStep(s, i)) {
-		return i
+	if i >= len(s)-(wordKeyLen-1) {
+		return -1
 	}
-	return -1
+	// lastStep and lastStepMayHit, written out: two calls per text fewer.
+	const y = wordKeyLen - 1
+	w, done := s[len(s)-blockRead:], uint(i-(len(s)-blockRead))
+	may := mayHit(load64(w[0:8]), load64(w[y:y+8]), k.singleBit, k.singleValue, k.wordFirst, k.wordLast)&(^uint64(0)<<min(8*done, 64)) |
+		mayHit(load64(w[8:16]), load64(w[8+y:8+y+8]), k.singleBit, k.singleValue, k.wordFirst, k.wordLast)&(^uint64(0)<<(8*max(done, 8)-64))
+	if may&highBits == 0 {
+		return -1
+	}
+	return i
 }
 
 // lastStep reads the last, partial step of s: the block that ends three
