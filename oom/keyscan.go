@@ -7,9 +7,11 @@ import "math/bits"
 
 // The one-pass key scan, in plain Go and the same on every architecture:
 // every key of MayContain is found in one pass over the text, 16 bytes per
-// step, eight at a time in a 64-bit word (SWAR), and the hits of a line come
-// back from one call, instead of one strings.IndexByte or strings.Index pass
-// per key (BENCHMARKS.md, "The prefilter's keys").
+// step (two steps per branch while the text lasts), eight at a time in a
+// 64-bit word (SWAR). A first pass only asks whether any step may hold a
+// hit (firstStep: most texts end there); the hits of a line then come back
+// from one call, instead of one strings.IndexByte or strings.Index pass per
+// key (BENCHMARKS.md, "The prefilter's keys").
 
 // The keys it reads: one or two single bytes that differ in one bit (like
 // 'R' and 'B': one comparison finds both), and one key of four bytes (a word
@@ -150,22 +152,24 @@ func keyHits(s string, from int, k *keyWords, out *[maxKeyHits]int32) (n, next i
 }
 
 // firstStep returns where the first step of s that may hold a hit starts,
-// -1 for none (most texts): the scan's loop and its last step, without the
-// exact hits. It needs minOnePassLen <= len(s).
+// -1 for none (most texts): the scan's loop, its last step, and a single
+// key in the last three bytes, without the exact hits. It needs
+// minOnePassLen <= len(s).
 func (k *keyWords) firstStep(s string) int {
 	i, found := nextStep(s, k.singleBit, k.singleValue, k.wordFirst, k.wordLast)
 	if found {
 		return i
 	}
-	if i >= len(s)-(wordKeyLen-1) {
-		return -1
-	}
-	// lastStep and lastStepMayHit, written out: two calls per text fewer.
+	// The last step (lastStep and lastStepMayHit written out: two calls per
+	// text fewer; all its bytes are masked off when the steps reached the
+	// end), then the single keys in the last three bytes, which no step
+	// reads: the top three of the last eight bytes.
 	const y = wordKeyLen - 1
 	w, done := s[len(s)-blockRead:], uint(i-(len(s)-blockRead))
 	may := mayHit(load64(w[0:8]), load64(w[y:y+8]), k.singleBit, k.singleValue, k.wordFirst, k.wordLast)&(^uint64(0)<<min(8*done, 64)) |
 		mayHit(load64(w[8:16]), load64(w[8+y:8+y+8]), k.singleBit, k.singleValue, k.wordFirst, k.wordLast)&(^uint64(0)<<(8*max(done, 8)-64))
-	if may&highBits == 0 {
+	last := load64(s[len(s)-8:]) | k.singleBit ^ k.singleValue
+	if (may|(last-lowBytes)&^(1<<(8*(8-y))-1))&highBits == 0 {
 		return -1
 	}
 	return i
