@@ -138,14 +138,13 @@ func keyHits(s string, from int, k *keyWords, out *[maxKeyHits]int32) (n, next i
 	}
 	if i < end {
 		at := len(s) - blockRead
-		x0, y0, x1, y1, keep0, keep1 := k.lastStep(s, i)
-		if k.lastStepMayHit(x0, y0, x1, y1, keep0, keep1) {
-			if n, next = appendHits(out, n, at, k.hits(x0, y0)&keep0); next >= 0 {
-				return n, next
-			}
-			if n, next = appendHits(out, n, at+8, k.hits(x1, y1)&keep1); next >= 0 {
-				return n, next
-			}
+		x0, y0, x1, y1 := lastStep(s)
+		keep0, keep1 := keepFrom(i - at)
+		if n, next = appendHits(out, n, at, k.hits(x0, y0)&keep0); next >= 0 {
+			return n, next
+		}
+		if n, next = appendHits(out, n, at+8, k.hits(x1, y1)&keep1); next >= 0 {
+			return n, next
 		}
 	}
 	return n, end
@@ -160,14 +159,14 @@ func (k *keyWords) firstStep(s string) int {
 	if found {
 		return i
 	}
-	// The last step (lastStep and lastStepMayHit written out: two calls per
-	// text fewer; all its bytes are masked off when the steps reached the
-	// end), then the single keys in the last three bytes, which no step
-	// reads: the top three of the last eight bytes.
+	// The last step, then the single keys in the last three bytes, which no
+	// step reads: the top three of the last eight bytes.
+	// (lastStep written out: it is not inlined, and this runs on every text.)
 	const y = wordKeyLen - 1
-	w, done := s[len(s)-blockRead:], uint(i-(len(s)-blockRead))
-	may := mayHit(load64(w[0:8]), load64(w[y:y+8]), k.singleBit, k.singleValue, k.wordFirst, k.wordLast)&(^uint64(0)<<min(8*done, 64)) |
-		mayHit(load64(w[8:16]), load64(w[8+y:8+y+8]), k.singleBit, k.singleValue, k.wordFirst, k.wordLast)&(^uint64(0)<<(8*max(done, 8)-64))
+	w := s[len(s)-blockRead:]
+	keep0, keep1 := keepFrom(i - (len(s) - blockRead))
+	may := mayHit(load64(w[0:8]), load64(w[y:y+8]), k.singleBit, k.singleValue, k.wordFirst, k.wordLast)&keep0 |
+		mayHit(load64(w[8:16]), load64(w[8+y:8+y+8]), k.singleBit, k.singleValue, k.wordFirst, k.wordLast)&keep1
 	last := load64(s[len(s)-8:]) | k.singleBit ^ k.singleValue
 	if (may|(last-lowBytes)&^(1<<(8*(8-y))-1))&highBits == 0 {
 		return -1
@@ -176,21 +175,19 @@ func (k *keyWords) firstStep(s string) int {
 }
 
 // lastStep reads the last, partial step of s: the block that ends three
-// bytes before the end, and the masks that keep its bytes from i on (the
-// first 1 to 15 were read already).
-func (k *keyWords) lastStep(s string, i int) (x0, y0, x1, y1, keep0, keep1 uint64) {
+// bytes before the end.
+func lastStep(s string) (x0, y0, x1, y1 uint64) {
 	const y = wordKeyLen - 1
-	at := len(s) - blockRead
-	w, done := s[at:], uint(i-at)
-	return load64(w[0:8]), load64(w[y : y+8]), load64(w[8:16]), load64(w[8+y : 8+y+8]),
-		^uint64(0) << min(8*done, 64), ^uint64(0) << (8*max(done, 8) - 64)
+	w := s[len(s)-blockRead:]
+	return load64(w[0:8]), load64(w[y : y+8]), load64(w[8:16]), load64(w[8+y : 8+y+8])
 }
 
-// lastStepMayHit is mayHit for the last step.
-func (k *keyWords) lastStepMayHit(x0, y0, x1, y1, keep0, keep1 uint64) bool {
-	may := mayHit(x0, y0, k.singleBit, k.singleValue, k.wordFirst, k.wordLast)&keep0 |
-		mayHit(x1, y1, k.singleBit, k.singleValue, k.wordFirst, k.wordLast)&keep1
-	return may&highBits != 0
+// keepFrom returns the masks of the last step's two words that keep its
+// bytes from done on (the first done bytes were read already): none of them
+// when done >= blockLen.
+func keepFrom(done int) (keep0, keep1 uint64) {
+	d := uint(done)
+	return ^uint64(0) << min(8*d, 64), ^uint64(0) << (8*max(d, 8) - 64)
 }
 
 // nextStep returns the offset of the first step of t that may hold a hit
