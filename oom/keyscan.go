@@ -140,6 +140,11 @@ func keyHits(s string, from int, k *keyWords, out *[maxKeyHits]int32) (n, next i
 		at := len(s) - blockRead
 		x0, y0, x1, y1 := lastStep(s)
 		keep0, keep1 := keepFrom(i - at)
+		may := mayHit(x0, y0, k.singleBit, k.singleValue, k.wordFirst, k.wordLast)&keep0 |
+			mayHit(x1, y1, k.singleBit, k.singleValue, k.wordFirst, k.wordLast)&keep1
+		if may&highBits == 0 {
+			return n, end // most texts: no hit in the last step
+		}
 		if n, next = appendHits(out, n, at, k.hits(x0, y0)&keep0); next >= 0 {
 			return n, next
 		}
