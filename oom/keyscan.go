@@ -7,9 +7,11 @@ import "math/bits"
 
 // The one-pass key scan, in plain Go and the same on every architecture:
 // every key of MayContain is found in one pass over the text, 16 bytes per
-// step, eight at a time in a 64-bit word (SWAR), and the hits of a line come
-// back from one call, instead of one strings.IndexByte or strings.Index pass
-// per key (BENCHMARKS.md, "The prefilter's keys").
+// step (two steps per branch while the text lasts), eight at a time in a
+// 64-bit word (SWAR). A first pass only asks whether any step may hold a
+// hit (firstStep: most texts end there); the hits of a line then come back
+// from one call, instead of one strings.IndexByte or strings.Index pass per
+// key (BENCHMARKS.md, "The prefilter's keys").
 
 // The keys it reads: one or two single bytes that differ in one bit (like
 // 'R' and 'B': one comparison finds both), and one key of four bytes (a word
@@ -87,13 +89,14 @@ func newKeyWords(keys []string) keyWords {
 
 // mayHit reports whether the eight bytes x (with y, the eight bytes three
 // further on) may hold a hit: any high bit of the result, masked with
-// highBits; it may say yes wrongly (a byte above a hit, or
-// a byte of x or y with its high bit set), never no wrongly: a byte of a or
-// b is zero where a key hits, and then the high bit of a-1 or b-1 is set
-// while a&b's is clear.
+// highBits. It may say yes wrongly (a byte above a hit, or a byte of x or
+// y that is not ASCII: then a or b has a byte above 0x80), never no
+// wrongly: a byte of a or b is zero where a key hits, and then the high bit
+// of a-1 or b-1 is set. Leaving the non-ASCII bytes to the exact test
+// (hits) saves three of the ten operations per word on the hot loop.
 func mayHit(x, y, bit, value, first, last uint64) uint64 {
 	a, b := x|bit^value, (x^first)|(y^last)
-	return ((a - lowBytes) | (b - lowBytes)) &^ (a & b) // & highBits: the caller's
+	return (a - lowBytes) | (b - lowBytes) // & highBits: the caller's
 }
 
 // hits returns the high bit of each byte of x that is a hit, exactly: a
@@ -135,34 +138,85 @@ func keyHits(s string, from int, k *keyWords, out *[maxKeyHits]int32) (n, next i
 	}
 	if i < end {
 		at := len(s) - blockRead
-		w := s[at:]
-		m0 := k.hits(load64(w[0:8]), load64(w[wordKeyLen-1:wordKeyLen+7]))
-		m1 := k.hits(load64(w[8:16]), load64(w[wordKeyLen+7:wordKeyLen+15]))
-		// Clear the bytes before i (1 to 15 of them).
-		if done := i - at; done >= 8 {
-			m0, m1 = 0, m1&^(1<<(8*(done-8))-1)
-		} else {
-			m0 &^= 1<<(8*done) - 1
+		x0, y0, x1, y1 := lastStep(s)
+		keep0, keep1 := keepFrom(i - at)
+		may := mayHit(x0, y0, k.singleBit, k.singleValue, k.wordFirst, k.wordLast)&keep0 |
+			mayHit(x1, y1, k.singleBit, k.singleValue, k.wordFirst, k.wordLast)&keep1
+		if may&highBits == 0 {
+			return n, end // most texts: no hit in the last step
 		}
-		if n, next = appendHits(out, n, at, m0); next >= 0 {
+		if n, next = appendHits(out, n, at, k.hits(x0, y0)&keep0); next >= 0 {
 			return n, next
 		}
-		if n, next = appendHits(out, n, at+8, m1); next >= 0 {
+		if n, next = appendHits(out, n, at+8, k.hits(x1, y1)&keep1); next >= 0 {
 			return n, next
 		}
 	}
 	return n, end
 }
 
+// firstStep returns where the first step of s that may hold a hit starts,
+// -1 for none (most texts): the scan's loop, its last step, and a single
+// key in the last three bytes, without the exact hits. It needs
+// minOnePassLen <= len(s).
+func (k *keyWords) firstStep(s string) int {
+	i, found := nextStep(s, k.singleBit, k.singleValue, k.wordFirst, k.wordLast)
+	if found {
+		return i
+	}
+	// The last step, then the single keys in the last three bytes, which no
+	// step reads: the top three of the last eight bytes.
+	// (lastStep written out: it is not inlined, and this runs on every text.)
+	const y = wordKeyLen - 1
+	w := s[len(s)-blockRead:]
+	keep0, keep1 := keepFrom(i - (len(s) - blockRead))
+	may := mayHit(load64(w[0:8]), load64(w[y:y+8]), k.singleBit, k.singleValue, k.wordFirst, k.wordLast)&keep0 |
+		mayHit(load64(w[8:16]), load64(w[8+y:8+y+8]), k.singleBit, k.singleValue, k.wordFirst, k.wordLast)&keep1
+	last := load64(s[len(s)-8:]) | k.singleBit ^ k.singleValue
+	if (may|(last-lowBytes)&^(1<<(8*(8-y))-1))&highBits == 0 {
+		return -1
+	}
+	return i
+}
+
+// lastStep reads the last, partial step of s: the block that ends three
+// bytes before the end.
+func lastStep(s string) (x0, y0, x1, y1 uint64) {
+	const y = wordKeyLen - 1
+	w := s[len(s)-blockRead:]
+	return load64(w[0:8]), load64(w[y : y+8]), load64(w[8:16]), load64(w[8+y : 8+y+8])
+}
+
+// keepFrom returns the masks of the last step's two words that keep its
+// bytes from done on (the first done bytes were read already): none of them
+// when done >= blockLen.
+func keepFrom(done int) (keep0, keep1 uint64) {
+	d := uint(done)
+	return ^uint64(0) << min(8*d, 64), ^uint64(0) << (8*max(d, 8) - 64)
+}
+
 // nextStep returns the offset of the first step of t that may hold a hit
 // (found), or where the full steps of t end. It is the scan's hot loop, kept
-// small so that the compiler holds everything in registers.
+// small so that the compiler holds everything in registers; it reads two
+// steps at a time while it can (one branch per 32 bytes).
 func nextStep(t string, bit, value, first, last uint64) (offset int, found bool) {
+	const y = wordKeyLen - 1 // where the eight bytes of a word's last key byte start
 	n := len(t)
+	for ; len(t) >= blockRead+blockLen; t = t[2*blockLen:] {
+		m0 := mayHit(load64(t[0:8]), load64(t[y:y+8]), bit, value, first, last) |
+			mayHit(load64(t[8:16]), load64(t[8+y:8+y+8]), bit, value, first, last)
+		m1 := mayHit(load64(t[16:24]), load64(t[16+y:16+y+8]), bit, value, first, last) |
+			mayHit(load64(t[24:32]), load64(t[24+y:24+y+8]), bit, value, first, last)
+		if (m0|m1)&highBits != 0 {
+			if m0&highBits == 0 {
+				return n - len(t) + blockLen, true
+			}
+			return n - len(t), true
+		}
+	}
 	for ; len(t) >= blockRead; t = t[blockLen:] {
-		x0, y0 := load64(t[0:8]), load64(t[wordKeyLen-1:wordKeyLen+7])
-		x1, y1 := load64(t[8:16]), load64(t[wordKeyLen+7:wordKeyLen+15])
-		if (mayHit(x0, y0, bit, value, first, last)|mayHit(x1, y1, bit, value, first, last))&highBits != 0 {
+		if (mayHit(load64(t[0:8]), load64(t[y:y+8]), bit, value, first, last)|
+			mayHit(load64(t[8:16]), load64(t[8+y:8+y+8]), bit, value, first, last))&highBits != 0 {
 			return n - len(t), true
 		}
 	}

@@ -14,9 +14,11 @@ import (
 // Design (measured in bench_test.go, BENCHMARKS.md): every cue holds one of
 // a few keys (scanKeys), bytes or a word that are rare in ordinary log
 // lines; MayContain finds the keys' hits and confirms only those. One pass
-// over the text finds every key's hits, 16 bytes per step (keyscan.go, plain
-// Go, the same on every architecture); texts shorter than one step take one
-// pass per key (mayContainPerKey). A hit is confirmed only when a cue can
+// over the text, 16 bytes per step (keyscan.go, plain Go, the same on every
+// architecture), first asks only whether any step may hold a hit: most texts
+// end there; the others take their hits from the first such step on
+// (confirmFrom). Texts shorter than one step take one pass per key
+// (mayContainPerKey). A hit is confirmed only when a cue can
 // continue with the byte after it (or a size may end at it; for the word,
 // when the word before it ends as a cue's does), then with one or two word
 // comparisons against those cues' first eight bytes, and only then
@@ -35,43 +37,48 @@ import (
 func (z *Recognizer) MayContain(text string) bool {
 	p := &z.prefilter
 	if len(text) >= minOnePassLen && len(text) <= maxOnePassLen {
-		var hits [maxKeyHits]int32
-		for from := 0; ; {
-			n, next := keyHits(text, from, &p.keys, &hits)
-			for _, h := range hits[:n] {
-				// confirmHit, written out: most hits stop at its first test.
-				i := int(h)
-				scan := &p.scans[p.scanOf[text[i]]]
-				if scan.prevBefore < 0 {
-					if (i+1 >= len(text) || scan.cueSet[text[i+1]] == 0) && (i == 0 || !scan.endsSize[text[i-1]]) {
-						continue
-					}
-				} else if !scan.wordWorthConfirming(text, i) {
-					continue
-				}
-				if scan.confirm(text, i) {
-					return true
-				}
-			}
-			if n < maxKeyHits {
-				break
-			}
-			from = next
-		}
-		// The scan leaves the last three bytes out: only a single key can hit
-		// there.
-		end := text[len(text)-(wordKeyLen-1):]
-		if !p.singleKey[end[0]] && !p.singleKey[end[1]] && !p.singleKey[end[2]] {
-			return false
-		}
-		for i := len(text) - (wordKeyLen - 1); i < len(text); i++ {
-			if p.singleKey[text[i]] && p.confirmHit(text, i) {
-				return true
-			}
+		// Most texts: no step may hold a hit, and no hit is looked at.
+		if from := p.keys.firstStep(text); from >= 0 {
+			return p.confirmFrom(text, from)
 		}
 		return false
 	}
 	return p.mayContainPerKey(text)
+}
+
+// confirmFrom confirms the key hits of text from the step at from on, and
+// then in its last three bytes (which the one-pass scan leaves out: only a
+// single key can hit there).
+func (p *prefilter) confirmFrom(text string, from int) bool {
+	var hits [maxKeyHits]int32
+	for {
+		n, next := keyHits(text, from, &p.keys, &hits)
+		for _, h := range hits[:n] {
+			// confirmHit, written out: most hits stop at its first test.
+			i := int(h)
+			scan := &p.scans[p.scanOf[text[i]]]
+			if scan.prevBefore < 0 {
+				if (i+1 >= len(text) || scan.cueSet[text[i+1]] == 0) && (i == 0 || !scan.endsSize[text[i-1]]) {
+					continue
+				}
+			} else if !scan.wordWorthConfirming(text, i) {
+				continue
+			}
+			if scan.confirm(text, i) {
+				return true
+			}
+		}
+		if n < maxKeyHits {
+			break
+		}
+		from = next
+	}
+	for i := len(text) - (wordKeyLen - 1); i < len(text); i++ {
+		if p.singleKey[text[i]] && p.confirmHit(text, i) {
+			return true
+		}
+	}
+	return false
 }
 
 // mayContainPerKey is MayContain with one pass per key (strings.IndexByte

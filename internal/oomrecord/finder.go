@@ -23,13 +23,21 @@ import (
 type Finder struct {
 	sources    Sources
 	recognizer *oom.Recognizer
+	// attributeLens has bit n set when an Attributes key is n bytes long
+	// (bit 63: 63 or more), so that most attributes are passed over on
+	// their key's length alone.
+	attributeLens uint64
 }
 
 // NewFinder returns the Finder for sources (which it copies).
 func NewFinder(sources Sources) *Finder {
 	sources.BodyKeys = slices.Clone(sources.BodyKeys)
 	sources.Attributes = slices.Clone(sources.Attributes)
-	return &Finder{sources: sources, recognizer: oom.Default()}
+	f := &Finder{sources: sources, recognizer: oom.Default()}
+	for _, k := range sources.Attributes {
+		f.attributeLens |= lenBit(k)
+	}
+	return f
 }
 
 // Scan is the first pass over a record, the only one the 99.9 % of records
@@ -42,14 +50,22 @@ func (f *Finder) Scan(lr plog.LogRecord, into *Candidates) bool {
 	into.reset()
 	s := &f.sources
 	if s.SearchBody {
-		f.scanBody(lr.Body(), into)
+		// A string body (nearly every record) without the type switch: Str
+		// is "" for every other type, and an empty text holds nothing.
+		if body := lr.Body(); body.Str() != "" {
+			f.offer(into, 0, body.Str())
+		} else {
+			f.scanBody(body, into)
+		}
 	}
 	if len(s.Attributes) > 0 {
 		for k, v := range lr.Attributes().All() {
-			if v.Type() != pcommon.ValueTypeStr {
+			// The key first, by its length: it is in the attribute's own
+			// slot, while its value's type lies behind one more pointer.
+			if f.attributeLens&lenBit(k) == 0 {
 				continue
 			}
-			if i := slices.Index(s.Attributes, k); i >= 0 {
+			if i := slices.Index(s.Attributes, k); i >= 0 && v.Type() == pcommon.ValueTypeStr {
 				f.offer(into, len(s.BodyKeys)+i, v.Str())
 			}
 		}
@@ -81,6 +97,9 @@ func (f *Finder) scanBody(body pcommon.Value, into *Candidates) {
 	default:
 	}
 }
+
+// lenBit is the bit of attributeLens for key.
+func lenBit(key string) uint64 { return 1 << min(len(key), 63) }
 
 // offer keeps text when it is within MaxScanSize and passes the prefilter.
 func (f *Finder) offer(into *Candidates, rank int, text string) {

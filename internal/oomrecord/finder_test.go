@@ -74,6 +74,21 @@ func TestFindSources(t *testing.T) {
 			f.MaxScanSize = 64
 			return f
 		}, build: func(lr plog.LogRecord) { lr.Body().SetEmptyBytes().FromRaw([]byte(bufferOOM)) }},
+		{name: "attribute key of 63 bytes or more", sources: func() Sources {
+			f := DefaultSources()
+			f.Attributes = []string{strings.Repeat("k", 70)}
+			return f
+		}, build: func(lr plog.LogRecord) {
+			lr.Attributes().PutStr(strings.Repeat("k", 64), bufferOOM) // shares the length bit, not the key
+			lr.Attributes().PutStr(strings.Repeat("k", 70), compileOOM)
+		}, wantCode: "E1000"},
+		{name: "attribute of another length", sources: DefaultSources, build: func(lr plog.LogRecord) {
+			lr.Attributes().PutStr("exception.messages", bufferOOM)
+		}},
+		{name: "empty string body, OOM attribute", sources: DefaultSources, build: func(lr plog.LogRecord) {
+			lr.Body().SetStr("")
+			lr.Attributes().PutStr("exception.message", compileOOM)
+		}, wantCode: "E1000"},
 		{name: "empty record", sources: DefaultSources, build: func(plog.LogRecord) {}},
 		{name: "ordinary line", sources: DefaultSources, build: func(lr plog.LogRecord) {
 			lr.Body().SetStr("I1122 10:02:03.123456 140234 train.py:211] step 1200 loss=2.38 " + strings.Repeat("x", 100))
