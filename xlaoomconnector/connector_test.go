@@ -5,20 +5,15 @@ package xlaoomconnector
 
 import (
 	"context"
-	"errors"
-	"flag"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/golden"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/pdatatest/plogtest"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/pdatatest/pmetrictest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component/componenttest"
-	"go.opentelemetry.io/collector/connector"
 	"go.opentelemetry.io/collector/connector/connectortest"
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -35,87 +30,6 @@ import (
 )
 
 // -update rewrites the expected golden files from the current output. Review
-// the diff before committing it.
-var update = flag.Bool("update", false, "rewrite golden files")
-
-// clock is a settable wall clock.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
-// newTestConnector builds a connector through the factory, on a settable clock.
-func newTestConnector(t *testing.T, cfg *Config, set connector.Settings, sink *consumertest.MetricsSink) (*xlaOOMConnector, *clock) {
-	t.Helper()
-	require.NoError(t, cfg.Validate())
-	c, err := NewFactory().CreateLogsToMetrics(context.Background(), set, cfg, sink)
-	require.NoError(t, err)
-	conn := c.(*xlaOOMConnector)
-	clk := &clock{t: time.Date(2025, 11, 22, 10, 5, 0, 0, time.UTC)}
-	conn.now = clk.Now
-	return conn, clk
-}
-
-// forEachTemporality runs test once per aggregation temporality, as a subtest
-// named after it, with the default config set to that temporality.
-func forEachTemporality(t *testing.T, test func(t *testing.T, cfg *Config)) {
-	for _, temporality := range []string{TemporalityCumulative, TemporalityDelta} {
-		t.Run(temporality, func(t *testing.T) {
-			cfg := createDefaultConfig()
-			cfg.AggregationTemporality = temporality
-			test(t, cfg)
-		})
-	}
-}
-
-func readLogs(t *testing.T, parts ...string) plog.Logs {
-	t.Helper()
-	ld, err := golden.ReadLogs(filepath.Join(append([]string{"testdata", "logs"}, parts...)...))
-	require.NoError(t, err)
-	return ld
-}
-
-// compareGolden compares got with a golden file, rewriting it under -update.
-// Order is not compared: resources follow a hash, and the golden writer sorts.
-func compareGolden(t *testing.T, got pmetric.Metrics, parts ...string) {
-	t.Helper()
-	file := filepath.Join(append([]string{"testdata", "metrics"}, parts...)...)
-	if *update {
-		require.NoError(t, golden.WriteMetricsToFile(file, got, golden.SkipMetricTimestampNormalization()))
-	}
-	want, err := golden.ReadMetrics(file)
-	require.NoError(t, err)
-	require.NoError(t, pmetrictest.CompareMetrics(want, got, pmetrictest.IgnoreResourceMetricsOrder(),
-		pmetrictest.IgnoreMetricsOrder(), pmetrictest.IgnoreMetricDataPointsOrder()))
-}
-
-// consumeAndEmit feeds each batch, then emits once and returns what came out.
-func consumeAndEmit(t *testing.T, c *xlaOOMConnector, sink *consumertest.MetricsSink, batches ...plog.Logs) pmetric.Metrics {
-	t.Helper()
-	for _, ld := range batches {
-		ld.MarkReadOnly() // the connector must not write to its input
-		require.NoError(t, c.ConsumeLogs(context.Background(), ld))
-	}
-	before := len(sink.AllMetrics())
-	require.NoError(t, c.emit(context.Background()))
-	require.Len(t, sink.AllMetrics(), before+1)
-	return sink.AllMetrics()[before]
-}
-
-func settings() connector.Settings { return connectortest.NewNopSettings(metadata.Type) }
-
 // TestGoldenTagged reads records tagged by the processor from their
 // attributes. It does not depend on the recogniser: the one tagged body that
 // holds an OOM message prints other figures than its tag, and the tag wins.
@@ -323,124 +237,6 @@ func TestInputUnchanged(t *testing.T) {
 		consumeAndEmit(t, c, sink, ld) // marks ld read-only: a write would panic
 		require.NoError(t, plogtest.CompareLogs(want, ld))
 	}
-}
-
-func TestExpiry(t *testing.T) {
-	tt := componenttest.NewTelemetry()
-	t.Cleanup(func() { require.NoError(t, tt.Shutdown(context.Background())) })
-	cfg := createDefaultConfig()
-	cfg.EmitInterval = 30 * time.Second
-	cfg.SeriesExpiry = 2 * time.Minute
-	sink := new(consumertest.MetricsSink)
-	cfg.Metrics.XlaOomIncidents.Enabled = false // this test counts per-host series only
-	c, clk := newTestConnector(t, cfg, metadatatest.NewSettings(tt), sink)
-
-	first := consumeAndEmit(t, c, sink, readLogs(t, "tagged", "input.yaml"))
-	assert.Equal(t, 2, first.ResourceMetrics().Len())
-	// host a: 2 errors, 1 requested, 2 shortfall, 2 pressure series; host b: 3, 2, 1, 2.
-	assert.Equal(t, int64(7+8), c.state.size())
-
-	// One minute later only host a reports again (all of its series).
-	clk.Add(time.Minute)
-	consumeAndEmit(t, c, sink, readLogs(t, "tagged", "input2.yaml"))
-
-	// Host b's series are now 2m30s old, host a's 1m30s: host b goes.
-	clk.Add(90 * time.Second)
-	third := consumeAndEmit(t, c, sink)
-	live, ends := splitEndMarkers(third)
-	require.Equal(t, 1, live.ResourceMetrics().Len())
-	host, _ := live.ResourceMetrics().At(0).Resource().Attributes().Get("host.name")
-	assert.Equal(t, "tpu-host-a", host.Str())
-	assert.Equal(t, int64(4+2), sumErrors(live), "cumulative values of the kept series are intact")
-	assert.Equal(t, 8, ends.DataPointCount(), "one end marker per expired series of host b")
-	for _, rm := range ends.ResourceMetrics().All() {
-		host, _ := rm.Resource().Attributes().Get("host.name")
-		assert.Equal(t, "tpu-host-b", host.Str())
-	}
-	metadatatest.AssertEqualConnectorXlaOomSeriesExpired(t, tt,
-		[]metricdata.DataPoint[int64]{{Value: 8}}, metricdatatest.IgnoreTimestamp())
-	metadatatest.AssertEqualConnectorXlaOomSeries(t, tt,
-		[]metricdata.DataPoint[int64]{{Value: 7}}, metricdatatest.IgnoreTimestamp())
-
-	// Host b comes back: its counters continue from their retired values,
-	// so a backend that still holds them sees them rise.
-	clk.Add(30 * time.Second)
-	fourth := consumeAndEmit(t, c, sink, readLogs(t, "tagged", "input.yaml"))
-	assert.Equal(t, int64(6+4+3+3), sumErrors(fourth), "host a: 6 + 4 more; host b: 3 + 3 more")
-
-	// Everything expires once nothing is reported: end markers, then nothing.
-	clk.Add(cfg.SeriesExpiry)
-	live, _ = splitEndMarkers(consumeAndEmit(t, c, sink))
-	assert.Zero(t, live.DataPointCount())
-	before := len(sink.AllMetrics())
-	clk.Add(cfg.EmitInterval)
-	require.NoError(t, c.emit(context.Background()))
-	assert.Len(t, sink.AllMetrics(), before, "nothing left to send")
-	assert.Zero(t, c.state.size())
-	assert.Empty(t, c.state.resources)
-}
-
-// TestExpiryKeepsUnsentData: a series is never expired before its data was
-// sent, whatever its age.
-func TestExpiryKeepsUnsentData(t *testing.T) {
-	forEachTemporality(t, func(t *testing.T, cfg *Config) {
-		temporality := cfg.AggregationTemporality
-		sink := new(consumertest.MetricsSink)
-		c, clk := newTestConnector(t, cfg, settings(), sink)
-		require.NoError(t, c.ConsumeLogs(context.Background(), readLogs(t, "tagged", "input.yaml")))
-		clk.Add(10 * cfg.SeriesExpiry)
-		got := consumeAndEmit(t, c, sink)
-		assert.Equal(t, int64(7), sumErrors(got))
-		clk.Add(cfg.SeriesExpiry)
-		require.NoError(t, c.emit(context.Background()))
-		if temporality == TemporalityCumulative {
-			require.Len(t, sink.AllMetrics(), 2, "sent once, then its end")
-			live, ends := splitEndMarkers(sink.AllMetrics()[1])
-			assert.Zero(t, live.DataPointCount())
-			assert.Equal(t, got.DataPointCount(), ends.DataPointCount())
-		} else {
-			assert.Len(t, sink.AllMetrics(), 1, "sent once, then expired")
-		}
-		assert.Zero(t, c.state.size())
-	})
-}
-
-// TestShutdownFlushes: what was counted since the last tick is sent on shutdown.
-func TestShutdownFlushes(t *testing.T) {
-	forEachTemporality(t, func(t *testing.T, cfg *Config) {
-		temporality := cfg.AggregationTemporality
-		cfg.EmitInterval = time.Hour
-		cfg.SeriesExpiry = time.Hour
-		sink := new(consumertest.MetricsSink)
-		c, _ := newTestConnector(t, cfg, settings(), sink)
-		require.NoError(t, c.Start(context.Background(), componenttest.NewNopHost()))
-		require.NoError(t, c.ConsumeLogs(context.Background(), readLogs(t, "tagged", "input.yaml")))
-		assert.Empty(t, sink.AllMetrics(), "nothing before the first tick")
-		require.NoError(t, c.Shutdown(context.Background()))
-		require.Len(t, sink.AllMetrics(), 1)
-		compareGolden(t, sink.AllMetrics()[0], "tagged", temporality+"_1.yaml")
-	})
-}
-
-func TestShutdownReturnsSendError(t *testing.T) {
-	c, _ := newTestConnector(t, createDefaultConfig(), settings(), new(consumertest.MetricsSink))
-	c.next = consumertest.NewErr(errors.New("backend down"))
-	require.NoError(t, c.ConsumeLogs(context.Background(), readLogs(t, "tagged", "input.yaml")))
-	require.EqualError(t, c.Shutdown(context.Background()), "backend down")
-}
-
-func TestEmitsOnInterval(t *testing.T) {
-	cfg := createDefaultConfig()
-	cfg.EmitInterval = minEmitInterval
-	sink := new(consumertest.MetricsSink)
-	c, _ := newTestConnector(t, cfg, settings(), sink)
-	require.NoError(t, c.Start(context.Background(), componenttest.NewNopHost()))
-	require.NoError(t, c.ConsumeLogs(context.Background(), readLogs(t, "tagged", "input.yaml")))
-	require.Eventually(t, func() bool { return len(sink.AllMetrics()) >= 2 }, 5*time.Second, 5*time.Millisecond,
-		"cumulative series are sent on every tick")
-	require.NoError(t, c.Shutdown(context.Background()))
-	all := sink.AllMetrics()
-	assert.Equal(t, int64(7), sumErrors(all[len(all)-1]))
 }
 
 // TestConcurrent consumes from many goroutines while the ticker and a second
