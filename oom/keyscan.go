@@ -3,8 +3,6 @@
 
 package oom
 
-import "math/bits"
-
 // The one-pass key scan, in plain Go and the same on every architecture:
 // every key of MayContain is found in one pass over the text, 16 bytes per
 // step (two steps per branch while the text lasts), eight at a time in a
@@ -31,10 +29,6 @@ const (
 	minOnePassLen = blockRead
 	maxOnePassLen = 1<<31 - 1
 )
-
-// maxKeyHits is how many hits one call of the scan hands back: ordinary
-// lines have a few at most, so one call covers them.
-const maxKeyHits = 8
 
 // lowBytes and highBits repeat 0x01 and 0x80 over a word; low7 is 0x7f.
 const (
@@ -113,93 +107,98 @@ func load64(w string) uint64 {
 		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
 }
 
-// keyHits writes to out the indexes of the key hits in s[from:len(s)-3], in
-// order, and returns how many; when out fills up, next is where to go on.
-// It needs minOnePassLen <= len(s) <= maxOnePassLen. The last, partial step
-// reads the block that ends three bytes before the end, without the hits
-// before from.
-func keyHits(s string, from int, k *keyWords, out *[maxKeyHits]int32) (n, next int) {
-	end := len(s) - (wordKeyLen - 1)
-	i := from
-	for {
-		step, found := nextStep(s[i:], k.singleBit, k.singleValue, k.wordFirst, k.wordLast)
-		i += step
-		if !found {
-			break
-		}
-		w := s[i : i+blockRead]
-		if n, next = appendHits(out, n, i, k.hits(load64(w[0:8]), load64(w[wordKeyLen-1:wordKeyLen+7]))); next >= 0 {
-			return n, next
-		}
-		if n, next = appendHits(out, n, i+8, k.hits(load64(w[8:16]), load64(w[wordKeyLen+7:wordKeyLen+15]))); next >= 0 {
-			return n, next
-		}
-		i += blockLen
+// stepHits returns the hit masks (see hits) of the step at i, the eight
+// bytes at i and the eight at i+8, without the hits before done: the last,
+// partial step overlaps the one before it.
+func (k *keyWords) stepHits(s string, i, done int) (h0, h1 uint64) {
+	const y = wordKeyLen - 1
+	w := s[i : i+blockRead]
+	h0, h1 = k.hits(load64(w[0:8]), load64(w[y:y+8])), k.hits(load64(w[8:16]), load64(w[8+y:8+y+8]))
+	if i < done {
+		keep0, keep1 := keepFrom(done - i)
+		h0, h1 = h0&keep0, h1&keep1
 	}
-	if i < end {
-		at := len(s) - blockRead
-		x0, y0, x1, y1 := lastStep(s)
-		keep0, keep1 := keepFrom(i - at)
-		may := mayHit(x0, y0, k.singleBit, k.singleValue, k.wordFirst, k.wordLast)&keep0 |
-			mayHit(x1, y1, k.singleBit, k.singleValue, k.wordFirst, k.wordLast)&keep1
-		if may&highBits == 0 {
-			return n, end // most texts: no hit in the last step
-		}
-		if n, next = appendHits(out, n, at, k.hits(x0, y0)&keep0); next >= 0 {
-			return n, next
-		}
-		if n, next = appendHits(out, n, at+8, k.hits(x1, y1)&keep1); next >= 0 {
-			return n, next
-		}
-	}
-	return n, end
+	return h0, h1
 }
 
 // firstStep returns where the first step of s that may hold a hit starts,
-// -1 for none (most texts): the scan's loop, its last step, and a single
-// key in the last three bytes, without the exact hits. It needs
-// minOnePassLen <= len(s).
+// len(s)-3 when only the last three bytes may (a single key there, which no
+// step reads), -1 for none (most texts). It needs minOnePassLen <= len(s).
+// Its loop is nextStep's, written out (one call per text), and the bytes
+// left after it are read as two whole steps that end where the steps end,
+// overlapping the loop's: they held no hit, so none is found twice and no
+// byte needs masking, and the rest costs no branch on its length.
 func (k *keyWords) firstStep(s string) int {
-	i, found := nextStep(s, k.singleBit, k.singleValue, k.wordFirst, k.wordLast)
-	if found {
+	const y = wordKeyLen - 1
+	bit, value, first, last := k.singleBit, k.singleValue, k.wordFirst, k.wordLast
+	t := s
+	for ; len(t) >= blockRead+blockLen; t = t[2*blockLen:] {
+		m0 := mayHit(load64(t[0:8]), load64(t[y:y+8]), bit, value, first, last) |
+			mayHit(load64(t[8:16]), load64(t[8+y:8+y+8]), bit, value, first, last)
+		m1 := mayHit(load64(t[16:24]), load64(t[16+y:16+y+8]), bit, value, first, last) |
+			mayHit(load64(t[24:32]), load64(t[24+y:24+y+8]), bit, value, first, last)
+		if (m0|m1)&highBits != 0 {
+			if m0&highBits == 0 {
+				return len(s) - len(t) + blockLen
+			}
+			return len(s) - len(t)
+		}
+	}
+	at0, at1 := max(len(s)-blockRead-blockLen, 0), len(s)-blockRead
+	w0, w1 := s[at0:at0+blockRead], s[at1:]
+	m0 := mayHit(load64(w0[0:8]), load64(w0[y:y+8]), bit, value, first, last) |
+		mayHit(load64(w0[8:16]), load64(w0[8+y:8+y+8]), bit, value, first, last)
+	m1 := mayHit(load64(w1[0:8]), load64(w1[y:y+8]), bit, value, first, last) |
+		mayHit(load64(w1[8:16]), load64(w1[8+y:8+y+8]), bit, value, first, last)
+	// The single keys in the last three bytes: the top three of the last
+	// eight bytes.
+	end := load64(s[len(s)-8:]) | bit ^ value
+	switch {
+	case m0&highBits != 0:
+		return at0
+	case m1&highBits != 0:
+		return at1
+	case (end-lowBytes)&^(1<<(8*(8-y))-1)&highBits != 0:
+		return len(s) - y
+	}
+	return -1
+}
+
+// nextStep returns where the first step of s from done on that may hold a
+// hit starts, len(s)-3 for none. The last, partial step (the block that
+// ends three bytes before the end) may start before done: stepHits leaves
+// out its hits before done.
+func (k *keyWords) nextStep(s string, done int) int {
+	const y = wordKeyLen - 1
+	end := len(s) - y
+	if done >= end {
+		return end
+	}
+	step, found := scanSteps(s[done:], k.singleBit, k.singleValue, k.wordFirst, k.wordLast)
+	if i := done + step; found || i >= end {
 		return i
 	}
-	// The last step, then the single keys in the last three bytes, which no
-	// step reads: the top three of the last eight bytes.
-	// (lastStep written out: it is not inlined, and this runs on every text.)
-	const y = wordKeyLen - 1
 	w := s[len(s)-blockRead:]
-	keep0, keep1 := keepFrom(i - (len(s) - blockRead))
-	may := mayHit(load64(w[0:8]), load64(w[y:y+8]), k.singleBit, k.singleValue, k.wordFirst, k.wordLast)&keep0 |
-		mayHit(load64(w[8:16]), load64(w[8+y:8+y+8]), k.singleBit, k.singleValue, k.wordFirst, k.wordLast)&keep1
-	last := load64(s[len(s)-8:]) | k.singleBit ^ k.singleValue
-	if (may|(last-lowBytes)&^(1<<(8*(8-y))-1))&highBits == 0 {
-		return -1
+	if (mayHit(load64(w[0:8]), load64(w[y:y+8]), k.singleBit, k.singleValue, k.wordFirst, k.wordLast)|
+		mayHit(load64(w[8:16]), load64(w[8+y:8+y+8]), k.singleBit, k.singleValue, k.wordFirst, k.wordLast))&highBits != 0 {
+		return len(s) - blockRead
 	}
-	return i
+	return end
 }
 
-// lastStep reads the last, partial step of s: the block that ends three
-// bytes before the end.
-func lastStep(s string) (x0, y0, x1, y1 uint64) {
-	const y = wordKeyLen - 1
-	w := s[len(s)-blockRead:]
-	return load64(w[0:8]), load64(w[y : y+8]), load64(w[8:16]), load64(w[8+y : 8+y+8])
-}
-
-// keepFrom returns the masks of the last step's two words that keep its
-// bytes from done on (the first done bytes were read already): none of them
-// when done >= blockLen.
+// keepFrom returns the masks of a step's two words that keep its bytes from
+// done on (the first done bytes were read already): none of them when
+// done >= blockLen.
 func keepFrom(done int) (keep0, keep1 uint64) {
 	d := uint(done)
 	return ^uint64(0) << min(8*d, 64), ^uint64(0) << (8*max(d, 8) - 64)
 }
 
-// nextStep returns the offset of the first step of t that may hold a hit
+// scanSteps returns the offset of the first step of t that may hold a hit
 // (found), or where the full steps of t end. It is the scan's hot loop, kept
 // small so that the compiler holds everything in registers; it reads two
 // steps at a time while it can (one branch per 32 bytes).
-func nextStep(t string, bit, value, first, last uint64) (offset int, found bool) {
+func scanSteps(t string, bit, value, first, last uint64) (offset int, found bool) {
 	const y = wordKeyLen - 1 // where the eight bytes of a word's last key byte start
 	n := len(t)
 	for ; len(t) >= blockRead+blockLen; t = t[2*blockLen:] {
@@ -221,17 +220,4 @@ func nextStep(t string, bit, value, first, last uint64) (offset int, found bool)
 		}
 	}
 	return n - len(t), false
-}
-
-// appendHits appends the bytes of m, a hit mask of the eight bytes at
-// base, to out; next >= 0 when out fills up: where to go on.
-func appendHits(out *[maxKeyHits]int32, n, base int, m uint64) (int, int) {
-	for ; m != 0; m &= m - 1 {
-		i := base + bits.TrailingZeros64(m)/8
-		out[n] = int32(i)
-		if n++; n == maxKeyHits {
-			return n, i + 1
-		}
-	}
-	return n, -1
 }

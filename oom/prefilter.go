@@ -4,6 +4,7 @@
 package oom
 
 import (
+	"math/bits"
 	"strings"
 )
 
@@ -46,39 +47,46 @@ func (z *Recognizer) MayContain(text string) bool {
 	return p.mayContainPerKey(text)
 }
 
-// confirmFrom confirms the key hits of text from the step at from on, and
-// then in its last three bytes (which the one-pass scan leaves out: only a
-// single key can hit there).
+// confirmFrom confirms the key hits of text from the step at from on (from
+// firstStep), step by step, and then in its last three bytes (which the
+// one-pass scan leaves out: only a single key can hit there).
 func (p *prefilter) confirmFrom(text string, from int) bool {
-	var hits [maxKeyHits]int32
-	for {
-		n, next := keyHits(text, from, &p.keys, &hits)
-		for _, h := range hits[:n] {
-			// confirmHit, written out: most hits stop at its first test.
-			i := int(h)
-			scan := &p.scans[p.scanOf[text[i]]]
-			if scan.prevBefore < 0 {
-				if (i+1 >= len(text) || scan.cueSet[text[i+1]] == 0) && (i == 0 || !scan.endsSize[text[i-1]]) {
-					continue
-				}
-			} else if !scan.wordWorthConfirming(text, i) {
-				continue
-			}
-			if scan.confirm(text, i) {
+	k := &p.keys
+	end := len(text) - (wordKeyLen - 1)
+	for i, done := from, from; i < end; i = k.nextStep(text, done) {
+		h0, h1 := k.stepHits(text, i, done)
+		for ; h0 != 0; h0 &= h0 - 1 {
+			if p.hitIsCue(text, i+bits.TrailingZeros64(h0)/8) {
 				return true
 			}
 		}
-		if n < maxKeyHits {
-			break
+		for ; h1 != 0; h1 &= h1 - 1 {
+			if p.hitIsCue(text, i+8+bits.TrailingZeros64(h1)/8) {
+				return true
+			}
 		}
-		from = next
+		done = i + blockLen
 	}
-	for i := len(text) - (wordKeyLen - 1); i < len(text); i++ {
-		if p.singleKey[text[i]] && p.confirmHit(text, i) {
+	for i := end; i < len(text); i++ {
+		if p.singleKey[text[i]] && p.hitIsCue(text, i) {
 			return true
 		}
 	}
 	return false
+}
+
+// hitIsCue confirms the hit of a key at text[i]: most hits stop at its
+// first test (worthConfirming, written out).
+func (p *prefilter) hitIsCue(text string, i int) bool {
+	scan := &p.scans[p.scanOf[text[i]]]
+	if scan.prevBefore < 0 {
+		if (i+1 >= len(text) || scan.cueSet[text[i+1]] == 0) && (i == 0 || !scan.endsSize[text[i-1]]) {
+			return false
+		}
+	} else if !scan.wordWorthConfirming(text, i) {
+		return false
+	}
+	return scan.confirm(text, i)
 }
 
 // mayContainPerKey is MayContain with one pass per key (strings.IndexByte
@@ -107,12 +115,6 @@ func (p *prefilter) mayContainPerKey(text string) bool {
 		}
 	}
 	return false
-}
-
-// confirmHit confirms the hit of a key at text[i].
-func (p *prefilter) confirmHit(text string, i int) bool {
-	scan := &p.scans[p.scanOf[text[i]]]
-	return scan.worthConfirming(text, i) && scan.confirm(text, i)
 }
 
 // worthConfirming: most hits stop here, at the byte after the key (no cue

@@ -91,29 +91,52 @@ func TestOnePassScanAgrees(t *testing.T) {
 		if len(s) < minOnePassLen {
 			continue
 		}
-		for from := 0; from <= len(s); from++ {
-			var got []int
-			var hits [maxKeyHits]int32
-			for f := from; ; {
-				n, next := keyHits(s, f, &v, &hits)
-				for _, i := range hits[:n] {
-					got = append(got, int(i))
-				}
-				if n < maxKeyHits {
-					break
-				}
-				f = next
-			}
-			var w []int
-			for i := want(s, from); i >= 0; i = want(s, i+1) {
-				w = append(w, i)
-			}
-			if !slices.Equal(got, w) {
-				t.Fatalf("keyHits(%q, %d) = %v, want %v", s, from, got, w)
+		// firstStep: -1 only for a text with no hit at all, including a
+		// single key in the last three bytes.
+		if first := v.firstStep(s); first < 0 && (want(s, 0) >= 0 || strings.ContainsAny(s[len(s)-3:], "RZ")) {
+			t.Fatalf("firstStep(%q) = -1, and it holds a hit", s)
+		} else if first >= 0 {
+			if got, w := stepsHits(&v, s, first, first), allHits(want, s, 0); !slices.Equal(got, w) {
+				t.Fatalf("the hits of %q from firstStep's %d = %v, want %v", s, first, got, w)
 			}
 		}
-
+		// nextStep and stepHits, from any point on.
+		for from := 0; from <= len(s); from++ {
+			if got, w := stepsHits(&v, s, v.nextStep(s, from), from), allHits(want, s, from); !slices.Equal(got, w) {
+				t.Fatalf("the hits of %q from %d = %v, want %v", s, from, got, w)
+			}
+		}
 	}
+}
+
+// stepsHits collects the hits the way confirmFrom visits them: the step at
+// i, then nextStep's, each without the hits before done.
+func stepsHits(v *keyWords, s string, i, done int) []int {
+	var got []int
+	for end := len(s) - 3; i < end; i = v.nextStep(s, done) {
+		h0, h1 := v.stepHits(s, i, done)
+		for b := 0; b < 8; b++ {
+			if h0>>(8*b+7)&1 != 0 {
+				got = append(got, i+b)
+			}
+		}
+		for b := 0; b < 8; b++ {
+			if h1>>(8*b+7)&1 != 0 {
+				got = append(got, i+8+b)
+			}
+		}
+		done = i + blockLen
+	}
+	return got
+}
+
+// allHits lists the indexes want finds from from on.
+func allHits(want func(string, int) int, s string, from int) []int {
+	var w []int
+	for i := want(s, from); i >= 0; i = want(s, i+1) {
+		w = append(w, i)
+	}
+	return w
 }
 
 // wordHit is what the one-pass scan compares of the four-byte key "lloc"
