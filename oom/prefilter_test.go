@@ -139,6 +139,34 @@ func allHits(want func(string, int) int, s string, from int) []int {
 	return w
 }
 
+// TestMayContainEveryPosition: a cue of each key passes MayContain at every
+// position of texts of every length around the scan's block sizes (its
+// first loop, the two overlapping steps after it, the last three bytes),
+// and the text around it alone does not.
+func TestMayContainEveryPosition(t *testing.T) {
+	cues := []string{
+		"RESOURCE_EXHAUSTED",         // 'R'
+		"BufferAssignment OOM",       // 'B'
+		"request for 8B",             // the 'B' of a size, the text's last byte
+		"Failed to allocate memory.", // the word "lloc"
+	}
+	for n := minOnePassLen; n < 140; n++ {
+		if filler := strings.Repeat("x", n); MayContain(filler) {
+			t.Fatalf("MayContain(%q) = true", filler)
+		}
+		for _, c := range cues {
+			for pos := 0; pos+len(c) <= n; pos++ {
+				b := []byte(strings.Repeat("x", n))
+				b[max(pos-1, 0)] = ' '
+				copy(b[pos:], c)
+				if s := string(b); !MayContain(s) {
+					t.Fatalf("MayContain(%q) = false", s)
+				}
+			}
+		}
+	}
+}
+
 // wordHit is what the one-pass scan compares of the four-byte key "lloc"
 // at the start of w: its first and last bytes.
 func wordHit(w string) bool { return w[0] == 'l' && w[3] == 'c' }
