@@ -165,25 +165,21 @@ func (k *keyWords) firstStep(s string) int {
 }
 
 // nextStep returns where the first step of s from done on that may hold a
-// hit starts, len(s)-3 for none. The last, partial step (the block that
+// hit starts (firstStep on the rest of s), -1 when no byte from done on may
+// (the last three bytes included). The last, partial step (the block that
 // ends three bytes before the end) may start before done: stepHits leaves
 // out its hits before done.
 func (k *keyWords) nextStep(s string, done int) int {
-	const y = wordKeyLen - 1
-	end := len(s) - y
-	if done >= end {
-		return end
-	}
-	step, found := scanSteps(s[done:], k.singleBit, k.singleValue, k.wordFirst, k.wordLast)
-	if i := done + step; found || i >= end {
-		return i
-	}
-	w := s[len(s)-blockRead:]
-	if (mayHit(load64(w[0:8]), load64(w[y:y+8]), k.singleBit, k.singleValue, k.wordFirst, k.wordLast)|
-		mayHit(load64(w[8:16]), load64(w[8+y:8+y+8]), k.singleBit, k.singleValue, k.wordFirst, k.wordLast))&highBits != 0 {
+	switch end := len(s) - (wordKeyLen - 1); {
+	case len(s)-done >= minOnePassLen:
+		if i := k.firstStep(s[done:]); i >= 0 {
+			return done + i
+		}
+		return -1
+	case done < end:
 		return len(s) - blockRead
 	}
-	return end
+	return len(s) - (wordKeyLen - 1) // the last three bytes
 }
 
 // keepFrom returns the masks of a step's two words that keep its bytes from
@@ -192,32 +188,4 @@ func (k *keyWords) nextStep(s string, done int) int {
 func keepFrom(done int) (keep0, keep1 uint64) {
 	d := uint(done)
 	return ^uint64(0) << min(8*d, 64), ^uint64(0) << (8*max(d, 8) - 64)
-}
-
-// scanSteps returns the offset of the first step of t that may hold a hit
-// (found), or where the full steps of t end. It is the scan's hot loop, kept
-// small so that the compiler holds everything in registers; it reads two
-// steps at a time while it can (one branch per 32 bytes).
-func scanSteps(t string, bit, value, first, last uint64) (offset int, found bool) {
-	const y = wordKeyLen - 1 // where the eight bytes of a word's last key byte start
-	n := len(t)
-	for ; len(t) >= blockRead+blockLen; t = t[2*blockLen:] {
-		m0 := mayHit(load64(t[0:8]), load64(t[y:y+8]), bit, value, first, last) |
-			mayHit(load64(t[8:16]), load64(t[8+y:8+y+8]), bit, value, first, last)
-		m1 := mayHit(load64(t[16:24]), load64(t[16+y:16+y+8]), bit, value, first, last) |
-			mayHit(load64(t[24:32]), load64(t[24+y:24+y+8]), bit, value, first, last)
-		if (m0|m1)&highBits != 0 {
-			if m0&highBits == 0 {
-				return n - len(t) + blockLen, true
-			}
-			return n - len(t), true
-		}
-	}
-	for ; len(t) >= blockRead; t = t[blockLen:] {
-		if (mayHit(load64(t[0:8]), load64(t[y:y+8]), bit, value, first, last)|
-			mayHit(load64(t[8:16]), load64(t[8+y:8+y+8]), bit, value, first, last))&highBits != 0 {
-			return n - len(t), true
-		}
-	}
-	return n - len(t), false
 }

@@ -54,6 +54,9 @@ func (p *prefilter) confirmFrom(text string, from int) bool {
 	k := &p.keys
 	end := len(text) - (wordKeyLen - 1)
 	for i, done := from, from; i < end; i = k.nextStep(text, done) {
+		if i < 0 {
+			return false // no key from done on
+		}
 		h0, h1 := k.stepHits(text, i, done)
 		for ; h0 != 0; h0 &= h0 - 1 {
 			if p.hitIsCue(text, i+bits.TrailingZeros64(h0)/8) {
