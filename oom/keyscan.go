@@ -107,18 +107,12 @@ func load64(w string) uint64 {
 		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
 }
 
-// stepHits returns the hit masks (see hits) of the step at i, the eight
-// bytes at i and the eight at i+8, without the hits before done: the last,
-// partial step overlaps the one before it.
-func (k *keyWords) stepHits(s string, i, done int) (h0, h1 uint64) {
+// stepHits returns the hit masks (see hits) of the step at i: the eight
+// bytes at i and the eight at i+8.
+func (k *keyWords) stepHits(s string, i int) (h0, h1 uint64) {
 	const y = wordKeyLen - 1
 	w := s[i : i+blockRead]
-	h0, h1 = k.hits(load64(w[0:8]), load64(w[y:y+8])), k.hits(load64(w[8:16]), load64(w[8+y:8+y+8]))
-	if i < done {
-		keep0, keep1 := keepFrom(done - i)
-		h0, h1 = h0&keep0, h1&keep1
-	}
-	return h0, h1
+	return k.hits(load64(w[0:8]), load64(w[y:y+8])), k.hits(load64(w[8:16]), load64(w[8+y:8+y+8]))
 }
 
 // firstStep returns where the first step of s that may hold a hit starts,
@@ -166,9 +160,9 @@ func (k *keyWords) firstStep(s string) int {
 
 // nextStep returns where the first step of s from done on that may hold a
 // hit starts (firstStep on the rest of s), -1 when no byte from done on may
-// (the last three bytes included). The last, partial step (the block that
-// ends three bytes before the end) may start before done: stepHits leaves
-// out its hits before done.
+// (the last three bytes included), len(s)-3 when only those may. The last,
+// partial step (the block that ends three bytes before the end) may start
+// before done: its hits before done are to be left out (keepFrom).
 func (k *keyWords) nextStep(s string, done int) int {
 	switch end := len(s) - (wordKeyLen - 1); {
 	case len(s)-done >= minOnePassLen:
@@ -178,8 +172,9 @@ func (k *keyWords) nextStep(s string, done int) int {
 		return -1
 	case done < end:
 		return len(s) - blockRead
+	default:
+		return end
 	}
-	return len(s) - (wordKeyLen - 1) // the last three bytes
 }
 
 // keepFrom returns the masks of a step's two words that keep its bytes from

@@ -49,15 +49,18 @@ func (z *Recognizer) MayContain(text string) bool {
 
 // confirmFrom confirms the key hits of text from the step at from on (from
 // firstStep), step by step, and then in its last three bytes (which the
-// one-pass scan leaves out: only a single key can hit there).
+// one-pass scan leaves out: only a single key can hit there). After a step
+// it scans the rest with firstStep (nextStep), which also says when no key
+// is left.
 func (p *prefilter) confirmFrom(text string, from int) bool {
 	k := &p.keys
 	end := len(text) - (wordKeyLen - 1)
-	for i, done := from, from; i < end; i = k.nextStep(text, done) {
-		if i < 0 {
-			return false // no key from done on
+	for i, done := from, from; i < end; {
+		h0, h1 := k.stepHits(text, i)
+		if i < done { // the last, partial step: its hits before done are confirmed
+			keep0, keep1 := keepFrom(done - i)
+			h0, h1 = h0&keep0, h1&keep1
 		}
-		h0, h1 := k.stepHits(text, i, done)
 		for ; h0 != 0; h0 &= h0 - 1 {
 			if p.hitIsCue(text, i+bits.TrailingZeros64(h0)/8) {
 				return true
@@ -69,6 +72,9 @@ func (p *prefilter) confirmFrom(text string, from int) bool {
 			}
 		}
 		done = i + blockLen
+		if i = k.nextStep(text, done); i < 0 {
+			return false // no key left
+		}
 	}
 	for i := end; i < len(text); i++ {
 		if p.singleKey[text[i]] && p.hitIsCue(text, i) {
@@ -78,18 +84,24 @@ func (p *prefilter) confirmFrom(text string, from int) bool {
 	return false
 }
 
-// hitIsCue confirms the hit of a key at text[i]: most hits stop at its
-// first test (worthConfirming, written out).
+// hitIsCue confirms the hit of a key at text[i]. Most hits stop at the
+// lead words of the cues filed under the byte after the key (no cue
+// continues with that byte: no lead matches) or, for a word key, at the
+// word before it, and then at whether a size may end there.
 func (p *prefilter) hitIsCue(text string, i int) bool {
 	scan := &p.scans[p.scanOf[text[i]]]
-	if scan.prevBefore < 0 {
-		if (i+1 >= len(text) || scan.cueSet[text[i+1]] == 0) && (i == 0 || !scan.endsSize[text[i-1]]) {
-			return false
-		}
-	} else if !scan.wordWorthConfirming(text, i) {
+	if scan.prevBefore >= 0 && !scan.wordWorthConfirming(text, i) {
 		return false
 	}
-	return scan.confirm(text, i)
+	t := text[i:]
+	if len(t) < 8 {
+		return scan.confirm(text, i)
+	}
+	w := load64(t)
+	if l := &scan.leads[t[1]]; (w&l[0].mask == l[0].word || w&l[1].mask == l[1].word) && scan.confirmCues(text, i, w) {
+		return true
+	}
+	return scan.sizeVerbs != nil && mayEndSize(text, i) && sizeFollowsVerb(text, i, scan.sizeVerbs)
 }
 
 // mayContainPerKey is MayContain with one pass per key (strings.IndexByte

@@ -117,7 +117,11 @@ func TestOnePassScanAgrees(t *testing.T) {
 func stepsHits(v *keyWords, s string, i, done int) []int {
 	var got []int
 	for end := len(s) - 3; i >= 0 && i < end; i = v.nextStep(s, done) {
-		h0, h1 := v.stepHits(s, i, done)
+		h0, h1 := v.stepHits(s, i)
+		if i < done {
+			keep0, keep1 := keepFrom(done - i)
+			h0, h1 = h0&keep0, h1&keep1
+		}
 		for b := 0; b < 8; b++ {
 			if h0>>(8*b+7)&1 != 0 {
 				got = append(got, i+b)
