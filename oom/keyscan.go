@@ -125,17 +125,17 @@ func (k *keyWords) stepHits(s string, i int) (h0, h1 uint64) {
 func (k *keyWords) firstStep(s string) int {
 	const y = wordKeyLen - 1
 	bit, value, first, last := k.singleBit, k.singleValue, k.wordFirst, k.wordLast
-	t := s
-	for ; len(t) >= blockRead+blockLen; t = t[2*blockLen:] {
+	for i := 0; i <= len(s)-(blockRead+blockLen); i += 2 * blockLen {
+		t := s[i : i+blockRead+blockLen]
 		m0 := mayHit(load64(t[0:8]), load64(t[y:y+8]), bit, value, first, last) |
 			mayHit(load64(t[8:16]), load64(t[8+y:8+y+8]), bit, value, first, last)
 		m1 := mayHit(load64(t[16:24]), load64(t[16+y:16+y+8]), bit, value, first, last) |
 			mayHit(load64(t[24:32]), load64(t[24+y:24+y+8]), bit, value, first, last)
 		if (m0|m1)&highBits != 0 {
 			if m0&highBits == 0 {
-				return len(s) - len(t) + blockLen
+				return i + blockLen
 			}
-			return len(s) - len(t)
+			return i
 		}
 	}
 	at0, at1 := max(len(s)-blockRead-blockLen, 0), len(s)-blockRead
