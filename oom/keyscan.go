@@ -6,10 +6,11 @@ package oom
 // The one-pass key scan, in plain Go and the same on every architecture:
 // every key of MayContain is found in one pass over the text, 16 bytes per
 // step (two steps per branch while the text lasts), eight at a time in a
-// 64-bit word (SWAR). A first pass only asks whether any step may hold a
-// hit (firstStep: most texts end there); the hits of a line then come back
-// from one call, instead of one strings.IndexByte or strings.Index pass per
-// key (BENCHMARKS.md, "The prefilter's keys").
+// 64-bit word (SWAR), instead of one strings.IndexByte or strings.Index pass
+// per key (BENCHMARKS.md, "The prefilter's keys"). The scan only asks
+// whether a step may hold a hit (firstStep: most texts end there); a text
+// that has one has that step's exact hits confirmed (stepHits, confirmFrom),
+// and then the scan goes on from the step after it.
 
 // The keys it reads: one or two single bytes that differ in one bit (like
 // 'R' and 'B': one comparison finds both), and one key of four bytes (a word
@@ -22,12 +23,11 @@ const (
 
 // A step reads blockLen bytes' hits from blockRead bytes (the word's last
 // byte lies three bytes on). minOnePassLen: shorter texts take the per-key
-// passes. maxOnePassLen: hit indexes are int32.
+// passes.
 const (
 	blockLen      = 16
 	blockRead     = blockLen + wordKeyLen - 1
 	minOnePassLen = blockRead
-	maxOnePassLen = 1<<31 - 1
 )
 
 // lowBytes and highBits repeat 0x01 and 0x80 over a word; low7 is 0x7f.
@@ -118,10 +118,12 @@ func (k *keyWords) stepHits(s string, i int) (h0, h1 uint64) {
 // firstStep returns where the first step of s that may hold a hit starts,
 // len(s)-3 when only the last three bytes may (a single key there, which no
 // step reads), -1 for none (most texts). It needs minOnePassLen <= len(s).
-// Its loop is nextStep's, written out (one call per text), and the bytes
-// left after it are read as two whole steps that end where the steps end,
-// overlapping the loop's: they held no hit, so none is found twice and no
-// byte needs masking, and the rest costs no branch on its length.
+// Its loop reads two steps per branch and indexes s (resliced, s would cost
+// a register, and the compiler would reload a key word from the stack on
+// every pass). The bytes left after it are read as two whole steps that end
+// where the steps end, overlapping the loop's: they held no hit, so none is
+// found twice and no byte needs masking, and the rest costs no branch on
+// its length.
 func (k *keyWords) firstStep(s string) int {
 	const y = wordKeyLen - 1
 	bit, value, first, last := k.singleBit, k.singleValue, k.wordFirst, k.wordLast

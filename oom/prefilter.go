@@ -17,13 +17,13 @@ import (
 // lines; MayContain finds the keys' hits and confirms only those. One pass
 // over the text, 16 bytes per step (keyscan.go, plain Go, the same on every
 // architecture), first asks only whether any step may hold a hit: most texts
-// end there; the others take their hits from the first such step on
-// (confirmFrom). Texts shorter than one step take one pass per key
-// (mayContainPerKey). A hit is confirmed only when a cue can
-// continue with the byte after it (or a size may end at it; for the word,
-// when the word before it ends as a cue's does), then with one or two word
-// comparisons against those cues' first eight bytes, and only then
-// character by character. The cues are given to buildPrefilter by the
+// end there; the others have their hits confirmed step by step from the
+// first such step on (confirmFrom), the scan going on between them. Texts
+// shorter than one step take one pass per key (mayContainPerKey). A hit is
+// confirmed only when the eight bytes at it match one of two lead words of
+// the cues that can continue with the byte after it (or a size may end at
+// it; for the word, when the word before it ends as a cue's does), and only
+// then character by character. The cues are given to buildPrefilter by the
 // Recognizer (Recognizer.prefilterCues): the status words around any
 // family's message, each family's own cues and the last-resort layer's; the
 // prefilter knows only their text.
@@ -37,7 +37,7 @@ import (
 // rejects.
 func (z *Recognizer) MayContain(text string) bool {
 	p := &z.prefilter
-	if len(text) >= minOnePassLen && len(text) <= maxOnePassLen {
+	if len(text) >= minOnePassLen {
 		// Most texts: no step may hold a hit, and no hit is looked at.
 		if from := p.keys.firstStep(text); from >= 0 {
 			return p.confirmFrom(text, from)
