@@ -8,6 +8,15 @@ import "slices"
 // Allocation attempts in a record (families_attempts.go): what a failure's
 // record counts and what a record with no failure reports as a warning.
 
+// compiled is the family table compiled: the failure families and the
+// memory-pressure warnings in matching order, and where the allocation
+// attempts are among the warnings.
+type compiled struct {
+	families []family        // failure families, in matching order
+	warnings []warningFamily // memory-pressure warnings, in matching order
+	attempts []int           // the indexes in warnings of the allocation attempts
+}
+
 // attemptSeries gathers the attempts of one text.
 type attemptSeries struct {
 	count           int
@@ -33,9 +42,9 @@ func (s *attemptSeries) add(at int, r *Report, requested string) {
 // starts, what it reads and its request as printed. Matches that the
 // speaker of their statement (st) says are no attempt are left out
 // (speakers.go).
-func (z *Recognizer) eachAttempt(flat string, st *statements, fn func(at int, r *Report, requested string)) {
-	for _, i := range z.attempts {
-		w := &z.warnings[i]
+func (c *compiled) eachAttempt(flat string, st *statements, fn func(at int, r *Report, requested string)) {
+	for _, i := range c.attempts {
+		w := &c.warnings[i]
 		w.each(flat, func(m match) {
 			if st.notAttempt(m.start()) {
 				return
@@ -76,8 +85,8 @@ func exactFromAttempt(r *Report, printed string, s *attemptSeries) bool {
 // hasAttempt reports whether flat holds an allocation attempt: the
 // last-resort layer leaves such an entry alone (a refusal at ERROR is not a
 // failure).
-func (z *Recognizer) hasAttempt(flat string, st *statements) bool {
+func (c *compiled) hasAttempt(flat string, st *statements) bool {
 	found := false
-	z.eachAttempt(flat, st, func(int, *Report, string) { found = true })
+	c.eachAttempt(flat, st, func(int, *Report, string) { found = true })
 	return found
 }

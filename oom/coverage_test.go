@@ -269,7 +269,7 @@ func TestCoverageSizesLand(t *testing.T) {
 				have = append(have, s.Bytes)
 			}
 		}
-		for _, m := range sizeToken.FindAllStringSubmatch(defaultRecognizer.flatten(row.fixture), -1) {
+		for _, m := range sizeToken.FindAllStringSubmatch(defaultRecognizer.wrapWords.flatten(row.fixture), -1) {
 			tok := m[0]
 			if m[1] != "" {
 				tok = m[1]

@@ -30,7 +30,8 @@ type Finding struct {
 func (z *Recognizer) Find(text string, warnings bool) Finding {
 	var info infoLines
 	var st statements
-	flat := z.flattenLevels(text, &info, &st)
+	marks := st.marks()
+	flat := z.wrapWords.flattenLevels(text, &info, &marks)
 	if r, ok := z.recognizeFlat(text, flat, &info, &st); ok {
 		return Finding{Found: FoundFailure, Report: r}
 	}

@@ -3,11 +3,7 @@
 
 package oom
 
-import (
-	"strings"
-
-	"github.com/xlaoom/xlaoomprocessor/oom/internal/speaker"
-)
+import "strings"
 
 // The flatten pipeline, in the order it runs: escapes.go undoes what a log
 // pipeline or a paste adds to the text, headers.go strips each line's log
@@ -22,14 +18,16 @@ import (
 // read as one sentence. A line break inside a word or a number of a
 // terminal-wrapped paste, and a container runtime's partial line, join
 // without a space (wrap.go).
-func (z *Recognizer) flatten(text string) string { return z.flattenLevels(text, nil, nil) }
+func (v wrapVocabulary) flatten(text string) string { return v.flattenLevels(text, nil, nil) }
 
 // flattenLevels is flatten that also records, in info (when not nil), the
 // spans of the result that came from lines logged at INFO (levels.go), and
 // in st (when not nil) who printed each statement (statements.go).
-func (z *Recognizer) flattenLevels(text string, info *infoLines, st *statements) string {
+func (v wrapVocabulary) flattenLevels(text string, info *infoLines, st *statementMarks) string {
 	if isFlat(text) {
-		st.single(text) // speaker hook: one statement, no header
+		if st != nil {
+			st.single(text) // speaker hook: one statement, no header
+		}
 		return text     // the common one-line case: no copy
 	}
 	if strings.IndexByte(text, 0x1b) >= 0 {
@@ -62,7 +60,7 @@ func (z *Recognizer) flattenLevels(text string, info *infoLines, st *statements)
 		// exception or traceback, which continues no INFO line above it.
 		if st != nil {
 			begins := len(b) == 0 || stripped && lv != 0
-			if !begins && speaker.StartsStatement(line) {
+			if !begins && st.starts(line) {
 				begins = true
 				if !stripped {
 					level = 0
@@ -72,7 +70,7 @@ func (z *Recognizer) flattenLevels(text string, info *infoLines, st *statements)
 				st.begin(len(b), header, line)
 			}
 		}
-		if len(line) > 0 && !isSpace(line[0]) && (partial || tight && !stripped && z.wrapWords.joinsWrap(b, line)) {
+		if len(line) > 0 && !isSpace(line[0]) && (partial || tight && !stripped && v.joinsWrap(b, line)) {
 			space = false
 		}
 		tight, partial = wrapTight(raw), criPartial(raw)
@@ -100,7 +98,9 @@ func (z *Recognizer) flattenLevels(text string, info *infoLines, st *statements)
 		space = true
 	}
 	flat := string(b)
-	st.finish(flat) // speaker hook
+	if st != nil {
+		st.finish(flat) // speaker hook
+	}
 	return flat
 }
 
@@ -116,4 +116,15 @@ func isFlat(s string) bool {
 	return strings.IndexByte(s, '\n') < 0 && strings.IndexByte(s, '\t') < 0 && strings.IndexByte(s, '\r') < 0 &&
 		strings.IndexByte(s, '\v') < 0 && strings.IndexByte(s, '\f') < 0 && strings.IndexByte(s, 0x1b) < 0 &&
 		strings.IndexByte(s, '\\') < 0 && !strings.Contains(s, "  ")
+}
+
+// statementMarks is told, while flattening, where each statement of the
+// flattened text starts, with its log header and first line: the speaker
+// layer's record of statements (statements.go) fills it in. Funcs, not an
+// interface, so that the record stays on its caller's stack.
+type statementMarks struct {
+	starts func(line string) bool // a line without a level starts a statement
+	begin  func(at int, header, line string)
+	single func(text string) // the text is one statement with no header
+	finish func(flat string)
 }

@@ -116,7 +116,7 @@ const CodeOnlyFamily = familyCodeOnly
 // messageOf returns text flattened, from the start of p's first match to the
 // end, or "" when p does not match.
 func (z *Recognizer) messageOf(p *pattern, text string) string {
-	flat, found := z.flatten(text), ""
+	flat, found := z.wrapWords.flatten(text), ""
 	p.each(flat, func(m match) {
 		if found == "" {
 			found = m.text[m.start():]

@@ -114,7 +114,7 @@ var genericForeign = []string{
 // as given; it is split into log entries so that each statement is judged
 // by its own entry's level. Its callers have run MayContain (genericCues
 // are its statements' cues).
-func (z *Recognizer) recognizeGeneric(text string) (Report, bool) {
+func recognizeGeneric(text string, words wrapVocabulary, c *compiled) (Report, bool) {
 	if !mayBeGeneric(text) {
 		return Report{}, false
 	}
@@ -128,8 +128,9 @@ func (z *Recognizer) recognizeGeneric(text string) (Report, bool) {
 	found := false
 	eachLogEntry(text, func(level byte, entry string) bool {
 		var st statements // speaker hook: who printed the entry's statements
-		flat := z.flattenLevels(entry, nil, &st)
-		found = !z.hasAttempt(flat, &st) && readGenericEntry(&r, level, flat, &st)
+		marks := st.marks()
+		flat := words.flattenLevels(entry, nil, &marks)
+		found = !c.hasAttempt(flat, &st) && readGenericEntry(&r, level, flat, &st)
 		return !found
 	})
 	return r, found

@@ -59,7 +59,7 @@ var genericCases = []struct {
 func TestGenericLayerReads(t *testing.T) {
 	for _, c := range genericCases {
 		t.Run(c.name, func(t *testing.T) {
-			r, ok := defaultRecognizer.recognizeGeneric(c.text)
+			r, ok := recognizeGeneric(c.text, defaultRecognizer.wrapWords, &defaultRecognizer.compiled)
 			if !ok {
 				t.Fatalf("the last-resort layer does not read %q", c.text)
 			}
@@ -116,7 +116,7 @@ func TestGenericGuardsAreNeeded(t *testing.T) {
 		needed := false
 		for _, l := range lookalikes {
 			if strings.Contains(l.text, phrase) {
-				if _, ok := defaultRecognizer.recognizeGeneric(l.text); ok {
+				if _, ok := recognizeGeneric(l.text, defaultRecognizer.wrapWords, &defaultRecognizer.compiled); ok {
 					needed = true
 				}
 			}

@@ -66,4 +66,4 @@ func TestFlatten(t *testing.T) {
 }
 
 // flatten is the default recogniser's flatten, for the tests.
-func flatten(text string) string { return defaultRecognizer.flatten(text) }
+func flatten(text string) string { return defaultRecognizer.wrapWords.flatten(text) }

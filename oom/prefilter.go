@@ -7,9 +7,7 @@ import (
 	"strings"
 )
 
-// MayContain reports whether text could hold an XLA OOM message or a
-// memory-pressure warning. It is the cheap first pass run on every record:
-// false means certainly not an OOM.
+// mayContain is Recognizer.MayContain.
 //
 // Design (measured in bench_test.go, BENCHMARKS.md): every cue holds one of
 // a few keys (scanKeys), bytes or a word that are rare in ordinary log
@@ -34,8 +32,7 @@ import (
 // What it lets through that is not an OOM (gRPC RESOURCE_EXHAUSTED, Python
 // RuntimeErrors, "failed to allocate" in other programs' lines) Recognize
 // rejects.
-func (z *Recognizer) MayContain(text string) bool {
-	p := &z.prefilter
+func (p *prefilter) mayContain(text string) bool {
 	if len(text) >= minOnePassLen && len(text) <= maxOnePassLen {
 		// Most texts: no step may hold a hit, and no hit is looked at.
 		if from := p.keys.firstStep(text); from >= 0 {

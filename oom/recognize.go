@@ -32,7 +32,8 @@ func (z *Recognizer) Recognize(text string) (Report, bool) {
 func (z *Recognizer) recognizeUnfiltered(text string) (Report, bool) {
 	var info infoLines
 	var st statements
-	return z.recognizeFlat(text, z.flattenLevels(text, &info, &st), &info, &st)
+	marks := st.marks()
+	return z.recognizeFlat(text, z.wrapWords.flattenLevels(text, &info, &marks), &info, &st)
 }
 
 // recognizeFlat is Recognize on text flattened to flat, whose statements'
@@ -99,7 +100,7 @@ func (z *Recognizer) recognizeFlat(text, flat string, info *infoLines, st *state
 			r = Report{Family: familyCodeOnly, Code: c}
 		default:
 			// No family and no code: the last-resort layer (generic.go).
-			if r, ok = z.recognizeGeneric(text); !ok {
+			if r, ok = recognizeGeneric(text, z.wrapWords, &z.compiled); !ok {
 				return Report{}, false
 			}
 			traits = adviceTraits{own: genericAdvice, ownAction: genericAction}

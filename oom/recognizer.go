@@ -10,9 +10,7 @@ import "strconv"
 // words a hard wrap may split. It is built once and never changes, so one
 // Recognizer serves any number of goroutines.
 type Recognizer struct {
-	families  []family        // failure families, in matching order
-	warnings  []warningFamily // memory-pressure warnings, in matching order
-	attempts  []int           // the indexes in warnings of the allocation attempts
+	compiled
 	raisedAs  []*family       // per attempt, the family its raised form is read as (nil: none)
 	prefilter prefilter
 	wrapWords wrapVocabulary
@@ -32,6 +30,11 @@ func MayContain(text string) bool { return defaultRecognizer.MayContain(text) }
 
 // Recognize finds the XLA OOM failure in text (see Recognizer.Recognize).
 func Recognize(text string) (Report, bool) { return defaultRecognizer.Recognize(text) }
+
+// MayContain reports whether text could hold an XLA OOM message or a
+// memory-pressure warning. It is the cheap first pass run on every record:
+// false means certainly not an OOM (the prefilter, prefilter.go).
+func (z *Recognizer) MayContain(text string) bool { return z.prefilter.mayContain(text) }
 
 // RecognizeWarning finds the first memory-pressure warning in text (see
 // Recognizer.RecognizeWarning).
@@ -78,7 +81,7 @@ func newRecognizer(failures [][]family, warnings [][]warningFamily) *Recognizer 
 		}
 	}
 	z.prefilter = buildPrefilter(z.prefilterCues())
-	z.wrapWords = buildWrapVocabulary(z.exprs())
+	z.wrapWords = buildWrapVocabulary(z.exprs(), detailAnchors())
 	z.resolveRaised() // speakers.go
 	return z
 }
@@ -104,6 +107,15 @@ func (z *Recognizer) exprs() []string {
 	}
 	for i := range z.warnings {
 		out = append(out, z.warnings[i].expr)
+	}
+	return out
+}
+
+// detailAnchors lists the details' anchors: words a hard wrap may split too.
+func detailAnchors() []string {
+	out := make([]string, 0, len(details))
+	for _, d := range details {
+		out = append(out, d.anchor)
 	}
 	return out
 }

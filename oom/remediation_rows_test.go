@@ -96,7 +96,7 @@ func TestAdviceRowsReachable(t *testing.T) {
 			continue
 		}
 		var info infoLines
-		flat := defaultRecognizer.flattenLevels(text, &info, nil)
+		flat := defaultRecognizer.wrapWords.flattenLevels(text, &info, nil)
 		traits, own := adviceTraitsOf(r.Family)
 		if own && r.Family != FamilyGeneric {
 			continue // a family's own advice is not a table

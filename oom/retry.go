@@ -165,17 +165,17 @@ func decideRetry(c retryCase) (verdict, rule string) {
 // explain) passes the number it counted in the records before, and the
 // larger count is used.
 func RetryVerdict(r *Report, refusedBefore int) string {
-	v, _ := decideRetry(r.retryCase(refusedBefore))
+	v, _ := decideRetry(retryCaseOf(r, refusedBefore))
 	return v
 }
 
 // RetryRule is the name of the rule that decides RetryVerdict(r,
 // refusedBefore), "" when none does (the verdict is RetryUnknown).
 func RetryRule(r *Report, refusedBefore int) string {
-	_, name := decideRetry(r.retryCase(refusedBefore))
+	_, name := decideRetry(retryCaseOf(r, refusedBefore))
 	return name
 }
 
-func (r *Report) retryCase(refusedBefore int) retryCase {
+func retryCaseOf(r *Report, refusedBefore int) retryCase {
 	return retryCase{r: r, refusedBefore: max(refusedBefore, r.refusedBefore), ownRefused: r.ownRefused}
 }

@@ -142,3 +142,8 @@ func (s *statements) exceptionType(i int) string {
 	}
 	return ""
 }
+
+// marks is what flattening tells s.
+func (s *statements) marks() statementMarks {
+	return statementMarks{starts: speaker.StartsStatement, begin: s.begin, single: s.single, finish: s.finish}
+}

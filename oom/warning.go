@@ -105,7 +105,8 @@ func (z *Recognizer) RecognizeWarning(text string) (Warning, bool) {
 		return Warning{}, false // as Recognize: only what the prefilter passes
 	}
 	var st statements
-	flat := z.flattenLevels(text, nil, &st)
+	marks := st.marks()
+	flat := z.wrapWords.flattenLevels(text, nil, &marks)
 	return z.recognizeWarningFlat(flat, &st)
 }
 

@@ -180,13 +180,13 @@ func criPartial(raw string) bool {
 
 // buildWrapVocabulary collects the words of the families' expressions and
 // of every detail's anchor.
-func buildWrapVocabulary(exprs []string) wrapVocabulary {
+func buildWrapVocabulary(exprs, anchors []string) wrapVocabulary {
 	v := wrapVocabulary{}
 	for _, e := range exprs {
 		v.addWrapWords(e)
 	}
-	for _, d := range details {
-		v.addWrapWords("", d.anchor)
+	for _, a := range anchors {
+		v.addWrapWords("", a)
 	}
 	return v
 }
