@@ -6,6 +6,8 @@ package oom
 import (
 	"strings"
 	"testing"
+
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
 )
 
 // TestWrapGlueIsTargeted: a break inside a word is joined only when the
@@ -49,10 +51,10 @@ func TestDriverLinesAreAttempts(t *testing.T) {
 		if ok != c.oom {
 			t.Errorf("Recognize(%.60q...) = %v, want %v", c.text, ok, c.oom)
 		}
-		if ok && (r.Attempts != 1 || r.Requested != KnownSize(6291456)) {
+		if ok && (r.Attempts != 1 || r.Requested != grammar.KnownSize(6291456)) {
 			t.Errorf("failure %+v: want 1 attempt and the status's request", r)
 		}
-		if w, warned := RecognizeWarning(c.text); !c.oom && (!warned || w.Kind != WarningAllocationAttempt) {
+		if w, warned := RecognizeWarning(c.text); !c.oom && (!warned || w.Kind != grammar.WarningAllocationAttempt) {
 			t.Errorf("RecognizeWarning(%.60q...) = %+v, %v; want an allocation attempt", c.text, w, warned)
 		}
 	}
