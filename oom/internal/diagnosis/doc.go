@@ -1,0 +1,7 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+// Package diagnosis turns a recognised failure into its catalog names, cause
+// and advice (finish.go): the advice tables by code and numbers
+// (remediation*.go) and the warnings' advice (warning_advice.go).
+package diagnosis
