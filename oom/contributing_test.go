@@ -21,9 +21,9 @@ var contributingExample = []grammar.Family{
 	{
 		ID:      "gpu-runtime-example-pool", // backend-phase-what, lower case, unique
 		Summary: "The example allocator's pool could not serve a request.",
-		Kind:    grammar.Fatal, // or logOnly for an allocator or driver log line
+		Kind:    grammar.Fatal, // or grammar.LogOnly for an allocator or driver log line
 		Code:    grammar.CodeGeneric, Phase: grammar.PhaseRuntime, Backend: grammar.BackendGPU,
-		Anchor: "Example pool exhausted", // literal text of expr, its rarest fixed words
+		Anchor: "Example pool exhausted", // literal text of Expr, its rarest fixed words
 		Expr: `Example pool exhausted: could not allocate ` + grammar.SizeGroup("requested") +
 			` on device (?P<device>\d+); pool limit ` + grammar.SizeGroup("pool_limit"),
 		Example: "RESOURCE_EXHAUSTED: Example pool exhausted: could not allocate 2.00GiB on device 0; pool limit 40.00GiB",
