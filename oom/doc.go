@@ -24,7 +24,8 @@
 //     knows;
 //   - verdict: which statement is the failure, an attempt, a warning or
 //     nothing, decided in one table;
-//   - diagnosis: the catalog's names, the cause and the advice.
+//   - diagnosis: the catalog's names, the cause, the advice and its action
+//     kind, the retry verdict.
 //
 // api.go gives the names of those layers that callers use (Report, Size,
 // Warning, the constants).
