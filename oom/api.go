@@ -128,7 +128,7 @@ const (
 	// a slower path.
 	WarningAllocatorRetry = grammar.WarningAllocatorRetry
 	// WarningAllocationAttempt: the driver refused an allocator's request
-	// (families_attempts.go). XLA's pool set-up and growth retry with less;
+	// (families/families_attempts.go). XLA's pool set-up and growth retry with less;
 	// a series of these at start-up means another process or library holds
 	// part of the GPU. Never a failure: a request that really fails ends in a
 	// status of its own.
@@ -155,7 +155,7 @@ func WarningPhase(kind string) string { return grammar.WarningPhase(kind) }
 
 // BackOff reports whether n refused requests that fell from first to last
 // bytes are an allocator's back-off: XLA's BFC pool set-up and growth retry
-// at 0.9 of the size per step (families_attempts.go), so each step asks for
+// at 0.9 of the size per step (families/families_attempts.go), so each step asks for
 // about a tenth less. Sizes are rounded as printed, so a step between 0.85
 // and 0.95 counts.
 func BackOff(first int64, last int64, n int) bool { return diagnosis.BackOff(first, last, n) }

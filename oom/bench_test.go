@@ -88,7 +88,7 @@ func scanAnchor(s string, c byte, confirm func(s string, i int) bool) bool {
 	}
 }
 
-// Alternatives measured while choosing MayContain's design (see prefilter.go).
+// Alternatives measured while choosing MayContain's design (see logtext/prefilter.go).
 
 // words reports whether s[i:] continues with the given words, each preceded by
 // a run of whitespace.

@@ -15,7 +15,7 @@ import (
 
 // want is everything a fixture asserts about its Report. Name, Category,
 // Phase and DocURL are checked from the code through catalogWant, a table
-// written independently of catalog.go.
+// written independently of families/grammar/catalog.go.
 type want struct {
 	code, family, backend, space, program, device, cause, instr     string
 	requested, free, used, capacity, exceeded, reserved, reservable grammar.Size

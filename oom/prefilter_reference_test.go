@@ -14,7 +14,7 @@ import (
 
 // referenceMayContain is MayContain written the obvious way, to check the
 // fast one against: the full cue list, and one plain loop per cue over every
-// position of the text. It implements the cue semantics of prefilter.go:
+// position of the text. It implements the cue semantics of logtext/prefilter.go:
 //
 //   - a space in a cue matches a run of one or more whitespace bytes, '#' one
 //     decimal digit, any other byte itself;

@@ -202,7 +202,7 @@ type realHolder struct {
 }
 
 // E0007 is the only code the GPU captures carry; written out independently of
-// catalog.go.
+// families/grammar/catalog.go.
 var realCatalog = map[string]struct{ name, category, doc string }{
 	"E0007": {"ResourceExhausted", "Resource Exhausted: Out of Memory", ""},
 }

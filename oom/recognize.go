@@ -22,7 +22,7 @@ import (
 // line, the exception), the first returned status is the failure; the BFC
 // allocator's report of the request it could not serve is the failure only
 // when no status is present. Allocation attempts (the driver's refusals that
-// allocators retry, families_attempts.go) are never the failure.
+// allocators retry, families/families_attempts.go) are never the failure.
 // Compatible details of the other messages (device, backend, sizes of the
 // same code) fill what the failure leaves empty.
 //
@@ -108,7 +108,7 @@ func (z *Recognizer) recognizeFlat(text, flat string, info *logtext.InfoLines, s
 		case ok:
 			r = grammar.Report{Family: grammar.FamilyCodeOnly, Code: c}
 		default:
-			// No family and no code: the last-resort layer (generic.go).
+			// No family and no code: the last-resort layer (families/generic/generic.go).
 			if r, ok = generic.RecognizeGeneric(text, z.wrapWords, &z.Compiled); !ok {
 				return grammar.Report{}, false
 			}
@@ -131,7 +131,7 @@ func (z *Recognizer) recognizeFlat(text, flat string, info *logtext.InfoLines, s
 	// Multi-line breakdowns (TPU "Total hbm usage >= ...", "Largest program
 	// allocations in hbm:", GPU "BufferAssignment stats:", "Peak buffers:",
 	// XRT "Top-of-Memory reserved:") are read from the flattened text, so a
-	// per-line prefixed and a one-line breakdown read alike (breakdown.go).
+	// per-line prefixed and a one-line breakdown read alike (families/breakdown/breakdown.go).
 	// No family pattern reaches into them: every headline ends before its
 	// breakdown starts. Records without one pay a few substring searches.
 	if breakdown.HasBreakdown(flat) {

@@ -14,7 +14,7 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
-// Recognizer holds everything built from the family table (families.go): the
+// Recognizer holds everything built from the family table (families/families.go): the
 // compiled families in matching order, the prefilter's scan tables and the
 // words a hard wrap may split. It is built once and never changes, so one
 // Recognizer serves any number of goroutines.
@@ -42,7 +42,7 @@ func Recognize(text string) (grammar.Report, bool) { return defaultRecognizer.Re
 
 // MayContain reports whether text could hold an XLA OOM message or a
 // memory-pressure warning. It is the cheap first pass run on every record:
-// false means certainly not an OOM (the prefilter, prefilter.go).
+// false means certainly not an OOM (the prefilter, logtext/prefilter.go).
 func (z *Recognizer) MayContain(text string) bool { return z.prefilter.MayContain(text) }
 
 // RecognizeWarning finds the first memory-pressure warning in text (see

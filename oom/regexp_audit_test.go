@@ -19,7 +19,7 @@ import (
 // pattern is ever compiled. In the component module's non-test files only
 // oom/internal/families/grammar/pattern.go (and the last-resort layer's
 // fixed expressions) import regexp and call only regexp.MustCompile; the
-// functions that reach it (CompilePattern, newRecognizer) live in pattern.go
+// functions that reach it (CompilePattern, newRecognizer) live in families/grammar/pattern.go
 // and oom/recognizer.go, and are called only from a package-level var
 // initialiser (defaultRecognizer, built from the family table), never from a
 // function body elsewhere, so never with runtime data.
@@ -68,7 +68,7 @@ func TestRegexpAudit(t *testing.T) {
 	for i, f := range files {
 		for _, im := range f.Imports {
 			if im.Path.Value == `"regexp"` || im.Path.Value == `"regexp/syntax"` {
-				// generic.go: the last-resort layer's fixed expressions, compiled in package-level vars.
+				// families/generic/generic.go: the last-resort layer's fixed expressions, compiled in package-level vars.
 				if names[i] != patternFile && names[i] != filepath.Join("oom", "internal", "families", "generic", "generic.go") {
 					t.Errorf("%s imports %s: a new file compiles regular expressions: audit it and extend this test", names[i], im.Path.Value)
 				}
@@ -103,7 +103,7 @@ func TestRegexpAudit(t *testing.T) {
 			})
 		}
 	}
-	// Only pattern.go and recognizer.go may hold compilers: any other
+	// Only families/grammar/pattern.go and recognizer.go may hold compilers: any other
 	// function that reaches regexp (e.g. one calling newRecognizer at run
 	// time) joined the set above from another file.
 	for i, f := range files {

@@ -12,7 +12,7 @@ import (
 )
 
 // The speaker decides before the words (docs/recognition.md, "Who said
-// it"): the hooks of statements.go's record into recognition.
+// it"): the hooks of speaker/statements.go's record into recognition.
 //
 //   - A match in a statement of a foreign program (CuPy, PyTorch, a
 //     database, ...) is dropped: a family's, an attempt's, a warning's, a

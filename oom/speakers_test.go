@@ -55,7 +55,7 @@ func TestForeignMessages(t *testing.T) {
 
 // TestRaisedStatusIsTheFailure: a status XLA's stack raised is the failure,
 // whatever allocator family it carries; the same words on a log line of
-// their own keep the attempt rules (families_attempts.go). The texts are
+// their own keep the attempt rules (families/families_attempts.go). The texts are
 // the refusals of the real captures (testdata/jobs) and of the family
 // examples, raised as JAX raises a status.
 func TestRaisedStatusIsTheFailure(t *testing.T) {

@@ -21,7 +21,7 @@ import (
 // used only where no real capture of the line is at hand).
 type warningFixture struct {
 	name, src, text string
-	want            grammar.Warning // Family is the entry of families_warnings.go; Explanation is checked against Explanation(kind)
+	want            grammar.Warning // Family is the entry of families/families_warnings.go; Explanation is checked against Explanation(kind)
 	pressure        float64         // 0: none expected
 }
 
@@ -66,7 +66,7 @@ var warningFixtures = []warningFixture{
 		text:     "E0301 12:00:00.000000 4242 cuda_dnn.cc:449] Could not create cudnn handle: CUDNN_STATUS_INTERNAL_ERROR\nE0301 12:00:00.000000 4242 cuda_dnn.cc:453] Memory usage: 4194304 bytes free, 85031714816 bytes total.",
 		want:     grammar.Warning{Kind: grammar.WarningMemoryUsage, Family: "gpu-runtime-cudnn-memory-usage", Phase: grammar.PhaseRuntime, Backend: grammar.BackendGPU, Free: b(4194304), Capacity: b(85031714816)},
 		pressure: float64(85031714816-4194304) / 85031714816},
-	// Allocation attempts (families_attempts.go): the driver's refusals that
+	// Allocation attempts (families/families_attempts.go): the driver's refusals that
 	// allocators retry; a warning alone, counted in a failure's record.
 	{name: "attempt: pool set-up back-off, real H100", src: "real job log testdata/jobs/shared_gpu_backoff_exit0.log:3 (jax 0.11.2, another process held 58 GiB)",
 		text: `E1126 11:16:21.043170     523 cuda_executor.cc:1365] [0] Failed to allocate device memory of 59.38GiB (63763906560 bytes): RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory`,

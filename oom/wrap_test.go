@@ -32,7 +32,7 @@ func TestWrapGlueIsTargeted(t *testing.T) {
 }
 
 // TestDriverLinesAreAttempts: a driver's refusal is an attempt at any level
-// (families_attempts.go); only a status makes the record a failure.
+// (families/families_attempts.go); only a status makes the record a failure.
 func TestDriverLinesAreAttempts(t *testing.T) {
 	for _, c := range []struct {
 		text string

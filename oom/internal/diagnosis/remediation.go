@@ -159,6 +159,7 @@ var (
 		Say:  func(c AdviceCase) string { return c.Traits.Note }, ActionOf: noteAction}
 )
 
+// FmtRatio formats a ratio for advice text ("1.24×").
 func FmtRatio(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) + "×" }
 
 // freeNote is "; only X is free" when the free memory is known.

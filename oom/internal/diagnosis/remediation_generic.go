@@ -13,6 +13,7 @@ func GenericAdvice(r *grammar.Report) []string {
 	return GenericAdviceTable.Walk("generic", AdviceCase{R: r}, nil)
 }
 
+// GenericAdviceTable is the last-resort finding's advice, row by row.
 var GenericAdviceTable = AdviceTable{
 	{Name: "what failed", Action: grammar.ActionInvestigate, When: always, Say: func(c AdviceCase) string {
 		r := c.R

@@ -16,7 +16,7 @@ import (
 
 // BackOff reports whether n refused requests that fell from first to last
 // bytes are an allocator's back-off: XLA's BFC pool set-up and growth retry
-// at 0.9 of the size per step (families_attempts.go), so each step asks for
+// at 0.9 of the size per step (families/families_attempts.go), so each step asks for
 // about a tenth less. Sizes are rounded as printed, so a step between 0.85
 // and 0.95 counts.
 func BackOff(first, last int64, n int) bool {

@@ -7,7 +7,7 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
 )
 
-// The family table: every group of message families, in matching order. Each
+// FailureGroups is the family table: every group of message families, in matching order. Each
 // group's entries live in its families_<group>.go file; this is the one place
 // that says which groups exist and in which order they are tried.
 //

@@ -20,6 +20,7 @@ import (
 // "Compute status" lines), the eager "[Op:X]" suffix and graph-mode node
 // lines.
 
+// CategoryTensorFlow is the category of a TensorFlow op's allocation failure.
 const CategoryTensorFlow = "TensorFlow Op: Tensor Allocation Failure"
 
 var tensorflowFamilies = []grammar.Family{

@@ -10,7 +10,7 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
-// Memory-pressure warnings (see warning.go): lines in which XLA or its
+// Memory-pressure warnings (see oom/warning.go): lines in which XLA or its
 // allocators say memory is short while the program goes on. They are
 // warningFamily entries: the prefilter and the docs know them, Recognize never
 // reads them, and RecognizeWarning reads them into a Warning.

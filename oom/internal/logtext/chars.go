@@ -12,8 +12,10 @@ import (
 
 var spaceTab = [256]bool{' ': true, '\t': true, '\r': true, '\n': true, '\v': true, '\f': true}
 
+// IsSpace reports whether c is ASCII white space.
 func IsSpace(c byte) bool { return spaceTab[c] }
 
+// DigitsEnd returns the end of the run of digits at s[i:].
 func DigitsEnd(s string, i int) int {
 	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
 		i++
@@ -21,16 +23,20 @@ func DigitsEnd(s string, i int) int {
 	return i
 }
 
+// HasAt reports whether s holds p at i.
 func HasAt(s string, i int, p string) bool {
 	return i >= 0 && i <= len(s) && strings.HasPrefix(s[i:], p)
 }
 
+// IsWordByte reports whether c is an ASCII letter, digit or underscore.
 func IsWordByte(c byte) bool {
 	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
+// IsDigit reports whether c is an ASCII digit.
 func IsDigit(c byte) bool { return c >= '0' && c <= '9' }
 
+// SkipSpace returns the index of the first non-space byte at or after i.
 func SkipSpace(s string, i int) int {
 	for i < len(s) && IsSpace(s[i]) {
 		i++
@@ -45,6 +51,7 @@ func trimSpaceRight(s string) string {
 	return s
 }
 
+// Atoi returns s as a decimal number, 0 when it is not one.
 func Atoi(s string) int64 {
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil {

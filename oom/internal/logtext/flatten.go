@@ -24,7 +24,7 @@ func (v WrapVocabulary) Flatten(text string) string { return v.FlattenLevels(tex
 
 // FlattenLevels is flatten that also records, in info (when not nil), the
 // spans of the result that came from lines logged at INFO (levels.go), and
-// in st (when not nil) who printed each statement (statements.go).
+// in st (when not nil) who printed each statement (speaker/statements.go).
 func (v WrapVocabulary) FlattenLevels(text string, info *InfoLines, st *StatementMarks) string {
 	if isFlat(text) {
 		if st != nil {
@@ -122,7 +122,7 @@ func isFlat(s string) bool {
 
 // StatementMarks is told, while flattening, where each statement of the
 // flattened text starts, with its log header and first line: the speaker
-// layer's record of statements (statements.go) fills it in. Funcs, not an
+// layer's record of statements (speaker/statements.go) fills it in. Funcs, not an
 // interface, so that the record stays on its caller's stack.
 type StatementMarks struct {
 	Starts func(line string) bool // a line without a level starts a statement

@@ -9,7 +9,7 @@ import (
 
 // MayContain is Recognizer.MayContain.
 //
-// Design (measured in bench_test.go, BENCHMARKS.md): every cue holds one of
+// Design (measured in oom/bench_test.go, BENCHMARKS.md): every cue holds one of
 // a few keys (scanKeys), bytes or a word that are rare in ordinary log
 // lines; MayContain finds the keys' hits and confirms only those. One pass
 // over the text, 16 bytes per step (keyscan.go, plain Go, the same on every
@@ -145,6 +145,7 @@ type Cue struct {
 	SizeAfter bool
 }
 
+// CueNearSpan bounds how far after a cue its near word is looked for.
 const CueNearSpan = 256
 
 // PrefilterScan is one key MayContain scans for and the cues it confirms.

@@ -7,7 +7,7 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
-// Who printed each statement of a record (package speaker), in the
+// Statements records who printed each statement of a record, in the
 // coordinates of the flattened text: flatten strips the headers that name a
 // native speaker, so it records, as it goes, where each statement starts
 // and who printed it. A statement starts at a line whose log header states

@@ -17,6 +17,8 @@ type AttemptSeries struct {
 	exact           []grammar.Size // the exact requests printed, for the failing request's exact bytes
 }
 
+// Add counts one attempt: where it starts, what it reads and its request as
+// printed.
 func (s *AttemptSeries) Add(at int, r *grammar.Report, requested string) {
 	if s.Count == 0 || at < s.firstAt {
 		s.First, s.firstAt = r.Requested, at

@@ -18,6 +18,7 @@ var breakdownAnchors = [...]string{
 	"BufferAssignment stats:", "Peak buffers:", "Top-of-Memory reserved:",
 }
 
+// HasBreakdown reports whether flat holds one of breakdownAnchors.
 func HasBreakdown(flat string) bool {
 	for _, a := range breakdownAnchors {
 		if strings.Contains(flat, a) {

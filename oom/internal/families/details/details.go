@@ -10,7 +10,7 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
-// What the families (families_*.go) share: the details that can surround any
+// What the families (families/families_*.go) share: the details that can surround any
 // of them (replica/partition context, program, device, allocator figures),
 // the error-code tokens, the guards and foreign failures that make a match a
 // false alarm, and the evidence that reveals a backend.
@@ -32,8 +32,11 @@ type detail struct {
 	Read   func(r *grammar.Report, before, after string)
 }
 
+// DetailSpan bounds the text a detail reads on each side of its anchor.
 const DetailSpan = 256
 
+// Details are the phrases that add facts to whichever failure the record
+// holds, read in order.
 var Details = []detail{
 	{ // pjrt log line: "Execution of replica 0 failed: RESOURCE_EXHAUSTED: ..."
 		"Execution of replica ", func(r *grammar.Report, _, a string) {

@@ -9,6 +9,10 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
 )
 
+// Setters that fill a field of a Report only when it is still empty: the
+// failure's own message wins over the details and the other messages.
+
+// SetString sets *dst to v when *dst is empty.
 func SetString(dst *string, v string) {
 	if *dst == "" {
 		*dst = v

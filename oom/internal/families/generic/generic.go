@@ -102,7 +102,7 @@ var genericContexts = []string{"RESOURCE_EXHAUSTED", "Resource exhausted", "Reso
 // GenericForeign are phrases of failures that are not XLA's: another
 // runtime's allocator, the process's own RAM. Any of them in the entry keeps
 // the last-resort layer out. Each one is needed by a negative of
-// negatives_test.go (TestGenericGuardsAreNeeded). Quotas, rate limits,
+// oom/negatives_test.go (TestGenericGuardsAreNeeded). Quotas, rate limits,
 // files, disks, the Linux OOM killer, Kubernetes' OOMKilled and Triton's
 // messages need none: they state no allocation failure in an error context
 // and no device or host memory that ran out, or a retry at WARNING (their

@@ -44,8 +44,10 @@ var Actions = []struct{ Name, Meaning string }{
 // ConstAction is an own advice's kind that reads nothing from the report.
 func ConstAction(a string) func(*Report) string { return func(*Report) string { return a } }
 
+// Advice is a list of steps, built by the advice functions.
 type Advice []string
 
+// Add appends one step, the concatenation of parts.
 func (a *Advice) Add(parts ...string) { *a = append(*a, strings.Join(parts, "")) }
 
 // HumanSize formats a size for advice text ("1.50GiB").

@@ -14,7 +14,7 @@ type entry struct {
 
 const docBase = "https://openxla.org/xla/errors/error_"
 
-// The codes from xla/error/error_codes.h that describe running out of memory,
+// Catalog holds the codes from xla/error/error_codes.h that describe running out of memory,
 // with the categories of the docs/errors pages. E0007 is XLA's generic
 // ResourceExhausted code; it has no page, so it has no DocURL.
 var Catalog = []entry{

@@ -7,7 +7,7 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/speaker"
 )
 
-// Allocation attempts in a record (families_attempts.go): what a failure's
+// Allocation attempts in a record (families/families_attempts.go): what a failure's
 // record counts and what a record with no failure reports as a warning.
 
 // Compiled is the family table compiled: the failure families and the
@@ -22,7 +22,7 @@ type Compiled struct {
 // EachAttempt calls fn with each allocation attempt in flat: where it
 // starts, what it reads and its request as printed. Matches that the
 // speaker of their statement (st) says are no attempt are left out
-// (speakers.go).
+// (oom/speakers.go).
 func (c *Compiled) EachAttempt(flat string, st *speaker.Statements, fn func(at int, r *Report, requested string)) {
 	for _, i := range c.Attempts {
 		w := &c.Warnings[i]

@@ -9,16 +9,16 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
-// A message family is one message format XLA (or a runtime under it) prints
+// Family is a message family: one message format XLA (or a runtime under it) prints
 // when memory runs out. Each family is one self-contained entry: how to find
 // it (anchor, expr), what it means (kind, code, phase, backend), what it
 // yields (the expression's named groups), how MayContain lets it through
 // (cues) and how it changes the advice (advice). docs/message-formats.md is
 // generated from these entries.
 //
-// Adding a family: add an entry to a group of a families_<group>.go file
-// (families.go lists the groups in matching order), add a real fixture to
-// fixtures_test.go, run `make generate` and `make test` (CONTRIBUTING.md has
+// Adding a family: add an entry to a group of a families/families_<group>.go file
+// (families/families.go lists the groups in matching order), add a real fixture to
+// oom/fixtures_test.go, run `make generate` and `make test` (CONTRIBUTING.md has
 // a worked example). Memory-pressure warnings have their own entry type,
 // warningFamily.
 type Family struct {
@@ -56,12 +56,12 @@ type Family struct {
 	Read func(r *Report, m Match) bool
 	// Cues are the phrases of this message that let it through MayContain
 	// when it is printed without a status (RESOURCE_EXHAUSTED...), see
-	// prefilter.go. Nil when the message is always printed as a status.
+	// logtext/prefilter.go. Nil when the message is always printed as a status.
 	Cues []logtext.Cue
-	// Advice is how this family changes its code's advice (remediation.go).
+	// Advice is how this family changes its code's advice (diagnosis/remediation.go).
 	Advice AdviceTraits
 	// Example is a real message of this family, verbatim from a fixture of
-	// fixtures_test.go (checked by TestFamilyExamples); the docs show it.
+	// oom/fixtures_test.go (checked by TestFamilyExamples); the docs show it.
 	Example string
 
 	Pattern // compiled from anchor and expr by newRecognizer
@@ -71,9 +71,9 @@ type Family struct {
 type FamilyKind int
 
 const (
-	// Fatal: a returned status, what the program fails with.
+	// Fatal is a returned status, what the program fails with.
 	Fatal FamilyKind = iota + 1
-	// LogOnly: an allocator or driver log line. It is the failure only when
+	// LogOnly is an allocator or driver log line. It is the failure only when
 	// the record holds no status, and otherwise lends its details to it.
 	LogOnly
 )
@@ -88,7 +88,7 @@ func (k FamilyKind) String() string {
 	return "unknown"
 }
 
-// WarningFamily is one memory-pressure warning format (warning.go): a line
+// WarningFamily is one memory-pressure warning format (oom/warning.go): a line
 // in which XLA, an allocator or the driver says memory is short while the
 // program goes on. It never makes a record an OOM and has no error code;
 // RecognizeWarning reads it into a Warning. Its fields mean what family's
@@ -99,14 +99,14 @@ type WarningFamily struct {
 	// Kind is the xla.memory.warning kind (one of the Warning* constants).
 	Kind string
 	// Attempt: an allocator's refused request that the allocator may
-	// recover from (families_attempts.go). In a record with a failure it is
+	// recover from (families/families_attempts.go). In a record with a failure it is
 	// counted (Report.Attempts) and lends no size but its exact byte count
 	// for the very request that failed; without one it is a warning, and the
 	// last-resort layer never reads its entry as a failure.
 	Attempt bool
 	// raised, for an attempt, is the id of the failure family its words
 	// are read as when a status XLA's stack raised carries them
-	// (speakers.go); "" leaves such a status to the last-resort layer.
+	// (oom/speakers.go); "" leaves such a status to the last-resort layer.
 	Raised  string
 	Phase   string
 	Backend string
@@ -142,7 +142,7 @@ type AdviceTraits struct {
 	// SuggestAsyncAllocator: an allocator line whose cause is unknown; name
 	// the async allocator in case memory is fragmented.
 	SuggestAsyncAllocator bool
-	// The action kinds (actions.go) of own's first step, of lead and of note.
+	// The action kinds (diagnosis/actions.go) of own's first step, of lead and of note.
 	OwnAction              func(r *Report) string
 	LeadAction, NoteAction string
 }

@@ -50,7 +50,7 @@ type Report struct {
 	Phase    string // PhaseCompile or PhaseRuntime
 	DocURL   string // https://openxla.org/xla/errors/error_XXXX for catalog codes
 
-	// Family is the id of the message family that matched (families_*.go,
+	// Family is the id of the message family that matched (families/families_*.go,
 	// docs/message-formats.md), e.g. "tpu-runtime-buffer", or "code-only" for
 	// a catalog code printed without a readable message. For tests and
 	// debugging; not part of the attribute contract.
@@ -101,7 +101,7 @@ type Report struct {
 	Breakdown Breakdown
 
 	// Attempts counts the allocation attempts in the failure's record: the
-	// requests the driver refused on the way (families_attempts.go). They are
+	// requests the driver refused on the way (families/families_attempts.go). They are
 	// context, never the failure: no size of theirs is read into the report,
 	// except the exact bytes of the very request that failed, whose refusal
 	// is the failure itself and not counted.
@@ -122,13 +122,13 @@ type Report struct {
 	Remediation []string // ordered, concrete actions; never empty on a recognised failure
 
 	// Retry says whether running the same program again, unchanged, can
-	// succeed: RetryFutile, RetryMayHelp or RetryUnknown (retry.go).
+	// succeed: RetryFutile, RetryMayHelp or RetryUnknown (diagnosis/retry.go).
 	Retry string
 	// Action is the kind of the first remediation step, one of Actions
-	// (actions.go).
+	// (diagnosis/actions.go).
 	Action string
 	// FitFraction is capacity / demand when the report shows both and the
 	// demand is the larger: the factor by which the per-device demand must
-	// shrink to fit (0 when unknown; fit.go).
+	// shrink to fit (0 when unknown; diagnosis/fit.go).
 	FitFraction float64
 }

@@ -191,7 +191,8 @@ func HumanBytes(n int64) string {
 	return sign + strconv.FormatFloat(v, 'f', 2, 64) + " " + units[u:u+1] + "iB"
 }
 
-// size captures one size in any spelling (see sizePattern and parseSize).
+// SizeGroup is a named group that captures one size in any spelling (see
+// SizePattern and parseSize).
 func SizeGroup(name string) string { return `(?P<` + name + `>` + SizePattern + `)` }
 
 // Exact prefers the exact byte count a message prints next to a rounded human

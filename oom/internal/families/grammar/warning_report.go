@@ -21,7 +21,7 @@ const (
 	// a slower path.
 	WarningAllocatorRetry = "allocator_retry"
 	// WarningAllocationAttempt: the driver refused an allocator's request
-	// (families_attempts.go). XLA's pool set-up and growth retry with less;
+	// (families/families_attempts.go). XLA's pool set-up and growth retry with less;
 	// a series of these at start-up means another process or library holds
 	// part of the GPU. Never a failure: a request that really fails ends in a
 	// status of its own.
@@ -37,7 +37,7 @@ const (
 // Warning is one memory-pressure warning read from log text.
 type Warning struct {
 	Kind        string // one of the Warning* kinds
-	Family      string // the family entry (families_warnings.go); for tests, not an attribute
+	Family      string // the family entry (families/families_warnings.go); for tests, not an attribute
 	Phase       string // PhaseCompile or PhaseRuntime
 	Backend     string // BackendGPU/TPU/CPU when the text shows it
 	Device      string // GPU ordinal when printed
