@@ -62,7 +62,7 @@ var genericCases = []struct {
 func TestGenericLayerReads(t *testing.T) {
 	for _, c := range genericCases {
 		t.Run(c.name, func(t *testing.T) {
-			r, ok := generic.RecognizeGeneric(c.text, defaultRecognizer.wrapWords, &defaultRecognizer.Compiled)
+			r, ok := generic.RecognizeGeneric(c.text, defaultRecognizer.wrapWords, lastResortVerdicts{defaultRecognizer})
 			if !ok {
 				t.Fatalf("the last-resort layer does not read %q", c.text)
 			}
@@ -119,7 +119,7 @@ func TestGenericGuardsAreNeeded(t *testing.T) {
 		needed := false
 		for _, l := range lookalikes {
 			if strings.Contains(l.text, phrase) {
-				if _, ok := generic.RecognizeGeneric(l.text, defaultRecognizer.wrapWords, &defaultRecognizer.Compiled); ok {
+				if _, ok := generic.RecognizeGeneric(l.text, defaultRecognizer.wrapWords, lastResortVerdicts{defaultRecognizer}); ok {
 					needed = true
 				}
 			}

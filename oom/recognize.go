@@ -53,19 +53,19 @@ func (z *Recognizer) recognizeFlat(text, flat string, info *logtext.InfoLines, s
 	for i := range z.Families {
 		f := &z.Families[i]
 		f.Each(flat, func(m grammar.Match) {
-			if details.Guarded(flat, m.Start()) || st.Foreign(m.Start()) { // speaker hook: another program's words
-				return
-			}
-			if f.Kind == grammar.LogOnly && info.Contains(m.Start()) {
-				return // an allocator or driver line at INFO: a retry the runtime survives
-			}
-			if len(cands) >= grammar.MaxCandidates {
+			v := verdict.Of(verdict.Statement{
+				Kind:    verdict.KindOf(f.Kind),
+				Foreign: st.Foreign(m.Start()),
+				Guarded: details.Guarded(flat, m.Start()),
+				AtInfo:  info.Contains(m.Start()),
+			})
+			if v == verdict.Dropped || len(cands) >= grammar.MaxCandidates {
 				return
 			}
 			r := grammar.Report{Family: f.ID, Code: f.Code, Phase: f.Phase, Backend: f.Backend}
 			grammar.ReadStandardGroups(&r, m)
 			if f.Read == nil || f.Read(&r, m) {
-				cands = append(cands, verdict.Candidate{F: f, At: m.Start(), R: r, RequestedToken: grammar.RequestedToken(m)})
+				cands = append(cands, verdict.Candidate{F: f, Verdict: v, At: m.Start(), R: r, RequestedToken: grammar.RequestedToken(m)})
 			}
 		})
 	}
@@ -109,7 +109,7 @@ func (z *Recognizer) recognizeFlat(text, flat string, info *logtext.InfoLines, s
 			r = grammar.Report{Family: grammar.FamilyCodeOnly, Code: c}
 		default:
 			// No family and no code: the last-resort layer (families/generic/generic.go).
-			if r, ok = generic.RecognizeGeneric(text, z.wrapWords, &z.Compiled); !ok {
+			if r, ok = generic.RecognizeGeneric(text, z.wrapWords, lastResortVerdicts{z}); !ok {
 				return grammar.Report{}, false
 			}
 			traits = grammar.AdviceTraits{Own: diagnosis.GenericAdvice, OwnAction: diagnosis.GenericAction}
@@ -145,4 +145,20 @@ func (z *Recognizer) recognizeFlat(text, flat string, info *logtext.InfoLines, s
 		r.Category = failure.Category
 	}
 	return r, true
+}
+
+// lastResortVerdicts asks the verdict's table about the last-resort layer's
+// statements.
+type lastResortVerdicts struct{ z *Recognizer }
+
+// EntryMayFail: no statement of an entry with an allocation attempt is a
+// failure.
+func (v lastResortVerdicts) EntryMayFail(flat string, st *speaker.Statements) bool {
+	beside := v.z.HasAttempt(flat, func(at int) bool { return verdict.AttemptAt(st, at) == verdict.Attempt })
+	return verdict.Of(verdict.Statement{Kind: verdict.LastResort, BesideAttempt: beside}) != verdict.Dropped
+}
+
+// StatementMayFail: no statement of another program is a failure.
+func (v lastResortVerdicts) StatementMayFail(st *speaker.Statements, at int) bool {
+	return verdict.Of(verdict.Statement{Kind: verdict.LastResort, Foreign: st.Foreign(at)}) != verdict.Dropped
 }

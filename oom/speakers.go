@@ -30,7 +30,7 @@ import (
 // for both.
 func (z *Recognizer) eachAttemptOrRaised(flat string, st *speaker.Statements, cands []verdict.Candidate, fn func(at int, r *grammar.Report, requested string)) []verdict.Candidate {
 	if !st.AnyRaised() {
-		z.EachAttempt(flat, st, fn)
+		z.EachAttempt(flat, func(at int) bool { return verdict.AttemptAt(st, at) == verdict.Attempt }, fn)
 		return cands
 	}
 	for k, i := range z.Attempts {
@@ -38,19 +38,20 @@ func (z *Recognizer) eachAttemptOrRaised(flat string, st *speaker.Statements, ca
 		f := z.raisedAs[k] // nil when the last-resort layer reads its raised form
 		w.Each(flat, func(m grammar.Match) {
 			at := m.Start()
-			if st.Foreign(at) || st.Raised(at) && (f == nil || len(cands) >= grammar.MaxCandidates) {
+			v := verdict.AttemptAt(st, at) // Dropped, Failure (raised) or Attempt
+			if v == verdict.Dropped || v == verdict.Failure && (f == nil || len(cands) >= grammar.MaxCandidates) {
 				return
 			}
 			r := grammar.Report{Backend: w.Backend}
-			if st.Raised(at) {
+			if v == verdict.Failure {
 				r = grammar.Report{Family: f.ID, Code: f.Code, Phase: f.Phase, Backend: f.Backend}
 			}
 			grammar.ReadStandardGroups(&r, m)
 			if w.Read != nil && !w.Read(&r, m) {
 				return
 			}
-			if st.Raised(at) {
-				cands = append(cands, verdict.Candidate{F: f, At: at, R: r, RequestedToken: grammar.RequestedToken(m)})
+			if v == verdict.Failure {
+				cands = append(cands, verdict.Candidate{F: f, Verdict: v, At: at, R: r, RequestedToken: grammar.RequestedToken(m)})
 				return
 			}
 			fn(at, &r, grammar.RequestedToken(m))

@@ -30,7 +30,7 @@ func (z *Recognizer) recognizeWarningFlat(flat string, st *speaker.Statements) (
 	for i := range z.Warnings {
 		f := &z.Warnings[i]
 		f.Each(flat, func(m grammar.Match) {
-			if at >= 0 && m.Start() >= at || st.Foreign(m.Start()) { // speaker hook: another program's words
+			if at >= 0 && m.Start() >= at || verdict.WarningAt(st, m.Start()) == verdict.Dropped {
 				return
 			}
 			r := grammar.Report{Backend: f.Backend}
@@ -52,7 +52,7 @@ func (z *Recognizer) recognizeWarningFlat(flat string, st *speaker.Statements) (
 	}
 	if best.Kind == grammar.WarningAllocationAttempt {
 		var s verdict.AttemptSeries
-		z.EachAttempt(flat, st, s.Add)
+		z.EachAttempt(flat, func(at int) bool { return verdict.AttemptAt(st, at) == verdict.Attempt }, s.Add)
 		best.Attempts = s.Count
 		if s.Count > 1 {
 			best.Requested, best.Last = s.First, s.Last

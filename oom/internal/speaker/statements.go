@@ -149,7 +149,3 @@ func (s *Statements) ExceptionType(i int) string {
 func (s *Statements) Marks() logtext.StatementMarks {
 	return logtext.StatementMarks{Starts: StartsStatement, Begin: s.begin, Single: s.single, Finish: s.finish}
 }
-
-// NotAttempt reports whether an attempt's match at position i is no
-// allocation attempt: another program's words, or a status XLA raised.
-func (st *Statements) NotAttempt(i int) bool { return st.Foreign(i) || st.Raised(i) }

@@ -117,9 +117,10 @@ var GenericForeign = []string{
 
 // RecognizeGeneric is the last-resort layer (see above). text is the record
 // as given; it is split into log entries so that each statement is judged
-// by its own entry's level. Its callers have run MayContain (genericCues
-// are its statements' cues).
-func RecognizeGeneric(text string, words logtext.WrapVocabulary, c *grammar.Compiled) (grammar.Report, bool) {
+// by its own entry's level; v, the verdict's, says which entries and
+// statements may be read. Its callers have run MayContain (genericCues are
+// its statements' cues).
+func RecognizeGeneric(text string, words logtext.WrapVocabulary, v Verdicts) (grammar.Report, bool) {
 	if !mayBeGeneric(text) {
 		return grammar.Report{}, false
 	}
@@ -135,7 +136,7 @@ func RecognizeGeneric(text string, words logtext.WrapVocabulary, c *grammar.Comp
 		var st speaker.Statements // speaker hook: who printed the entry's statements
 		marks := st.Marks()
 		flat := words.FlattenLevels(entry, nil, &marks)
-		found = !c.HasAttempt(flat, &st) && readGenericEntry(&r, level, flat, &st)
+		found = v.EntryMayFail(flat, &st) && readGenericEntry(&r, level, flat, &st, v)
 		return !found
 	})
 	return r, found
@@ -195,7 +196,7 @@ func notNameRune(c rune) bool { return c >= 128 || c != '.' && !logtext.IsWordBy
 
 // readGenericEntry reads the first statement of one flattened entry that
 // the last-resort layer accepts into r.
-func readGenericEntry(r *grammar.Report, level byte, flat string, st *speaker.Statements) bool {
+func readGenericEntry(r *grammar.Report, level byte, flat string, st *speaker.Statements, v Verdicts) bool {
 	if level == 'I' || level == 'W' || level == 'D' {
 		return false
 	}
@@ -207,7 +208,7 @@ func readGenericEntry(r *grammar.Report, level byte, flat string, st *speaker.St
 	lower := asciiLower(flat)
 	xla := strings.Contains(lower, "xla") || strings.Contains(lower, "jax") || strings.Contains(lower, "pjrt")
 	for _, loc := range genericStatement.FindAllStringSubmatchIndex(lower, 8) {
-		if st.Foreign(loc[0]) {
+		if !v.StatementMayFail(st, loc[0]) {
 			continue // speaker hook: another program's words
 		}
 		if g, ok := readGenericStatement(flat, lower, loc, level, xla); ok {

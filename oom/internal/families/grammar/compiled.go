@@ -3,10 +3,6 @@
 
 package grammar
 
-import (
-	"github.com/xlaoom/xlaoomprocessor/oom/internal/speaker"
-)
-
 // Allocation attempts in a record (families/families_attempts.go): what a failure's
 // record counts and what a record with no failure reports as a warning.
 
@@ -20,14 +16,14 @@ type Compiled struct {
 }
 
 // EachAttempt calls fn with each allocation attempt in flat: where it
-// starts, what it reads and its request as printed. Matches that the
-// speaker of their statement (st) says are no attempt are left out
-// (oom/speakers.go).
-func (c *Compiled) EachAttempt(flat string, st *speaker.Statements, fn func(at int, r *Report, requested string)) {
+// starts, what it reads and its request as printed. isAttempt, the
+// verdict's, says whether a match at a position is one (another program's
+// words or a status XLA raised are not).
+func (c *Compiled) EachAttempt(flat string, isAttempt func(at int) bool, fn func(at int, r *Report, requested string)) {
 	for _, i := range c.Attempts {
 		w := &c.Warnings[i]
 		w.Each(flat, func(m Match) {
-			if st.NotAttempt(m.Start()) {
+			if !isAttempt(m.Start()) {
 				return
 			}
 			r := Report{Backend: w.Backend}
@@ -42,8 +38,8 @@ func (c *Compiled) EachAttempt(flat string, st *speaker.Statements, fn func(at i
 // HasAttempt reports whether flat holds an allocation attempt: the
 // last-resort layer leaves such an entry alone (a refusal at ERROR is not a
 // failure).
-func (c *Compiled) HasAttempt(flat string, st *speaker.Statements) bool {
+func (c *Compiled) HasAttempt(flat string, isAttempt func(at int) bool) bool {
 	found := false
-	c.EachAttempt(flat, st, func(int, *Report, string) { found = true })
+	c.EachAttempt(flat, isAttempt, func(int, *Report, string) { found = true })
 	return found
 }
