@@ -17,6 +17,8 @@
 //
 //   - logtext: a record becomes statements (escapes, headers and their levels,
 //     hard wraps, flattening) and the prefilter behind MayContain;
+//   - speaker: who printed each statement, XLA's stack or another program,
+//     recorded while flattening;
 //   - families/grammar, families/details, families/breakdown, families,
 //     families/generic: message grammars turned into facts (Report): what a
 //     family is, what surrounds any family, memory breakdowns, the entries one
