@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
 // TestCueSyntax: in a cue, a space stands for any whitespace run and '#' for
@@ -51,14 +53,14 @@ func TestCueKeys(t *testing.T) {
 		{"RESOURCE_EXHAUSTED", 0}, {"_HBM", 2}, {"ERROR_OUT_OF_MEMORY", 1}, {"OOM when allocating", 10},
 		{"Ran out of GPU memory when allocating", 0}, {"out of memory", -1}, {"ailed to allocate", 10},
 	} {
-		if got := cueKey(c.text); got != c.at {
+		if got := logtext.CueKey(c.text); got != c.at {
 			t.Errorf("cueKey(%q) = %d, want %d", c.text, got, c.at)
 		}
 	}
-	if got := len(defaultRecognizer.prefilter.scans); got != len(scanKeys) {
-		t.Errorf("%d scans for %d keys", got, len(scanKeys))
+	if got := len(defaultRecognizer.prefilter.Scans); got != len(logtext.ScanKeys) {
+		t.Errorf("%d scans for %d keys", got, len(logtext.ScanKeys))
 	}
-	_ = newKeyWords(scanKeys) // panics if they do not fit
+	_ = logtext.NewKeyWords(logtext.ScanKeys) // panics if they do not fit
 }
 
 // TestOnePassScanAgrees: the one-pass scan finds exactly the hits of the
@@ -66,7 +68,7 @@ func TestCueKeys(t *testing.T) {
 // point, in texts of every length around its block sizes.
 func TestOnePassScanAgrees(t *testing.T) {
 	keys := []string{"R", "Z", "lloc"}
-	v := newKeyWords(keys)
+	v := logtext.NewKeyWords(keys)
 	want := func(s string, from int) int {
 		for i := from; i < len(s)-3; i++ {
 			if s[i] == 'R' || s[i] == 'Z' || wordHit(s[i:i+4]) {
@@ -76,7 +78,7 @@ func TestOnePassScanAgrees(t *testing.T) {
 		return -1
 	}
 	texts := ordinaryLines(t)
-	for n := minOnePassLen; n < 140; n++ {
+	for n := logtext.MinOnePassLen; n < 140; n++ {
 		// every key byte at every position, and bytes that differ from one
 		// in the high bit or the bit the single keys share
 		for _, pos := range []int{0, 1, n / 2, n - 3, n - 2, n - 1} {
@@ -88,18 +90,18 @@ func TestOnePassScanAgrees(t *testing.T) {
 		}
 	}
 	for _, s := range texts {
-		if len(s) < minOnePassLen {
+		if len(s) < logtext.MinOnePassLen {
 			continue
 		}
 		for from := 0; from <= len(s); from++ {
 			var got []int
-			var hits [maxKeyHits]int32
+			var hits [logtext.MaxKeyHits]int32
 			for f := from; ; {
-				n, next := keyHits(s, f, &v, &hits)
+				n, next := logtext.KeyHits(s, f, &v, &hits)
 				for _, i := range hits[:n] {
 					got = append(got, int(i))
 				}
-				if n < maxKeyHits {
+				if n < logtext.MaxKeyHits {
 					break
 				}
 				f = next
