@@ -361,7 +361,7 @@ func headerLevel(h string) byte {
 		for w < len(h) && h[w] >= 'A' && h[w] <= 'Z' {
 			w++
 		}
-		return levelOfWord(h[:w]) // "INFO:absl:", "ERROR 09-19 …"
+		return LevelOfWord(h[:w]) // "INFO:absl:", "ERROR 09-19 …"
 	case IsDigit(c):
 		if i := strings.Index(h, ": "); i > 0 && i+3 < len(h) && isLevel(h[i+2]) && h[i+3] == ' ' {
 			return h[i+2] // TSL: "2024-05-28 07:02:44.349554: W external/…"
@@ -370,7 +370,7 @@ func headerLevel(h string) byte {
 			if j := strings.Index(h[i+3:], " - "); j >= 0 {
 				rest := h[i+3+j+3:]
 				if e := strings.Index(rest, " - "); e > 0 {
-					return levelOfWord(rest[:e]) // Python logging
+					return LevelOfWord(rest[:e]) // Python logging
 				}
 			}
 		}
@@ -378,7 +378,9 @@ func headerLevel(h string) byte {
 	return 0
 }
 
-func levelOfWord(w string) byte {
+// LevelOfWord is the level letter (I, W, E, F, D) of a level word as
+// loggers print it ("INFO", "WARNING", ...), 0 for any other word.
+func LevelOfWord(w string) byte {
 	switch w {
 	case "INFO":
 		return 'I'
