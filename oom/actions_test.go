@@ -7,11 +7,15 @@ import (
 	"maps"
 	"slices"
 	"testing"
+
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/diagnosis"
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/generic"
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
 )
 
 func actionKinds() map[string]bool {
 	kinds := map[string]bool{}
-	for _, a := range Actions {
+	for _, a := range grammar.Actions {
 		kinds[a.Name] = true
 	}
 	return kinds
@@ -23,31 +27,31 @@ func actionKinds() map[string]bool {
 // kind of it.
 func TestEveryAdviceHasAnAction(t *testing.T) {
 	kinds := actionKinds()
-	if len(Actions) > 12 || len(kinds) != len(Actions) {
-		t.Fatalf("%d action kinds (%d distinct): at most 12, each once", len(Actions), len(kinds))
+	if len(grammar.Actions) > 12 || len(kinds) != len(grammar.Actions) {
+		t.Fatalf("%d action kinds (%d distinct): at most 12, each once", len(grammar.Actions), len(kinds))
 	}
 	for table, rows := range adviceTables() {
 		for i := range rows {
 			row := &rows[i]
 			switch {
-			case row.actionOf != nil && row.action != "":
-				t.Errorf("%s / %s: both an action and actionOf", table, row.name)
-			case row.actionOf == nil && !kinds[row.action]:
-				t.Errorf("%s / %s: action %q is not a kind of Actions", table, row.name, row.action)
+			case row.ActionOf != nil && row.Action != "":
+				t.Errorf("%s / %s: both an action and actionOf", table, row.Name)
+			case row.ActionOf == nil && !kinds[row.Action]:
+				t.Errorf("%s / %s: action %q is not a kind of Actions", table, row.Name, row.Action)
 			}
 		}
 	}
-	for i := range defaultRecognizer.families {
-		f := &defaultRecognizer.families[i]
-		a := f.advice
-		if a.own != nil && a.ownAction == nil {
-			t.Errorf("family %s: own advice without ownAction", f.id)
+	for i := range defaultRecognizer.Families {
+		f := &defaultRecognizer.Families[i]
+		a := f.Advice
+		if a.Own != nil && a.OwnAction == nil {
+			t.Errorf("family %s: own advice without ownAction", f.ID)
 		}
-		if a.lead != nil && !kinds[a.leadAction] {
-			t.Errorf("family %s: lead step of kind %q", f.id, a.leadAction)
+		if a.Lead != nil && !kinds[a.LeadAction] {
+			t.Errorf("family %s: lead step of kind %q", f.ID, a.LeadAction)
 		}
-		if a.note != "" && !kinds[a.noteAction] {
-			t.Errorf("family %s: note of kind %q", f.id, a.noteAction)
+		if a.Note != "" && !kinds[a.NoteAction] {
+			t.Errorf("family %s: note of kind %q", f.ID, a.NoteAction)
 		}
 	}
 }
@@ -74,18 +78,18 @@ func TestActionIsTheFirstStepsKind(t *testing.T) {
 		if own := familyOwnAdvice(r.Family); own {
 			continue
 		}
-		var first *adviceRow
-		c := adviceCase{r: &r, flat: corpus[name], traits: familyTraits(r.Family)}
-		adviseSeen(c, func(_ string, row *adviceRow, steps []string) {
+		var first *diagnosis.AdviceRow
+		c := diagnosis.AdviceCase{R: &r, Flat: corpus[name], Traits: familyTraits(r.Family)}
+		diagnosis.AdviseSeen(c, func(_ string, row *diagnosis.AdviceRow, steps []string) {
 			if first == nil && len(steps) > 0 {
 				first = row
 			}
 		})
-		if first != nil && actionOfRow(first, c) != r.Action {
-			t.Errorf("%s: action %q, first row %q gives %q", name, r.Action, first.name, actionOfRow(first, c))
+		if first != nil && diagnosis.ActionOfRow(first, c) != r.Action {
+			t.Errorf("%s: action %q, first row %q gives %q", name, r.Action, first.Name, diagnosis.ActionOfRow(first, c))
 		}
 	}
-	for _, a := range Actions {
+	for _, a := range grammar.Actions {
 		if reached[a.Name] == "" {
 			t.Errorf("action %q: no real message's first step is of this kind", a.Name)
 		} else {
@@ -96,15 +100,15 @@ func TestActionIsTheFirstStepsKind(t *testing.T) {
 
 // familyTraits returns the advice traits of the family with id ("" for
 // none, as for a bare code).
-func familyTraits(id string) adviceTraits {
-	for i := range defaultRecognizer.families {
-		if f := &defaultRecognizer.families[i]; f.id == id {
-			return f.advice
+func familyTraits(id string) grammar.AdviceTraits {
+	for i := range defaultRecognizer.Families {
+		if f := &defaultRecognizer.Families[i]; f.ID == id {
+			return f.Advice
 		}
 	}
-	return adviceTraits{}
+	return grammar.AdviceTraits{}
 }
 
 func familyOwnAdvice(id string) bool {
-	return id == FamilyGeneric || familyTraits(id).own != nil
+	return id == generic.FamilyGeneric || familyTraits(id).Own != nil
 }

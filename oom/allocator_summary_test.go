@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/details"
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
 )
 
 // TestAllocatorDump: the BFC dump's memory summary settles the cause and its
@@ -22,15 +25,15 @@ func TestAllocatorDump(t *testing.T) {
 		advice              string
 	}{
 		// Real: 1.96GiB free in the pool, no chunk of 1.50GiB.
-		{filepath.Join(realDir, "mem_fraction_fragmented.stderr.txt"), CauseFragmentation, "jit_broadcast_in_dim", 2147483648, "no block holds"},
+		{filepath.Join(realDir, "mem_fraction_fragmented.stderr.txt"), grammar.CauseFragmentation, "jit_broadcast_in_dim", 2147483648, "no block holds"},
 		// Real: the request is larger than the whole pool; the failing program
 		// (jit_temps_exceed_memory) holds 256 bytes, its input 1000192.
-		{filepath.Join(realDir, "jit_temps.stderr.txt"), CauseExhaustion, "jit_broadcast_in_dim", 1000192, ""},
+		{filepath.Join(realDir, "jit_temps.stderr.txt"), grammar.CauseExhaustion, "jit_broadcast_in_dim", 1000192, ""},
 		// Real: nothing was claimed yet (pool size 0B): no chunks, no holder.
-		{filepath.Join(realDir, "device_put.stderr.txt"), CauseExhaustion, "", 0, ""},
-		{filepath.Join("testdata", "allocator_dump", "upper_end_fragmented.txt"), CauseFragmentation, "jit_init_params", 4294967296, "no block holds"},
+		{filepath.Join(realDir, "device_put.stderr.txt"), grammar.CauseExhaustion, "", 0, ""},
+		{filepath.Join("testdata", "allocator_dump", "upper_end_fragmented.txt"), grammar.CauseFragmentation, "jit_init_params", 4294967296, "no block holds"},
 		// 7.00GiB "free" counting the unclaimed bytes, but claiming them failed.
-		{filepath.Join("testdata", "allocator_dump", "growth_failed.txt"), CauseExhaustion, "jit_embed", 1073741824, "could not grow"},
+		{filepath.Join("testdata", "allocator_dump", "growth_failed.txt"), grammar.CauseExhaustion, "jit_embed", 1073741824, "could not grow"},
 	} {
 		t.Run(filepath.Base(c.path), func(t *testing.T) {
 			data, err := os.ReadFile(c.path)
@@ -44,7 +47,7 @@ func TestAllocatorDump(t *testing.T) {
 			if r.Cause != c.cause {
 				t.Errorf("Cause = %q, want %q", r.Cause, c.cause)
 			}
-			if r.MemoryHolder != c.holder || (c.holder != "" && r.MemoryHolderSize != KnownSize(c.holderSize)) {
+			if r.MemoryHolder != c.holder || (c.holder != "" && r.MemoryHolderSize != grammar.KnownSize(c.holderSize)) {
 				t.Errorf("holder = %q %+v, want %q %d", r.MemoryHolder, r.MemoryHolderSize, c.holder, c.holderSize)
 			}
 			if c.advice != "" && !strings.Contains(strings.Join(r.Remediation, "\n"), c.advice) {
@@ -54,27 +57,13 @@ func TestAllocatorDump(t *testing.T) {
 	}
 }
 
-func TestSummaryCause(t *testing.T) {
-	for _, c := range []struct{ summary, want string }{
-		{"1.50GiB, total free in pool 1.96GiB, largest free chunk usable by lower end 1.00GiB, unallocated bytes 0B", CauseFragmentation},
-		{"1.50GiB, total free in pool 1.96GiB, largest free chunk usable by lower end 1.50GiB, unallocated bytes 0B", CauseExhaustion}, // a chunk fits: the failure was elsewhere
-		{"1.50GiB, total free in pool 1.00GiB, largest free chunk usable by upper end 1.00GiB, unallocated bytes 6.00GiB", CauseExhaustion},
-		{"1.50GiB, total free in pool 1.96GiB", ""}, // cut: no largest chunk
-		{"1.50GiB, total free in pool x, largest free chunk usable by lower end 1.00GiB", ""},
-	} {
-		if got := summaryCause(c.summary); got != c.want {
-			t.Errorf("summaryCause(%q) = %q, want %q", c.summary, got, c.want)
-		}
-	}
-}
-
 // A chunk line cut before its size, or an annotation without a chunk, adds
 // nothing; the program printed by the status is never replaced.
 func TestHolderNeedsWholeChunkLines(t *testing.T) {
 	flat := "InUse at 7f00 of size tag lower allocation_annotation xla.execute{executable=jit_a} next 1 " +
 		"allocation_annotation xla.execute{executable=jit_b} next 2 " +
 		"InUse at 7f10 of size 512 tag lower allocation_annotation xla.execute{executable=jit_c} next 3"
-	if name, size := largestHolder(flat); name != "jit_c" || size != KnownSize(512) {
+	if name, size := details.LargestHolder(flat); name != "jit_c" || size != grammar.KnownSize(512) {
 		t.Errorf("largestHolder = %q %+v", name, size)
 	}
 	r, ok := Recognize("jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 1.50GiB with allocator GPU_0_bfc on device 0. [executable_name='jit_step']\n" +

@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
 // benchLines are the ordinary corpus lines of realistic length (80-300 bytes).
@@ -62,11 +65,11 @@ func BenchmarkMayContain(b *testing.B) {
 }
 
 // allScans lists MayContain's scans in order.
-func allScans() []*prefilterScan {
+func allScans() []*logtext.PrefilterScan {
 	p := &defaultRecognizer.prefilter
-	out := make([]*prefilterScan, 0, len(p.scans))
-	for i := range p.scans {
-		out = append(out, &p.scans[i])
+	out := make([]*logtext.PrefilterScan, 0, len(p.Scans))
+	for i := range p.Scans {
+		out = append(out, &p.Scans[i])
 	}
 	return out
 }
@@ -85,14 +88,14 @@ func scanAnchor(s string, c byte, confirm func(s string, i int) bool) bool {
 	}
 }
 
-// Alternatives measured while choosing MayContain's design (see prefilter.go).
+// Alternatives measured while choosing MayContain's design (see logtext/prefilter.go).
 
 // words reports whether s[i:] continues with the given words, each preceded by
 // a run of whitespace.
 func words(s string, i int, ws ...string) bool {
 	for _, w := range ws {
-		j := skipSpace(s, i)
-		if j == i || !hasAt(s, j, w) {
+		j := logtext.SkipSpace(s, i)
+		if j == i || !logtext.HasAt(s, j, w) {
 			return false
 		}
 		i = j + len(w)
@@ -119,7 +122,7 @@ func BenchmarkPrefilterAlternatives(b *testing.B) {
 		}},
 		{"scans-via-func-values", func(s string) bool {
 			for _, scan := range allScans() {
-				if scanAnchor(s, scan.key, scan.confirm) {
+				if scanAnchor(s, scan.Key, scan.Confirm) {
 					return true
 				}
 			}
@@ -127,11 +130,11 @@ func BenchmarkPrefilterAlternatives(b *testing.B) {
 		}},
 		{"scans-plus-O", func(s string) bool {
 			for _, scan := range allScans() {
-				if scanAnchor(s, scan.key, scan.confirm) {
+				if scanAnchor(s, scan.Key, scan.Confirm) {
 					return true
 				}
 			}
-			return scanAnchor(s, 'O', func(s string, i int) bool { return hasAt(s, i, "Out") && words(s, i+3, "of", "memory") })
+			return scanAnchor(s, 'O', func(s string, i int) bool { return logtext.HasAt(s, i, "Out") && words(s, i+3, "of", "memory") })
 		}},
 		{"anchor-y-memory", func(s string) bool {
 			return scanAnchor(s, 'y', func(s string, i int) bool { return i >= 5 && s[i-5:i] == "memor" })
@@ -146,7 +149,7 @@ func BenchmarkPrefilterAlternatives(b *testing.B) {
 	}
 }
 
-var sinkReport Report
+var sinkReport grammar.Report
 
 func BenchmarkRecognize(b *testing.B) {
 	file := func(name string) string {
@@ -186,7 +189,7 @@ func BenchmarkMayContainRatio(b *testing.B) { benchRatio(b, MayContain) }
 // the alternative the one-pass scan is measured against. A benchmark of its
 // own: timed in the same rounds, it perturbs the other.
 func BenchmarkMayContainPerKeyRatio(b *testing.B) {
-	benchRatio(b, defaultRecognizer.prefilter.mayContainPerKey)
+	benchRatio(b, defaultRecognizer.prefilter.MayContainPerKey)
 }
 
 func benchRatio(b *testing.B, mayContain func(string) bool) {
@@ -220,7 +223,7 @@ func BenchmarkLastNewline(b *testing.B) {
 	before := strings.Repeat("Allocator (GPU_0_bfc) ran out of memory trying to allocate ", 5)[:256]
 	b.Run("lastNewline", func(b *testing.B) {
 		for range b.N {
-			sinkInt = lastNewline(before)
+			sinkInt = logtext.LastNewline(before)
 		}
 	})
 	b.Run("strings.LastIndexByte", func(b *testing.B) {

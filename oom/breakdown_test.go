@@ -10,11 +10,15 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/diagnosis"
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/breakdown"
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
 )
 
 // printed is a size as printed; sizes_test.go checks the parser itself.
-func printed(tok string) Size {
-	s := parseSizeToken(tok)
+func printed(tok string) grammar.Size {
+	s := grammar.ParseSizeToken(tok)
 	if !s.Known {
 		panic("bad size token " + tok)
 	}
@@ -43,11 +47,11 @@ const example3 = `(EngineCore_DP0 pid=896988) Total hbm usage >= 101.25G:
 (EngineCore_DP0 pid=896988)      XLA label: copy.1326 = copy(copy.1657), sharding={devices=[1,1,8]<=[8]}, backend_config={"flag_confi`
 
 var (
-	example1Breakdown = Breakdown{
+	example1Breakdown = grammar.Breakdown{
 		Total: printed("64.52G"), Reserved: printed("530.00M"), Program: printed("64.00G"), Arguments: printed("0B"),
 		Output: printed("0B"), OutputShared: printed("0B"), Temp: printed("64.00G"), TempFragmentation: printed("0B"),
-		Padding: KnownSize(printed("64.00G").Bytes - printed("896.00M").Bytes),
-		Allocations: []Allocation{{
+		Padding: grammar.KnownSize(printed("64.00G").Bytes - printed("896.00M").Bytes),
+		Allocations: []grammar.Allocation{{
 			Size: printed("16.00G"), OpType: "concatenate", OpName: "jit(t)/jit(_take_along_axis)/concatenate[ dimension=4 ]",
 			SourceFile: "t.py", SourceLine: 6, Shape: "s32[2048,1,128,128,4]{4,3,2,0,1:T(8,128)}",
 			Unpadded: printed("512.00M"), Padding: printed("15.50G"), Expansion: 32,
@@ -55,10 +59,10 @@ var (
 			Type:  "HLO temp",
 		}},
 	}
-	example2Breakdown = Breakdown{
+	example2Breakdown = grammar.Breakdown{
 		Total: printed("65.05G"), Reserved: printed("1.25G"), Program: printed("63.80G"), Arguments: printed("0B"),
-		Output: printed("0B"), OutputShared: printed("0B"), Temp: printed("63.79G"), TempFragmentation: printed("210.89M"), Padding: KnownSize(0),
-		Allocations: []Allocation{{
+		Output: printed("0B"), OutputShared: printed("0B"), Temp: printed("63.79G"), TempFragmentation: printed("210.89M"), Padding: grammar.KnownSize(0),
+		Allocations: []grammar.Allocation{{
 			Size:       printed("2.00G"),
 			OpName:     `jit(casual_language_model_train_step)/jit(main)/jvp(FlaxFalconForCausalLMModule)/transformer/h/0/self_attention/...qhd,...khd->...hqk/dot_general[dimension_numbers=(((3,), (3,)), ((0, 2), (0, 2))) precision=(Precision.DEFAULT, Precision.DEFAULT) preferred_element_type=bfloat16]`,
 			SourceFile: "/home/air/workspace/EasyDel/src/easydel/modules/attention_module.py", SourceLine: 1059,
@@ -67,33 +71,33 @@ var (
 			Type:  "HLO temp",
 		}},
 	}
-	example3Breakdown = Breakdown{
+	example3Breakdown = grammar.Breakdown{
 		Total: printed("101.25G"), Reserved: printed("260.00M"), Program: printed("15.87G"), Arguments: printed("85.12G"),
 		Output: printed("60.29G"), OutputShared: printed("60.29G"), Temp: printed("15.87G"), TempFragmentation: printed("23.87M"),
-		Padding: KnownSize(printed("15.84G").Bytes - printed("15.81G").Bytes),
-		Allocations: []Allocation{{
+		Padding: grammar.KnownSize(printed("15.84G").Bytes - printed("15.81G").Bytes),
+		Allocations: []grammar.Allocation{{
 			Size: printed("384.00M"), OpName: "params_and_buffers['vllm_model.model.layers.1.mlp.experts.w13_weight']",
 			Shape: "bf16[128,4096,352]{2,1,0:T(16,128)(2,1)}", Unpadded: printed("352.00M"), Padding: printed("32.00M"), Expansion: 1.1,
 			Label: `copy.1326 = copy(copy.1657), sharding={devices=[1,1,8]<=[8]}, backend_config={"flag_confi`,
 		}},
 	}
-	jax13428Breakdown = Breakdown{
+	jax13428Breakdown = grammar.Breakdown{
 		Total: printed("12.00MiB"), Arguments: printed("6.00MiB"), Output: printed("6.00MiB"), Temp: printed("0B"), Fragmentation: printed("0B"),
-		Allocations: []Allocation{
+		Allocations: []grammar.Allocation{
 			{Size: printed("6.00MiB"), OpName: "jit(concatenate)/jit(main)/concatenate[dimension=0]",
 				SourceFile: "/media/gccrcv/Data/Opensources/multinerf/internal/models.py", SourceLine: 689,
 				Shape: "f32[4096,128,3]", Label: "concatenate"},
 			{Size: printed("384.0KiB"), Shape: "f32[256,128,3]", Type: "entry parameter"},
 		},
 	}
-	rocmBreakdown = Breakdown{
+	rocmBreakdown = grammar.Breakdown{
 		Total: printed("192.84GiB"), Arguments: printed("10.04GiB"), Output: printed("28.74GiB"), Temp: printed("154.06GiB"),
 		TempFragmentation: printed("24.75MiB"), Fragmentation: printed("9.71GiB"),
-		Allocations: []Allocation{{Size: printed("38.10GiB"), OpName: "jit(apply_fn)/jit(main)/alphafold/alphafold_iteration/while/body/evoformer/__la..."}},
+		Allocations: []grammar.Allocation{{Size: printed("38.10GiB"), OpName: "jit(apply_fn)/jit(main)/alphafold/alphafold_iteration/while/body/evoformer/__la..."}},
 	}
-	xrtBreakdown = Breakdown{
-		Reserved: KnownSize(554696704), Allocated: KnownSize(6532939776), Program: KnownSize(4237689856),
-		AvailableAfter: KnownSize(-2735391744),
+	xrtBreakdown = grammar.Breakdown{
+		Reserved: grammar.KnownSize(554696704), Allocated: grammar.KnownSize(6532939776), Program: grammar.KnownSize(4237689856),
+		AvailableAfter: grammar.KnownSize(-2735391744),
 	}
 )
 
@@ -111,7 +115,7 @@ func TestBreakdownRealRecords(t *testing.T) {
 	cases := []struct {
 		name, text string
 		headline   bool // the text holds an OOM headline, so Recognize reads it too
-		want       Breakdown
+		want       grammar.Breakdown
 	}{
 		{"breakdown example 1 (jax#7502)", fileText(t, "tpu-compile-hbm-used_jax7502_breakdown.txt"), true, example1Breakdown},
 		{"breakdown example 1, glog/XRT header on every line", prefixLines(xrtHeader, fileText(t, "tpu-compile-hbm-used_jax7502_breakdown.txt")), true, example1Breakdown},
@@ -121,18 +125,18 @@ func TestBreakdownRealRecords(t *testing.T) {
 		{"breakdown example 3 verbatim (vLLM)", example3, false, example3Breakdown},
 		{"vLLM with headline", fileText(t, "tpu-compile-hbm-used_vllm_prefixed.txt"), true, example3Breakdown},
 		{"errors_overview flattened", `XlaRuntimeError: RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of memory in memory space hbm. Used 49.34G of 32.00G hbm. Exceeded hbm capacity by 17.34G. Total hbm usage >= 49.34G: reserved 3.12M program unknown size arguments 49.34G`, true,
-			Breakdown{Total: printed("49.34G"), Reserved: printed("3.12M"), Arguments: printed("49.34G")}},
+			grammar.Breakdown{Total: printed("49.34G"), Reserved: printed("3.12M"), Arguments: printed("49.34G")}},
 		{"2019 form (flowpm#27 lines): unknown sizes, no Unpadded/Padded",
 			"Compilation failure: Ran out of memory in memory space hbm. Used 41.74G of 16.00G hbm. Exceeded hbm capacity by 25.74G.\n\nTotal hbm usage >= 41.74G:\n    reserved        528.00M\n    program          41.22G\n    arguments       unknown size\n\nOutput size unknown.\n\nProgram hbm requirement 41.22G:\n    reserved           4.0K\n    global            56.0K\n    HLO temp         41.19G (24.2% utilization, 0.7% fragmentation (293.84M))\n    overlays          34.61M\n", true,
-			Breakdown{Total: printed("41.74G"), Reserved: printed("528.00M"), Program: printed("41.22G"), Temp: printed("41.19G"), TempFragmentation: printed("293.84M")}},
+			grammar.Breakdown{Total: printed("41.74G"), Reserved: printed("528.00M"), Program: printed("41.22G"), Temp: printed("41.19G"), TempFragmentation: printed("293.84M")}},
 		{"XRT program-load breakdown (pytorch/xla#1735)", fileText(t, "tpu-runtime-program-load_xrt_breakdown.txt"), true, xrtBreakdown},
 		{"GPU BufferAssignment dump (jax#13428)", fileText(t, "gpu-allocator-status_jax13428_bufferassignment.txt"), true, jax13428Breakdown},
 		{"ROCm BufferAssignment dump", fileText(t, "gpu-platform-allocator_rocm_driver_then_status.txt"), true, rocmBreakdown},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			var got Breakdown
-			readBreakdown(&got, flatten(tc.text), MaxAllocations)
+			var got grammar.Breakdown
+			breakdown.ReadBreakdown(&got, flatten(tc.text), grammar.MaxAllocations)
 			assert.Equal(t, tc.want, got)
 			r, ok := Recognize(tc.text)
 			require.Equal(t, tc.headline, ok, "a breakdown alone is not an OOM")
@@ -202,7 +206,7 @@ func TestAlignmentHint(t *testing.T) {
 		{"f32[]", ""},
 		{"garbage", ""},
 	} {
-		got := alignmentHint(tc.shape)
+		got := diagnosis.AlignmentHint(tc.shape)
 		if tc.want == "" {
 			assert.Empty(t, got, tc.shape)
 		} else {
@@ -243,12 +247,7 @@ func TestBreakdownEntriesBounded(t *testing.T) {
 		strings.Repeat(strings.Replace(entry, "%d", "7", 1), 500)
 	r, ok := Recognize(text)
 	require.True(t, ok)
-	assert.Len(t, r.Breakdown.Allocations, MaxAllocations)
-}
-
-func TestQuotedValueEscapes(t *testing.T) {
-	assert.Equal(t, "a'b\"c\nd", quotedValue(`op_name="a\'b\"c\nd" source_line=3`, `op_name="`))
-	assert.Equal(t, "truncat", quotedValue(`op_name="truncat`, `op_name="`))
+	assert.Len(t, r.Breakdown.Allocations, grammar.MaxAllocations)
 }
 
 // breakdownPieces are breakdown anchors repeated without end after a
@@ -267,7 +266,7 @@ func TestBreakdownPathological(t *testing.T) {
 	for _, p := range breakdownPieces {
 		few, _ := Recognize(breakdownHead + strings.Repeat(p, 40))
 		many, ok := Recognize(breakdownHead + strings.Repeat(p, 10000))
-		if !ok || len(many.Breakdown.Allocations) > MaxAllocations || len(many.Breakdown.Allocations) < len(few.Breakdown.Allocations) {
+		if !ok || len(many.Breakdown.Allocations) > grammar.MaxAllocations || len(many.Breakdown.Allocations) < len(few.Breakdown.Allocations) {
 			t.Errorf("%q: %d allocations from 10000 repetitions, %d from 40 (ok %v)", p, len(many.Breakdown.Allocations), len(few.Breakdown.Allocations), ok)
 		}
 	}

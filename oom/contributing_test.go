@@ -7,23 +7,26 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families"
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
 )
 
 // contributingExample is the example entry of CONTRIBUTING.md ("Adding a new
 // message format"), compiled here. TestContributingExample checks that the
 // document shows these lines verbatim and that the entry, added to the real
 // table, builds and reads its example.
-var contributingExample = []family{
+var contributingExample = []grammar.Family{
 	// BEGIN CONTRIBUTING EXAMPLE
 	{
-		id:      "gpu-runtime-example-pool", // backend-phase-what, lower case, unique
-		summary: "The example allocator's pool could not serve a request.",
-		kind:    fatal, // or logOnly for an allocator or driver log line
-		code:    codeGeneric, phase: PhaseRuntime, backend: BackendGPU,
-		anchor: "Example pool exhausted", // literal text of expr, its rarest fixed words
-		expr: `Example pool exhausted: could not allocate ` + sizeGroup("requested") +
-			` on device (?P<device>\d+); pool limit ` + sizeGroup("pool_limit"),
-		example: "RESOURCE_EXHAUSTED: Example pool exhausted: could not allocate 2.00GiB on device 0; pool limit 40.00GiB",
+		ID:      "gpu-runtime-example-pool", // backend-phase-what, lower case, unique
+		Summary: "The example allocator's pool could not serve a request.",
+		Kind:    grammar.Fatal, // or grammar.LogOnly for an allocator or driver log line
+		Code:    grammar.CodeGeneric, Phase: grammar.PhaseRuntime, Backend: grammar.BackendGPU,
+		Anchor: "Example pool exhausted", // literal text of Expr, its rarest fixed words
+		Expr: `Example pool exhausted: could not allocate ` + grammar.SizeGroup("requested") +
+			` on device (?P<device>\d+); pool limit ` + grammar.SizeGroup("pool_limit"),
+		Example: "RESOURCE_EXHAUSTED: Example pool exhausted: could not allocate 2.00GiB on device 0; pool limit 40.00GiB",
 	},
 	// END CONTRIBUTING EXAMPLE
 }
@@ -46,17 +49,17 @@ func TestContributingExample(t *testing.T) {
 		t.Errorf("CONTRIBUTING.md does not show the example entry of contributing_test.go verbatim:\n%s", entry)
 	}
 
-	groups := append(append([][]family{}, failureGroups...), contributingExample)
-	z := newRecognizer(groups, warningGroups) // panics on a clash with the table
+	groups := append(append([][]grammar.Family{}, families.FailureGroups...), contributingExample)
+	z := newRecognizer(groups, families.WarningGroups) // panics on a clash with the table
 	f := contributingExample[0]
-	r, ok := z.Recognize(f.example)
-	if !ok || r.Family != f.id {
+	r, ok := z.Recognize(f.Example)
+	if !ok || r.Family != f.ID {
 		t.Fatalf("the example is read as %q (ok %v)", r.Family, ok)
 	}
-	if r.Requested != KnownSize(2<<30) || r.PoolLimit != KnownSize(40<<30) || r.Capacity.Known || r.Device != "0" {
+	if r.Requested != grammar.KnownSize(2<<30) || r.PoolLimit != grammar.KnownSize(40<<30) || r.Capacity.Known || r.Device != "0" {
 		t.Errorf("requested %+v, pool limit %+v, capacity %+v, device %q", r.Requested, r.PoolLimit, r.Capacity, r.Device)
 	}
-	if !z.MayContain(f.example) {
+	if !z.MayContain(f.Example) {
 		t.Error("the example does not pass MayContain")
 	}
 }

@@ -11,6 +11,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families"
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/generic"
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
 )
 
 // The coverage table (testdata/coverage/templates.tsv, written by
@@ -144,7 +148,7 @@ func checkCoverageRow(t *testing.T, row coverageRow) {
 		t.Error("MayContain rejects the fixture")
 	}
 	isFailure, isWarning := familyKindOf(row.verdict)
-	if !isFailure && !isWarning && row.verdict != FamilyGeneric {
+	if !isFailure && !isWarning && row.verdict != generic.FamilyGeneric {
 		t.Fatalf("verdict %q is no family", row.verdict)
 	}
 	if isWarning {
@@ -155,7 +159,7 @@ func checkCoverageRow(t *testing.T, row coverageRow) {
 		if recognised {
 			t.Fatalf("a warning fixture recognised as OOM %s", rep.Family)
 		}
-		checkExpected(t, row.expect, Report{Requested: w.Requested, Used: w.Used, Free: w.Free, Capacity: w.Capacity, Device: w.Device, Backend: w.Backend})
+		checkExpected(t, row.expect, grammar.Report{Requested: w.Requested, Used: w.Used, Free: w.Free, Capacity: w.Capacity, Device: w.Device, Backend: w.Backend})
 		return
 	}
 	if !recognised || rep.Family != row.verdict {
@@ -174,14 +178,14 @@ func checkCoverageRow(t *testing.T, row coverageRow) {
 
 // familyKindOf tells whether id is a failure family or a warning family.
 func familyKindOf(id string) (failure, warning bool) {
-	for _, g := range failureGroups {
+	for _, g := range families.FailureGroups {
 		for _, f := range g {
-			failure = failure || f.id == id
+			failure = failure || f.ID == id
 		}
 	}
-	for _, g := range warningGroups {
+	for _, g := range families.WarningGroups {
 		for _, f := range g {
-			warning = warning || f.id == id
+			warning = warning || f.ID == id
 		}
 	}
 	return failure, warning
@@ -189,9 +193,9 @@ func familyKindOf(id string) (failure, warning bool) {
 
 // checkExpected compares the fields a row expects; every size the report
 // knows must be expected, so a size read into the wrong field fails.
-func checkExpected(t *testing.T, expect string, r Report) {
+func checkExpected(t *testing.T, expect string, r grammar.Report) {
 	t.Helper()
-	sizes := map[string]Size{
+	sizes := map[string]grammar.Size{
 		"requested": r.Requested, "free": r.Free, "used": r.Used, "capacity": r.Capacity, "exceeded": r.Exceeded,
 		"reserved": r.Reserved, "reservable": r.Reservable, "poollimit": r.PoolLimit,
 	}
@@ -261,15 +265,15 @@ func TestCoverageSizesLand(t *testing.T) {
 		r, ok := Recognize(row.fixture)
 		if !ok {
 			w, _ := RecognizeWarning(row.fixture)
-			r = Report{Requested: w.Requested, Used: w.Used, Free: w.Free, Capacity: w.Capacity}
+			r = grammar.Report{Requested: w.Requested, Used: w.Used, Free: w.Free, Capacity: w.Capacity}
 		}
 		var have []int64
-		for _, s := range []Size{r.Requested, r.Free, r.Used, r.Capacity, r.Exceeded, r.Reserved, r.Reservable, r.PoolLimit} {
+		for _, s := range []grammar.Size{r.Requested, r.Free, r.Used, r.Capacity, r.Exceeded, r.Reserved, r.Reservable, r.PoolLimit} {
 			if s.Known {
 				have = append(have, s.Bytes)
 			}
 		}
-		for _, m := range sizeToken.FindAllStringSubmatch(defaultRecognizer.flatten(row.fixture), -1) {
+		for _, m := range sizeToken.FindAllStringSubmatch(defaultRecognizer.wrapWords.Flatten(row.fixture), -1) {
 			tok := m[0]
 			if m[1] != "" {
 				tok = m[1]
@@ -277,7 +281,7 @@ func TestCoverageSizesLand(t *testing.T) {
 					tok += m[2]
 				}
 			}
-			size := parseSizeToken(tok)
+			size := grammar.ParseSizeToken(tok)
 			if !size.Known || slices.ContainsFunc(have, func(h int64) bool { return roughlyEqual(h, size.Bytes) }) {
 				continue
 			}

@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/diagnosis"
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
 )
 
 // incidentsDoc is where the verdict rules and the action kinds are
@@ -18,10 +21,10 @@ var incidentsDoc = filepath.Join("..", "docs", "incidents.md")
 func retryRulesMarkdown() string {
 	var b strings.Builder
 	b.WriteString("| # | rule | when | verdict | evidence |\n|---|---|---|---|---|\n")
-	for i, r := range retryRules {
-		b.WriteString("| " + string(rune('1'+i)) + " | " + r.name + " | " + r.condition + " | `" + r.verdict + "` | " + r.evidence + " |\n")
+	for i, r := range diagnosis.RetryRules {
+		b.WriteString("| " + string(rune('1'+i)) + " | " + r.Name + " | " + r.Condition + " | `" + r.Verdict + "` | " + r.Evidence + " |\n")
 	}
-	b.WriteString("| – | none of the above | – | `" + RetryUnknown + "` | the record does not show which: unknown rather than a guess |\n")
+	b.WriteString("| – | none of the above | – | `" + diagnosis.RetryUnknown + "` | the record does not show which: unknown rather than a guess |\n")
 	return b.String()
 }
 
@@ -29,7 +32,7 @@ func retryRulesMarkdown() string {
 func actionsMarkdown() string {
 	var b strings.Builder
 	b.WriteString("| `xla.oom.action` | the first step asks to |\n|---|---|\n")
-	for _, a := range Actions {
+	for _, a := range grammar.Actions {
 		b.WriteString("| `" + a.Name + "` | " + a.Meaning + " |\n")
 	}
 	return b.String()

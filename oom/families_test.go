@@ -7,12 +7,15 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/details"
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
 )
 
 // familyIDs is every family id: the entries of the table and the code
 // printed without a message.
 func familyIDs() []string {
-	ids := []string{familyCodeOnly}
+	ids := []string{grammar.FamilyCodeOnly}
 	eachEntry(func(e entryView) { ids = append(ids, e.id) })
 	return ids
 }
@@ -20,20 +23,20 @@ func familyIDs() []string {
 // entryView is what the tests read of any entry, failure or warning.
 type entryView struct {
 	id, summary, example string
-	pattern              *pattern
+	pattern              *grammar.Pattern
 }
 
 // eachEntry calls fn with every entry of the default recogniser, failures
 // first.
 func eachEntry(fn func(e entryView)) {
 	z := defaultRecognizer
-	for i := range z.families {
-		f := &z.families[i]
-		fn(entryView{f.id, f.summary, f.example, &f.pattern})
+	for i := range z.Families {
+		f := &z.Families[i]
+		fn(entryView{f.ID, f.Summary, f.Example, &f.Pattern})
 	}
-	for i := range z.warnings {
-		w := &z.warnings[i]
-		fn(entryView{w.id, w.summary, w.example, &w.pattern})
+	for i := range z.Warnings {
+		w := &z.Warnings[i]
+		fn(entryView{w.ID, w.Summary, w.Example, &w.Pattern})
 	}
 }
 
@@ -44,14 +47,14 @@ func TestEveryFamilyHasFixture(t *testing.T) {
 	for _, f := range fixtures {
 		covered[f.want.family]++
 	}
-	for i := range defaultRecognizer.families {
-		f := &defaultRecognizer.families[i]
-		if covered[f.id] == 0 {
-			t.Errorf("family %s has no fixture in fixtures_test.go: add a real message of it", f.id)
+	for i := range defaultRecognizer.Families {
+		f := &defaultRecognizer.Families[i]
+		if covered[f.ID] == 0 {
+			t.Errorf("family %s has no fixture in fixtures_test.go: add a real message of it", f.ID)
 		}
 	}
-	if covered[familyCodeOnly] == 0 {
-		t.Errorf("family %s has no fixture", familyCodeOnly)
+	if covered[grammar.FamilyCodeOnly] == 0 {
+		t.Errorf("family %s has no fixture", grammar.FamilyCodeOnly)
 	}
 	for id := range covered {
 		if !slices.Contains(familyIDs(), id) {
@@ -79,22 +82,22 @@ func TestFamilyExamples(t *testing.T) {
 			t.Errorf("%s: no example", e.id)
 		}
 	})
-	for i := range defaultRecognizer.families {
-		f := &defaultRecognizer.families[i]
-		t.Run(f.id, func(t *testing.T) {
+	for i := range defaultRecognizer.Families {
+		f := &defaultRecognizer.Families[i]
+		t.Run(f.ID, func(t *testing.T) {
 			found := false
 			for _, fx := range fixtures {
-				if fx.want.family == f.id && fx.text != "" && fx.text == f.example {
+				if fx.want.family == f.ID && fx.text != "" && fx.text == f.Example {
 					found = true
 				}
 			}
 			if !found {
 				t.Errorf("the example is not the text of a fixture of this family")
 			}
-			if !MayContain(f.example) {
+			if !MayContain(f.Example) {
 				t.Errorf("the example does not pass MayContain")
 			}
-			if r, ok := Recognize(f.example); !ok || r.Family != f.id {
+			if r, ok := Recognize(f.Example); !ok || r.Family != f.ID {
 				t.Errorf("the example is recognised as %q (ok %v)", r.Family, ok)
 			}
 		})
@@ -108,8 +111,8 @@ func TestFamilyEntries(t *testing.T) {
 		if f.summary == "" || !strings.HasSuffix(f.summary, ".") {
 			t.Errorf("family %s: the summary must be one sentence", f.id)
 		}
-		if f.pattern.lead < 0 || f.pattern.lead > 512 {
-			t.Errorf("family %s: computed lead %d", f.id, f.pattern.lead)
+		if f.pattern.Lead < 0 || f.pattern.Lead > 512 {
+			t.Errorf("family %s: computed lead %d", f.id, f.pattern.Lead)
 		}
 		if strings.ContainsAny(f.id, " _ABCDEFGHIJKLMNOPQRSTUVWXYZ") {
 			t.Errorf("family %s: ids are lower-case words joined by hyphens", f.id)
@@ -128,15 +131,15 @@ func TestComputedLeads(t *testing.T) {
 		"gpu-platform-allocator":        {len("Failed to allocate re"), true},
 		"gpu-compile-autotuner":         {len("RESOURCE_EXHAUSTED: "), true},
 		"tpu-runtime-buffer":            {0, true},
-		"tpu-compile-sparsecore-offset": {len("current allocation offset upper bound (") + maxLeadToken + len(" "), false},
+		"tpu-compile-sparsecore-offset": {len("current allocation offset upper bound (") + grammar.MaxLeadToken + len(" "), false},
 	} {
-		fs := defaultRecognizer.families
-		i := slices.IndexFunc(fs, func(f family) bool { return f.id == id })
+		fs := defaultRecognizer.Families
+		i := slices.IndexFunc(fs, func(f grammar.Family) bool { return f.ID == id })
 		if i < 0 {
 			t.Fatalf("no family %s", id)
 		}
-		if f := &fs[i]; f.lead != want.lead || f.fixedLead != want.fixed {
-			t.Errorf("%s: lead %d fixed %v, want %d %v", id, f.lead, f.fixedLead, want.lead, want.fixed)
+		if f := &fs[i]; f.Lead != want.lead || f.FixedLead != want.fixed {
+			t.Errorf("%s: lead %d fixed %v, want %d %v", id, f.Lead, f.FixedLead, want.lead, want.fixed)
 		}
 	}
 }
@@ -159,7 +162,7 @@ func TestLookalikeClasses(t *testing.T) {
 			t.Errorf("look-alike class %q has no negative", c)
 		}
 	}
-	for _, p := range guards {
+	for _, p := range details.Guards {
 		if !strings.Contains(all, p) {
 			t.Errorf("no look-alike exercises %q", p)
 		}

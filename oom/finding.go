@@ -3,6 +3,12 @@
 
 package oom
 
+import (
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/speaker"
+)
+
 // Found says what Find found in a text.
 type Found uint8
 
@@ -19,8 +25,8 @@ const (
 // Finding is what one text holds: its failure, else its warning.
 type Finding struct {
 	Found   Found
-	Report  Report  // when Found is FoundFailure
-	Warning Warning // when Found is FoundWarning
+	Report  grammar.Report  // when Found is FoundFailure
+	Warning grammar.Warning // when Found is FoundWarning
 }
 
 // Find reads text once for both questions the collector asks of it: its
@@ -28,9 +34,10 @@ type Finding struct {
 // no failure, its earliest memory-pressure warning, as RecognizeWarning
 // reads it. Both read the same flattened text, so it is flattened once.
 func (z *Recognizer) Find(text string, warnings bool) Finding {
-	var info infoLines
-	var st statements
-	flat := z.flattenLevels(text, &info, &st)
+	var info logtext.InfoLines
+	var st speaker.Statements
+	marks := st.Marks()
+	flat := z.wrapWords.FlattenLevels(text, &info, &marks)
 	if r, ok := z.recognizeFlat(text, flat, &info, &st); ok {
 		return Finding{Found: FoundFailure, Report: r}
 	}

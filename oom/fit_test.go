@@ -9,6 +9,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/diagnosis"
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
 )
 
 // TestFitFraction: on every real message the fit fraction is capacity over
@@ -25,11 +28,11 @@ func TestFitFraction(t *testing.T) {
 		}
 		var want float64
 		switch {
-		case r.Code == codeHbm && compileHbmNeed(adviceCase{r: &r}).Known && r.Capacity.Known:
-			want = float64(r.Capacity.Bytes) / float64(compileHbmNeed(adviceCase{r: &r}).Bytes)
-		case r.Code != codeHbm && r.Requested.Known && r.Capacity.Known && r.Requested.Bytes > r.Capacity.Bytes:
+		case r.Code == grammar.CodeHbm && diagnosis.CompileHbmNeed(diagnosis.AdviceCase{R: &r}).Known && r.Capacity.Known:
+			want = float64(r.Capacity.Bytes) / float64(diagnosis.CompileHbmNeed(diagnosis.AdviceCase{R: &r}).Bytes)
+		case r.Code != grammar.CodeHbm && r.Requested.Known && r.Capacity.Known && r.Requested.Bytes > r.Capacity.Bytes:
 			want = float64(r.Capacity.Bytes) / float64(r.Requested.Bytes)
-		case r.Code != codeHbm && r.Requested.Known && r.PoolLimit.Known && r.Requested.Bytes > r.PoolLimit.Bytes:
+		case r.Code != grammar.CodeHbm && r.Requested.Known && r.PoolLimit.Known && r.Requested.Bytes > r.PoolLimit.Bytes:
 			want = float64(r.PoolLimit.Bytes) / float64(r.Requested.Bytes)
 		}
 		if want >= 1 {
@@ -43,8 +46,8 @@ func TestFitFraction(t *testing.T) {
 		}
 		known++
 		// Over by more than 15%, the advice names the factor (less: a percent).
-		if r.Code == codeHbm && 1/r.FitFraction > 1.15 && !strings.Contains(strings.Join(r.Remediation, " "), fmtRatio(1/r.FitFraction)) {
-			t.Errorf("%s: the advice does not cut by %s: %q", name, fmtRatio(1/r.FitFraction), r.Remediation)
+		if r.Code == grammar.CodeHbm && 1/r.FitFraction > 1.15 && !strings.Contains(strings.Join(r.Remediation, " "), diagnosis.FmtRatio(1/r.FitFraction)) {
+			t.Errorf("%s: the advice does not cut by %s: %q", name, diagnosis.FmtRatio(1/r.FitFraction), r.Remediation)
 		}
 	}
 	if known < 20 {

@@ -4,80 +4,9 @@
 package oom
 
 import (
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
-	"testing"
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families"
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
 )
-
-// want is everything a fixture asserts about its Report. Name, Category,
-// Phase and DocURL are checked from the code through catalogWant, a table
-// written independently of catalog.go.
-type want struct {
-	code, family, backend, space, program, device, cause, instr     string
-	requested, free, used, capacity, exceeded, reserved, reservable Size
-	// rp is "" (none), "r0" (replica only) or "r0p34" (replica and partition).
-	rp string
-	// phase overrides the code's phase (E0007 has none of its own).
-	phase string
-	// category overrides the code's catalog category, for the families
-	// that refine it with what failed (GPU driver, TensorFlow op).
-	category string
-	words    SparseCoreWords
-	advice   []string // substrings the remediation must contain
-}
-
-var catalogWant = map[string]struct{ name, category, phase, doc string }{
-	"E0007": {"ResourceExhausted", "Resource Exhausted: Out of Memory", PhaseRuntime, ""},
-	"E0100": {"RuntimeBufferAllocationFailure", "Runtime: Buffer Allocation Failure", PhaseRuntime, "https://openxla.org/xla/errors/error_0100"},
-	"E0101": {"RuntimeProgramAllocationFailure", "Runtime: Program Allocation Failure", PhaseRuntime, "https://openxla.org/xla/errors/error_0101"},
-	"E1000": {"CompileTimeHbmOom", "Compile Time: HBM OOM", PhaseCompile, "https://openxla.org/xla/errors/error_1000"},
-	"E1001": {"CompileTimeScopedVmemOom", "Compile Time: Scoped Vmem OOM", PhaseCompile, "https://openxla.org/xla/errors/error_1001"},
-	"E3000": {"CompileTimeSparseCoreAllocationFailure", "Compile Time: SparseCore Allocation Failure", PhaseCompile, "https://openxla.org/xla/errors/error_3000"},
-}
-
-func b(n int64) Size { return KnownSize(n) }
-
-// sizeNames names the Report sizes a want states, in the order reportSizes
-// and want.sizes list them. PoolLimit, which only the GPU allocator families
-// print, has checks of its own.
-var sizeNames = [...]string{"Requested", "Free", "Used", "Capacity", "Exceeded", "Reserved", "Reservable"}
-
-func reportSizes(r Report) [len(sizeNames)]Size {
-	return [...]Size{r.Requested, r.Free, r.Used, r.Capacity, r.Exceeded, r.Reserved, r.Reservable}
-}
-
-func (w want) sizes() [len(sizeNames)]Size {
-	return [...]Size{w.requested, w.free, w.used, w.capacity, w.exceeded, w.reserved, w.reservable}
-}
-
-// fixture is one real message. src names where the text comes from: a public
-// URL, an OpenXLA error page, a capture under testdata/real, or the
-// family's section of docs/message-formats.md; texts marked "composed" join
-// verbatim pieces the sources elide.
-type fixture struct {
-	name, src string
-	text      string // inline text, or
-	file      string // a file under testdata/messages, or
-	capture   string // a raw capture under testdata/real (its only copy)
-	want      want
-}
-
-func (f fixture) body(t testing.TB) string {
-	path := filepath.Join("testdata", "messages", f.file)
-	switch {
-	case f.capture != "":
-		path = filepath.Join(realDir, f.capture)
-	case f.file == "":
-		return f.text
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
-}
 
 var fixtures = []fixture{
 	// ---- tpu-compile-hbm-used: TPU compile "Ran out of memory in memory space"
@@ -224,11 +153,11 @@ var fixtures = []fixture{
 	// ---- tpu-compile-sparsecore-offset: SparseCore (E3000)
 	{name: "tpu-compile-sparsecore-offset/E3000 doc", src: "docs/message-formats.md (error_3000.md)",
 		text: `INTERNAL:Failed to run pass pipeline. Hlo-Op: result.1:279:1: error: 'memref.alloca' op current allocation offset upper bound (140704 words) exceeds the legitimate user allocatable offset upper bound (131071 words) in memory space 201 when allocating 23440 words. ...`,
-		want: want{code: "E3000", family: "tpu-compile-sparsecore-offset", backend: "tpu", space: "tilespmem", words: SparseCoreWords{Offset: 140704, Limit: 131071, Requested: 23440},
+		want: want{code: "E3000", family: "tpu-compile-sparsecore-offset", backend: "tpu", space: "tilespmem", words: grammar.SparseCoreWords{Offset: 140704, Limit: 131071, Requested: 23440},
 			advice: []string{"over by 9633 words", "--xla_sc_dump_mlir_to", "scratch_shapes", "collective_offload_all_gather=false"}}},
 	{name: "tpu-compile-sparsecore-offset/SparseCore HBM space", src: "composed: docs/message-formats.md E3000 grammar, space 203",
 		text: `RESOURCE_EXHAUSTED: 'memref.alloca' op current allocation offset upper bound (9000000 words) exceeds the legitimate user allocatable offset upper bound (8388607 words) in memory space 203 when allocating 1048576 words.`,
-		want: want{code: "E3000", family: "tpu-compile-sparsecore-offset", backend: "tpu", space: "hbm", words: SparseCoreWords{Offset: 9000000, Limit: 8388607, Requested: 1048576},
+		want: want{code: "E3000", family: "tpu-compile-sparsecore-offset", backend: "tpu", space: "hbm", words: grammar.SparseCoreWords{Offset: 9000000, Limit: 8388607, Requested: 1048576},
 			advice: []string{"max_ids_per_partition"}}},
 
 	// ---- gpu-allocator-status: GPU BFC / TF allocator adapter
@@ -342,10 +271,10 @@ var fixtures = []fixture{
 		want: want{code: "E0007", family: "gpu-bfc-allocator-tf1", backend: "gpu", requested: b(1073741824)}},
 	{name: "tensorflow-op-gpu-scratch/MatMul", src: "tensorflow/core/common_runtime/gpu/gpu_device.cc template of TF 1.2+ (coverage table)",
 		text: `tensorflow.python.framework.errors_impl.ResourceExhaustedError: Ran out of GPU memory when allocating 1073741824 bytes for MatMul`,
-		want: want{code: "E0007", family: "tensorflow-op-gpu-scratch", backend: "gpu", instr: "MatMul", requested: b(1073741824), category: categoryTensorFlow}},
+		want: want{code: "E0007", family: "tensorflow-op-gpu-scratch", backend: "gpu", instr: "MatMul", requested: b(1073741824), category: families.CategoryTensorFlow}},
 	{name: "tensorflow-gpu-eigen-allocator/gpu_device", src: "tensorflow/core/common_runtime/gpu/gpu_device.cc template (coverage table)",
 		text: `F tensorflow/core/common_runtime/gpu/gpu_device.cc:132] EigenAllocator for GPU ran out of memory when allocating 1073741824. See error logs for more detailed info.`,
-		want: want{code: "E0007", family: "tensorflow-gpu-eigen-allocator", backend: "gpu", requested: b(1073741824), category: categoryTensorFlow}},
+		want: want{code: "E0007", family: "tensorflow-gpu-eigen-allocator", backend: "gpu", requested: b(1073741824), category: families.CategoryTensorFlow}},
 	{name: "gpu-stream-executor-limit/stream_executor.h", src: "xla/stream_executor/stream_executor.h template (coverage table)",
 		text: `W0822 14:03:11.512345  181818 stream_executor.h:442] Not enough memory to allocate 1073741824 on device 0 within provided limit. limit=4294967296]`,
 		want: want{code: "E0007", family: "gpu-stream-executor-limit", device: "0", requested: b(1073741824)}},
@@ -367,13 +296,13 @@ var fixtures = []fixture{
 		want: want{code: "E0007", family: "gpu-allocator-status", backend: "gpu", device: "0", program: "jit_temps_exceed_memory", requested: b(180007500304), free: b(20676018176), used: b(1000038), capacity: b(85017493504),
 			cause: "exhaustion", advice: []string{"larger than the whole device (79.18 GiB;"}}},
 	{name: "real/autotuner starved (compile time)", src: "testdata/real/autotune_starved.stderr.txt (device capture)", capture: "autotune_starved.stderr.txt",
-		want: want{code: "E0007", family: "gpu-allocator-status", phase: PhaseCompile, backend: "gpu", device: "0", requested: b(33554432), advice: []string{"--xla_gpu_autotune_level=0"}}},
+		want: want{code: "E0007", family: "gpu-allocator-status", phase: grammar.PhaseCompile, backend: "gpu", device: "0", requested: b(33554432), advice: []string{"--xla_gpu_autotune_level=0"}}},
 	{name: "real/autotuner exception line alone", src: "testdata/real/autotune_starved.stderr.txt line 97 (device capture)",
 		text: "jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Failed to get configs for: 3 out of 3 instructions. See logs for all failures. Example failure: ",
-		want: want{code: "E0007", family: "gpu-compile-autotuner", phase: PhaseCompile, advice: []string{"--xla_gpu_autotune_level=0"}}},
+		want: want{code: "E0007", family: "gpu-compile-autotuner", phase: grammar.PhaseCompile, advice: []string{"--xla_gpu_autotune_level=0"}}},
 	{name: "real/autotuner per-instruction status", src: "testdata/real/autotune_starved.stderr.txt lines 16-26 (device capture)",
 		text: "E1122 10:54:45.401850    2426 config_assigner.cc:536] Could not get config for HLO: %input_reduce_fusion.1 = f32[2048]{0} fusion(%gemm_fusion_dot_general.1), kind=kInput, calls=\n%fused_reduce {\n}, metadata={op_name=\"jit(<lambda>)/reduce_sum\" stack_frame_id=6}. Status: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 32.00MiB with allocator GPU_0_bfc on device 0. [tf-allocator-allocation-error='']",
-		want: want{code: "E0007", family: "gpu-allocator-status", phase: PhaseCompile, backend: "gpu", device: "0", requested: b(33554432), advice: []string{"--xla_gpu_autotune_level=0"}}},
+		want: want{code: "E0007", family: "gpu-allocator-status", phase: grammar.PhaseCompile, backend: "gpu", device: "0", requested: b(33554432), advice: []string{"--xla_gpu_autotune_level=0"}}},
 	{name: "real/fragmented small pool", src: "testdata/real/mem_fraction_fragmented.stderr.txt (device capture)", capture: "mem_fraction_fragmented.stderr.txt",
 		want: want{code: "E0007", family: "gpu-allocator-status", backend: "gpu", device: "0", program: "jit_broadcast_in_dim", requested: b(1610612736), free: b(2104533975),
 			cause: "fragmentation", advice: []string{"fragmented"}, used: b(2147483648)}},
@@ -432,89 +361,4 @@ var fixtures = []fixture{
 		text: `tensorflow.python.framework.errors_impl.ResourceExhaustedError: failed to allocate memory [Op:AddV2]`,
 		want: want{code: "E0007", family: "tensorflow-op-allocation-failed", category: "TensorFlow Op: Tensor Allocation Failure", instr: "AddV2",
 			advice: []string{"report_tensor_allocations_upon_oom"}}},
-}
-
-func TestFixtures(t *testing.T) {
-	for _, f := range fixtures {
-		t.Run(f.name, func(t *testing.T) {
-			text := f.body(t)
-			if !MayContain(text) {
-				t.Errorf("MayContain = false")
-			}
-			r, ok := Recognize(text)
-			if !ok {
-				t.Fatalf("not recognised")
-			}
-			checkReport(t, r, f.want)
-		})
-	}
-}
-
-func checkReport(t *testing.T, r Report, w want) {
-	t.Helper()
-	cw, ok := catalogWant[w.code]
-	if !ok {
-		t.Fatalf("bad fixture code %q", w.code)
-	}
-	eq := func(field, got, want string) {
-		t.Helper()
-		if got != want {
-			t.Errorf("%s = %q, want %q", field, got, want)
-		}
-	}
-	eq("Code", r.Code, w.code)
-	eq("Name", r.Name, cw.name)
-	category := cw.category
-	if w.category != "" {
-		category = w.category
-	}
-	eq("Category", r.Category, category)
-	phase := cw.phase
-	if w.phase != "" {
-		phase = w.phase
-	}
-	eq("Phase", r.Phase, phase)
-	eq("DocURL", r.DocURL, cw.doc)
-	eq("Family", r.Family, w.family)
-	eq("Backend", r.Backend, w.backend)
-	eq("MemorySpace", r.MemorySpace, w.space)
-	eq("Program", r.Program, w.program)
-	eq("Device", r.Device, w.device)
-	eq("Cause", r.Cause, w.cause)
-	eq("Instruction", r.Instruction, w.instr)
-	got, exp := reportSizes(r), w.sizes()
-	for i, name := range sizeNames {
-		if got[i] != exp[i] {
-			t.Errorf("%s = %+v, want %+v", name, got[i], exp[i])
-		}
-	}
-	eq("replica/partition", rpString(r), w.rp)
-	if r.Words != w.words {
-		t.Errorf("Words = %+v, want %+v", r.Words, w.words)
-	}
-	if len(r.Remediation) == 0 {
-		t.Fatalf("no remediation")
-	}
-	all := strings.Join(r.Remediation, "\n")
-	for _, a := range w.advice {
-		if !strings.Contains(all, a) {
-			t.Errorf("remediation lacks %q:\n%s", a, all)
-		}
-	}
-	for i, step := range r.Remediation {
-		if strings.TrimSpace(step) == "" {
-			t.Errorf("remediation step %d is empty", i)
-		}
-	}
-}
-
-func rpString(r Report) string {
-	s := ""
-	if r.HasReplica {
-		s += "r" + strconv.FormatInt(r.Replica, 10)
-	}
-	if r.HasPartition {
-		s += "p" + strconv.FormatInt(r.Partition, 10)
-	}
-	return s
 }

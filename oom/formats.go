@@ -3,7 +3,11 @@
 
 package oom
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
+)
 
 // MessageFormat describes one message family for documentation; make
 // generate writes docs/message-formats.md and docs/recognition.md's family table from
@@ -34,21 +38,21 @@ type MessageFormat struct {
 // then the memory-pressure warnings.
 func MessageFormats() []MessageFormat {
 	z := defaultRecognizer
-	out := make([]MessageFormat, 0, len(z.families)+len(z.warnings))
-	for i := range z.families {
-		f := &z.families[i]
+	out := make([]MessageFormat, 0, len(z.Families)+len(z.Warnings))
+	for i := range z.Families {
+		f := &z.Families[i]
 		out = append(out, MessageFormat{
-			ID: f.id, Summary: f.summary, Kind: f.kind.String(), Code: f.code, Category: f.category, Phase: f.phase, Backend: f.backend,
-			Anchor: f.anchor, Grammar: readableGrammar(f.expr), Yields: f.yields(), Example: f.example,
-			Message: z.messageOf(&f.pattern, f.example),
+			ID: f.ID, Summary: f.Summary, Kind: f.Kind.String(), Code: f.Code, Category: f.Category, Phase: f.Phase, Backend: f.Backend,
+			Anchor: f.Anchor, Grammar: readableGrammar(f.Expr), Yields: f.Yields(), Example: f.Example,
+			Message: z.messageOf(&f.Pattern, f.Example),
 		})
 	}
-	for i := range z.warnings {
-		w := &z.warnings[i]
+	for i := range z.Warnings {
+		w := &z.Warnings[i]
 		out = append(out, MessageFormat{
-			ID: w.id, Summary: w.summary, Kind: kindWarning, Phase: w.phase, Backend: w.backend,
-			Anchor: w.anchor, Grammar: readableGrammar(w.expr), Yields: w.yields(), Example: w.example,
-			Message: z.messageOf(&w.pattern, w.example),
+			ID: w.ID, Summary: w.Summary, Kind: kindWarning, Phase: w.Phase, Backend: w.Backend,
+			Anchor: w.Anchor, Grammar: readableGrammar(w.Expr), Yields: w.Yields(), Example: w.Example,
+			Message: z.messageOf(&w.Pattern, w.Example),
 		})
 	}
 	return out
@@ -59,7 +63,7 @@ const kindWarning = "warning"
 
 // readableGrammar shows every size group of expr as <name:size>.
 func readableGrammar(expr string) string {
-	const open, size = `(?P<`, `>` + sizePattern + `)`
+	const open, size = `(?P<`, `>` + grammar.SizePattern + `)`
 	var b strings.Builder
 	for {
 		i := strings.Index(expr, open)
@@ -86,9 +90,9 @@ type SizeGroup struct{ Name, Meaning string }
 
 // SizeGroups returns the standard size groups, for documentation.
 func SizeGroups() []SizeGroup {
-	out := make([]SizeGroup, 0, len(sizeMeanings))
-	for _, m := range sizeMeanings {
-		out = append(out, SizeGroup{m.group, m.meaning})
+	out := make([]SizeGroup, 0, len(grammar.SizeMeanings))
+	for _, m := range grammar.SizeMeanings {
+		out = append(out, SizeGroup{m.Group, m.Meaning})
 	}
 	return out
 }
@@ -102,8 +106,8 @@ type ErrorCode struct {
 
 // ErrorCodes returns the catalog codes, for documentation.
 func ErrorCodes() []ErrorCode {
-	out := make([]ErrorCode, 0, len(catalog))
-	for _, e := range catalog {
+	out := make([]ErrorCode, 0, len(grammar.Catalog))
+	for _, e := range grammar.Catalog {
 		out = append(out, ErrorCode(e))
 	}
 	return out
@@ -111,15 +115,15 @@ func ErrorCodes() []ErrorCode {
 
 // CodeOnlyFamily is Report.Family for a catalog OOM code printed without a
 // readable message.
-const CodeOnlyFamily = familyCodeOnly
+const CodeOnlyFamily = grammar.FamilyCodeOnly
 
 // messageOf returns text flattened, from the start of p's first match to the
 // end, or "" when p does not match.
-func (z *Recognizer) messageOf(p *pattern, text string) string {
-	flat, found := z.flatten(text), ""
-	p.each(flat, func(m match) {
+func (z *Recognizer) messageOf(p *grammar.Pattern, text string) string {
+	flat, found := z.wrapWords.Flatten(text), ""
+	p.Each(flat, func(m grammar.Match) {
 		if found == "" {
-			found = m.text[m.start():]
+			found = m.Text[m.Start():]
 		}
 	})
 	return found

@@ -11,6 +11,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
 )
 
 // Property fuzz targets (hardening). Seeds come from every fixture table and
@@ -60,11 +62,11 @@ func fuzzSeeds(tb testing.TB) []string {
 
 // sizesOf collects every Size reachable from v (Report fields, breakdown
 // entries), with its path for error messages.
-func sizesOf(v reflect.Value, path string, out map[string]Size) {
+func sizesOf(v reflect.Value, path string, out map[string]grammar.Size) {
 	switch v.Kind() {
 	case reflect.Struct:
-		if v.Type() == reflect.TypeFor[Size]() {
-			out[path] = v.Interface().(Size)
+		if v.Type() == reflect.TypeFor[grammar.Size]() {
+			out[path] = v.Interface().(grammar.Size)
 			return
 		}
 		for i := 0; i < v.NumField(); i++ {
@@ -107,7 +109,7 @@ func FuzzRecognizeProperties(f *testing.F) {
 		if !may && (strings.Contains(text, "RESOURCE_EXHAUSTED") || strings.Contains(text, "Resource exhausted")) {
 			t.Errorf("MayContain=false but Recognize=true on a status-bearing text %q (code %s, family %s)", text, r1.Code, r1.Family)
 		}
-		sizes := map[string]Size{}
+		sizes := map[string]grammar.Size{}
 		sizesOf(reflect.ValueOf(r1), "Report", sizes)
 		for p, s := range sizes {
 			if !s.Known && s.Bytes != 0 {
@@ -159,7 +161,7 @@ func refParseSize(tok string) (*big.Int, bool) {
 			frac = frac[:18]
 		}
 	}
-	shift, ok := unitShift(strings.TrimSpace(s[i:]))
+	shift, ok := grammar.UnitShift(strings.TrimSpace(s[i:]))
 	if !ok {
 		return nil, false
 	}
@@ -217,7 +219,7 @@ func FuzzParseSize(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, tok string) {
-		got, ok := parseSize(tok)
+		got, ok := grammar.ParseSize(tok)
 		want, wantOK := refParseSize(tok)
 		inRange := wantOK && want.IsInt64()
 		if strings.HasPrefix(strings.TrimSpace(tok), "0x") || strings.HasPrefix(strings.TrimSpace(tok), "0X") {
@@ -238,7 +240,7 @@ func FuzzParseSize(f *testing.F) {
 		if ok && got < 0 && !strings.Contains(tok, "-") {
 			t.Fatalf("parseSize(%q) = %d negative without '-'", tok, got)
 		}
-		s := parseSizeToken(tok)
+		s := grammar.ParseSizeToken(tok)
 		if s.Known != (ok && tok != "") || (s.Known && s.Bytes != got) {
 			t.Fatalf("parseSizeToken(%q) = %+v, parseSize = %d, %v", tok, s, got, ok)
 		}

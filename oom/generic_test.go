@@ -7,6 +7,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/generic"
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
 )
 
 // genericCases are memory failures no family knows, and what the last-resort
@@ -19,39 +22,39 @@ var genericCases = []struct {
 }{
 	{"MORI collective memory", "xla/backends/gpu/collectives/mori_collectives.cc",
 		`jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Failed to allocate 1.00GiB (1073741824 bytes) from MORI memory`,
-		want{code: "E0007", family: FamilyGeneric, requested: b(1073741824)}},
+		want{code: "E0007", family: generic.FamilyGeneric, requested: b(1073741824)}},
 	{"RCCL device collective memory", "xla/backends/gpu/collectives/rccl_collectives.cc",
 		`jaxlib.xla_extension.XlaRuntimeError: INTERNAL: failed to allocate 512.00MiB (536870912 bytes) from device collective memory: unhandled cuda error (run with NCCL_DEBUG=INFO for details), Last NCCL warning(error) log entry (may be unrelated): Cuda failure 'out of memory'`,
-		want{code: "E0007", family: FamilyGeneric, requested: b(536870912)}},
+		want{code: "E0007", family: generic.FamilyGeneric, requested: b(536870912)}},
 	{"pinned host memory on a NUMA node", "xla/stream_executor/cuda/cuda_host_allocator.cc",
 		`jax.errors.JaxRuntimeError: INTERNAL: [0] Failed to allocate 2.00GiB (2147483648 bytes) of host memory pinned to NUMA node 1`,
-		want{code: "E0007", family: FamilyGeneric, space: "host", requested: b(2147483648)}},
+		want{code: "E0007", family: generic.FamilyGeneric, space: "host", requested: b(2147483648)}},
 	{"host memory for offloaded values", "composed",
 		`jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Failed to allocate 2.00GiB (2147483648 bytes) of host memory for the offloaded activations`,
-		want{code: "E0007", family: FamilyGeneric, space: "host", requested: b(2147483648)}},
+		want{code: "E0007", family: generic.FamilyGeneric, space: "host", requested: b(2147483648)}},
 	{"solver workspace", "jaxlib/gpu/solver_kernels_ffi.cc",
 		`jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Unable to allocate device workspace for syevd`,
-		want{code: "E0007", family: FamilyGeneric}},
+		want{code: "E0007", family: generic.FamilyGeneric}},
 	{"bare status", "composed",
 		`jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory`,
-		want{code: "E0007", family: FamilyGeneric}},
+		want{code: "E0007", family: generic.FamilyGeneric}},
 	{"device memory with free and total", "composed",
 		"E1122 10:00:00.000000 1 device_allocator.cc:88] Out of device memory: failed to allocate 8.00GiB (8589934592 bytes), free: 1.50GiB, total: 79.10GiB",
-		want{code: "E0007", family: FamilyGeneric, requested: b(8589934592), free: b(1610612736), capacity: b(84932978278), cause: "exhaustion"}},
+		want{code: "E0007", family: generic.FamilyGeneric, requested: b(8589934592), free: b(1610612736), capacity: b(84932978278), cause: "exhaustion"}},
 	{"compile-time scratch", "composed",
 		`jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Compilation failed: not enough device memory to allocate 6.00GiB for the autotuning scratch buffers`,
-		want{code: "E0007", family: FamilyGeneric, phase: PhaseCompile, requested: b(6442450944)}},
+		want{code: "E0007", family: generic.FamilyGeneric, phase: grammar.PhaseCompile, requested: b(6442450944)}},
 	{"TPU ran out, free stated", "composed",
 		`RuntimeError: RESOURCE_EXHAUSTED: TPU ran out of memory while loading the embedding table: needs 12.00G, 3.50G free`,
-		want{code: "E0007", family: FamilyGeneric, backend: "tpu", free: b(3758096384)}},
+		want{code: "E0007", family: generic.FamilyGeneric, backend: "tpu", free: b(3758096384)}},
 	{"HBM exhausted while allocating", "composed",
 		`RuntimeError: Resource exhausted: HBM memory exhausted on TPU:0 while allocating 3.00G for the KV cache`,
-		want{code: "E0007", family: FamilyGeneric, backend: "tpu", requested: b(3221225472)}},
+		want{code: "E0007", family: generic.FamilyGeneric, backend: "tpu", requested: b(3221225472)}},
 	{"in a traceback, sizes from the failing line", "composed",
 		"W0101 00:00:00.000000 7 bfc_allocator.cc:291] Allocator (GPU_0_bfc) ran out of memory trying to allocate 2.16GiB with freed_by_count=0.\n" +
 			"Traceback (most recent call last):\n  File \"train.py\", line 12, in <module>\n    step(state)\n" +
 			"jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Failed to allocate 768.00MiB (805306368 bytes) from MORI memory",
-		want{code: "E0007", family: FamilyGeneric, backend: "gpu", requested: b(805306368)}}, // backend: the allocator name GPU_0_bfc
+		want{code: "E0007", family: generic.FamilyGeneric, backend: "gpu", requested: b(805306368)}}, // backend: the allocator name GPU_0_bfc
 }
 
 // The layer itself reads every case, whether or not a family is added for
@@ -59,11 +62,11 @@ var genericCases = []struct {
 func TestGenericLayerReads(t *testing.T) {
 	for _, c := range genericCases {
 		t.Run(c.name, func(t *testing.T) {
-			r, ok := defaultRecognizer.recognizeGeneric(c.text)
+			r, ok := generic.RecognizeGeneric(c.text, defaultRecognizer.wrapWords, lastResortVerdicts{defaultRecognizer})
 			if !ok {
 				t.Fatalf("the last-resort layer does not read %q", c.text)
 			}
-			if r.Family != FamilyGeneric || r.Code != codeGeneric || r.MemorySpace != c.want.space || r.Requested != c.want.requested || r.Free != c.want.free || r.Capacity != c.want.capacity {
+			if r.Family != generic.FamilyGeneric || r.Code != grammar.CodeGeneric || r.MemorySpace != c.want.space || r.Requested != c.want.requested || r.Free != c.want.free || r.Capacity != c.want.capacity {
 				t.Errorf("got %+v", r)
 			}
 		})
@@ -84,9 +87,9 @@ func TestGenericThroughRecognize(t *testing.T) {
 			}
 			w := c.want
 			if w.phase == "" {
-				w.phase = PhaseRuntime
+				w.phase = grammar.PhaseRuntime
 			}
-			if r.Family != FamilyGeneric {
+			if r.Family != generic.FamilyGeneric {
 				// A family knows this text now: it takes over, and must read
 				// every size the layer read, the same.
 				got := reportSizes(r)
@@ -109,14 +112,14 @@ func TestGenericThroughRecognize(t *testing.T) {
 // Every phrase that keeps the layer out is needed by a look-alike: without
 // it, that look-alike would be tagged.
 func TestGenericGuardsAreNeeded(t *testing.T) {
-	saved := genericForeign
-	defer func() { genericForeign = saved }()
+	saved := generic.GenericForeign
+	defer func() { generic.GenericForeign = saved }()
 	for i, phrase := range saved {
-		genericForeign = slices.Delete(slices.Clone(saved), i, i+1)
+		generic.GenericForeign = slices.Delete(slices.Clone(saved), i, i+1)
 		needed := false
 		for _, l := range lookalikes {
 			if strings.Contains(l.text, phrase) {
-				if _, ok := defaultRecognizer.recognizeGeneric(l.text); ok {
+				if _, ok := generic.RecognizeGeneric(l.text, defaultRecognizer.wrapWords, lastResortVerdicts{defaultRecognizer}); ok {
 					needed = true
 				}
 			}

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
 )
 
 // The whole job logs of testdata/jobs (real H100 jobs, see its README), read
@@ -94,7 +96,7 @@ func TestJobs(t *testing.T) {
 					attempts += f.Report.Attempts
 					checkFailingRequest(t, f.Report, job.FailingRequestBytes, rec)
 				case FoundWarning:
-					if f.Warning.Kind == WarningAllocationAttempt {
+					if f.Warning.Kind == grammar.WarningAllocationAttempt {
 						attemptWarnings++
 						attempts += f.Warning.Attempts
 						attemptSizes[f.Warning.Requested.Bytes] = true
@@ -118,13 +120,13 @@ func TestJobs(t *testing.T) {
 
 // checkFailingRequest: a failure record states the request that failed
 // (exactly, or rounded as XLA prints it), never an attempt's size.
-func checkFailingRequest(t *testing.T, r Report, want *int64, rec string) {
+func checkFailingRequest(t *testing.T, r grammar.Report, want *int64, rec string) {
 	t.Helper()
 	if want == nil || !r.Requested.Known {
 		return
 	}
 	got := r.Requested.Bytes
-	if got != *want && formatHuman(got, true) != formatHuman(*want, true) {
+	if got != *want && grammar.FormatHuman(got, true) != grammar.FormatHuman(*want, true) {
 		t.Errorf("a failure record (%s) states %d bytes, the failing request was %d:\n%.300s", r.Family, got, *want, rec)
 	}
 }

@@ -128,7 +128,7 @@ var lookalikes = []lookalike{
 	{"ordinary-memory-talk", "kv cache", `INFO 05-28 07:03:09 [gpu_worker.py:227] Available KV cache memory: 61.27 GiB; allocating 2.00GiB for the prefix cache`, true},
 	{"ordinary-memory-talk", "resource ok", `Resource usage is fine: 12 GiB of memory in use`, true},
 	{"ordinary-memory-talk", "python MemoryError", `MemoryError: Unable to allocate 7.45 GiB for an array with shape (1000000000,) and data type float64`, false},
-	// The last-resort layer's look-alikes (generic.go): an error context and an
+	// The last-resort layer's look-alikes (families/generic/generic.go): an error context and an
 	// allocation that failed, but not XLA's memory. NumPy's host RAM, logged at
 	// ERROR by a data loader (composed).
 	{"host-process-memory", "NumPy MemoryError logged at ERROR", `ERROR:root:Batch loading failed: numpy.core._exceptions._ArrayMemoryError: Unable to allocate 7.45 GiB for an array with shape (1000000000,) and data type float64`, false},

@@ -3,7 +3,9 @@
 
 package oom
 
-import "testing"
+import (
+	"testing"
+)
 
 // FuzzPrefilterDifferential: for any text, what Recognize or
 // RecognizeWarning accepts passes MayContain, and MayContain answers as

@@ -6,11 +6,15 @@ package oom
 import (
 	"strings"
 	"testing"
+
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/generic"
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
 // referenceMayContain is MayContain written the obvious way, to check the
 // fast one against: the full cue list, and one plain loop per cue over every
-// position of the text. It implements the cue semantics of prefilter.go:
+// position of the text. It implements the cue semantics of logtext/prefilter.go:
 //
 //   - a space in a cue matches a run of one or more whitespace bytes, '#' one
 //     decimal digit, any other byte itself;
@@ -22,15 +26,15 @@ import (
 //     ending in a digit, and the verb starts at most 256 bytes before it.
 func referenceMayContain(text string) bool {
 	for _, c := range referenceCues() {
-		if c.sizeAfter {
-			if referenceSizeAfter(text, c.text) {
+		if c.SizeAfter {
+			if referenceSizeAfter(text, c.Text) {
 				return true
 			}
 			continue
 		}
 		for i := 0; i < len(text); i++ {
-			end, ok := referenceMatch(text, i, c.text)
-			if ok && (c.near == "" || strings.Contains(text[end:min(len(text), end+cueNearSpan)], c.near)) {
+			end, ok := referenceMatch(text, i, c.Text)
+			if ok && (c.Near == "" || strings.Contains(text[end:min(len(text), end+logtext.CueNearSpan)], c.Near)) {
 				return true
 			}
 		}
@@ -42,21 +46,21 @@ func referenceMayContain(text string) bool {
 // names, every family's cues and the last-resort layer's. The names without
 // an 'R' or a 'B' (the CompileTime* ones) are not cues: XLA prints them only
 // after "RESOURCE_EXHAUSTED: Ennnn: ".
-func referenceCues() []cue {
-	all := append([]cue(nil), statusCues...)
-	for _, e := range catalog {
+func referenceCues() []logtext.Cue {
+	all := append([]logtext.Cue(nil), logtext.StatusCues...)
+	for _, e := range grammar.Catalog {
 		if strings.ContainsAny(e.Name, "RB") {
-			all = append(all, cue{text: e.Name})
+			all = append(all, logtext.Cue{Text: e.Name})
 		}
 	}
 	z := defaultRecognizer
-	for i := range z.families {
-		all = append(all, z.families[i].cues...)
+	for i := range z.Families {
+		all = append(all, z.Families[i].Cues...)
 	}
-	for i := range z.warnings {
-		all = append(all, z.warnings[i].cues...)
+	for i := range z.Warnings {
+		all = append(all, z.Warnings[i].Cues...)
 	}
-	return append(all, genericCues...)
+	return append(all, generic.GenericCues...)
 }
 
 // referenceMatch matches cue text at text[i:], returning where the match ends.
@@ -65,10 +69,10 @@ func referenceMatch(text string, i int, cueText string) (int, bool) {
 	for k := 0; k < len(cueText); k++ {
 		switch c := cueText[k]; c {
 		case ' ':
-			if j >= len(text) || !isSpace(text[j]) {
+			if j >= len(text) || !logtext.IsSpace(text[j]) {
 				return 0, false
 			}
-			for j < len(text) && isSpace(text[j]) {
+			for j < len(text) && logtext.IsSpace(text[j]) {
 				j++
 			}
 		case '#':
@@ -95,7 +99,7 @@ func referenceSizeAfter(text, verb string) bool {
 		}
 		ws := p + len(verb)
 		q := ws
-		for q < len(text) && isSpace(text[q]) {
+		for q < len(text) && logtext.IsSpace(text[q]) {
 			q++
 		}
 		if q == ws {
@@ -106,10 +110,10 @@ func referenceSizeAfter(text, verb string) bool {
 		starts := []int{q}
 		if nl := strings.LastIndexByte(text[ws:q], '\n'); nl >= 0 {
 			for s := q + 1; s < len(text) && s <= p+256; s++ {
-				if !isDigit(text[s]) && text[s] != '.' && text[s] != ',' {
+				if !logtext.IsDigit(text[s]) && text[s] != '.' && text[s] != ',' {
 					continue // a size starts here or nowhere
 				}
-				if stripHeaders(text[ws+nl+1:s]) == "" {
+				if logtext.StripHeaders(text[ws+nl+1:s]) == "" {
 					starts = append(starts, s)
 				}
 			}
@@ -126,10 +130,10 @@ func referenceSizeAfter(text, verb string) bool {
 // referenceSizeAt reports whether a size with a byte unit starts at text[s:].
 func referenceSizeAt(text string, s int) bool {
 	e := s
-	for e < len(text) && (isDigit(text[e]) || text[e] == '.' || text[e] == ',') {
+	for e < len(text) && (logtext.IsDigit(text[e]) || text[e] == '.' || text[e] == ',') {
 		e++
 	}
-	if e == s || !isDigit(text[e-1]) {
+	if e == s || !logtext.IsDigit(text[e-1]) {
 		return false
 	}
 	if e < len(text) && text[e] == 'B' {
@@ -149,11 +153,11 @@ func differentialTexts(tb testing.TB) []string {
 		texts = append(texts, bs.msg)
 		forEachWrapping(bs.msg, bs.tpu, func(_, text, _ string) { texts = append(texts, text) })
 	}
-	for i := range defaultRecognizer.families {
-		texts = append(texts, defaultRecognizer.families[i].example)
+	for i := range defaultRecognizer.Families {
+		texts = append(texts, defaultRecognizer.Families[i].Example)
 	}
-	for i := range defaultRecognizer.warnings {
-		texts = append(texts, defaultRecognizer.warnings[i].example)
+	for i := range defaultRecognizer.Warnings {
+		texts = append(texts, defaultRecognizer.Warnings[i].Example)
 	}
 	for _, c := range genericCases {
 		texts = append(texts, c.text)
@@ -171,7 +175,7 @@ func checkPrefilterAgrees(t *testing.T, text string) {
 	if fast != ref {
 		t.Errorf("MayContain = %v, reference = %v for %q", fast, ref, text)
 	}
-	if perKey := defaultRecognizer.prefilter.mayContainPerKey(text); perKey != fast {
+	if perKey := defaultRecognizer.prefilter.MayContainPerKey(text); perKey != fast {
 		t.Errorf("MayContain = %v, one pass per key = %v for %q", fast, perKey, text)
 	}
 	if r, ok := Recognize(text); ok && !fast {

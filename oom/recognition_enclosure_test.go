@@ -7,6 +7,10 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/generic"
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
 // A family's message is recognised by its own text, whatever stands in
@@ -88,21 +92,21 @@ func pythonRepr(s string) string {
 
 // enclosedExamples calls fn with every failure family's example in every
 // enclosure, and after every neighbour line.
-func enclosedExamples(fn func(f *family, label, text string)) {
-	for i := range defaultRecognizer.families {
-		f := &defaultRecognizer.families[i]
+func enclosedExamples(fn func(f *grammar.Family, label, text string)) {
+	for i := range defaultRecognizer.Families {
+		f := &defaultRecognizer.Families[i]
 		for _, e := range enclosures {
-			fn(f, e.name, e.wrap(f.example))
+			fn(f, e.name, e.wrap(f.Example))
 		}
 		for _, n := range neighbours {
-			fn(f, "after "+n.name, n.line+"\n"+f.example)
+			fn(f, "after "+n.name, n.line+"\n"+f.Example)
 		}
 	}
 }
 
 func enclosureTexts() []string {
 	var out []string
-	enclosedExamples(func(_ *family, _, text string) { out = append(out, text) })
+	enclosedExamples(func(_ *grammar.Family, _, text string) { out = append(out, text) })
 	for _, msgs := range strForms() {
 		for _, msg := range msgs {
 			for _, e := range messageAloneEnclosures {
@@ -114,9 +118,9 @@ func enclosureTexts() []string {
 }
 
 func TestExamplesInEveryEnclosure(t *testing.T) {
-	enclosedExamples(func(f *family, label, text string) {
-		t.Run(f.id+"/"+label, func(t *testing.T) {
-			alone, ok := Recognize(f.example)
+	enclosedExamples(func(f *grammar.Family, label, text string) {
+		t.Run(f.ID+"/"+label, func(t *testing.T) {
+			alone, ok := Recognize(f.Example)
 			if !ok {
 				t.Fatalf("the example itself is not recognised")
 			}
@@ -132,7 +136,7 @@ func TestExamplesInEveryEnclosure(t *testing.T) {
 // checkSameFailure: the enclosed message reads as the message alone. The
 // backend may be learnt from the enclosure (an allocator name in a
 // neighbouring line) only where the message leaves it open.
-func checkSameFailure(t *testing.T, got, alone Report) {
+func checkSameFailure(t *testing.T, got, alone grammar.Report) {
 	t.Helper()
 	for _, f := range []struct{ name, got, want string }{
 		{"Family", got.Family, alone.Family}, {"Code", got.Code, alone.Code}, {"Phase", got.Phase, alone.Phase},
@@ -158,7 +162,7 @@ func checkSameFailure(t *testing.T, got, alone Report) {
 func TestGenericCasesInEveryEnclosure(t *testing.T) {
 	for _, c := range genericCases {
 		alone, ok := Recognize(c.text)
-		if !ok || alone.Family != FamilyGeneric {
+		if !ok || alone.Family != generic.FamilyGeneric {
 			continue // a family knows it now: TestExamplesInEveryEnclosure covers it
 		}
 		check := func(label, text string) {
@@ -171,7 +175,7 @@ func TestGenericCasesInEveryEnclosure(t *testing.T) {
 			})
 		}
 		for _, e := range enclosures {
-			if exceptionEnclosures[e.name] && headerLen(c.text) > 0 {
+			if exceptionEnclosures[e.name] && logtext.HeaderLen(c.text) > 0 {
 				continue // a log line is not an exception's message
 			}
 			check(e.name, e.wrap(c.text))
@@ -206,10 +210,10 @@ var exceptionClass = regexp.MustCompile(`^[\w.]*(?:Error|Exception): `)
 // Keras and the libraries that re-raise print around the same messages.
 func strForms() map[string][]string {
 	forms := map[string][]string{}
-	for i := range defaultRecognizer.families {
-		f := &defaultRecognizer.families[i]
-		if msg := exceptionClass.ReplaceAllString(f.example, ""); msg != f.example {
-			forms[f.id] = append(forms[f.id], msg)
+	for i := range defaultRecognizer.Families {
+		f := &defaultRecognizer.Families[i]
+		if msg := exceptionClass.ReplaceAllString(f.Example, ""); msg != f.Example {
+			forms[f.ID] = append(forms[f.ID], msg)
 		}
 	}
 	// TensorFlow 2 eager: the function_node tag and the op name suffix.
@@ -236,15 +240,15 @@ func TestMessageAloneEnclosures(t *testing.T) {
 			t.Errorf("%s: no str(e) form", id)
 		}
 	}
-	for i := range defaultRecognizer.families {
-		f := &defaultRecognizer.families[i]
-		alone, ok := Recognize(f.example)
+	for i := range defaultRecognizer.Families {
+		f := &defaultRecognizer.Families[i]
+		alone, ok := Recognize(f.Example)
 		if !ok {
-			t.Fatalf("%s: the example itself is not recognised", f.id)
+			t.Fatalf("%s: the example itself is not recognised", f.ID)
 		}
-		for _, msg := range forms[f.id] {
+		for _, msg := range forms[f.ID] {
 			for _, e := range messageAloneEnclosures {
-				t.Run(f.id+"/"+e.name, func(t *testing.T) {
+				t.Run(f.ID+"/"+e.name, func(t *testing.T) {
 					text := e.wrap(msg)
 					r, ok := Recognize(text)
 					if !ok {

@@ -3,7 +3,16 @@
 
 package oom
 
-import "strings"
+import (
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/diagnosis"
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/breakdown"
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/details"
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/generic"
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/speaker"
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/verdict"
+)
 
 // Recognize finds the XLA OOM failure in text, if any, and reads it.
 //
@@ -13,49 +22,50 @@ import "strings"
 // line, the exception), the first returned status is the failure; the BFC
 // allocator's report of the request it could not serve is the failure only
 // when no status is present. Allocation attempts (the driver's refusals that
-// allocators retry, families_attempts.go) are never the failure.
+// allocators retry, families/families_attempts.go) are never the failure.
 // Compatible details of the other messages (device, backend, sizes of the
 // same code) fill what the failure leaves empty.
 //
 // It accepts only what MayContain passes (the processor never sees any
 // other text); every message a family or the last-resort layer reads holds
 // one of their cues, so MayContain passes it.
-func (z *Recognizer) Recognize(text string) (Report, bool) {
+func (z *Recognizer) Recognize(text string) (grammar.Report, bool) {
 	if !z.MayContain(text) {
-		return Report{}, false
+		return grammar.Report{}, false
 	}
 	return z.recognizeUnfiltered(text)
 }
 
 // recognizeUnfiltered is Recognize without the prefilter (the tests check
 // that it reads nothing MayContain rejects).
-func (z *Recognizer) recognizeUnfiltered(text string) (Report, bool) {
-	var info infoLines
-	var st statements
-	return z.recognizeFlat(text, z.flattenLevels(text, &info, &st), &info, &st)
+func (z *Recognizer) recognizeUnfiltered(text string) (grammar.Report, bool) {
+	var info logtext.InfoLines
+	var st speaker.Statements
+	marks := st.Marks()
+	return z.recognizeFlat(text, z.wrapWords.FlattenLevels(text, &info, &marks), &info, &st)
 }
 
 // recognizeFlat is Recognize on text flattened to flat, whose statements'
 // speakers are st. The last-resort layer reads text itself, entry by entry.
-func (z *Recognizer) recognizeFlat(text, flat string, info *infoLines, st *statements) (Report, bool) {
-	var buf [8]candidate
+func (z *Recognizer) recognizeFlat(text, flat string, info *logtext.InfoLines, st *speaker.Statements) (grammar.Report, bool) {
+	var buf [8]verdict.Candidate
 	cands := buf[:0]
-	for i := range z.families {
-		f := &z.families[i]
-		f.each(flat, func(m match) {
-			if guarded(flat, m.start()) || st.foreign(m.start()) { // speaker hook: another program's words
+	for i := range z.Families {
+		f := &z.Families[i]
+		f.Each(flat, func(m grammar.Match) {
+			v := verdict.Of(verdict.Statement{
+				Kind:    verdict.KindOf(f.Kind),
+				Foreign: st.Foreign(m.Start()),
+				Guarded: details.Guarded(flat, m.Start()),
+				AtInfo:  info.Contains(m.Start()),
+			})
+			if v == verdict.Dropped || len(cands) >= grammar.MaxCandidates {
 				return
 			}
-			if f.kind == logOnly && info.contains(m.start()) {
-				return // an allocator or driver line at INFO: a retry the runtime survives
-			}
-			if len(cands) >= maxCandidates {
-				return
-			}
-			r := Report{Family: f.id, Code: f.code, Phase: f.phase, Backend: f.backend}
-			readStandardGroups(&r, m)
-			if f.read == nil || f.read(&r, m) {
-				cands = append(cands, candidate{f: f, at: m.start(), r: r, requestedToken: requestedToken(m)})
+			r := grammar.Report{Family: f.ID, Code: f.Code, Phase: f.Phase, Backend: f.Backend}
+			grammar.ReadStandardGroups(&r, m)
+			if f.Read == nil || f.Read(&r, m) {
+				cands = append(cands, verdict.Candidate{F: f, Verdict: v, At: m.Start(), R: r, RequestedToken: grammar.RequestedToken(m)})
 			}
 		})
 	}
@@ -63,167 +73,92 @@ func (z *Recognizer) recognizeFlat(text, flat string, info *infoLines, st *state
 	// Speaker hooks (speakers.go): an allocation attempt inside a status
 	// XLA's stack raised is a failure, the others are the record's
 	// attempts; a code in a foreign statement is not XLA's.
-	var attempts attemptSeries
-	cands = z.eachAttemptOrRaised(flat, st, cands, attempts.add)
-	var codeBuf [4]codeAt
-	codes := withoutForeign(findCodes(flat, codeBuf[:0]), st)
+	var attempts verdict.AttemptSeries
+	cands = z.eachAttemptOrRaised(flat, st, cands, attempts.Add)
+	var codeBuf [4]details.CodeAt
+	codes := verdict.WithoutForeign(details.FindCodes(flat, codeBuf[:0]), st)
 
-	var r Report
-	var traits adviceTraits
-	var failure *family // the primary candidate's family, nil for a bare code
-	ownRequest := 0     // 1 when an attempt is the failing request itself
+	var r grammar.Report
+	var traits grammar.AdviceTraits
+	var failure *grammar.Family // the primary candidate's family, nil for a bare code
+	ownRequest := 0             // 1 when an attempt is the failing request itself
 	exceptionAt := -1
-	if p := primary(cands); p >= 0 {
-		exceptionAt = cands[p].at
-		r = cands[p].r
+	if p := verdict.Primary(cands); p >= 0 {
+		exceptionAt = cands[p].At
+		r = cands[p].R
 		for i := range cands {
 			if i != p {
-				mergeFrom(&r, &cands[i].r)
-				preferExact(&r, cands[p].requestedToken, &cands[i])
+				verdict.MergeFrom(&r, &cands[i].R)
+				verdict.PreferExact(&r, cands[p].RequestedToken, &cands[i])
 			}
 		}
-		if c, ok := codeFor(codes, cands[p].at); ok {
+		if c, ok := details.CodeFor(codes, cands[p].At); ok {
 			r.Code = c
 		}
-		if exactFromAttempt(&r, cands[p].requestedToken, &attempts) {
+		if verdict.ExactFromAttempt(&r, cands[p].RequestedToken, &attempts) {
 			ownRequest = 1
 		}
-		traits = cands[p].f.advice
-		failure = cands[p].f
+		traits = cands[p].F.Advice
+		failure = cands[p].F
 	} else {
 		// A catalog OOM code with no readable message (e.g. a truncated
 		// "RESOURCE_EXHAUSTED: E1000: CompileTimeHbmOom:").
-		c, ok := standaloneCode(codes)
+		c, ok := details.StandaloneCode(codes)
 		switch {
 		case ok:
-			r = Report{Family: familyCodeOnly, Code: c}
+			r = grammar.Report{Family: grammar.FamilyCodeOnly, Code: c}
 		default:
-			// No family and no code: the last-resort layer (generic.go).
-			if r, ok = z.recognizeGeneric(text); !ok {
-				return Report{}, false
+			// No family and no code: the last-resort layer (families/generic/generic.go).
+			if r, ok = generic.RecognizeGeneric(text, z.wrapWords, lastResortVerdicts{z}); !ok {
+				return grammar.Report{}, false
 			}
-			traits = adviceTraits{own: genericAdvice, ownAction: genericAction}
+			traits = grammar.AdviceTraits{Own: diagnosis.GenericAdvice, OwnAction: diagnosis.GenericAction}
 		}
 	}
 
 	// The refusal of the failing request itself is the failure, not an
 	// attempt on the way (explain counts alike).
-	r.Attempts = attempts.count - ownRequest
-	r.refusedBefore, r.ownRefused = r.Attempts, ownRequest == 1
-	r.ExceptionType = st.exceptionType(exceptionAt)
+	r.Attempts = attempts.Count - ownRequest
+	r.RefusedBefore, r.OwnRefused = r.Attempts, ownRequest == 1
+	r.ExceptionType = st.ExceptionType(exceptionAt)
 
-	for _, d := range details {
-		eachAnchor(flat, d.anchor, func(i int) {
-			d.read(&r, flat[max(0, i-detailSpan):i], flat[i+len(d.anchor):min(len(flat), i+len(d.anchor)+detailSpan)])
+	for _, d := range details.Details {
+		grammar.EachAnchor(flat, d.Anchor, func(i int) {
+			d.Read(&r, flat[max(0, i-details.DetailSpan):i], flat[i+len(d.Anchor):min(len(flat), i+len(d.Anchor)+details.DetailSpan)])
 		})
 	}
-	readAllocatorDump(&r, flat)
+	details.ReadAllocatorDump(&r, flat)
 	// Multi-line breakdowns (TPU "Total hbm usage >= ...", "Largest program
 	// allocations in hbm:", GPU "BufferAssignment stats:", "Peak buffers:",
 	// XRT "Top-of-Memory reserved:") are read from the flattened text, so a
-	// per-line prefixed and a one-line breakdown read alike (breakdown.go).
+	// per-line prefixed and a one-line breakdown read alike (families/breakdown/breakdown.go).
 	// No family pattern reaches into them: every headline ends before its
 	// breakdown starts. Records without one pay a few substring searches.
-	if hasBreakdown(flat) {
-		readBreakdown(&r.Breakdown, flat, MaxAllocations)
+	if breakdown.HasBreakdown(flat) {
+		breakdown.ReadBreakdown(&r.Breakdown, flat, grammar.MaxAllocations)
 		if !r.Used.Known {
 			r.Used = r.Breakdown.Allocated // XRT "Currently allocated": what is in use on the device
 		}
 	}
-	finish(&r, flat, traits)
-	if failure != nil && failure.category != "" && r.Code == failure.code {
-		r.Category = failure.category
+	diagnosis.Finish(&r, flat, traits)
+	if failure != nil && failure.Category != "" && r.Code == failure.Code {
+		r.Category = failure.Category
 	}
 	return r, true
 }
 
-// maxCandidates bounds the messages read from one record (a pathological
-// record repeating a headline thousands of times costs no more memory).
-const maxCandidates = 32
+// lastResortVerdicts asks the verdict's table about the last-resort layer's
+// statements.
+type lastResortVerdicts struct{ z *Recognizer }
 
-// candidate is one family match.
-type candidate struct {
-	f              *family
-	at             int
-	r              Report
-	requestedToken string // Requested as printed
+// EntryMayFail: no statement of an entry with an allocation attempt is a
+// failure.
+func (v lastResortVerdicts) EntryMayFail(flat string, st *speaker.Statements) bool {
+	beside := v.z.HasAttempt(flat, func(at int) bool { return verdict.AttemptAt(st, at) == verdict.Attempt })
+	return verdict.Of(verdict.Statement{Kind: verdict.LastResort, BesideAttempt: beside}) != verdict.Dropped
 }
 
-// primary picks the failure: the earliest returned status, else the earliest
-// log-only line. It returns -1 when there is none.
-func primary(c []candidate) int {
-	best := -1
-	for i := range c {
-		iFatal, bestFatal := c[i].f.kind == fatal, best >= 0 && c[best].f.kind == fatal
-		if best < 0 || iFatal && !bestFatal || iFatal == bestFatal && c[i].at < c[best].at {
-			best = i
-		}
-	}
-	return best
-}
-
-// guardSpan bounds how far before a match a guard phrase is looked for: the
-// guard and the match must be in one sentence, and no guarded sentence is
-// near this long.
-const guardSpan = 1000
-
-// guarded reports whether a guard phrase stands just before at, in the same
-// sentence: the match is then a fallback or a start-up warning.
-func guarded(s string, at int) bool {
-	w := s[max(0, at-guardSpan):at]
-	for _, g := range guards {
-		if !strings.Contains(w, g) {
-			continue
-		}
-		if k := strings.LastIndex(w, g); !strings.Contains(w[k+len(g):], ". ") {
-			return true
-		}
-	}
-	return false
-}
-
-// finish derives what the matched fields imply: catalog names, backend,
-// cause and remediation.
-func finish(r *Report, flat string, traits adviceTraits) {
-	e, _ := lookupCode(r.Code)
-	r.Code, r.Name, r.Category, r.DocURL = e.Code, e.Name, e.Category, e.DocURL
-	if e.Phase != "" {
-		r.Phase = e.Phase
-	}
-	if r.Phase == "" {
-		r.Phase = PhaseRuntime
-	}
-	if r.MemorySpace == "" && strings.Contains(r.Device, "_HBM") {
-		r.MemorySpace = "hbm"
-	}
-	if r.Backend == "" {
-		r.Backend = evidenceBackend(flat)
-	}
-	if r.Cause == "" && r.Requested.Known && r.Free.Known { // the allocator's own summary may have told already
-		if r.Free.Bytes >= r.Requested.Bytes {
-			r.Cause = CauseFragmentation
-		} else {
-			r.Cause = CauseExhaustion
-		}
-	}
-	r.Remediation, r.Action = adviseWithAction(r, flat, traits)
-	r.Retry = RetryVerdict(r, 0)
-	r.FitFraction = fitFraction(r)
-}
-
-// evidenceBackend returns the one backend whose evidence the text shows, or "".
-func evidenceBackend(s string) string {
-	found := ""
-	for _, ev := range backendEvidence {
-		for _, t := range ev.tokens {
-			if strings.Contains(s, t) {
-				if found != "" {
-					return "" // evidence for two backends: do not guess
-				}
-				found = ev.backend
-				break
-			}
-		}
-	}
-	return found
+// StatementMayFail: no statement of another program is a failure.
+func (v lastResortVerdicts) StatementMayFail(st *speaker.Statements, at int) bool {
+	return verdict.Of(verdict.Statement{Kind: verdict.LastResort, Foreign: st.Foreign(at)}) != verdict.Dropped
 }

@@ -3,24 +3,31 @@
 
 package oom
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
 
-// Recognizer holds everything built from the family table (families.go): the
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families"
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/details"
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/generic"
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
+)
+
+// Recognizer holds everything built from the family table (families/families.go): the
 // compiled families in matching order, the prefilter's scan tables and the
 // words a hard wrap may split. It is built once and never changes, so one
 // Recognizer serves any number of goroutines.
 type Recognizer struct {
-	families  []family        // failure families, in matching order
-	warnings  []warningFamily // memory-pressure warnings, in matching order
-	attempts  []int           // the indexes in warnings of the allocation attempts
-	raisedAs  []*family       // per attempt, the family its raised form is read as (nil: none)
-	prefilter prefilter
-	wrapWords wrapVocabulary
+	grammar.Compiled
+	raisedAs  []*grammar.Family // per attempt, the family its raised form is read as (nil: none)
+	prefilter logtext.Prefilter
+	wrapWords logtext.WrapVocabulary
 }
 
 // defaultRecognizer is built from the family table when the package is
 // initialised: a malformed entry panics there, so every test run catches it.
-var defaultRecognizer = newRecognizer(failureGroups, warningGroups)
+var defaultRecognizer = newRecognizer(families.FailureGroups, families.WarningGroups)
 
 // Default returns the Recognizer of every family of this package. The
 // package-level MayContain, Recognize and RecognizeWarning use it.
@@ -31,20 +38,27 @@ func Default() *Recognizer { return defaultRecognizer }
 func MayContain(text string) bool { return defaultRecognizer.MayContain(text) }
 
 // Recognize finds the XLA OOM failure in text (see Recognizer.Recognize).
-func Recognize(text string) (Report, bool) { return defaultRecognizer.Recognize(text) }
+func Recognize(text string) (grammar.Report, bool) { return defaultRecognizer.Recognize(text) }
+
+// MayContain reports whether text could hold an XLA OOM message or a
+// memory-pressure warning. It is the cheap first pass run on every record:
+// false means certainly not an OOM (the prefilter, logtext/prefilter.go).
+func (z *Recognizer) MayContain(text string) bool { return z.prefilter.MayContain(text) }
 
 // RecognizeWarning finds the first memory-pressure warning in text (see
 // Recognizer.RecognizeWarning).
-func RecognizeWarning(text string) (Warning, bool) { return defaultRecognizer.RecognizeWarning(text) }
+func RecognizeWarning(text string) (grammar.Warning, bool) {
+	return defaultRecognizer.RecognizeWarning(text)
+}
 
 // newRecognizer compiles the entries of failures and warnings (copies: the
 // table itself is never written) and builds the tables read from them. It
 // panics on a malformed table: a duplicate id, an entry without a kind, code
 // or phase, an expression that does not compile or whose anchor is not its
 // literal text.
-func newRecognizer(failures [][]family, warnings [][]warningFamily) *Recognizer {
+func newRecognizer(failures [][]grammar.Family, warnings [][]grammar.WarningFamily) *Recognizer {
 	z := &Recognizer{}
-	seen := map[string]bool{familyCodeOnly: true}
+	seen := map[string]bool{grammar.FamilyCodeOnly: true}
 	checkID := func(id string) {
 		if seen[id] {
 			panic("oom: duplicate family id " + strconv.Quote(id))
@@ -53,57 +67,81 @@ func newRecognizer(failures [][]family, warnings [][]warningFamily) *Recognizer 
 	}
 	for _, group := range failures {
 		for _, f := range group {
-			checkID(f.id)
-			if f.kind == 0 || f.code == "" || f.phase == "" {
-				panic("oom: family " + f.id + " lacks a kind, code or phase")
+			checkID(f.ID)
+			if f.Kind == 0 || f.Code == "" || f.Phase == "" {
+				panic("oom: family " + f.ID + " lacks a kind, code or phase")
 			}
-			f.pattern = compilePattern(f.id, f.anchor, f.expr, f.span)
-			z.families = append(z.families, f)
+			f.Pattern = grammar.CompilePattern(f.ID, f.Anchor, f.Expr, f.Span)
+			z.Families = append(z.Families, f)
 		}
 	}
 	for _, group := range warnings {
 		for _, w := range group {
-			checkID(w.id)
-			if w.kind == "" || w.phase == "" {
-				panic("oom: warning family " + w.id + " lacks a kind or phase")
+			checkID(w.ID)
+			if w.Kind == "" || w.Phase == "" {
+				panic("oom: warning family " + w.ID + " lacks a kind or phase")
 			}
-			if w.attempt != (w.kind == WarningAllocationAttempt) {
-				panic("oom: warning family " + w.id + ": an attempt entry and only those have kind " + WarningAllocationAttempt)
+			if w.Attempt != (w.Kind == grammar.WarningAllocationAttempt) {
+				panic("oom: warning family " + w.ID + ": an attempt entry and only those have kind " + grammar.WarningAllocationAttempt)
 			}
-			w.pattern = compilePattern(w.id, w.anchor, w.expr, w.span)
-			if w.attempt {
-				z.attempts = append(z.attempts, len(z.warnings))
+			w.Pattern = grammar.CompilePattern(w.ID, w.Anchor, w.Expr, w.Span)
+			if w.Attempt {
+				z.Attempts = append(z.Attempts, len(z.Warnings))
 			}
-			z.warnings = append(z.warnings, w)
+			z.Warnings = append(z.Warnings, w)
 		}
 	}
-	z.prefilter = buildPrefilter(z.prefilterCues())
-	z.wrapWords = buildWrapVocabulary(z.exprs())
+	z.prefilter = logtext.BuildPrefilter(z.prefilterCues())
+	z.wrapWords = logtext.BuildWrapVocabulary(z.exprs(), detailAnchors())
 	z.resolveRaised() // speakers.go
 	return z
 }
 
 // cues lists every entry's prefilter cues, failures first, then the
 // last-resort layer's.
-func (z *Recognizer) cues() []cue {
-	var out []cue
-	for i := range z.families {
-		out = append(out, z.families[i].cues...)
+func (z *Recognizer) cues() []logtext.Cue {
+	var out []logtext.Cue
+	for i := range z.Families {
+		out = append(out, z.Families[i].Cues...)
 	}
-	for i := range z.warnings {
-		out = append(out, z.warnings[i].cues...)
+	for i := range z.Warnings {
+		out = append(out, z.Warnings[i].Cues...)
 	}
-	return append(out, genericCues...)
+	return append(out, generic.GenericCues...)
 }
 
 // exprs lists every entry's expression, failures first.
 func (z *Recognizer) exprs() []string {
-	out := make([]string, 0, len(z.families)+len(z.warnings))
-	for i := range z.families {
-		out = append(out, z.families[i].expr)
+	out := make([]string, 0, len(z.Families)+len(z.Warnings))
+	for i := range z.Families {
+		out = append(out, z.Families[i].Expr)
 	}
-	for i := range z.warnings {
-		out = append(out, z.warnings[i].expr)
+	for i := range z.Warnings {
+		out = append(out, z.Warnings[i].Expr)
 	}
 	return out
+}
+
+// detailAnchors lists the details' anchors: words a hard wrap may split too.
+func detailAnchors() []string {
+	out := make([]string, 0, len(details.Details))
+	for _, d := range details.Details {
+		out = append(out, d.Anchor)
+	}
+	return out
+}
+
+// prefilterCues is every cue MayContain lets through, in order: the status
+// cues, the catalog's code names, then every entry's and the last-resort
+// layer's (Recognizer.cues). The names without an 'R' or a 'B' (the
+// CompileTime* ones) are not cues: XLA prints them only after
+// "RESOURCE_EXHAUSTED: Ennnn: ".
+func (z *Recognizer) prefilterCues() []logtext.Cue {
+	all := append([]logtext.Cue(nil), logtext.StatusCues...)
+	for _, e := range grammar.Catalog {
+		if strings.ContainsAny(e.Name, "RB") {
+			all = append(all, logtext.Cue{Text: e.Name})
+		}
+	}
+	return append(all, z.cues()...)
 }

@@ -10,6 +10,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/diagnosis"
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/generic"
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
 // adviceCorpus is every real message the package holds: the fixtures, the
@@ -49,9 +54,9 @@ func adviceCorpus(t *testing.T) map[string]string {
 		}
 		texts[p] = string(data)
 	}
-	for i := range defaultRecognizer.families {
-		f := &defaultRecognizer.families[i]
-		texts["example of "+f.id] = f.example
+	for i := range defaultRecognizer.Families {
+		f := &defaultRecognizer.Families[i]
+		texts["example of "+f.ID] = f.Example
 	}
 	texts["case TPU donation"] = donationText
 	// A truncated E0100 status: the cause is not read.
@@ -68,10 +73,10 @@ func adviceCorpus(t *testing.T) map[string]string {
 }
 
 // adviceTables lists every table a report's advice is read from.
-func adviceTables() map[string]adviceTable {
-	tables := map[string]adviceTable{"breakdown": breakdownAdvice, "generic": genericAdviceTable}
-	for _, t := range codeAdvice {
-		tables[t.name] = t.table
+func adviceTables() map[string]diagnosis.AdviceTable {
+	tables := map[string]diagnosis.AdviceTable{"breakdown": diagnosis.BreakdownAdvice, "generic": diagnosis.GenericAdviceTable}
+	for _, t := range diagnosis.CodeAdvice {
+		tables[t.Name] = t.Table
 	}
 	return tables
 }
@@ -95,45 +100,45 @@ func TestAdviceRowsReachable(t *testing.T) {
 		if !ok {
 			continue
 		}
-		var info infoLines
-		flat := defaultRecognizer.flattenLevels(text, &info, nil)
+		var info logtext.InfoLines
+		flat := defaultRecognizer.wrapWords.FlattenLevels(text, &info, nil)
 		traits, own := adviceTraitsOf(r.Family)
-		if own && r.Family != FamilyGeneric {
+		if own && r.Family != generic.FamilyGeneric {
 			continue // a family's own advice is not a table
 		}
-		seen := func(table string, row *adviceRow, steps []string) {
+		seen := func(table string, row *diagnosis.AdviceRow, steps []string) {
 			if len(steps) == 0 {
-				t.Errorf("%s: row %q of %q holds but gives no step", name, row.name, table)
+				t.Errorf("%s: row %q of %q holds but gives no step", name, row.Name, table)
 			}
 			for _, s := range steps {
 				if !slices.Contains(r.Remediation, s) {
-					t.Errorf("%s: row %q of %q gives %q, not in the report's advice", name, row.name, table, s)
+					t.Errorf("%s: row %q of %q gives %q, not in the report's advice", name, row.Name, table, s)
 				}
 			}
-			if _, ok := reached[key{table, row.name}]; !ok {
-				reached[key{table, row.name}] = name
+			if _, ok := reached[key{table, row.Name}]; !ok {
+				reached[key{table, row.Name}] = name
 			}
 		}
-		c := adviceCase{r: &r, flat: flat, traits: traits}
+		c := diagnosis.AdviceCase{R: &r, Flat: flat, Traits: traits}
 		var got []string
-		if r.Family == FamilyGeneric {
-			got = genericAdviceTable.walk("generic", c, seen)
+		if r.Family == generic.FamilyGeneric {
+			got = diagnosis.GenericAdviceTable.Walk("generic", c, seen)
 		} else {
-			got = adviseSeen(c, seen)
+			got = diagnosis.AdviseSeen(c, seen)
 		}
 		if !slices.Equal(got, r.Remediation) {
 			t.Fatalf("%s: the tables walked here give other advice than Recognize:\n%q\n%q", name, got, r.Remediation)
 		}
-		if r.Family == FamilyGeneric {
+		if r.Family == generic.FamilyGeneric {
 			continue
 		}
 		// Any family may bring a lead step and a note.
-		c.traits.lead = func(*Report) string { return "test lead" }
-		c.traits.note = "test note"
-		adviseSeen(c, func(table string, row *adviceRow, _ []string) {
-			if row.name == leadRow.name || row.name == noteRow.name {
-				if _, ok := withFamilySteps[key{table, row.name}]; !ok {
-					withFamilySteps[key{table, row.name}] = name + " (with a family lead and note)"
+		c.Traits.Lead = func(*grammar.Report) string { return "test lead" }
+		c.Traits.Note = "test note"
+		diagnosis.AdviseSeen(c, func(table string, row *diagnosis.AdviceRow, _ []string) {
+			if row.Name == diagnosis.LeadRow.Name || row.Name == diagnosis.NoteRow.Name {
+				if _, ok := withFamilySteps[key{table, row.Name}]; !ok {
+					withFamilySteps[key{table, row.Name}] = name + " (with a family lead and note)"
 				}
 			}
 		})
@@ -148,17 +153,17 @@ func TestAdviceRowsReachable(t *testing.T) {
 		rows := tables[table]
 		names := map[string]bool{}
 		for _, row := range rows {
-			if names[row.name] {
-				t.Errorf("table %q: row name %q twice", table, row.name)
+			if names[row.Name] {
+				t.Errorf("table %q: row name %q twice", table, row.Name)
 			}
-			names[row.name] = true
-			if row.when == nil || (row.say == nil) == (row.sayEach == nil) {
-				t.Errorf("table %q, row %q: needs a condition and exactly one of say, sayEach", table, row.name)
+			names[row.Name] = true
+			if row.When == nil || (row.Say == nil) == (row.SayEach == nil) {
+				t.Errorf("table %q, row %q: needs a condition and exactly one of say, sayEach", table, row.Name)
 			}
-			if by, ok := reached[key{table, row.name}]; ok {
-				t.Logf("%-34s %-34s %s", table, row.name, by)
+			if by, ok := reached[key{table, row.Name}]; ok {
+				t.Logf("%-34s %-34s %s", table, row.Name, by)
 			} else {
-				t.Errorf("table %q, row %q: no message reaches it", table, row.name)
+				t.Errorf("table %q, row %q: no message reaches it", table, row.Name)
 			}
 		}
 	}
@@ -166,20 +171,20 @@ func TestAdviceRowsReachable(t *testing.T) {
 
 // adviceTraitsOf returns the advice traits of the family id, and whether
 // the family's advice is its own rather than the tables'.
-func adviceTraitsOf(id string) (adviceTraits, bool) {
-	if id == FamilyGeneric {
-		return adviceTraits{own: genericAdvice}, true
+func adviceTraitsOf(id string) (grammar.AdviceTraits, bool) {
+	if id == generic.FamilyGeneric {
+		return grammar.AdviceTraits{Own: diagnosis.GenericAdvice}, true
 	}
-	for i := range defaultRecognizer.families {
-		if f := &defaultRecognizer.families[i]; f.id == id {
-			return f.advice, f.advice.own != nil
+	for i := range defaultRecognizer.Families {
+		if f := &defaultRecognizer.Families[i]; f.ID == id {
+			return f.Advice, f.Advice.Own != nil
 		}
 	}
-	return adviceTraits{}, false // a bare catalog code
+	return grammar.AdviceTraits{}, false // a bare catalog code
 }
 
 func TestAdviceTablesCoverEveryCode(t *testing.T) {
-	if last := codeAdvice[len(codeAdvice)-1]; !last.when(adviceCase{r: &Report{}}) {
-		t.Errorf("the last table (%s) must take every other report", last.name)
+	if last := diagnosis.CodeAdvice[len(diagnosis.CodeAdvice)-1]; !last.When(diagnosis.AdviceCase{R: &grammar.Report{}}) {
+		t.Errorf("the last table (%s) must take every other report", last.Name)
 	}
 }

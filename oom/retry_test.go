@@ -10,6 +10,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/diagnosis"
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
 )
 
 // compileTimeTPUTexts are the real compile-time TPU OOMs the package holds,
@@ -20,7 +23,7 @@ func compileTimeTPUTexts(t *testing.T) map[string]string {
 	t.Helper()
 	texts := map[string]string{}
 	for _, f := range fixtures {
-		if f.want.code == codeHbm || f.want.code == codeVmem || f.want.code == codeSparseCore {
+		if f.want.code == grammar.CodeHbm || f.want.code == grammar.CodeVmem || f.want.code == grammar.CodeSparseCore {
 			texts["fixture "+f.name] = f.body(t)
 		}
 	}
@@ -41,9 +44,9 @@ func compileTimeTPUTexts(t *testing.T) map[string]string {
 		}
 		texts[p] = string(data)
 	}
-	for i := range defaultRecognizer.families {
-		if f := &defaultRecognizer.families[i]; strings.HasPrefix(f.id, "tpu-compile-") {
-			texts["example of "+f.id] = f.example
+	for i := range defaultRecognizer.Families {
+		if f := &defaultRecognizer.Families[i]; strings.HasPrefix(f.ID, "tpu-compile-") {
+			texts["example of "+f.ID] = f.Example
 		}
 	}
 	return texts
@@ -61,8 +64,8 @@ func TestCompileTimeTPUOOMsAreFutile(t *testing.T) {
 		switch {
 		case !ok:
 			t.Errorf("%s: not recognised", name)
-		case r.Retry != RetryFutile:
-			t.Errorf("%s: retry %q (rule %q), want futile", name, r.Retry, RetryRule(&r, 0))
+		case r.Retry != diagnosis.RetryFutile:
+			t.Errorf("%s: retry %q (rule %q), want futile", name, r.Retry, diagnosis.RetryRule(&r, 0))
 		default:
 			futile++
 		}
@@ -74,12 +77,12 @@ func TestCompileTimeTPUOOMsAreFutile(t *testing.T) {
 
 	variations, varFutile := 0, 0
 	for _, bs := range bases {
-		if !bs.tpu || (bs.want.code != codeHbm && bs.want.code != codeVmem && bs.want.code != codeSparseCore) {
+		if !bs.tpu || (bs.want.code != grammar.CodeHbm && bs.want.code != grammar.CodeVmem && bs.want.code != grammar.CodeSparseCore) {
 			continue
 		}
 		for _, text := range compileVariations(bs) {
 			variations++
-			if r, ok := Recognize(text); ok && r.Retry == RetryFutile {
+			if r, ok := Recognize(text); ok && r.Retry == diagnosis.RetryFutile {
 				varFutile++
 			} else {
 				t.Errorf("%s: not futile: %q", bs.id, text)
@@ -123,18 +126,18 @@ func TestRetryRulesReachable(t *testing.T) {
 		if !ok {
 			continue
 		}
-		if rule := RetryRule(&r, 0); rule != "" && reached[rule] == "" {
+		if rule := diagnosis.RetryRule(&r, 0); rule != "" && reached[rule] == "" {
 			reached[rule] = name
 		}
-		if r.Retry != RetryVerdict(&r, 0) {
-			t.Errorf("%s: Report.Retry %q, RetryVerdict %q", name, r.Retry, RetryVerdict(&r, 0))
+		if r.Retry != diagnosis.RetryVerdict(&r, 0) {
+			t.Errorf("%s: Report.Retry %q, RetryVerdict %q", name, r.Retry, diagnosis.RetryVerdict(&r, 0))
 		}
 	}
-	for _, rule := range retryRules {
-		if reached[rule.name] == "" {
-			t.Errorf("rule %q: no real message reaches it", rule.name)
+	for _, rule := range diagnosis.RetryRules {
+		if reached[rule.Name] == "" {
+			t.Errorf("rule %q: no real message reaches it", rule.Name)
 		} else {
-			t.Logf("%-34s %-9s e.g. %s", rule.name, rule.verdict, reached[rule.name])
+			t.Logf("%-34s %-9s e.g. %s", rule.Name, rule.Verdict, reached[rule.Name])
 		}
 	}
 }
@@ -145,20 +148,20 @@ func TestRetryRulesReachable(t *testing.T) {
 func TestRetryRefusalsBefore(t *testing.T) {
 	bfc := readReal(t, "jit_temps.stderr.txt") // 69.85 GiB against a 59.38 GiB pool
 	r, ok := Recognize(bfc)
-	if !ok || r.Retry != RetryFutile {
+	if !ok || r.Retry != diagnosis.RetryFutile {
 		t.Fatalf("jit_temps: %v %q", ok, r.Retry)
 	}
-	if v := RetryVerdict(&r, 11); v != RetryFutile {
+	if v := diagnosis.RetryVerdict(&r, 11); v != diagnosis.RetryFutile {
 		t.Errorf("jit_temps after 11 refusals: %q, want futile (larger than the pool)", v)
 	}
 	exhausted, ok := Recognize(`jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 23.28GiB with allocator GPU_0_bfc on device 0. [tf-allocator-allocation-error=''] [executable_name='jit_activations']`)
 	if !ok {
 		t.Fatal("the status of shared_gpu_backoff_then_oom is not recognised")
 	}
-	if exhausted.Retry != RetryUnknown || RetryVerdict(&exhausted, 0) != RetryUnknown {
+	if exhausted.Retry != diagnosis.RetryUnknown || diagnosis.RetryVerdict(&exhausted, 0) != diagnosis.RetryUnknown {
 		t.Errorf("the status alone: %q, want unknown", exhausted.Retry)
 	}
-	if v, rule := RetryVerdict(&exhausted, 35), RetryRule(&exhausted, 35); v != RetryMayHelp || rule != "driver refused before the failure" {
+	if v, rule := diagnosis.RetryVerdict(&exhausted, 35), diagnosis.RetryRule(&exhausted, 35); v != diagnosis.RetryMayHelp || rule != "driver refused before the failure" {
 		t.Errorf("after the 35 refusals of its log: %q (%q), want may_help", v, rule)
 	}
 }

@@ -3,10 +3,16 @@
 
 package oom
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/speaker"
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/verdict"
+)
 
 // The speaker decides before the words (docs/recognition.md, "Who said
-// it"): the hooks of statements.go's record into recognition.
+// it"): the hooks of speaker/statements.go's record into recognition.
 //
 //   - A match in a statement of a foreign program (CuPy, PyTorch, a
 //     database, ...) is dropped: a family's, an attempt's, a warning's, a
@@ -22,77 +28,60 @@ import "strconv"
 // allocation attempts that lie in a status XLA's stack raised, as
 // candidates of their raised family: one pass over the attempt patterns
 // for both.
-func (z *Recognizer) eachAttemptOrRaised(flat string, st *statements, cands []candidate, fn func(at int, r *Report, requested string)) []candidate {
-	if !st.anyRaised() {
-		z.eachAttempt(flat, st, fn)
+func (z *Recognizer) eachAttemptOrRaised(flat string, st *speaker.Statements, cands []verdict.Candidate, fn func(at int, r *grammar.Report, requested string)) []verdict.Candidate {
+	if !st.AnyRaised() {
+		z.EachAttempt(flat, func(at int) bool { return verdict.AttemptAt(st, at) == verdict.Attempt }, fn)
 		return cands
 	}
-	for k, i := range z.attempts {
-		w := &z.warnings[i]
+	for k, i := range z.Attempts {
+		w := &z.Warnings[i]
 		f := z.raisedAs[k] // nil when the last-resort layer reads its raised form
-		w.each(flat, func(m match) {
-			at := m.start()
-			if st.foreign(at) || st.raised(at) && (f == nil || len(cands) >= maxCandidates) {
+		w.Each(flat, func(m grammar.Match) {
+			at := m.Start()
+			v := verdict.AttemptAt(st, at) // Dropped, Failure (raised) or Attempt
+			if v == verdict.Dropped || v == verdict.Failure && (f == nil || len(cands) >= grammar.MaxCandidates) {
 				return
 			}
-			r := Report{Backend: w.backend}
-			if st.raised(at) {
-				r = Report{Family: f.id, Code: f.code, Phase: f.phase, Backend: f.backend}
+			r := grammar.Report{Backend: w.Backend}
+			if v == verdict.Failure {
+				r = grammar.Report{Family: f.ID, Code: f.Code, Phase: f.Phase, Backend: f.Backend}
 			}
-			readStandardGroups(&r, m)
-			if w.read != nil && !w.read(&r, m) {
+			grammar.ReadStandardGroups(&r, m)
+			if w.Read != nil && !w.Read(&r, m) {
 				return
 			}
-			if st.raised(at) {
-				cands = append(cands, candidate{f: f, at: at, r: r, requestedToken: requestedToken(m)})
+			if v == verdict.Failure {
+				cands = append(cands, verdict.Candidate{F: f, Verdict: v, At: at, R: r, RequestedToken: grammar.RequestedToken(m)})
 				return
 			}
-			fn(at, &r, requestedToken(m))
+			fn(at, &r, grammar.RequestedToken(m))
 		})
 	}
 	return cands
-}
-
-// notAttempt reports whether an attempt's match at position i is no
-// allocation attempt: another program's words, or a status XLA raised.
-func (st *statements) notAttempt(i int) bool { return st.foreign(i) || st.raised(i) }
-
-// withoutForeign drops the codes printed in foreign statements.
-func withoutForeign(codes []codeAt, st *statements) []codeAt {
-	if st == nil || st.n == 0 {
-		return codes
-	}
-	kept := codes[:0]
-	for _, c := range codes {
-		if !st.foreign(c.at) {
-			kept = append(kept, c)
-		}
-	}
-	return kept
 }
 
 // resolveRaised finds, for each attempt, the failure family its raised
 // form is read as (warningFamily.raised); it panics on an id that names
 // none, as newRecognizer does on any malformed entry.
 func (z *Recognizer) resolveRaised() {
-	for _, i := range z.attempts {
-		w := &z.warnings[i]
-		f := z.family(w.raised)
-		if w.raised != "" && f == nil {
-			panic("oom: warning family " + w.id + " is raised as " + strconv.Quote(w.raised) + ", which is no failure family")
+	for _, i := range z.Attempts {
+		w := &z.Warnings[i]
+		f := z.family(w.Raised)
+		if w.Raised != "" && f == nil {
+			panic("oom: warning family " + w.ID + " is raised as " + strconv.Quote(w.Raised) + ", which is no failure family")
 		}
 		z.raisedAs = append(z.raisedAs, f)
 	}
 }
 
 // family returns the failure family of an id, nil for "" or none.
-func (z *Recognizer) family(id string) *family {
+func (z *Recognizer) family(id string) *grammar.Family {
 	if id == "" {
 		return nil
 	}
-	for i := range z.families {
-		if z.families[i].id == id {
-			return &z.families[i]
+	for i := range z.Families {
+		if z.Families[i].ID == id {
+			return &z.Families[i]
 		}
 	}
 	return nil

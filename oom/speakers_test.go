@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/generic"
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
 )
 
 // foreignMessages reads testdata/foreign/oom_messages.txt: out-of-memory
@@ -52,7 +55,7 @@ func TestForeignMessages(t *testing.T) {
 
 // TestRaisedStatusIsTheFailure: a status XLA's stack raised is the failure,
 // whatever allocator family it carries; the same words on a log line of
-// their own keep the attempt rules (families_attempts.go). The texts are
+// their own keep the attempt rules (families/families_attempts.go). The texts are
 // the refusals of the real captures (testdata/jobs) and of the family
 // examples, raised as JAX raises a status.
 func TestRaisedStatusIsTheFailure(t *testing.T) {
@@ -74,7 +77,7 @@ func TestRaisedStatusIsTheFailure(t *testing.T) {
 			"gpu-driver-alloc-status", 165425291480},
 		{"StreamExecutor's refusal (jobs/platform_near_full_oom.log), raised: no family, the last-resort layer",
 			"jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Failed to allocate device memory of 11.18GiB (12000000000 bytes): RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory",
-			FamilyGeneric, 12000000000},
+			generic.FamilyGeneric, 12000000000},
 		{"PyTorch/XLA's RuntimeError",
 			"RuntimeError: Bad StatusOr access: INTERNAL: gpu_async_0 cuMemAllocAsync failed to allocate 4294967296 bytes: CUDA error: out of memory (CUDA_ERROR_OUT_OF_MEMORY)\n Reported by CUDA: Free memory/Total memory: 1048576/85899345920",
 			"gpu-cuda-async-allocator", 4294967296},
@@ -84,7 +87,7 @@ func TestRaisedStatusIsTheFailure(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := Default().Find(c.text, true)
-			if f.Found != FoundFailure || f.Report.Family != c.family || f.Report.Requested != KnownSize(c.requested) || f.Report.Attempts != 0 {
+			if f.Found != FoundFailure || f.Report.Family != c.family || f.Report.Requested != grammar.KnownSize(c.requested) || f.Report.Attempts != 0 {
 				t.Errorf("got %v %s %+v attempts %d, want a failure of %s asking %d", f.Found, f.Report.Family, f.Report.Requested, f.Report.Attempts, c.family, c.requested)
 			}
 			for _, e := range enclosures {
@@ -99,7 +102,7 @@ func TestRaisedStatusIsTheFailure(t *testing.T) {
 			_, line, _ := strings.Cut(c.text, ": ")
 			if strings.Contains(c.name, "reservation") {
 				logged := "E1126 11:17:57.846859    2708 gpu_cudamallocasync_allocator.cc:366] " + line
-				if w := Default().Find(logged, true); w.Found != FoundWarning || w.Warning.Kind != WarningAllocationAttempt {
+				if w := Default().Find(logged, true); w.Found != FoundWarning || w.Warning.Kind != grammar.WarningAllocationAttempt {
 					t.Errorf("logged: got %v %s, want an allocation attempt", w.Found, w.Warning.Kind)
 				}
 			}
@@ -136,7 +139,7 @@ func TestOwnRefusalIsTheFailure(t *testing.T) {
 	}
 	_, rec, _ := strings.Cut(string(data), "[job] 11:17:52 evaluating a large batch\n")
 	r, ok := Recognize(rec)
-	if !ok || r.Requested != KnownSize(12000000000) || r.Attempts != 0 || !r.ownRefused || r.ExceptionType != "jax.errors.JaxRuntimeError" {
-		t.Errorf("got %v %+v attempts %d own %v type %q", ok, r.Requested, r.Attempts, r.ownRefused, r.ExceptionType)
+	if !ok || r.Requested != grammar.KnownSize(12000000000) || r.Attempts != 0 || !r.OwnRefused || r.ExceptionType != "jax.errors.JaxRuntimeError" {
+		t.Errorf("got %v %+v attempts %d own %v type %q", ok, r.Requested, r.Attempts, r.OwnRefused, r.ExceptionType)
 	}
 }

@@ -3,7 +3,12 @@
 
 package oom
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/generic"
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
+)
 
 // A message cut at any point after its first size is still recognised with
 // its code, and every field it reads is the full message's or unset: a cut
@@ -29,7 +34,7 @@ func TestCutPointsNeverGuess(t *testing.T) {
 			if !ok {
 				continue // the cut fell before the family is identified
 			}
-			if r.Code != whole.Code && r.Family != FamilyGeneric { // the last-resort layer reads a cut headline as E0007
+			if r.Code != whole.Code && r.Family != generic.FamilyGeneric { // the last-resort layer reads a cut headline as E0007
 				t.Errorf("%q: code %s, full message %s", text, r.Code, whole.Code)
 			}
 			got, full := reportSizes(r), reportSizes(whole)
@@ -55,7 +60,7 @@ func TestCutPointsNeverGuess(t *testing.T) {
 // withinPrintedPrecision: a rounded human size ("154.06GiB") read where a
 // cut removed the exact figure after it is right to its printed precision
 // (two decimals: well within 1%).
-func withinPrintedPrecision(got, exact Size) bool {
+func withinPrintedPrecision(got, exact grammar.Size) bool {
 	d := got.Bytes - exact.Bytes
 	if d < 0 {
 		d = -d

@@ -6,6 +6,8 @@ package oom
 import (
 	"strconv"
 	"testing"
+
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
 )
 
 // base is one family's core message, as the C++ code formats it, without any
@@ -50,7 +52,7 @@ var bases = []base{
 			reservable: b(154811761), cause: "exhaustion"}},
 	{id: "tpu-compile-sparsecore-offset", code: "E3000", name: "CompileTimeSparseCoreAllocationFailure", tpu: true,
 		msg:  "'memref.alloca' op current allocation offset upper bound (140704 words) exceeds the legitimate user allocatable offset upper bound (131071 words) in memory space 201 when allocating 23440 words.",
-		want: want{code: "E3000", family: "tpu-compile-sparsecore-offset", backend: "tpu", space: "tilespmem", words: SparseCoreWords{Offset: 140704, Limit: 131071, Requested: 23440}}},
+		want: want{code: "E3000", family: "tpu-compile-sparsecore-offset", backend: "tpu", space: "tilespmem", words: grammar.SparseCoreWords{Offset: 140704, Limit: 131071, Requested: 23440}}},
 	{id: "gpu-allocator-status", code: "E0007", name: "ResourceExhausted",
 		msg:  "Out of memory while trying to allocate 2110783616 bytes.",
 		want: want{code: "E0007", family: "gpu-allocator-status", requested: b(2110783616)}},

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
 )
 
 // FuzzRecognizeWarning: RecognizeWarning is deterministic, names a known kind
@@ -27,15 +29,15 @@ func FuzzRecognizeWarning(f *testing.F) {
 			t.Fatalf("RecognizeWarning not deterministic on %q:\n%+v %v\n%+v %v", text, w1, ok1, w2, ok2)
 		}
 		if !ok1 {
-			if w1 != (Warning{}) {
+			if w1 != (grammar.Warning{}) {
 				t.Fatalf("not recognised but not empty: %+v", w1)
 			}
 			return
 		}
-		if !slices.Contains(WarningKinds(), w1.Kind) || w1.Explanation != Explanation(w1.Kind) || w1.Phase != WarningPhase(w1.Kind) {
+		if !slices.Contains(grammar.WarningKinds(), w1.Kind) || w1.Explanation != grammar.Explanation(w1.Kind) || w1.Phase != grammar.WarningPhase(w1.Kind) {
 			t.Errorf("kind %q, explanation %q, phase %q", w1.Kind, w1.Explanation, w1.Phase)
 		}
-		for _, s := range []Size{w1.Requested, w1.Used, w1.Free, w1.Capacity} {
+		for _, s := range []grammar.Size{w1.Requested, w1.Used, w1.Free, w1.Capacity} {
 			if !s.Known && s.Bytes != 0 {
 				t.Errorf("unknown size with bytes %d in %+v", s.Bytes, w1)
 			}

@@ -6,6 +6,8 @@ package oom
 import (
 	"strings"
 	"testing"
+
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
 )
 
 // TestWrapGlueIsTargeted: a break inside a word is joined only when the
@@ -30,7 +32,7 @@ func TestWrapGlueIsTargeted(t *testing.T) {
 }
 
 // TestDriverLinesAreAttempts: a driver's refusal is an attempt at any level
-// (families_attempts.go); only a status makes the record a failure.
+// (families/families_attempts.go); only a status makes the record a failure.
 func TestDriverLinesAreAttempts(t *testing.T) {
 	for _, c := range []struct {
 		text string
@@ -49,10 +51,10 @@ func TestDriverLinesAreAttempts(t *testing.T) {
 		if ok != c.oom {
 			t.Errorf("Recognize(%.60q...) = %v, want %v", c.text, ok, c.oom)
 		}
-		if ok && (r.Attempts != 1 || r.Requested != KnownSize(6291456)) {
+		if ok && (r.Attempts != 1 || r.Requested != grammar.KnownSize(6291456)) {
 			t.Errorf("failure %+v: want 1 attempt and the status's request", r)
 		}
-		if w, warned := RecognizeWarning(c.text); !c.oom && (!warned || w.Kind != WarningAllocationAttempt) {
+		if w, warned := RecognizeWarning(c.text); !c.oom && (!warned || w.Kind != grammar.WarningAllocationAttempt) {
 			t.Errorf("RecognizeWarning(%.60q...) = %+v, %v; want an allocation attempt", c.text, w, warned)
 		}
 	}

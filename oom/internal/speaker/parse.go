@@ -3,7 +3,11 @@
 
 package speaker
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
+)
 
 // Reading the names a statement carries: its exception's type, and the
 // source file, logger and level of its header. Hand-written, no regexp: the
@@ -190,8 +194,8 @@ func loggerHeader(header string) (string, byte, bool) {
 	h := strings.TrimRight(header, " ")
 	if strings.HasSuffix(h, " -") {
 		parts := strings.Split(h+" ", " - ")
-		if n := len(parts); n >= 4 && levelOfWord(parts[n-2]) != 0 {
-			return parts[n-3], levelOfWord(parts[n-2]), true
+		if n := len(parts); n >= 4 && logtext.LevelOfWord(parts[n-2]) != 0 {
+			return parts[n-3], logtext.LevelOfWord(parts[n-2]), true
 		}
 		return "", 0, false
 	}
@@ -207,7 +211,7 @@ func loggerHeader(header string) (string, byte, bool) {
 	if j := strings.LastIndexAny(w, " :]"); j >= 0 {
 		w = w[j+1:]
 	}
-	if lv := levelOfWord(w); lv != 0 {
+	if lv := logtext.LevelOfWord(w); lv != 0 {
 		return h[k+1:], lv, true
 	}
 	return "", 0, false
@@ -223,7 +227,7 @@ func enclosedLogger(statement string) (string, byte, bool) {
 	for w < len(s) && s[w] >= 'A' && s[w] <= 'Z' {
 		w++
 	}
-	lv := levelOfWord(s[:w])
+	lv := logtext.LevelOfWord(s[:w])
 	if lv == 0 || !strings.HasPrefix(s[w:], ":") {
 		return "", 0, false
 	}
@@ -262,8 +266,8 @@ func levelOf(h string) byte {
 			return w[0]
 		case len(w) == 5 && isLevel(w[0]) && allDigits(w[1:]):
 			return w[0]
-		case levelOfWord(w) != 0:
-			return levelOfWord(w)
+		case logtext.LevelOfWord(w) != 0:
+			return logtext.LevelOfWord(w)
 		}
 		end = start - 1
 	}
@@ -273,22 +277,6 @@ func levelOf(h string) byte {
 func isWordEnd(c byte) bool { return c == ' ' || c == ':' || c == '[' }
 
 func isLevel(c byte) bool { return c == 'I' || c == 'W' || c == 'E' || c == 'F' }
-
-func levelOfWord(w string) byte {
-	switch w {
-	case "INFO":
-		return 'I'
-	case "WARNING", "WARN":
-		return 'W'
-	case "ERROR":
-		return 'E'
-	case "CRITICAL", "FATAL":
-		return 'F'
-	case "DEBUG":
-		return 'D'
-	}
-	return 0
-}
 
 func allDigits(s string) bool {
 	for i := 0; i < len(s); i++ {

@@ -51,12 +51,12 @@ func (f Form) String() string {
 type Owner uint8
 
 const (
-	// Unknown: no row of the table names the speaker; the recogniser keeps
+	// Unknown means no row of the table names the speaker; the recogniser keeps
 	// its rules for words alone.
 	Unknown Owner = iota
-	// XLA: XLA's stack (xla, tsl, jax, jaxlib, TensorFlow, PyTorch/XLA).
+	// XLA is XLA's stack (xla, tsl, jax, jaxlib, TensorFlow, PyTorch/XLA).
 	XLA
-	// Foreign: another program, library or runtime.
+	// Foreign is another program, library or runtime.
 	Foreign
 )
 

@@ -1,0 +1,167 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package oom
+
+import (
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/diagnosis"
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/generic"
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
+)
+
+// The face's names for what the layers under oom/internal define: the
+// processor, the connector and explain use only this package.
+
+// Action kinds (Report.Action, attribute xla.oom.action): the kind of the
+// first step of a report's advice, so that dashboards can count incidents by
+// fix and automation can branch on it. Every advice row carries its kind
+// (remediation*.go), so the kind comes from the same row as the step.
+const (
+	ActionShrinkFootprint  = grammar.ActionShrinkFootprint  // a smaller batch, sequence or tensors: less per device
+	ActionShard            = grammar.ActionShard            // shard over more devices, or check that an array is sharded
+	ActionRematerialize    = grammar.ActionRematerialize    // trade compute for memory: remat, the compiler's rematerialization
+	ActionReleaseBuffers   = grammar.ActionReleaseBuffers   // free, donate or re-create the program's own buffers and programs
+	ActionChangeAllocator  = grammar.ActionChangeAllocator  // another allocator (cuda_async, platform) against fragmentation
+	ActionSetMemoryLimit   = grammar.ActionSetMemoryLimit   // change a memory limit or share: MEM_FRACTION, VMEM limit, host pool
+	ActionFreeHeldMemory   = grammar.ActionFreeHeldMemory   // memory held outside the program (another process or library)
+	ActionRetileKernel     = grammar.ActionRetileKernel     // smaller tiles or scratch of a custom kernel (Pallas, Mosaic)
+	ActionTuneCompiler     = grammar.ActionTuneCompiler     // a compiler or runtime flag (autotuning, offload, command buffers)
+	ActionReduceHostMemory = grammar.ActionReduceHostMemory // less in host RAM or pinned host memory
+	ActionInvestigate      = grammar.ActionInvestigate      // no fix is known from the record: profile, dump, report
+)
+
+// Actions lists every action kind with what it means, in the order the docs
+// give them.
+var Actions = grammar.Actions
+
+// MaxAllocations bounds the breakdown entries read from one record.
+const MaxAllocations = grammar.MaxAllocations
+
+// Allocation is one entry of "Largest program allocations in hbm" (TPU) or
+// "Peak buffers" (GPU).
+type Allocation = grammar.Allocation
+
+// Breakdown holds the totals of a memory breakdown. Sizes are unknown when
+// not printed (or printed as "unknown size").
+type Breakdown = grammar.Breakdown
+
+// FamilyGeneric is Report.Family of a memory failure that no family knows,
+// tagged by the last-resort layer: an error that says an allocation of a
+// size failed, or that device (GPU, TPU, accelerator, HBM) or host memory
+// ran out. Its code is the catalog's generic E0007; the sizes are whatever
+// the failing sentence states.
+const FamilyGeneric = generic.FamilyGeneric
+
+// Phase tells whether the failure happened while compiling or while running.
+const (
+	PhaseCompile = grammar.PhaseCompile
+	PhaseRuntime = grammar.PhaseRuntime
+)
+
+// Backends, set only when the message itself shows which one failed.
+const (
+	BackendTPU = grammar.BackendTPU
+	BackendGPU = grammar.BackendGPU
+	BackendCPU = grammar.BackendCPU
+)
+
+// Causes of a runtime allocation failure, known when both the request and the
+// free memory are printed.
+const (
+	CauseFragmentation = grammar.CauseFragmentation // enough free memory in total, no contiguous block
+	CauseExhaustion    = grammar.CauseExhaustion    // not enough free memory at all
+)
+
+// Size is a byte count read from a message. Known is false when the message did
+// not print it or it cannot be represented in an int64.
+type Size = grammar.Size
+
+// KnownSize returns a Size that is present.
+func KnownSize(n int64) Size { return grammar.KnownSize(n) }
+
+// SparseCoreWords are the figures of a SparseCore memref.alloca failure, in
+// words. Zero means not printed.
+type SparseCoreWords = grammar.SparseCoreWords
+
+// Report is everything read from one XLA OOM failure.
+type Report = grammar.Report
+
+// Retry verdicts (Report.Retry, attribute xla.oom.retry): whether running
+// the same program again, with the same configuration on the same devices,
+// can succeed. Restart policies and retry loops branch on it.
+const (
+	// RetryFutile: it fails the same way again; the program or its
+	// configuration must change.
+	RetryFutile = diagnosis.RetryFutile
+	// RetryMayHelp: the failure depended on something outside the program
+	// (memory another process or library held, a fragmented pool), so a
+	// restart may succeed.
+	RetryMayHelp = diagnosis.RetryMayHelp
+	// RetryUnknown: the record does not show which.
+	RetryUnknown = diagnosis.RetryUnknown
+)
+
+// RetryVerdict is the retry verdict of a recognised failure r, given the
+// allocations the GPU driver refused before it: Recognize counts those in
+// the failure's own record; a caller that read the whole log (xlaoom
+// explain) passes the number it counted in the records before, and the
+// larger count is used.
+func RetryVerdict(r *Report, refusedBefore int) string {
+	return diagnosis.RetryVerdict(r, refusedBefore)
+}
+
+// RetryRule is the name of the rule that decides RetryVerdict(r,
+// refusedBefore), "" when none does (the verdict is RetryUnknown).
+func RetryRule(r *Report, refusedBefore int) string { return diagnosis.RetryRule(r, refusedBefore) }
+
+// HumanBytes formats n in binary units, e.g. "49.34 GiB", as the advice and
+// xlaoom explain print sizes.
+func HumanBytes(n int64) string { return grammar.HumanBytes(n) }
+
+// Warning kinds: the values of the xla.memory.warning attribute.
+const (
+	// WarningRematerialization: the compiler recomputed values to cut peak
+	// memory and still could not get under its limit.
+	WarningRematerialization = grammar.WarningRematerialization
+	// WarningAllocatorRetry: the BFC allocator could not serve an allocation
+	// its caller can do without ("with freed_by_count=N"); the caller takes
+	// a slower path.
+	WarningAllocatorRetry = grammar.WarningAllocatorRetry
+	// WarningAllocationAttempt: the driver refused an allocator's request
+	// (families/families_attempts.go). XLA's pool set-up and growth retry with less;
+	// a series of these at start-up means another process or library holds
+	// part of the GPU. Never a failure: a request that really fails ends in a
+	// status of its own.
+	WarningAllocationAttempt = grammar.WarningAllocationAttempt
+	// WarningAutotuneFallback: the GPU autotuner could not allocate scratch
+	// memory to try algorithms and fell back to a default one.
+	WarningAutotuneFallback = grammar.WarningAutotuneFallback
+	// WarningMemoryUsage: the device's free and total memory, printed by
+	// cuDNN after it failed to create its handle.
+	WarningMemoryUsage = grammar.WarningMemoryUsage
+)
+
+// Warning is one memory-pressure warning read from log text.
+type Warning = grammar.Warning
+
+// Explanation returns the short text of a warning kind ("" if unknown).
+func Explanation(kind string) string { return grammar.Explanation(kind) }
+
+// WarningKinds lists every kind, in documentation order.
+func WarningKinds() []string { return grammar.WarningKinds() }
+
+// WarningPhase is the phase a warning kind is logged in ("" if unknown).
+func WarningPhase(kind string) string { return grammar.WarningPhase(kind) }
+
+// BackOff reports whether n refused requests that fell from first to last
+// bytes are an allocator's back-off: XLA's BFC pool set-up and growth retry
+// at 0.9 of the size per step (families/families_attempts.go), so each step asks for
+// about a tenth less. Sizes are rounded as printed, so a step between 0.85
+// and 0.95 counts.
+func BackOff(first int64, last int64, n int) bool { return diagnosis.BackOff(first, last, n) }
+
+// WarningAdvice returns ordered steps for a warning, nil for a kind that has
+// none. For allocation_attempt w is the whole series of one job: Requested
+// the first request, Last the last refused one (when it differs), Attempts
+// how many were refused, and Free and Capacity CUDA's figures when printed.
+func WarningAdvice(w *Warning) []string { return diagnosis.WarningAdvice(w) }

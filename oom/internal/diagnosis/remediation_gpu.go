@@ -1,0 +1,138 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package diagnosis
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
+)
+
+// E0007 and the other codes: the host ran out of RAM. Nothing on a device
+// helps, so only this is said.
+var hostRAMAdvice = AdviceTable{
+	{Name: "host RAM", Action: grammar.ActionReduceHostMemory, When: always, Say: func(c AdviceCase) string {
+		return "The host ran out of RAM allocating " + grammar.HumanSize(c.R.Requested) +
+			": reduce the batch size or the data kept in host memory, and check the process's memory limit (container or cgroup)."
+	}},
+	{Name: "no copies", Action: grammar.ActionReleaseBuffers, When: always, Say: sayConst("Donate inputs (donate_argnums) and avoid holding several copies of large arrays at once.")},
+}
+
+// hostRAM: a CPU backend allocation of device (not pinned host) memory, or a
+// family that says the host ran out of RAM.
+func hostRAM(c AdviceCase) bool {
+	return c.R.Backend == grammar.BackendCPU && c.R.MemorySpace != "host" || c.Traits.HostRAM
+}
+
+// E0007 and the other codes: a GPU allocator could not get device memory.
+// Whether a larger share of the GPU would help depends on how the request
+// compares with the whole device and with XLA's pool on it.
+var deviceAdvice = AdviceTable{
+	LeadRow,
+	NoteRow,
+	{Name: "autotuner while compiling", Action: grammar.ActionTuneCompiler, When: func(c AdviceCase) bool { return c.R.Phase == grammar.PhaseCompile },
+		Say: sayConst("The GPU autotuner ran out of memory while compiling: free device memory before compiling (delete arrays, compile ahead of time), or cut autotuning with XLA_FLAGS=--xla_gpu_autotune_level=0.")},
+	{Name: "larger than the device", Action: grammar.ActionShard, When: tooBigForDevice, Say: func(c AdviceCase) string {
+		return "A single allocation of " + grammar.HumanSize(c.R.Requested) + " is larger than the whole device (" + grammar.HumanSize(c.R.Capacity) + freeNote(c.R) +
+			"): shard or shrink that array; no allocator setting can fit it."
+	}},
+	{Name: "larger than XLA's pool", ActionOf: poolTooSmallAction, When: tooBigForPool, Say: poolTooSmall},
+	{Name: "fragmented", Action: grammar.ActionChangeAllocator, When: fragmented, Say: func(c AdviceCase) string {
+		return grammar.HumanSize(c.R.Free) + " is free but no block holds " + grammar.HumanSize(c.R.Requested) +
+			": memory is fragmented. Use the CUDA async allocator (XLA_PYTHON_CLIENT_ALLOCATOR=cuda_async in JAX, TF_GPU_ALLOCATOR=cuda_malloc_async in TensorFlow) or, to allocate exactly on demand, XLA_PYTHON_CLIENT_ALLOCATOR=platform."
+	}},
+	{Name: "pool could not grow", Action: grammar.ActionFreeHeldMemory, When: poolCouldNotGrow, Say: func(c AdviceCase) string {
+		return "XLA's memory pool could not grow: " + grammar.HumanSize(c.R.Free) + " counts bytes not yet claimed from the device, and claiming them for " + grammar.HumanSize(c.R.Requested) +
+			" failed: another process or library holds GPU memory (check nvidia-smi), or preallocate the pool at start-up (XLA_PYTHON_CLIENT_PREALLOCATE=true)."
+	}},
+	{Name: "exhausted", Action: grammar.ActionShrinkFootprint, When: func(c AdviceCase) bool {
+		return exhausted(c) && !poolCouldNotGrow(c) && !tooBigForDevice(c) && !tooBigForPool(c)
+	}, Say: func(c AdviceCase) string {
+		return "The allocation needs " + grammar.HumanSize(c.R.Requested) + " but only " + grammar.HumanSize(c.R.Free) + " is free: reduce what the program keeps on the device."
+	}},
+	{Name: "smaller footprint", Action: grammar.ActionShrinkFootprint, When: always,
+		Say: sayConst("Reduce the per-device footprint: a smaller batch, jax.checkpoint (remat) on large blocks, bfloat16 for large tensors, donate_argnums for inputs not needed after the step, or shard over more GPUs.")},
+	// The driver refused allocations in the failure's own record (attempts):
+	// the GPU's memory is held outside XLA's pool, so a larger share for XLA
+	// cannot be had.
+	{Name: "driver refused on the way", Action: grammar.ActionFreeHeldMemory, When: func(c AdviceCase) bool {
+		return c.R.RefusedBefore > 0 && c.R.MemorySpace != "host" && !tooBigForDevice(c)
+	}, Say: func(c AdviceCase) string {
+		return fmt.Sprintf("The GPU driver refused %s before this failure: memory outside XLA's pool is taken, usually by another process or library on this GPU (nvidia-smi --query-compute-apps=pid,used_memory --format=csv; PyTorch or CuPy allocating before JAX in the same process). Free it or give each process its share with XLA_PYTHON_CLIENT_MEM_FRACTION; a larger share for XLA cannot be had.", oneOrMany(c.R.RefusedBefore, "1 allocation", strconv.Itoa(c.R.RefusedBefore)+" allocations"))
+	}},
+	// A request too big for the device or pool was dealt with above.
+	{Name: "more of the GPU", Action: grammar.ActionSetMemoryLimit, When: func(c AdviceCase) bool {
+		return !tooBigForDevice(c) && !tooBigForPool(c) && c.R.RefusedBefore == 0
+	}, Say: sayConst("Give XLA more of the GPU with XLA_PYTHON_CLIENT_MEM_FRACTION (default .75, e.g. .90); if other processes or libraries need GPU memory, set XLA_PYTHON_CLIENT_PREALLOCATE=false instead.")},
+	{Name: "async allocator, cause not read", Action: grammar.ActionChangeAllocator, When: func(c AdviceCase) bool { return c.Traits.SuggestAsyncAllocator && c.R.Cause == "" },
+		Say: sayConst("If the failure comes from fragmentation rather than a full device, TF_GPU_ALLOCATOR=cuda_malloc_async (XLA_PYTHON_CLIENT_ALLOCATOR=cuda_async in JAX) may help.")},
+	{Name: "peak buffers printed", Action: grammar.ActionInvestigate, When: flatHas("BufferAssignment OOM Debugging"),
+		Say: sayConst("Read the \"Peak buffers\" list printed below the error: it names the operators and shapes that hold the memory at the peak.")},
+}
+
+// tooBigForDevice: the one request is larger than the whole device.
+func tooBigForDevice(c AdviceCase) bool {
+	r := c.R
+	return r.Capacity.Known && r.Requested.Known && r.Requested.Bytes > r.Capacity.Bytes
+}
+
+// tooBigForPool: the request fits the device but not XLA's whole pool.
+func tooBigForPool(c AdviceCase) bool {
+	r := c.R
+	return !tooBigForDevice(c) && r.PoolLimit.Known && r.Requested.Known && r.Requested.Bytes > r.PoolLimit.Bytes
+}
+
+// poolCouldNotGrow: the allocator said exhaustion while counting more than
+// the request as free. Its summary counts bytes it has not claimed from
+// the device as free, so claiming them failed.
+func poolCouldNotGrow(c AdviceCase) bool {
+	r := c.R
+	return exhausted(c) && r.Free.Known && r.Requested.Known && r.Free.Bytes >= r.Requested.Bytes
+}
+
+// poolTooSmall advises on a GPU request larger than XLA's whole memory pool:
+// freeing arrays cannot help, only a larger pool or a smaller array can.
+func poolTooSmall(c AdviceCase) string {
+	r := c.R
+	s := "The request (" + grammar.HumanSize(r.Requested) + ") is larger than XLA's whole memory pool on this GPU (pool limit " + grammar.HumanSize(r.PoolLimit) + freeNote(r) +
+		"), so freeing other arrays cannot make room. "
+	if !r.Capacity.Known || r.Capacity.Bytes <= 0 {
+		return s + "Raising XLA_PYTHON_CLIENT_MEM_FRACTION (default .75, e.g. .90) helps only if the GPU has well over " + grammar.HumanSize(r.Requested) +
+			" in total; otherwise shard or shrink the array."
+	}
+	need := float64(r.Requested.Bytes) / float64(r.Capacity.Bytes)
+	frac := poolShareNeeded(r)
+	s += "The request is " + strconv.FormatFloat(need*100, 'f', 0, 64) + "% of the GPU's " + grammar.HumanSize(r.Capacity)
+	if frac <= maxPoolShare {
+		return s + ": raise XLA_PYTHON_CLIENT_MEM_FRACTION to at least " + strconv.FormatFloat(frac, 'f', 2, 64) + " (default .75), or shard or shrink the array."
+	}
+	return s + ", more than any XLA_PYTHON_CLIENT_MEM_FRACTION can leave room for: shard or shrink the array."
+}
+
+// maxPoolShare is the largest XLA_PYTHON_CLIENT_MEM_FRACTION worth advising:
+// beyond it the CUDA context and libraries have no room left.
+const maxPoolShare = 0.95
+
+// poolShareNeeded is the XLA_PYTHON_CLIENT_MEM_FRACTION whose pool holds the
+// request and what is already live: the request's share of the GPU rounded
+// up to a multiple of 0.05, with 0.05 to spare (0 when the GPU's capacity is
+// not known).
+func poolShareNeeded(r *grammar.Report) float64 {
+	if !r.Requested.Known || !r.Capacity.Known || r.Capacity.Bytes <= 0 {
+		return 0
+	}
+	return math.Ceil(float64(r.Requested.Bytes)/float64(r.Capacity.Bytes)*20+1) / 20
+}
+
+// poolTooSmallAction is the kind of poolTooSmall's step: a larger share of
+// the GPU where one can hold the request (or the GPU's size is not known),
+// else a sharded or smaller array.
+func poolTooSmallAction(c AdviceCase) string {
+	if poolShareNeeded(c.R) > maxPoolShare {
+		return grammar.ActionShard
+	}
+	return grammar.ActionSetMemoryLimit
+}

@@ -1,0 +1,185 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package diagnosis
+
+import (
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
+)
+
+// Retry verdicts (Report.Retry, attribute xla.oom.retry): whether running
+// the same program again, with the same configuration on the same devices,
+// can succeed. Restart policies and retry loops branch on it.
+const (
+	// RetryFutile: it fails the same way again; the program or its
+	// configuration must change.
+	RetryFutile = "futile"
+	// RetryMayHelp: the failure depended on something outside the program
+	// (memory another process or library held, a fragmented pool), so a
+	// restart may succeed.
+	RetryMayHelp = "may_help"
+	// RetryUnknown: the record does not show which.
+	RetryUnknown = "unknown"
+)
+
+// retryCase is what a retry rule reads: the report and the driver's
+// refusals of device memory that came with the failure.
+type retryCase struct {
+	r *grammar.Report
+	// refusedBefore counts the allocations the GPU driver refused before
+	// the failure: in its own record, or, where the caller read more of the
+	// log, in the records before it. ownRefused: the driver refused the
+	// failing request itself (the platform and cuda_async allocators log it).
+	refusedBefore int
+	ownRefused    bool
+}
+
+// retryRule is one row of the verdict table: a condition, the verdict it
+// gives and the evidence for it. The rows are tried in order; the first
+// whose condition holds decides, and none holding means RetryUnknown.
+type retryRule struct {
+	Name      string // short, unique: RetryRule returns it
+	Verdict   string
+	when      func(c retryCase) bool
+	Condition string // when, in words (docs/incidents.md)
+	Evidence  string // why the verdict holds: the catalog, the source, the captures
+}
+
+// RetryRules is the one table of retry verdicts. Sizes come first: a request
+// no device or pool could hold fails whatever else holds memory. The
+// evidence is repeated in docs/incidents.md (TestRetryRulesDocumented).
+var RetryRules = []retryRule{
+	{
+		Name: "compile time", Verdict: RetryFutile, when: compileTime,
+		Condition: "the code is E1000, E1001 or E3000 (phase compile), or a TPU failure reads as compile-time without one",
+		Evidence: "E1000, E1001 and E3000 are compile-time errors (https://openxla.org/xla/errors/error_1000, error_1001, error_3000): " +
+			"the compiler sizes the program against the chip before anything runs, so nothing another process does changes it; " +
+			"XLA prints \"XLA:TPU compile permanent error\". A TPU compiler plans memory without running anything, so a " +
+			"compile-time TPU failure of a wording new to xla_oom (no catalog code) is read the same way.",
+	},
+	{
+		Name: "larger than the device", Verdict: RetryFutile, when: requestOverDevice,
+		Condition: "`requested` > `capacity`",
+		Evidence: "One request larger than the whole device's memory cannot fit whatever else is freed (real captures " +
+			"cuda_async_device_put and cuda_async_jit: 93.13 and 167.65 GiB against CUDA's 79.18 GiB total).",
+	},
+	{
+		Name: "larger than the pool", Verdict: RetryFutile, when: requestOverPool,
+		Condition: "`requested` > `pool_limit`",
+		Evidence: "One request larger than the allocator's whole pool (pool limit, PA budget): the limit is configuration " +
+			"(XLA_PYTHON_CLIENT_MEM_FRACTION of the GPU, XLA_PJRT_GPU_HOST_MEMORY_LIMIT_GB for pinned host memory), the same " +
+			"on every run (real captures device_put, jit_temps, mem_fraction_device_put, vmm_jit, pinned_host_device_put).",
+	},
+	{
+		Name: "another holder named", Verdict: RetryMayHelp, when: holderOutsideNamed,
+		Condition: "family `gpu-driver-status` or `gpu-driver-context-init`",
+		Evidence: "The GPU driver's own out-of-memory status after XLA's pool backed off (gpu-driver-status), or no memory " +
+			"left for a new driver context (gpu-driver-context-init): the memory is held outside this program " +
+			"(real job two_jobs_second: a second JAX job beside the first).",
+	},
+	{
+		Name: "driver refused before the failure", Verdict: RetryMayHelp, when: driverRefusedBefore,
+		Condition: "the driver refused device memory before the failure: in its record (`xla.oom.attempts` beyond the request itself) or in the job's records before it (the attempts the processor tagged for the job, which it remembers; `xlaoom explain` reads the whole log)",
+		Evidence: "The GPU driver refused allocations with CUDA_ERROR_OUT_OF_MEMORY before the failure (a pool's set-up " +
+			"backing off, a pool that could not grow: StreamExecutor, BFC, cuMemAllocAsync): the driver counts every " +
+			"process's memory, not XLA's pool. Every real job of oom/testdata/jobs that failed beside another process or " +
+			"library (CuPy, a second JAX job, a 58 or 70 GiB holder) logged such refusals.",
+	},
+	{
+		Name: "driver refused the request", Verdict: RetryMayHelp, when: driverRefusedRequest,
+		Condition: "the driver refused the failing request itself (a refusal of exactly the request in its record, or cudaMallocAsync's failure line), device memory",
+		Evidence: "The GPU driver itself refused the failing request (cuda_executor.cc \"Failed to allocate device memory\", " +
+			"cuMemAllocAsync), not XLA's pool accounting: the device as a whole, which other processes share, had no room " +
+			"(real jobs platform_near_full_oom and cuda_async_near_full_oom, a 70 GiB holder). A request larger than the device reads so too when the " +
+			"record does not print the device's size (real captures platform_device_put, platform_jit).",
+	},
+	{
+		Name: "pool could not grow", Verdict: RetryMayHelp, when: poolCouldNotGrowReport,
+		Condition: "`cause` = exhaustion although free ≥ requested",
+		Evidence: "The BFC allocator counted at least the request as free, yet failed for exhaustion: its summary counts bytes " +
+			"not yet claimed from the device as free (\"unallocated bytes\", xla/tsl/framework/bfc_allocator.cc), so claiming " +
+			"them failed and something outside the pool holds them, as the driver's refused pool growth shows in the real job " +
+			"prealloc_false_leak_oom.",
+	},
+	{
+		Name: "fragmentation", Verdict: RetryMayHelp, when: func(c retryCase) bool { return c.r.Cause == grammar.CauseFragmentation },
+		Condition: "`cause` = fragmentation (free ≥ requested, no block)",
+		Evidence: "Enough memory was free in total but not in one block (https://openxla.org/xla/errors/error_0100, " +
+			"error_0101: \"Memory Fragmentation\"; real capture mem_fraction_fragmented): fragmentation is the state of a " +
+			"long-running pool, and a restart starts with an empty one.",
+	},
+}
+
+// compileTime: the catalog code is one whose phase is compile, or a TPU
+// failure reads as compile-time without one (the last-resort layer). A GPU
+// failure while compiling is not: the GPU autotuner allocates device memory
+// that other arrays or processes may hold.
+func compileTime(c retryCase) bool {
+	switch c.r.Code {
+	case grammar.CodeHbm, grammar.CodeVmem, grammar.CodeSparseCore:
+		return true
+	}
+	return c.r.Phase == grammar.PhaseCompile && c.r.Backend == grammar.BackendTPU
+}
+
+func requestOverDevice(c retryCase) bool {
+	r := c.r
+	return r.Requested.Known && r.Capacity.Known && r.Capacity.Bytes > 0 && r.Requested.Bytes > r.Capacity.Bytes
+}
+
+func requestOverPool(c retryCase) bool {
+	r := c.r
+	return r.Requested.Known && r.PoolLimit.Known && r.PoolLimit.Bytes > 0 && r.Requested.Bytes > r.PoolLimit.Bytes
+}
+
+// holderOutsideFamilies are the families whose message itself says that the
+// memory is held outside the program.
+var holderOutsideFamilies = map[string]bool{"gpu-driver-status": true, "gpu-driver-context-init": true}
+
+func holderOutsideNamed(c retryCase) bool { return holderOutsideFamilies[c.r.Family] }
+
+func driverRefusedBefore(c retryCase) bool { return c.refusedBefore > 0 && c.r.MemorySpace != "host" }
+func driverRefusedRequest(c retryCase) bool {
+	return (c.ownRefused || driverAllocatorFamilies[c.r.Family]) && c.r.MemorySpace != "host"
+}
+
+// driverAllocatorFamilies are the families whose failure is the driver's own
+// refusal of the request: cudaMallocAsync asks the driver for every request
+// (its pool reservation at start-up is an attempt, not this family).
+var driverAllocatorFamilies = map[string]bool{"gpu-cuda-async-allocator": true}
+
+func poolCouldNotGrowReport(c retryCase) bool {
+	return poolCouldNotGrow(AdviceCase{R: c.r})
+}
+
+// decideRetry is the verdict of retryRules on c and the rule that gave it
+// ("" for none).
+func decideRetry(c retryCase) (verdict, rule string) {
+	for i := range RetryRules {
+		if RetryRules[i].when(c) {
+			return RetryRules[i].Verdict, RetryRules[i].Name
+		}
+	}
+	return RetryUnknown, ""
+}
+
+// RetryVerdict is the retry verdict of a recognised failure r, given the
+// allocations the GPU driver refused before it: Recognize counts those in
+// the failure's own record; a caller that read the whole log (xlaoom
+// explain) passes the number it counted in the records before, and the
+// larger count is used.
+func RetryVerdict(r *grammar.Report, refusedBefore int) string {
+	v, _ := decideRetry(retryCaseOf(r, refusedBefore))
+	return v
+}
+
+// RetryRule is the name of the rule that decides RetryVerdict(r,
+// refusedBefore), "" when none does (the verdict is RetryUnknown).
+func RetryRule(r *grammar.Report, refusedBefore int) string {
+	_, name := decideRetry(retryCaseOf(r, refusedBefore))
+	return name
+}
+
+func retryCaseOf(r *grammar.Report, refusedBefore int) retryCase {
+	return retryCase{r: r, refusedBefore: max(refusedBefore, r.RefusedBefore), ownRefused: r.OwnRefused}
+}

@@ -1,0 +1,131 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package details
+
+import (
+	"strings"
+
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
+)
+
+// What the BFC allocator's dump (2026 builds, logged at INFO after "Allocator
+// (...) ran out of memory trying to allocate ...") says about the failure:
+//
+//	Allocator memory summary: rounded request 1.50GiB, total free in pool 1.96GiB,
+//	largest free chunk usable by lower end 1.00GiB, unallocated bytes 0B, pool size 3.96GiB, pool limit 3.96GiB
+//	InUse at 302000200 of size 1073741824 tag lower allocation_annotation xla.execute{executable=jit_step} next 3
+//
+// The summary settles the cause with the allocator's own figures: the pool
+// had the bytes free in total but no chunk it may use was large enough
+// (fragmentation), or it did not have them (exhaustion; bytes it has not
+// claimed from the device do not count: claiming them failed too).
+//
+// The chunk annotations name the executable each in-use chunk was allocated
+// under. They tell who holds the memory, not which program failed: the
+// failing request has no chunk, and in real captures the live arrays of
+// earlier programs (the inputs) hold most of the pool while the failing
+// program holds little or nothing. So they fill MemoryHolder (the executable
+// owning the most in-use bytes, the first in the dump on a tie), never
+// Program.
+
+const (
+	summaryAnchor    = "Allocator memory summary: rounded request "
+	annotationAnchor = " allocation_annotation xla.execute{executable="
+)
+
+// maxHolders bounds the executables tallied from one dump.
+const maxHolders = 16
+
+// ReadAllocatorDump reads the cause and the memory holder from a BFC dump
+// in flat, leaving a cause already set alone.
+func ReadAllocatorDump(r *grammar.Report, flat string) {
+	if i := strings.Index(flat, summaryAnchor); i >= 0 && r.Cause == "" {
+		r.Cause = summaryCause(flat[i+len(summaryAnchor):])
+	}
+	if r.MemoryHolder == "" && strings.Contains(flat, annotationAnchor) {
+		r.MemoryHolder, r.MemoryHolderSize = LargestHolder(flat)
+	}
+}
+
+// summaryCause reads "R, total free in pool F, largest free chunk usable by
+// <end> end L, ..." and returns the cause, or "" when a figure is missing.
+func summaryCause(s string) string {
+	tok, _, _ := strings.Cut(s, ",")
+	request := grammar.ParseSizeToken(tok)
+	free := grammar.ParseSizeToken(summaryField(s, "total free in pool "))
+	_, after, ok := strings.Cut(s, "largest free chunk usable by ")
+	if !ok {
+		return ""
+	}
+	if _, after, ok = strings.Cut(after, " end "); !ok {
+		return ""
+	}
+	tok, _, _ = strings.Cut(after, ",")
+	largest := grammar.ParseSizeToken(tok)
+	if !request.Known || !free.Known || !largest.Known {
+		return ""
+	}
+	if free.Bytes >= request.Bytes && largest.Bytes < request.Bytes {
+		return grammar.CauseFragmentation
+	}
+	return grammar.CauseExhaustion
+}
+
+// LargestHolder sums the in-use chunks of the dump by the executable they
+// were allocated under and returns the one with the most bytes.
+func LargestHolder(flat string) (string, grammar.Size) {
+	var names [maxHolders]string
+	var bytes [maxHolders]int64
+	n := 0
+	grammar.EachAnchor(flat, annotationAnchor, func(i int) {
+		size, ok := chunkSize(flat[max(0, i-DetailSpan):i])
+		rest := flat[i+len(annotationAnchor) : min(len(flat), i+len(annotationAnchor)+DetailSpan)]
+		end := strings.IndexAny(rest, ",} ")
+		if !ok || end <= 0 {
+			return
+		}
+		name := rest[:end]
+		k := 0
+		for k < n && names[k] != name {
+			k++
+		}
+		if k == n {
+			if n == maxHolders {
+				return
+			}
+			names[k] = name
+			n++
+		}
+		bytes[k] += size
+	})
+	best := -1
+	for k := range n {
+		if best < 0 || bytes[k] > bytes[best] {
+			best = k
+		}
+	}
+	if best < 0 {
+		return "", grammar.Size{}
+	}
+	return names[best], grammar.KnownSize(bytes[best])
+}
+
+// chunkSize reads "InUse at <hex> of size <n> tag <tag>" ending before.
+func chunkSize(before string) (int64, bool) {
+	i := strings.LastIndex(before, "InUse at ")
+	if i < 0 {
+		return 0, false
+	}
+	_, after, ok := strings.Cut(before[i:], " of size ")
+	if !ok {
+		return 0, false
+	}
+	digits, rest := logtext.LeadingDigits(after)
+	if digits == "" || !strings.HasPrefix(rest, " tag ") || strings.Contains(rest, "InUse at ") {
+		return 0, false
+	}
+	n, ok := grammar.ParseSize(digits)
+	return n, ok && n <= 1<<62
+}

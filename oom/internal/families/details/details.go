@@ -1,0 +1,270 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package details
+
+import (
+	"strings"
+
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
+)
+
+// What the families (families/families_*.go) share: the details that can surround any
+// of them (replica/partition context, program, device, allocator figures),
+// the error-code tokens, the guards and foreign failures that make a match a
+// false alarm, and the evidence that reveals a backend.
+// docs/message-formats.md describes each of them.
+//
+// Every pattern runs on flattened text (see flatten): log headers stripped and
+// every whitespace run turned into one space, so a literal space in a pattern
+// also matches a line break or a re-logged line's prefix. Patterns are RE2
+// (linear time). A pattern runs only where its literal anchor occurs, on a
+// bounded window around it, so a huge record costs time linear in its size.
+
+// detail is a phrase that adds facts to whichever failure the record holds.
+// Details only fill fields the failure itself left empty. They are short and
+// fixed, so they are read with string operations, not regexps: after is the
+// text that follows the anchor (at most detailSpan bytes), before the text
+// that precedes it (at most detailSpan bytes).
+type detail struct {
+	Anchor string
+	Read   func(r *grammar.Report, before, after string)
+}
+
+// DetailSpan bounds the text a detail reads on each side of its anchor.
+const DetailSpan = 256
+
+// Details are the phrases that add facts to whichever failure the record
+// holds, read in order.
+var Details = []detail{
+	{ // pjrt log line: "Execution of replica 0 failed: RESOURCE_EXHAUSTED: ..."
+		"Execution of replica ", func(r *grammar.Report, _, a string) {
+			if n, rest := logtext.LeadingDigits(a); n != "" && strings.HasPrefix(rest, " failed") {
+				setReplica(r, n)
+			}
+		},
+	},
+	{ // "...: while running replica 0 and partition 34 of a replicated computation (other replicas may have failed as well)."
+		// Old PyLocalClient text lacks a space: "of areplicated computation".
+		"while running replica ", func(r *grammar.Report, _, a string) {
+			rep, rest := logtext.LeadingDigits(a)
+			rest, ok := strings.CutPrefix(rest, " and partition ")
+			part, rest := logtext.LeadingDigits(rest)
+			if rep != "" && ok && part != "" &&
+				(strings.HasPrefix(rest, " of a replicated computation") || strings.HasPrefix(rest, " of areplicated computation")) {
+				setReplica(r, rep)
+				setPartition(r, part)
+			}
+		},
+	},
+	{ // Program being loaded: "Error loading program 'jit_embedding_pipeline_step_fn': ..."
+		"Error loading program", func(r *grammar.Report, _, a string) {
+			a = strings.TrimPrefix(strings.TrimPrefix(a, " "), "[")
+			SetString(&r.Program, logtext.Quoted(a))
+		},
+	},
+	{ // Status payload: "[executable_name='jit_train_step']"
+		"[executable_name=", func(r *grammar.Report, _, a string) {
+			if name := logtext.Quoted(a); name != "" && strings.HasPrefix(a[len(name)+2:], "]") {
+				SetString(&r.Program, name)
+			}
+		},
+	},
+	{ // PyTorch/XLA: "Exception in device=TPU:6: RESOURCE_EXHAUSTED: ..."
+		"Exception in device=", func(r *grammar.Report, _, a string) {
+			k := 0
+			for k < len(a) && (a[k] >= 'A' && a[k] <= 'Z' || a[k] >= 'a' && a[k] <= 'z') {
+				k++
+			}
+			if n, _ := logtext.LeadingDigits(a[min(k+1, len(a)):]); k > 0 && logtext.HasAt(a, k, ":") && n != "" {
+				SetString(&r.Device, a[:k+1+len(n)])
+			}
+		},
+	},
+	{ // TPU memory id anywhere in the record: "(0x0x1_HBM0)", "(1x0x0_HBM0)", "0x3x0_HBM1"
+		"_HBM", func(r *grammar.Report, b, a string) {
+			n, _ := logtext.LeadingDigits(a)
+			chip := chipID(b)
+			if n != "" && chip != "" {
+				SetString(&r.Device, chip+"_HBM"+n)
+			}
+		},
+	},
+	{ // cudaMallocAsync: " Reported by CUDA: Free memory/Total memory: 22635544576/85095874560"
+		"Free memory/Total memory: ", func(r *grammar.Report, _, a string) {
+			if free, total, ok := CUDAFreeTotal(a); ok {
+				setSize(&r.Free, free)
+				setSize(&r.Capacity, total)
+			}
+		},
+	},
+	{ // BFC allocator (2025+): "Allocator memory summary: rounded request 1.50GiB, total free in pool
+		// 1.96GiB, largest free chunk usable by lower end 1.00GiB, unallocated bytes 0B, pool size 3.96GiB,
+		// pool limit 3.96GiB". What the allocator could still hand out is the pool's free memory plus the
+		// bytes it has not yet claimed; the pool limit is not the device, so it is PoolLimit, not Capacity.
+		"Allocator memory summary: ", func(r *grammar.Report, _, a string) {
+			free, unallocated := summaryField(a, "total free in pool "), summaryField(a, "unallocated bytes ")
+			if !r.Free.Known {
+				r.Free = grammar.AddSizes(grammar.ParseSizeToken(free), grammar.ParseSizeToken(unallocated))
+			}
+			setSize(&r.PoolLimit, summaryField(a, "pool limit "))
+		},
+	},
+	{ // An allocator's stats after its dump: "Stats: \nLimit:   59.38GiB\nInUse:   0B\nMaxInUse: ..."
+		// (BFC; TSL sizes, or raw bytes in older builds), or cudaMallocAsync's "... Free
+		// memory/Total memory: f/t Stats: Limit: X InUse: Y". The limit is the allocator's
+		// budget, PoolLimit, never Capacity: XLA's pool is a share of the device, and the
+		// advice reads Capacity as the whole device.
+		"Stats: Limit:", func(r *grammar.Report, _, a string) {
+			if f := strings.Fields(a); len(f) > 0 && len(f[0]) <= 24 {
+				setSize(&r.PoolLimit, f[0])
+			}
+		},
+	},
+	{ // What the allocator had in use, from the same stats: "InUse: Y" right after the limit
+		// (not "MaxInUse:", the peak).
+		"InUse:", func(r *grammar.Report, b, a string) {
+			if !strings.HasSuffix(strings.TrimRight(b, " "), allocatorLimitBefore(b)) || strings.HasSuffix(b, "Max") {
+				return
+			}
+			if f := strings.Fields(a); len(f) > 0 && len(f[0]) <= 24 {
+				setSize(&r.Used, f[0])
+			}
+		},
+	},
+	{ // GPU autotuning (compilation) that ran out of memory: "Failed to get configs for: 3 out of 3
+		// instructions. See logs for all failures. Example failure: Out of memory while trying to allocate ..."
+		"Failed to get configs for", func(r *grammar.Report, _, _ string) { r.Phase = grammar.PhaseCompile },
+	},
+	{ // the per-instruction log line: "Could not get config for HLO: %fusion = ... Status: RESOURCE_EXHAUSTED: Out of memory ..."
+		"Could not get config for HLO", func(r *grammar.Report, _, _ string) { r.Phase = grammar.PhaseCompile },
+	},
+	{ // XRT-era program-load breakdown: "HBM capacity 8.00G:"
+		"HBM capacity ", func(r *grammar.Report, _, a string) {
+			if tok, _, ok := strings.Cut(a, ":"); ok && len(tok) <= 24 && grammar.ParseSizeToken(tok).Known {
+				setSize(&r.Capacity, tok)
+				SetString(&r.MemorySpace, "hbm")
+			}
+		},
+	},
+}
+
+// Error-code tokens. The factory format is "E1000: CompileTimeHbmOom:\n<msg>
+// \nSee https://openxla.org/xla/errors/error_1000 for more details.";
+// AnnotateWithCode uses ": " after the name; older builds appended
+// "https://openxla.org/xla/errors#e1000"; some builds print the bare name.
+var (
+	codeNameEnds = []string{"Oom:", "Failure:", "Exhausted:"} // how every catalog name ends
+	codeURL      = "openxla.org/xla/errors"                   // then "/error_1000" or "#e1000"
+)
+
+// Guards are phrases that, right before a match in the same sentence, show
+// that the allocation failure was not fatal or not a device OOM.
+var Guards = []string{
+	"Failed to determine best cudnn convolution algorithm", // the autotuner falls back to another algorithm
+	"Failed to find best cuBLAS algorithm",                 // the GEMM autotuner falls back likewise (an early-warning kind)
+	"CUDA backend failed to initialize",                    // JAX start-up warning, not an OOM of a program
+}
+
+// Figures and names that reveal the backend when the failure's own text does
+// not (checked in order; the first backend with a hit wins, ties leave it out).
+var backendEvidence = []struct {
+	backend string
+	tokens  []string
+}{
+	{grammar.BackendTPU, []string{"XLA:TPU", "_HBM", "SparseCore", "TensorCore", "libtpu", "device=TPU:", "/job:tpu_worker", "tpu_execute", "TPU:"}},
+	{grammar.BackendGPU, []string{"GPU_", "gpu_", "GPU:", "CUDA", "cuda_", "cuMem", "cudaMalloc", "HIP_", "ROCm", "rocm", "device ordinal", "BufferAssignment OOM Debugging", "NVIDIA"}},
+	{grammar.BackendCPU, []string{"TFRT_CPU", "cpu_client", "/device:CPU:"}},
+}
+
+// chipID returns the TPU chip coordinates ("0x0x1") that end before, or "".
+func chipID(before string) string {
+	k := len(before)
+	for k > 0 && (before[k-1] >= '0' && before[k-1] <= '9' || before[k-1] == 'x') {
+		k--
+	}
+	id := before[k:]
+	parts := strings.Split(id, "x")
+	if len(parts) != 3 {
+		return ""
+	}
+	for _, p := range parts {
+		if p == "" || logtext.DigitsEnd(p, 0) != len(p) {
+			return ""
+		}
+	}
+	return id
+}
+
+// summaryField returns the size token after label in a comma-separated
+// "label value, label value" list that ends with its line, or "".
+func summaryField(s, label string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	_, after, ok := strings.Cut(line, label)
+	if !ok {
+		return ""
+	}
+	tok, _, _ := strings.Cut(after, ",")
+	if len(tok) > 24 {
+		return ""
+	}
+	return strings.TrimSpace(tok)
+}
+
+// allocatorLimitBefore returns the end of before when it ends with an
+// allocator stats' "Limit: X" (what stands right before its "InUse:"), else
+// a string before cannot end with.
+func allocatorLimitBefore(before string) string {
+	t := strings.TrimRight(before, " ")
+	i := strings.LastIndex(t, "Limit: ")
+	if i < 0 || strings.ContainsAny(strings.TrimSpace(t[i+len("Limit: "):]), " ") {
+		return "\x00"
+	}
+	return t[i:]
+}
+
+// CUDAFreeTotal splits CUDA's "F/T" (what follows "Free memory/Total
+// memory: ") into its two numbers.
+func CUDAFreeTotal(a string) (free, total string, ok bool) {
+	free, rest := logtext.LeadingDigits(a)
+	total, _ = logtext.LeadingDigits(strings.TrimPrefix(rest, "/"))
+	return free, total, free != "" && total != "" && strings.HasPrefix(rest, "/")
+}
+
+// guardSpan bounds how far before a match a guard phrase is looked for: the
+// guard and the match must be in one sentence, and no guarded sentence is
+// near this long.
+const guardSpan = 1000
+
+// Guarded reports whether a guard phrase stands just before at, in the same
+// sentence: the match is then a fallback or a start-up warning.
+func Guarded(s string, at int) bool {
+	w := s[max(0, at-guardSpan):at]
+	for _, g := range Guards {
+		if !strings.Contains(w, g) {
+			continue
+		}
+		if k := strings.LastIndex(w, g); !strings.Contains(w[k+len(g):], ". ") {
+			return true
+		}
+	}
+	return false
+}
+
+// EvidenceBackend returns the one backend whose evidence the text shows, or "".
+func EvidenceBackend(s string) string {
+	found := ""
+	for _, ev := range backendEvidence {
+		for _, t := range ev.tokens {
+			if strings.Contains(s, t) {
+				if found != "" {
+					return "" // evidence for two backends: do not guess
+				}
+				found = ev.backend
+				break
+			}
+		}
+	}
+	return found
+}

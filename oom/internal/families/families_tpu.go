@@ -1,0 +1,181 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package families
+
+import (
+	"strings"
+
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
+)
+
+// TPU families: the compiler's out-of-memory statuses (E1000, E1001, E3000)
+// and the runtime's buffer and program-load failures (E0100, E0101).
+// docs/message-formats.md lists them with their grammar and an example.
+
+var tpuFamilies = []grammar.Family{
+	{
+		ID:      "tpu-compile-hbm-used",
+		Summary: "The compiled program needs more of a memory space (HBM, or VMEM/SMEM) than the chip has.",
+		Kind:    grammar.Fatal, Code: grammar.CodeHbm, Phase: grammar.PhaseCompile, Backend: grammar.BackendTPU,
+		// The anchor starts at the "y" of "memory" on purpose: strings.Index
+		// skips to the anchor's first byte at vector speed, and "y" is far
+		// rarer in log text than the "a" or "m" a whole word would start with.
+		Anchor: "y in memory space",
+		Expr: `[Rr]an out of memory in memory space (?P<space>\w+)\.? Used ` + grammar.SizeGroup("used") + `(?: of ` + grammar.SizeGroup("capacity") +
+			`(?: \w+)?\.?(?: Exceeded \w+ capacity by ` + grammar.SizeGroup("exceeded") + `)?)?`,
+		Read:    vmemUnlessHBM,
+		Cues:    []logtext.Cue{{Text: "Ran out of memory"}},
+		Example: `RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of memory in memory space hbm. Used 49.34G of 32.00G hbm. Exceeded hbm capacity by 17.34G.`,
+	},
+	{
+		ID:      "tpu-compile-early-abort",
+		Summary: "The compiler estimated the program cannot fit and stopped before the full memory assignment.",
+		Kind:    grammar.Fatal, Code: grammar.CodeHbm, Phase: grammar.PhaseCompile, Backend: grammar.BackendTPU,
+		Anchor: "Aborting compilation early",
+		Expr:   `Aborting compilation early because it.?s unlikely to have enough memory\.? Requires ` + grammar.SizeGroup("requested") + `(?:,? has ` + grammar.SizeGroup("capacity") + ` available)?`,
+		Read: func(r *grammar.Report, _ grammar.Match) bool {
+			// "has X available": what the device has free for the program
+			// (xla.oom.free.size) and, for the compiler, its capacity.
+			r.Free = r.Capacity
+			return true
+		},
+		Cues:   []logtext.Cue{{Text: "Requires #"}},
+		Advice: grammar.AdviceTraits{Note: "Compilation stopped early; to see which buffers make up the peak, rerun with --xla_tpu_impure_oom_fast_exit_threshold=-1 so it fails later with the full breakdown.", NoteAction: grammar.ActionInvestigate},
+		Example: `RESOURCE_EXHAUSTED: Compilation failure: Aborting compilation early because it's unlikely to have enough memory. ` +
+			`Requires 3.84T, has 90.96G available. If more detailed logging is desired, set --xla_tpu_impure_oom_fast_exit_threshold=-1`,
+	},
+	{
+		ID:      "tpu-compile-tensorcore-sparsecore-hbm",
+		Summary: "TensorCore and SparseCore programs together need more HBM than is available.",
+		Kind:    grammar.Fatal, Code: grammar.CodeHbm, Phase: grammar.PhaseCompile, Backend: grammar.BackendTPU,
+		Anchor: "TensorCore Hbm usage",
+		Expr:   `TensorCore Hbm usage:? ` + grammar.SizeGroup("tensorcore_used") + `,? SparseCore Hbm usage:? ` + grammar.SizeGroup("sparsecore_used") + `,? exceeding available bytes:? ` + grammar.SizeGroup("capacity"),
+		Read: func(r *grammar.Report, m grammar.Match) bool {
+			r.MemorySpace = "hbm"
+			r.Used = grammar.AddSizes(grammar.ParseSizeToken(m.Group("tensorcore_used")), grammar.ParseSizeToken(m.Group("sparsecore_used")))
+			return true
+		},
+		Advice:  grammar.AdviceTraits{Note: "TensorCore and SparseCore programs share HBM: balance them (e.g. --xla_sc_num_serialized_tables_to_optimize_hbm), and check embedding table padding, sharding and maximum_parallel_iterations.", NoteAction: grammar.ActionTuneCompiler},
+		Example: `RESOURCE_EXHAUSTED: TPU TensorCore Hbm usage: 34.82G, SparseCore Hbm usage 174.10G, exceeding available bytes: 95.74G`,
+	},
+	{
+		ID:      "tpu-compile-allocation-exceeds-memory",
+		Summary: "One allocation of the compiled program is larger than the whole memory space.",
+		Kind:    grammar.Fatal, Code: grammar.CodeHbm, Phase: grammar.PhaseCompile, Backend: grammar.BackendTPU,
+		Anchor:  "Allocation (size=",
+		Expr:    `Allocation \(size=(?P<requested>\d+)\) would exceed memory \(size=(?P<capacity>\d+)\)(?: :: #allocation\d+ \[shape = '[^']*', space=(?P<space>\w+))?`,
+		Span:    2048, // the shape before space= can be a long tuple
+		Read:    vmemUnlessHBM,
+		Advice:  grammar.AdviceTraits{Lead: oneAllocationTooLarge, LeadAction: grammar.ActionShard},
+		Example: `jaxlib._jax.XlaRuntimeError: RESOURCE_EXHAUSTED: Allocation (size=38654705664) would exceed memory (size=34359738368) :: #allocation598 [...]`,
+	},
+	{
+		ID:      "tpu-compile-vmem-stack",
+		Summary: "A kernel's scoped VMEM (or SMEM) stack allocation does not fit.",
+		Kind:    grammar.Fatal, Code: grammar.CodeVmem, Phase: grammar.PhaseCompile, Backend: grammar.BackendTPU,
+		Anchor:  "y in memory space", // from the rare "y": see tpu-compile-hbm-used
+		Expr:    `[Rr]an out of memory in memory space (?P<space>\w+) while allocating on stack for (?P<instruction>%?[^\s=,]+)`,
+		Cues:    []logtext.Cue{{Text: "Ran out of memory"}},
+		Example: `RESOURCE_EXHAUSTED: Ran out of memory in memory space vmem while allocating on stack for %my-custom-kernel = bf16[2048,4096]{1,0:T(8,128)(2,1)} custom-call(...) ...`,
+	},
+	{
+		ID:      "tpu-compile-scoped-vmem",
+		Summary: "A kernel's scoped allocation is larger than the scoped VMEM limit.",
+		Kind:    grammar.Fatal, Code: grammar.CodeVmem, Phase: grammar.PhaseCompile, Backend: grammar.BackendTPU,
+		Anchor:  "Scoped allocation with size",
+		Expr:    `Scoped allocation with size ` + grammar.SizeGroup("requested") + ` and limit ` + grammar.SizeGroup("capacity") + ` exceeded scoped (?P<space>\w+) limit by ` + grammar.SizeGroup("exceeded"),
+		Example: `RESOURCE_EXHAUSTED: Scoped allocation with size 36.25M and limit 32.00M exceeded scoped vmem limit by 4.25M.`,
+	},
+	{
+		ID:      "tpu-runtime-buffer",
+		Summary: "The runtime could not allocate a device buffer in HBM.",
+		Kind:    grammar.Fatal, Code: grammar.CodeBuffer, Phase: grammar.PhaseRuntime, Backend: grammar.BackendTPU,
+		Anchor: "Attempting to allocate",
+		Expr: `Attempting to allocate ` + grammar.SizeGroup("requested") + `\.?(?P<not_possible> That was not possible\.?` +
+			`(?: There (?:are|is) ` + grammar.SizeGroup("free") + ` free\.?(?:;? ?\((?P<device>[\w:.\-]+)\))?)?)?`,
+		Read: func(_ *grammar.Report, m grammar.Match) bool {
+			// Cut short, the message is still this one when it names the
+			// buffer error or stops inside "That was not possible".
+			// (The prefix is checked here, not in the expression: an optional
+			// text before the anchor would make every match try many starts.)
+			return m.Took("not_possible") || strings.HasSuffix(m.Text[:m.Start()], "Error allocating device buffer: ") ||
+				grammar.CutInside(m, " That was not possible.")
+		},
+		Cues:    []logtext.Cue{{Text: "_HBM"}},
+		Example: `ValueError: RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate 8.00M. That was not possible. There are 6.43M free.; (0x0x1_HBM0)`,
+	},
+	{
+		ID:      "tpu-runtime-program-load",
+		Summary: "Loading a compiled program into HBM failed: no room to reserve its memory.",
+		Kind:    grammar.Fatal, Code: grammar.CodeProgram, Phase: grammar.PhaseRuntime, Backend: grammar.BackendTPU,
+		Anchor: "Attempting to reserve",
+		Expr: `Attempting to reserve ` + grammar.SizeGroup("requested") + `(?P<bottom> at the bottom of memory\.?(?: That was not possible\.?(?: There (?:are|is) ` + grammar.SizeGroup("free") +
+			` free(?:,? ` + grammar.SizeGroup("reserved") + ` reserved(?:,? and ` + grammar.SizeGroup("reservable") + ` reservable)?)?)?)?)?`,
+		Read: func(_ *grammar.Report, m grammar.Match) bool {
+			// Cut short, the message is still this one when the reservation
+			// sentence is there or the text stops inside it.
+			return m.Took("bottom") || grammar.CutInside(m, " at the bottom of memory.")
+		},
+		Example: `RESOURCE_EXHAUSTED: Attempting to reserve 6.48G at the bottom of memory. That was not possible. There are 6.78G free, 0B reserved, and 3.33G reservable.`,
+	},
+	{
+		ID:      "tpu-compile-sparsecore-offset",
+		Summary: "A SparseCore allocation reaches past the allocatable offset (figures in words).",
+		Kind:    grammar.Fatal, Code: grammar.CodeSparseCore, Phase: grammar.PhaseCompile, Backend: grammar.BackendTPU,
+		Anchor: "words) exceeds the legitimate",
+		Expr: `current allocation offset upper bound \((?P<offset_words>\d+) words\) exceeds the legitimate user allocatable offset upper bound \((?P<limit_words>\d+) words\)` +
+			`(?: in memory space (?P<space_id>\d+))?(?: when allocating (?P<requested_words>\d+) words)?`,
+		Read: func(r *grammar.Report, m grammar.Match) bool {
+			// Words of an unprinted size: no byte size is set.
+			r.Words = grammar.SparseCoreWords{Offset: logtext.Atoi(m.Group("offset_words")), Limit: logtext.Atoi(m.Group("limit_words")), Requested: logtext.Atoi(m.Group("requested_words"))}
+			r.MemorySpace = sparseCoreSpace(m.Group("space_id"))
+			return true
+		},
+		Cues: []logtext.Cue{logtext.InternalMemoryCue},
+		Example: `RESOURCE_EXHAUSTED: 'memref.alloca' op current allocation offset upper bound (9000000 words) exceeds the legitimate user allocatable offset upper bound ` +
+			`(8388607 words) in memory space 203 when allocating 1048576 words.`,
+	},
+}
+
+// vmemUnlessHBM: the compiler's on-chip memories (vmem, smem) have their own
+// code.
+func vmemUnlessHBM(r *grammar.Report, _ grammar.Match) bool {
+	if r.MemorySpace != "" && r.MemorySpace != "hbm" {
+		r.Code = grammar.CodeVmem
+	}
+	return true
+}
+
+// oneAllocationTooLarge is the first step when a single allocation exceeds
+// the memory it was assigned to.
+func oneAllocationTooLarge(r *grammar.Report) string {
+	need := r.Used
+	if !need.Known {
+		need = r.Requested
+	}
+	if grammar.Ratio(need, r.Capacity) <= 0 {
+		return ""
+	}
+	return "One allocation of " + grammar.HumanSize(r.Requested) + " alone exceeds the " + grammar.HumanSize(r.Capacity) +
+		" memory: check that this array is sharded as intended (mesh axes, sharding constraints) rather than replicated or gathered, and that no jax.debug.print materializes it."
+}
+
+// sparseCoreSpace names a SparseCore memory space id (E3000 doc); an unknown
+// id is kept as printed.
+func sparseCoreSpace(id string) string {
+	switch id {
+	case "0":
+		return "smem"
+	case "201":
+		return "tilespmem"
+	case "202":
+		return "spmem"
+	case "203":
+		return "hbm"
+	case "204":
+		return "sync_flags"
+	}
+	return id
+}

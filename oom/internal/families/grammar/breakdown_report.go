@@ -1,0 +1,129 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package grammar
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Memory breakdowns printed after an OOM headline, read from the flattened
+// text (headers stripped from every line, whitespace folded), so a plain, a
+// per-line prefixed (vLLM/Ray process tags, glog/XRT headers) and a breakdown
+// flattened onto one line read the same way:
+//
+//   - TPU compile time (docs/message-formats.md, "Breakdowns"): "Total hbm usage >= X: reserved R
+//     program P arguments A", "Output size O; shares S with arguments.",
+//     "Program hbm requirement P: global G scoped S HLO temp T (…%
+//     utilization: Unpadded (U) Padded (D), …% fragmentation (F))",
+//     "Largest program allocations in hbm:" then numbered entries.
+//   - GPU BufferAssignment dump (docs/message-formats.md): "BufferAssignment stats:" and
+//     "Peak buffers: Buffer N: Size: …".
+//   - XRT program load (docs/message-formats.md): "HBM capacity C: Top-of-Memory
+//     reserved: … Currently allocated: … Program requirement: … Available
+//     after request: …", exact "( 554,696,704 bytes)" figures preferred.
+//
+// The work is linear: every search runs forward over the text once per key,
+// and at most MaxAllocations entries are read.
+
+// MaxAllocations bounds the breakdown entries read from one record.
+const MaxAllocations = 100
+
+// Allocation is one entry of "Largest program allocations in hbm" (TPU) or
+// "Peak buffers" (GPU).
+type Allocation struct {
+	Size       Size
+	OpType     string // op_type="…", when printed
+	OpName     string // op_name="…", escapes decoded
+	SourceFile string
+	SourceLine int64  // 0 when not printed
+	Shape      string // "Shape:" or GPU "Entry Parameter Subshape:"
+	Unpadded   Size
+	Padding    Size    // "Extra memory due to padding: X"
+	Expansion  float64 // "(N.Nx expansion)"; 0 when not printed
+	Label      string  // "XLA label:" (bounded, may end in "...")
+	Type       string  // "Allocation type:", e.g. "HLO temp"; "entry parameter" for a GPU entry parameter
+}
+
+// IsInput reports whether the allocation holds an input of the program (an
+// entry parameter or argument), which is not a line of code to fix: its type
+// says so, or its operator is a jax.export/torchax input path such as
+// params_and_buffers['model.layers.1.mlp.w13_weight'] with no source line.
+func (a *Allocation) IsInput() bool {
+	t := strings.ToLower(a.Type)
+	if strings.Contains(t, "parameter") || strings.Contains(t, "argument") {
+		return true
+	}
+	if a.SourceFile == "" {
+		for _, p := range inputPaths {
+			if strings.HasPrefix(a.OpName, p) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+var inputPaths = [...]string{"params_and_buffers[", "params[", "args[", "kwargs["}
+
+// Source returns "file:line" (or the file alone), or "".
+func (a *Allocation) Source() string {
+	if a.SourceFile == "" {
+		return ""
+	}
+	if a.SourceLine > 0 {
+		return a.SourceFile + ":" + strconv.FormatInt(a.SourceLine, 10)
+	}
+	return a.SourceFile
+}
+
+// Breakdown holds the totals of a memory breakdown. Sizes are unknown when
+// not printed (or printed as "unknown size").
+type Breakdown struct {
+	Total             Size // "Total hbm usage >= X", GPU "total allocation"
+	Reserved          Size // "reserved X" of the total, XRT "Top-of-Memory reserved"
+	Program           Size // "program X", "Program hbm requirement X", XRT "Program requirement"
+	Arguments         Size // "arguments X", GPU "parameter allocation"
+	Output            Size // "Output size X", GPU "maybe_live_out allocation"
+	OutputShared      Size // "shares X with arguments"
+	Temp              Size // "HLO temp X", GPU "preallocated temp allocation"
+	TempFragmentation Size // HLO temp "…% fragmentation (X)", GPU "preallocated temp fragmentation"
+	Fragmentation     Size // GPU "total fragmentation"
+	Padding           Size // HLO temp Padded − Unpadded
+	Allocated         Size // XRT "Currently allocated"
+	AvailableAfter    Size // XRT "Available after request" (negative when short)
+
+	Allocations []Allocation // in printed order
+}
+
+// Culprit returns the index of the largest allocation that names an operator
+// and is not a program input, or -1.
+func (b *Breakdown) Culprit() int {
+	best := -1
+	for i := range b.Allocations {
+		a := &b.Allocations[i]
+		if a.OpName == "" || a.IsInput() || !a.Size.Known {
+			continue
+		}
+		if best < 0 || a.Size.Bytes > b.Allocations[best].Size.Bytes {
+			best = i
+		}
+	}
+	return best
+}
+
+// LargestInput returns the index of the largest program-input allocation, or -1.
+func (b *Breakdown) LargestInput() int {
+	best := -1
+	for i := range b.Allocations {
+		a := &b.Allocations[i]
+		if !a.IsInput() || !a.Size.Known {
+			continue
+		}
+		if best < 0 || a.Size.Bytes > b.Allocations[best].Size.Bytes {
+			best = i
+		}
+	}
+	return best
+}

@@ -1,0 +1,134 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package grammar
+
+// Phase tells whether the failure happened while compiling or while running.
+const (
+	PhaseCompile = "compile"
+	PhaseRuntime = "runtime"
+)
+
+// Backends, set only when the message itself shows which one failed.
+const (
+	BackendTPU = "tpu"
+	BackendGPU = "gpu"
+	BackendCPU = "cpu"
+)
+
+// Causes of a runtime allocation failure, known when both the request and the
+// free memory are printed.
+const (
+	CauseFragmentation = "fragmentation" // enough free memory in total, no contiguous block
+	CauseExhaustion    = "exhaustion"    // not enough free memory at all
+)
+
+// Size is a byte count read from a message. Known is false when the message did
+// not print it or it cannot be represented in an int64.
+type Size struct {
+	Bytes int64
+	Known bool
+}
+
+// KnownSize returns a Size that is present.
+func KnownSize(n int64) Size { return Size{Bytes: n, Known: true} }
+
+// SparseCoreWords are the figures of a SparseCore memref.alloca failure, in
+// words. Zero means not printed.
+type SparseCoreWords struct {
+	Offset    int64 // current allocation offset upper bound
+	Limit     int64 // legitimate user allocatable offset upper bound
+	Requested int64 // the allocation that did not fit
+}
+
+// Report is everything read from one XLA OOM failure.
+type Report struct {
+	// Catalog classification: always set on a recognised failure.
+	Code     string // E0100, E0101, E1000, E1001, E3000 or E0007
+	Name     string // catalog name, e.g. RuntimeBufferAllocationFailure
+	Category string // e.g. "Runtime: Buffer Allocation Failure"
+	Phase    string // PhaseCompile or PhaseRuntime
+	DocURL   string // https://openxla.org/xla/errors/error_XXXX for catalog codes
+
+	// Family is the id of the message family that matched (families/families_*.go,
+	// docs/message-formats.md), e.g. "tpu-runtime-buffer", or "code-only" for
+	// a catalog code printed without a readable message. For tests and
+	// debugging; not part of the attribute contract.
+	Family string
+
+	Backend     string // BackendTPU/GPU/CPU when the text shows it
+	MemorySpace string // hbm, vmem, smem, ... when the text names it
+
+	// Sizes, exact bytes (the exact companion of a rounded figure when both
+	// are printed); unknown when not printed or not representable.
+	Requested  Size // the failing allocation, reservation, "Requires X", scoped "size X"
+	Free       Size // "There are X free", CUDA's "Free memory"
+	Used       Size // compile-time "Used X of Y"; TensorCore + SparseCore Hbm usage
+	Capacity   Size // "of Y", "has Y available", "exceeding available bytes", "would exceed memory (size=Y)", scoped "limit Y", CUDA's "Total memory", "HBM capacity"
+	Exceeded   Size // "Exceeded ... capacity by Z", "exceeded scoped ... limit by Z"
+	Reserved   Size // program load: "N reserved"
+	Reservable Size // program load: "N reservable"
+	// PoolLimit is the most a GPU allocator may take from the device (BFC
+	// "pool limit X", cudaMallocAsync "Stats: Limit: X", a family's
+	// pool_limit group): the share of the GPU that
+	// XLA_PYTHON_CLIENT_MEM_FRACTION grants, not the GPU itself.
+	PoolLimit Size
+
+	Program string // "Error loading program 'x'", "[executable_name='x']"
+	// MemoryHolder is the executable whose in-use chunks hold the most bytes
+	// in the BFC allocator's dump (chunk annotations
+	// "xla.execute{executable=x}"), and MemoryHolderSize those bytes: who
+	// holds the memory, which is often not the program that failed.
+	MemoryHolder     string
+	MemoryHolderSize Size
+	Replica          int64 // "Execution of replica R failed", "while running replica R and partition P"
+	Partition        int64
+	HasReplica       bool // Replica was printed
+	HasPartition     bool // Partition was printed
+
+	Device string // TPU memory id (0x0x1_HBM0), GPU ordinal ("0"), or PyTorch/XLA device (TPU:6)
+
+	// Instruction is the HLO instruction or kernel the message names, e.g.
+	// %my-custom-kernel for a scoped VMEM OOM ("" when none is printed).
+	Instruction string
+	// Words holds the SparseCore (E3000) figures, printed in words of an
+	// unprinted size, so they have no byte equivalent.
+	Words SparseCoreWords
+
+	// Breakdown holds the memory breakdown printed with the failure (TPU
+	// compile-time totals and largest allocations, GPU BufferAssignment
+	// stats and peak buffers, XRT program-load figures), when there is one.
+	Breakdown Breakdown
+
+	// Attempts counts the allocation attempts in the failure's record: the
+	// requests the driver refused on the way (families/families_attempts.go). They are
+	// context, never the failure: no size of theirs is read into the report,
+	// except the exact bytes of the very request that failed, whose refusal
+	// is the failure itself and not counted.
+	Attempts int
+	// RefusedBefore is Attempts: the driver's refusals on the way, which
+	// the advice reads. ownRefused: the record also holds the driver's
+	// refusal of the failing request itself (the platform allocator logs
+	// it), which Attempts does not count.
+	RefusedBefore int
+	OwnRefused    bool
+
+	// ExceptionType is the type of the exception the record raised
+	// ("jax.errors.JaxRuntimeError"; the semantic conventions'
+	// exception.type), "" when the record holds none.
+	ExceptionType string
+
+	Cause       string   // CauseFragmentation or CauseExhaustion when both sizes are known
+	Remediation []string // ordered, concrete actions; never empty on a recognised failure
+
+	// Retry says whether running the same program again, unchanged, can
+	// succeed: RetryFutile, RetryMayHelp or RetryUnknown (diagnosis/retry.go).
+	Retry string
+	// Action is the kind of the first remediation step, one of Actions
+	// (diagnosis/actions.go).
+	Action string
+	// FitFraction is capacity / demand when the report shows both and the
+	// demand is the larger: the factor by which the per-device demand must
+	// shrink to fit (0 when unknown; diagnosis/fit.go).
+	FitFraction float64
+}

@@ -1,0 +1,78 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package logtext
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Byte, digit and quoted-word helpers the whole package shares.
+
+var spaceTab = [256]bool{' ': true, '\t': true, '\r': true, '\n': true, '\v': true, '\f': true}
+
+// IsSpace reports whether c is ASCII white space.
+func IsSpace(c byte) bool { return spaceTab[c] }
+
+// DigitsEnd returns the end of the run of digits at s[i:].
+func DigitsEnd(s string, i int) int {
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+// HasAt reports whether s holds p at i.
+func HasAt(s string, i int, p string) bool {
+	return i >= 0 && i <= len(s) && strings.HasPrefix(s[i:], p)
+}
+
+// IsWordByte reports whether c is an ASCII letter, digit or underscore.
+func IsWordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// IsDigit reports whether c is an ASCII digit.
+func IsDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// SkipSpace returns the index of the first non-space byte at or after i.
+func SkipSpace(s string, i int) int {
+	for i < len(s) && IsSpace(s[i]) {
+		i++
+	}
+	return i
+}
+
+func trimSpaceRight(s string) string {
+	for len(s) > 0 && IsSpace(s[len(s)-1]) {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+// Atoi returns s as a decimal number, 0 when it is not one.
+func Atoi(s string) int64 {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+// LeadingDigits splits s into its leading decimal digits and the rest.
+func LeadingDigits(s string) (digits, rest string) {
+	k := DigitsEnd(s, 0)
+	return s[:k], s[k:]
+}
+
+// Quoted returns the text between a leading ' and the next ', or "".
+func Quoted(s string) string {
+	if !strings.HasPrefix(s, "'") {
+		return ""
+	}
+	if e := strings.IndexByte(s[1:], '\''); e > 0 {
+		return s[1 : 1+e]
+	}
+	return ""
+}

@@ -1,0 +1,397 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package logtext
+
+import (
+	"strings"
+)
+
+// Log-line headers: the prefixes loggers, launchers and container runtimes
+// put before each line (glog/absl, TSL, syslog, Python logging, vLLM, MPI,
+// torchrun, Ray, CRI), read by hand-written parsers (no regexp: they run on
+// every line of every record that reaches the recogniser), and the level
+// they state.
+
+// StripHeaders removes the prefixes that loggers and launchers put in front
+// of a line, repeatedly, so nested headers ("I0922 ... run_docker.py:193]
+// 2021-09-22 16:49:00.853879: E external/...] ") go too. flatten strips them
+// the same way, through stripHeadersLevel, which also reads the level.
+func StripHeaders(line string) string {
+	rest, _, _ := StripHeadersLevel(line)
+	return rest
+}
+
+// HeaderLen returns the length of the log-line header at the start of l, or 0.
+func HeaderLen(l string) int {
+	if l == "" {
+		return 0
+	}
+	switch c := l[0]; {
+	case c >= '0' && c <= '9':
+		return timestampHeader(l)
+	case c == 'I' || c == 'W' || c == 'E' || c == 'F':
+		if n := glogHeader(l); n > 0 {
+			return n
+		}
+		if n := levelHeader(l); n > 0 {
+			return n
+		}
+		return syslogHeader(l)
+	case c == '[':
+		return bracketHeader(l)
+	case c == '(':
+		return rayHeader(l)
+	case c == 'D' || c == 'C':
+		if n := syslogHeader(l); n > 0 {
+			return n
+		}
+		return levelHeader(l)
+	case c >= 'A' && c <= 'Z':
+		return syslogHeader(l)
+	}
+	return 0
+}
+
+// syslogHeader matches a syslog/journald prefix:
+// "Nov 22 10:00:00 host python3[1234]: ".
+func syslogHeader(l string) int {
+	if len(l) < 16 || !isMonth(l[:3]) || l[3] != ' ' {
+		return 0
+	}
+	i := 4
+	if l[i] == ' ' {
+		i++
+	}
+	if j := DigitsEnd(l, i); j == i || j > i+2 || !HasAt(l, j, " ") {
+		return 0
+	} else {
+		i = j + 1
+	}
+	if i = timeEnd(l, i); i < 0 || !HasAt(l, i, " ") {
+		return 0
+	}
+	h := strings.IndexByte(l[i+1:], ' ')
+	if h <= 0 {
+		return 0
+	}
+	i += 1 + h + 1 // past the host name
+	e := strings.Index(l[i:], ": ")
+	if e <= 0 || strings.IndexByte(l[i:i+e], ' ') >= 0 {
+		return 0
+	}
+	return i + e + 2
+}
+
+// glogHeader matches absl/glog headers:
+//
+//	E0528 07:02:44.350251   27487 pjrt_stream_executor_client.cc:2826]
+//	I0000 00:00:1758277414.566053 1017489 gpu_helpers.cc:136]   (pre-init)
+//	W0905 17:27:21 hlo_rematerialization.cc:3231]               (no thread)
+//	E0914 cuda_executor.cc:1182]                                (no time)
+//	E tensorflow/compiler/xla/xla_client/xla_util.cc:88]        (old TF)
+func glogHeader(l string) int {
+	i := 1
+	if j := DigitsEnd(l, i); j-i == 4 {
+		i = j
+		if k := clockEnd(l, i); k > 0 {
+			i = k
+		}
+	} else if j != i {
+		return 0
+	}
+	return fileLineEnd(l, i)
+}
+
+// timestampHeader matches the TSL header
+// "2024-05-28 07:02:44.349554: W external/tsl/tsl/framework/bfc_allocator.cc:482] ",
+// ISO/Kubernetes stamps "2025-06-03T17:44:12.301945812Z stdout F ", and
+// Python's "2024-03-02 11:45:09,412 - root - ERROR - ".
+func timestampHeader(l string) int {
+	i := dateEnd(l, 0)
+	if i < 0 || i >= len(l) {
+		return 0
+	}
+	iso := l[i] == 'T'
+	if l[i] != ' ' && !iso {
+		return 0
+	}
+	i = timeEnd(l, i+1)
+	if i < 0 {
+		return 0
+	}
+	if iso {
+		if i < len(l) && l[i] == 'Z' {
+			i++
+		} else if i < len(l) && (l[i] == '+' || l[i] == '-') {
+			if j := DigitsEnd(l, i+1); j > i+1 {
+				i = j
+				if i < len(l) && l[i] == ':' {
+					i = DigitsEnd(l, i+1)
+				}
+			}
+		}
+		if !HasAt(l, i, " ") {
+			return 0
+		}
+		i++
+		for _, s := range []string{"stdout F ", "stderr F ", "stdout P ", "stderr P "} {
+			if HasAt(l, i, s) {
+				return i + len(s)
+			}
+		}
+		return i
+	}
+	// TSL: ": L[ tid] file:line] "
+	if HasAt(l, i, ": ") && i+3 < len(l) && isLevel(l[i+2]) && (l[i+3] == ' ') {
+		if n := fileLineEnd(l, i+3); n > 0 {
+			return n
+		}
+	}
+	// Python logging: " - name - LEVEL - "
+	if HasAt(l, i, " - ") {
+		j := strings.Index(l[i+3:], " - ")
+		if j >= 0 {
+			k := i + 3 + j + 3
+			e := strings.Index(l[k:], " - ")
+			if e > 0 && isLevelWord(l[k:k+e]) {
+				return k + e + 3
+			}
+		}
+	}
+	return 0
+}
+
+// levelHeader matches "ERROR:absl:", "WARNING:tensorflow:" (Python logging)
+// and vLLM's "ERROR 09-19 10:23:41 [core.py:214] ".
+func levelHeader(l string) int {
+	w := 0
+	for w < len(l) && l[w] >= 'A' && l[w] <= 'Z' {
+		w++
+	}
+	if !isLevelWord(l[:w]) || w >= len(l) {
+		return 0
+	}
+	if l[w] == ':' {
+		j := w + 1
+		for j < len(l) && (IsWordByte(l[j]) || l[j] == '.') {
+			j++
+		}
+		if j > w+1 && HasAt(l, j, ":") {
+			return j + 1
+		}
+		return 0
+	}
+	if l[w] != ' ' {
+		return 0
+	}
+	i := w + 1
+	// MM-DD HH:MM:SS[.frac] [file:line]
+	if j := DigitsEnd(l, i); j-i == 2 && HasAt(l, j, "-") {
+		if k := DigitsEnd(l, j+1); k-j-1 == 2 && HasAt(l, k, " ") {
+			if t := timeEnd(l, k+1); t > 0 && HasAt(l, t, " [") {
+				if e := strings.IndexByte(l[t+2:], ']'); e >= 0 && HasAt(l, t+2+e+1, " ") {
+					return t + 2 + e + 2
+				}
+			}
+		}
+	}
+	return 0
+}
+
+// bracketHeader matches MPI "[1,2]<stderr>:" and torchrun "[rank3]:" prefixes.
+func bracketHeader(l string) int {
+	e := strings.IndexByte(l, ']')
+	if e < 2 {
+		return 0
+	}
+	in := l[1:e]
+	if strings.HasPrefix(in, "rank") && DigitsEnd(in, 4) == len(in) && len(in) > 4 && HasAt(l, e+1, ":") {
+		return e + 2
+	}
+	if c := strings.IndexByte(in, ','); c > 0 && DigitsEnd(in, 0) == c && DigitsEnd(in, c+1) == len(in) && c+1 < len(in) {
+		for _, s := range []string{"<stderr>:", "<stdout>:"} {
+			if HasAt(l, e+1, s) {
+				return e + 1 + len(s)
+			}
+		}
+	}
+	return 0
+}
+
+// rayHeader matches Ray/vLLM process tags: "(EngineCore_DP0 pid=896988) ",
+// "(pid=1234) ", "(RayWorkerWrapper pid=77, ip=10.0.0.2) ".
+func rayHeader(l string) int {
+	e := strings.IndexByte(l, ')')
+	if e < 0 || e > 160 || !HasAt(l, e+1, " ") && e+1 != len(l) {
+		return 0
+	}
+	p := strings.Index(l[:e], "pid=")
+	if p < 0 || (p > 1 && l[p-1] != ' ') || DigitsEnd(l, p+4) == p+4 {
+		return 0
+	}
+	if e+1 == len(l) {
+		return e + 1
+	}
+	return e + 2
+}
+
+// fileLineEnd matches "[ +tid] file:line] " starting at i (at a space) and
+// returns the index after it, or 0.
+func fileLineEnd(l string, i int) int {
+	// optional thread id
+	j := i
+	for j < len(l) && l[j] == ' ' {
+		j++
+	}
+	if j == i {
+		return 0
+	}
+	if k := DigitsEnd(l, j); k > j && HasAt(l, k, " ") {
+		j = k
+		for j < len(l) && l[j] == ' ' {
+			j++
+		}
+	}
+	// file:line]
+	k := j
+	for k < len(l) && l[k] != ' ' && l[k] != ']' {
+		k++
+	}
+	if k >= len(l) || l[k] != ']' || k == j {
+		return 0
+	}
+	c := strings.LastIndexByte(l[j:k], ':')
+	if c < 1 || DigitsEnd(l, j+c+1) != k || j+c+1 == k {
+		return 0
+	}
+	if k+1 == len(l) {
+		return k + 1
+	}
+	if l[k+1] != ' ' {
+		return 0
+	}
+	return k + 2
+}
+
+// clockEnd matches " HH:MM:SS[.frac]" at i (SS may be epoch seconds in absl's
+// pre-init lines) and returns the index after it, or 0.
+func clockEnd(l string, i int) int {
+	if !HasAt(l, i, " ") {
+		return 0
+	}
+	t := timeEnd(l, i+1)
+	if t < 0 {
+		return 0
+	}
+	return t
+}
+
+// dateEnd matches YYYY-MM-DD at i.
+func dateEnd(l string, i int) int {
+	if DigitsEnd(l, i) != i+4 || !HasAt(l, i+4, "-") || DigitsEnd(l, i+5) != i+7 || !HasAt(l, i+7, "-") || DigitsEnd(l, i+8) != i+10 {
+		return -1
+	}
+	return i + 10
+}
+
+// timeEnd matches HH:MM:SS[.,frac] at i (SS may be longer) and returns its end or -1.
+func timeEnd(l string, i int) int {
+	if DigitsEnd(l, i) != i+2 || !HasAt(l, i+2, ":") || DigitsEnd(l, i+3) != i+5 || !HasAt(l, i+5, ":") {
+		return -1
+	}
+	j := DigitsEnd(l, i+6)
+	if j < i+8 {
+		return -1
+	}
+	if j < len(l) && (l[j] == '.' || l[j] == ',') {
+		if k := DigitsEnd(l, j+1); k > j+1 {
+			j = k
+		}
+	}
+	return j
+}
+
+func isMonth(m string) bool {
+	switch m {
+	case "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec":
+		return true
+	}
+	return false
+}
+
+func isLevel(c byte) bool { return c == 'I' || c == 'W' || c == 'E' || c == 'F' }
+
+func isLevelWord(w string) bool {
+	switch w {
+	case "INFO", "WARNING", "WARN", "ERROR", "DEBUG", "CRITICAL", "FATAL":
+		return true
+	}
+	return false
+}
+
+// StripHeadersLevel strips a line's log headers (headerLen; hand-written, no
+// regexp: it runs on every line of every record that reaches Recognize) and
+// returns the rest, the level of the innermost header that states one ('I',
+// 'W', 'E', 'F', 'D'; 0 for none) and whether any header was stripped. Nested headers
+// ("I0922 … run_docker.py:193] 2021-09-22 …: E external/…] ") take the
+// inner level: the outer one is the launcher's re-logging.
+func StripHeadersLevel(line string) (rest string, level byte, stripped bool) {
+	for range 8 {
+		l := strings.TrimLeft(line, " \t\r")
+		n := HeaderLen(l)
+		if n == 0 {
+			return line, level, stripped
+		}
+		if lv := headerLevel(l[:n]); lv != 0 {
+			level = lv
+		}
+		line, stripped = l[n:], true
+	}
+	return line, level, stripped
+}
+
+// headerLevel returns the level a log header states, or 0.
+func headerLevel(h string) byte {
+	switch c := h[0]; {
+	case isLevel(c) && glogHeader(h) > 0:
+		return c // glog/absl: "I0528 …", "E external/…"
+	case c >= 'A' && c <= 'Z':
+		w := 0
+		for w < len(h) && h[w] >= 'A' && h[w] <= 'Z' {
+			w++
+		}
+		return LevelOfWord(h[:w]) // "INFO:absl:", "ERROR 09-19 …"
+	case IsDigit(c):
+		if i := strings.Index(h, ": "); i > 0 && i+3 < len(h) && isLevel(h[i+2]) && h[i+3] == ' ' {
+			return h[i+2] // TSL: "2024-05-28 07:02:44.349554: W external/…"
+		}
+		if i := strings.Index(h, " - "); i > 0 {
+			if j := strings.Index(h[i+3:], " - "); j >= 0 {
+				rest := h[i+3+j+3:]
+				if e := strings.Index(rest, " - "); e > 0 {
+					return LevelOfWord(rest[:e]) // Python logging
+				}
+			}
+		}
+	}
+	return 0
+}
+
+// LevelOfWord is the level letter (I, W, E, F, D) of a level word as
+// loggers print it ("INFO", "WARNING", ...), 0 for any other word.
+func LevelOfWord(w string) byte {
+	switch w {
+	case "INFO":
+		return 'I'
+	case "WARNING", "WARN":
+		return 'W'
+	case "ERROR":
+		return 'E'
+	case "CRITICAL", "FATAL":
+		return 'F'
+	case "DEBUG":
+		return 'D'
+	}
+	return 0
+}

@@ -1,0 +1,194 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package logtext
+
+import (
+	"strings"
+)
+
+// Hard-wrapped pastes. Terminals, pagers and issue trackers wrap long lines
+// at a fixed width, wherever the width falls: inside a word ("from devic" /
+// "e:") or a number ("196.0" / "0M"). flatten turns every line break into a
+// space, which splits that word. A break is joined without a space only
+// when all of these hold, so unrelated lines are never run together:
+//
+//   - the line before it is at least minWrapWidth bytes long (a terminal's
+//     width, not a short line of a table or a dump) and ends in a non-space;
+//   - the next line starts with a non-space and carries no log header of its
+//     own (a re-logged line is a new line, not a wrap);
+//   - the two pieces make a word of the grammar (the Recognizer's
+//     wrapVocabulary: the words of every family's expression and every
+//     detail's anchor), or a number
+//     continues across the break (digits on both sides, a decimal point, a
+//     size unit right after the digits).
+//
+// A container runtime's partial line (CRI "stdout P ") is always joined to
+// the next line without a space: the runtime split one line at 16 KiB.
+
+// minWrapWidth is the shortest line taken for a terminal's wrap.
+const minWrapWidth = 40
+
+// WrapVocabulary holds the words a wrap may split.
+type WrapVocabulary map[string]bool
+
+// addWrapWords adds the literal words of a family's expression (and any
+// extra phrases) to v. It reads the expression's source: an
+// escape (\d, \(), a class, a group's syntax or a repeat ends a word, and a
+// two-letter case class such as [Ff] counts as its capital ("[Ff]ailed"
+// gives "Failed"). A vocabulary needs no more precision than that.
+func (v WrapVocabulary) addWrapWords(expr string, extra ...string) {
+	lit := make([]byte, 0, len(expr))
+	for i := 0; i < len(expr); i++ {
+		switch c := expr[i]; c {
+		case '\\':
+			i++ // the escaped character is never part of a word
+			lit = append(lit, 0)
+		case '[':
+			if i+3 < len(expr) && expr[i+3] == ']' && expr[i+1]+'a'-'A' == expr[i+2] {
+				lit = append(lit, expr[i+1])
+				i += 3
+				continue
+			}
+			for i < len(expr) && expr[i] != ']' {
+				i++
+			}
+			lit = append(lit, 0)
+		case '(':
+			if strings.HasPrefix(expr[i:], "(?P<") || strings.HasPrefix(expr[i:], "(?<") {
+				for i < len(expr) && expr[i] != '>' {
+					i++
+				}
+			} else if strings.HasPrefix(expr[i:], "(?") {
+				for i < len(expr) && expr[i] != ':' && expr[i] != ')' {
+					i++
+				}
+			}
+			lit = append(lit, 0)
+		case '{':
+			for i < len(expr) && expr[i] != '}' {
+				i++
+			}
+			lit = append(lit, 0)
+		default:
+			lit = append(lit, c)
+		}
+	}
+	v.addWordsOf(string(lit))
+	for _, e := range extra {
+		v.addWordsOf(e)
+	}
+}
+
+func (v WrapVocabulary) addWordsOf(s string) {
+	for i := 0; i < len(s); {
+		if !IsWordByte(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && IsWordByte(s[j]) {
+			j++
+		}
+		if j-i >= 2 {
+			v[s[i:j]] = true
+		}
+		i = j
+	}
+}
+
+// wrapTight reports whether a raw line may be a terminal's wrap: long
+// enough, and ending in a non-space.
+func wrapTight(raw string) bool {
+	raw = strings.TrimSuffix(raw, "\r")
+	return len(raw) >= minWrapWidth && !IsSpace(raw[len(raw)-1])
+}
+
+// joinsWrap reports whether the flattened text so far (out) and the next
+// line (next, header stripped, starting with a non-space) are one word or
+// one number split by a wrap.
+func (v WrapVocabulary) joinsWrap(out []byte, next string) bool {
+	if len(out) == 0 || next == "" {
+		return false
+	}
+	l, r := out[len(out)-1], next[0]
+	// A number split by the wrap: "16542" / "5291480B", "196." / "00M".
+	if IsDigit(l) && (IsDigit(r) || r == '.' || r == ',') ||
+		l == '.' && IsDigit(r) && len(out) > 1 && IsDigit(out[len(out)-2]) {
+		return true
+	}
+	// A size and its unit: "32.00" / "GiB", "1.97G" / "iB", "1.97Gi" / "B".
+	if IsDigit(l) && unitAhead(next) || unitSplit(out, next) {
+		return true
+	}
+	// A word of the grammar.
+	i := len(out)
+	for i > 0 && IsWordByte(out[i-1]) {
+		i--
+	}
+	j := 0
+	for j < len(next) && IsWordByte(next[j]) {
+		j++
+	}
+	if i == len(out) || j == 0 || len(out)-i+j > 64 {
+		return false
+	}
+	var buf [64]byte
+	w := append(append(buf[:0], out[i:]...), next[:j]...)
+	return v[string(w)]
+}
+
+// unitAhead reports whether s starts with a size unit (K, M, G, T, P, E,
+// optionally "iB", or B) that is not the start of a longer word.
+func unitAhead(s string) bool {
+	k := 0
+	if k < len(s) && strings.IndexByte("KMGTPE", s[k]) >= 0 {
+		k++
+		if strings.HasPrefix(s[k:], "iB") {
+			k += 2
+		}
+	} else if k < len(s) && s[k] == 'B' {
+		k++
+	}
+	return k > 0 && (k == len(s) || !IsWordByte(s[k]))
+}
+
+// unitSplit reports whether a unit is split after its first letters:
+// "1.97G" / "iB", "1.97Gi" / "B".
+func unitSplit(out []byte, next string) bool {
+	n := len(out)
+	switch {
+	case n >= 2 && strings.IndexByte("KMGTPE", out[n-1]) >= 0 && IsDigit(out[n-2]):
+		return strings.HasPrefix(next, "iB") && (len(next) == 2 || !IsWordByte(next[2]))
+	case n >= 3 && out[n-1] == 'i' && strings.IndexByte("KMGTPE", out[n-2]) >= 0 && IsDigit(out[n-3]):
+		return next[0] == 'B' && (len(next) == 1 || !IsWordByte(next[1]))
+	}
+	return false
+}
+
+// criPartial reports whether a raw line is a container runtime's partial
+// line ("<RFC 3339 time> stdout P <text>"), which continues on the next line.
+func criPartial(raw string) bool {
+	if len(raw) < 20 || !IsDigit(raw[0]) {
+		return false
+	}
+	sp := strings.IndexByte(raw, ' ')
+	if sp < 0 || !strings.Contains(raw[:sp], "T") {
+		return false
+	}
+	rest := raw[sp+1:]
+	return strings.HasPrefix(rest, "stdout P ") || strings.HasPrefix(rest, "stderr P ")
+}
+
+// BuildWrapVocabulary collects the words of the families' expressions and
+// of every detail's anchor.
+func BuildWrapVocabulary(exprs, anchors []string) WrapVocabulary {
+	v := WrapVocabulary{}
+	for _, e := range exprs {
+		v.addWrapWords(e)
+	}
+	for _, a := range anchors {
+		v.addWrapWords("", a)
+	}
+	return v
+}

@@ -1,0 +1,151 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package speaker
+
+import (
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
+)
+
+// Statements records who printed each statement of a record, in the
+// coordinates of the flattened text: flatten strips the headers that name a
+// native speaker, so it records, as it goes, where each statement starts
+// and who printed it. A statement starts at a line whose log header states
+// a level or at a line that starts an exception or a traceback
+// (speaker.StartsStatement); the lines after it continue it.
+//
+// Only what changes a decision is kept: the statements of foreign programs
+// (adjacent ones merged) and the exceptions (with their type). It holds a
+// fixed number of spans (no allocation); statements past that are not
+// recorded, so they count as unknown speakers: read by today's rules.
+type Statements struct {
+	spans [16]statementSpan
+	N     int
+}
+
+type statementSpan struct {
+	from, to int    // to is -1 while the statement goes on
+	header   string // its log header, for an undecided exception's second reading
+	whole    bool   // who was read from the whole statement
+	who      Speaker
+}
+
+// begin records that a statement starts at position at of the flattened
+// text, with its header and first line.
+func (s *Statements) begin(at int, header, line string) {
+	if s == nil {
+		return
+	}
+	s.end(at)
+	who := Of(header, line)
+	if who.Owner != Foreign && who.Form != Exception {
+		return
+	}
+	if k := s.N - 1; k >= 0 && s.spans[k].to == at && who.Form != Exception &&
+		s.spans[k].who.Form != Exception && s.spans[k].who.Owner == Foreign {
+		s.spans[k].to = -1 // one foreign program's lines, one after the other
+		return
+	}
+	if s.N < len(s.spans) {
+		s.spans[s.N] = statementSpan{from: at, to: -1, header: header, who: who}
+		s.N++
+	}
+}
+
+// end closes the statement still going on at position at.
+func (s *Statements) end(at int) {
+	if s != nil && s.N > 0 && s.spans[s.N-1].to < 0 {
+		s.spans[s.N-1].to = at
+	}
+}
+
+// finish closes the last statement at the end of flat and reads each
+// exception whose first line did not decide its owner again, whole
+// (PaddlePaddle's "ResourceExhaustedError: " names its source path lines
+// later).
+func (s *Statements) finish(flat string) {
+	if s == nil {
+		return
+	}
+	s.end(len(flat))
+	for k := range s.N {
+		sp := &s.spans[k]
+		if !sp.whole && sp.who.Undecided() {
+			sp.who = Of(sp.header, flat[sp.from:sp.to])
+		}
+	}
+}
+
+// single records a text that is one statement with no header.
+func (s *Statements) single(text string) {
+	if s == nil {
+		return
+	}
+	s.begin(0, "", text)
+	s.end(len(text))
+	if s.N > 0 {
+		s.spans[0].whole = true
+	}
+}
+
+// AnyRaised reports whether a status XLA's stack raised is recorded.
+func (s *Statements) AnyRaised() bool {
+	if s == nil {
+		return false
+	}
+	for k := range s.N {
+		if s.spans[k].who.Raised() {
+			return true
+		}
+	}
+	return false
+}
+
+// at returns the recorded statement that holds position i, nil if none.
+func (s *Statements) at(i int) *statementSpan {
+	if s == nil {
+		return nil
+	}
+	for k := range s.N {
+		if sp := &s.spans[k]; sp.from <= i && i < sp.to {
+			return sp
+		}
+	}
+	return nil
+}
+
+// Foreign reports whether position i lies in a statement of a foreign
+// program: no match there is XLA's.
+func (s *Statements) Foreign(i int) bool {
+	sp := s.at(i)
+	return sp != nil && sp.who.Owner == Foreign
+}
+
+// Raised reports whether position i lies in a status XLA's stack raised:
+// a match there is the failure.
+func (s *Statements) Raised(i int) bool {
+	sp := s.at(i)
+	return sp != nil && sp.who.Raised()
+}
+
+// ExceptionType is the type of the exception at position i, else of the
+// record's first exception that is not a foreign program's ("" if none).
+func (s *Statements) ExceptionType(i int) string {
+	if sp := s.at(i); sp != nil && sp.who.Form == Exception && sp.who.Owner != Foreign {
+		return sp.who.Type()
+	}
+	if s == nil {
+		return ""
+	}
+	for k := range s.N {
+		if w := s.spans[k].who; w.Form == Exception && w.Owner != Foreign {
+			return w.Type()
+		}
+	}
+	return ""
+}
+
+// Marks is what flattening tells s.
+func (s *Statements) Marks() logtext.StatementMarks {
+	return logtext.StatementMarks{Starts: StartsStatement, Begin: s.begin, Single: s.single, Finish: s.finish}
+}
