@@ -3,17 +3,14 @@
 
 package logtext
 
-import (
-	"math/bits"
-)
-
 // The one-pass key scan, in plain Go and the same on every architecture:
 // every key of MayContain is found in one pass over the text, 16 bytes per
 // step (two steps per branch while the text lasts), eight at a time in a
-// 64-bit word (SWAR). A first pass only asks whether any step may hold a
-// hit (firstStep: most texts end there); the hits of a line then come back
-// from one call, instead of one strings.IndexByte or strings.Index pass per
-// key (BENCHMARKS.md, "The prefilter's keys").
+// 64-bit word (SWAR), instead of one strings.IndexByte or strings.Index pass
+// per key (BENCHMARKS.md, "The prefilter's keys"). The scan only asks
+// whether a step may hold a hit (firstStep: most texts end there); a text
+// that has one has that step's exact hits confirmed (stepHits, confirmFrom),
+// and then the scan goes on from the step after it.
 
 // The keys it reads: one or two single bytes that differ in one bit (like
 // 'R' and 'B': one comparison finds both), and one key of four bytes (a word
@@ -25,18 +22,13 @@ const (
 )
 
 // A step reads blockLen bytes' hits from blockRead bytes (the word's last
-// byte lies three bytes on). minOnePassLen: shorter texts take the per-key
-// passes. maxOnePassLen: hit indexes are int32.
+// byte lies three bytes on). MinOnePassLen: shorter texts take the per-key
+// passes.
 const (
 	blockLen      = 16
 	blockRead     = blockLen + wordKeyLen - 1
 	MinOnePassLen = blockRead
-	maxOnePassLen = 1<<31 - 1
 )
-
-// MaxKeyHits is how many hits one call of the scan hands back: ordinary
-// lines have a few at most, so one call covers them.
-const MaxKeyHits = 8
 
 // lowBytes and highBits repeat 0x01 and 0x80 over a word; low7 is 0x7f.
 const (
@@ -115,125 +107,82 @@ func load64(w string) uint64 {
 		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
 }
 
-// KeyHits writes to out the indexes of the key hits in s[from:len(s)-3], in
-// order, and returns how many; when out fills up, next is where to go on.
-// It needs minOnePassLen <= len(s) <= maxOnePassLen. The last, partial step
-// reads the block that ends three bytes before the end, without the hits
-// before from.
-func KeyHits(s string, from int, k *keyWords, out *[MaxKeyHits]int32) (n, next int) {
-	end := len(s) - (wordKeyLen - 1)
-	i := from
-	for {
-		step, found := nextStep(s[i:], k.singleBit, k.singleValue, k.wordFirst, k.wordLast)
-		i += step
-		if !found {
-			break
-		}
-		w := s[i : i+blockRead]
-		if n, next = appendHits(out, n, i, k.hits(load64(w[0:8]), load64(w[wordKeyLen-1:wordKeyLen+7]))); next >= 0 {
-			return n, next
-		}
-		if n, next = appendHits(out, n, i+8, k.hits(load64(w[8:16]), load64(w[wordKeyLen+7:wordKeyLen+15]))); next >= 0 {
-			return n, next
-		}
-		i += blockLen
-	}
-	if i < end {
-		at := len(s) - blockRead
-		x0, y0, x1, y1 := lastStep(s)
-		keep0, keep1 := keepFrom(i - at)
-		may := mayHit(x0, y0, k.singleBit, k.singleValue, k.wordFirst, k.wordLast)&keep0 |
-			mayHit(x1, y1, k.singleBit, k.singleValue, k.wordFirst, k.wordLast)&keep1
-		if may&highBits == 0 {
-			return n, end // most texts: no hit in the last step
-		}
-		if n, next = appendHits(out, n, at, k.hits(x0, y0)&keep0); next >= 0 {
-			return n, next
-		}
-		if n, next = appendHits(out, n, at+8, k.hits(x1, y1)&keep1); next >= 0 {
-			return n, next
-		}
-	}
-	return n, end
+// stepHits returns the hit masks (see hits) of the step at i: the eight
+// bytes at i and the eight at i+8.
+func (k *keyWords) stepHits(s string, i int) (h0, h1 uint64) {
+	const y = wordKeyLen - 1
+	w := s[i : i+blockRead]
+	return k.hits(load64(w[0:8]), load64(w[y:y+8])), k.hits(load64(w[8:16]), load64(w[8+y:8+y+8]))
 }
 
 // firstStep returns where the first step of s that may hold a hit starts,
-// -1 for none (most texts): the scan's loop, its last step, and a single
-// key in the last three bytes, without the exact hits. It needs
-// minOnePassLen <= len(s).
+// len(s)-3 when only the last three bytes may (a single key there, which no
+// step reads), -1 for none (most texts). It needs MinOnePassLen <= len(s).
+// Its loop reads two steps per branch and indexes s (resliced, s would cost
+// a register, and the compiler would reload a key word from the stack on
+// every pass). The bytes left after it are read as two whole steps that end
+// where the steps end, overlapping the loop's: they held no hit, so none is
+// found twice and no byte needs masking, and the rest costs no branch on
+// its length.
 func (k *keyWords) firstStep(s string) int {
-	i, found := nextStep(s, k.singleBit, k.singleValue, k.wordFirst, k.wordLast)
-	if found {
-		return i
-	}
-	// The last step, then the single keys in the last three bytes, which no
-	// step reads: the top three of the last eight bytes.
-	// (lastStep written out: it is not inlined, and this runs on every text.)
 	const y = wordKeyLen - 1
-	w := s[len(s)-blockRead:]
-	keep0, keep1 := keepFrom(i - (len(s) - blockRead))
-	may := mayHit(load64(w[0:8]), load64(w[y:y+8]), k.singleBit, k.singleValue, k.wordFirst, k.wordLast)&keep0 |
-		mayHit(load64(w[8:16]), load64(w[8+y:8+y+8]), k.singleBit, k.singleValue, k.wordFirst, k.wordLast)&keep1
-	last := load64(s[len(s)-8:]) | k.singleBit ^ k.singleValue
-	if (may|(last-lowBytes)&^(1<<(8*(8-y))-1))&highBits == 0 {
-		return -1
-	}
-	return i
-}
-
-// lastStep reads the last, partial step of s: the block that ends three
-// bytes before the end.
-func lastStep(s string) (x0, y0, x1, y1 uint64) {
-	const y = wordKeyLen - 1
-	w := s[len(s)-blockRead:]
-	return load64(w[0:8]), load64(w[y : y+8]), load64(w[8:16]), load64(w[8+y : 8+y+8])
-}
-
-// keepFrom returns the masks of the last step's two words that keep its
-// bytes from done on (the first done bytes were read already): none of them
-// when done >= blockLen.
-func keepFrom(done int) (keep0, keep1 uint64) {
-	d := uint(done)
-	return ^uint64(0) << min(8*d, 64), ^uint64(0) << (8*max(d, 8) - 64)
-}
-
-// nextStep returns the offset of the first step of t that may hold a hit
-// (found), or where the full steps of t end. It is the scan's hot loop, kept
-// small so that the compiler holds everything in registers; it reads two
-// steps at a time while it can (one branch per 32 bytes).
-func nextStep(t string, bit, value, first, last uint64) (offset int, found bool) {
-	const y = wordKeyLen - 1 // where the eight bytes of a word's last key byte start
-	n := len(t)
-	for ; len(t) >= blockRead+blockLen; t = t[2*blockLen:] {
+	bit, value, first, last := k.singleBit, k.singleValue, k.wordFirst, k.wordLast
+	for i := 0; i <= len(s)-(blockRead+blockLen); i += 2 * blockLen {
+		t := s[i : i+blockRead+blockLen]
 		m0 := mayHit(load64(t[0:8]), load64(t[y:y+8]), bit, value, first, last) |
 			mayHit(load64(t[8:16]), load64(t[8+y:8+y+8]), bit, value, first, last)
 		m1 := mayHit(load64(t[16:24]), load64(t[16+y:16+y+8]), bit, value, first, last) |
 			mayHit(load64(t[24:32]), load64(t[24+y:24+y+8]), bit, value, first, last)
 		if (m0|m1)&highBits != 0 {
 			if m0&highBits == 0 {
-				return n - len(t) + blockLen, true
+				return i + blockLen
 			}
-			return n - len(t), true
+			return i
 		}
 	}
-	for ; len(t) >= blockRead; t = t[blockLen:] {
-		if (mayHit(load64(t[0:8]), load64(t[y:y+8]), bit, value, first, last)|
-			mayHit(load64(t[8:16]), load64(t[8+y:8+y+8]), bit, value, first, last))&highBits != 0 {
-			return n - len(t), true
-		}
+	at0, at1 := max(len(s)-blockRead-blockLen, 0), len(s)-blockRead
+	w0, w1 := s[at0:at0+blockRead], s[at1:]
+	m0 := mayHit(load64(w0[0:8]), load64(w0[y:y+8]), bit, value, first, last) |
+		mayHit(load64(w0[8:16]), load64(w0[8+y:8+y+8]), bit, value, first, last)
+	m1 := mayHit(load64(w1[0:8]), load64(w1[y:y+8]), bit, value, first, last) |
+		mayHit(load64(w1[8:16]), load64(w1[8+y:8+y+8]), bit, value, first, last)
+	// The single keys in the last three bytes: the top three of the last
+	// eight bytes.
+	end := load64(s[len(s)-8:]) | bit ^ value
+	switch {
+	case m0&highBits != 0:
+		return at0
+	case m1&highBits != 0:
+		return at1
+	case (end-lowBytes)&^(1<<(8*(8-y))-1)&highBits != 0:
+		return len(s) - y
 	}
-	return n - len(t), false
+	return -1
 }
 
-// appendHits appends the bytes of m, a hit mask of the eight bytes at
-// base, to out; next >= 0 when out fills up: where to go on.
-func appendHits(out *[MaxKeyHits]int32, n, base int, m uint64) (int, int) {
-	for ; m != 0; m &= m - 1 {
-		i := base + bits.TrailingZeros64(m)/8
-		out[n] = int32(i)
-		if n++; n == MaxKeyHits {
-			return n, i + 1
+// nextStep returns where the first step of s from done on that may hold a
+// hit starts (firstStep on the rest of s), -1 when no byte from done on may
+// (the last three bytes included), len(s)-3 when only those may. The last,
+// partial step (the block that ends three bytes before the end) may start
+// before done: its hits before done are to be left out (keepFrom).
+func (k *keyWords) nextStep(s string, done int) int {
+	switch end := len(s) - (wordKeyLen - 1); {
+	case len(s)-done >= MinOnePassLen:
+		if i := k.firstStep(s[done:]); i >= 0 {
+			return done + i
 		}
+		return -1
+	case done < end:
+		return len(s) - blockRead
+	default:
+		return end
 	}
-	return n, -1
+}
+
+// keepFrom returns the masks of a step's two words that keep its bytes from
+// done on (the first done bytes were read already): none of them when
+// done >= blockLen.
+func keepFrom(done int) (keep0, keep1 uint64) {
+	d := uint(done)
+	return ^uint64(0) << min(8*d, 64), ^uint64(0) << (8*max(d, 8) - 64)
 }

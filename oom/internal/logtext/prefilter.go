@@ -4,6 +4,7 @@
 package logtext
 
 import (
+	"math/bits"
 	"strings"
 )
 
@@ -14,13 +15,13 @@ import (
 // lines; MayContain finds the keys' hits and confirms only those. One pass
 // over the text, 16 bytes per step (keyscan.go, plain Go, the same on every
 // architecture), first asks only whether any step may hold a hit: most texts
-// end there; the others take their hits from the first such step on
-// (confirmFrom). Texts shorter than one step take one pass per key
-// (mayContainPerKey). A hit is confirmed only when a cue can
-// continue with the byte after it (or a size may end at it; for the word,
-// when the word before it ends as a cue's does), then with one or two word
-// comparisons against those cues' first eight bytes, and only then
-// character by character. The cues are given to buildPrefilter by the
+// end there; the others have their hits confirmed step by step from the
+// first such step on (confirmFrom), the scan going on between them. Texts
+// shorter than one step take one pass per key (mayContainPerKey). A hit is
+// confirmed only when the eight bytes at it match one of two lead words of
+// the cues that can continue with the byte after it (or a size may end at
+// it; for the word, when the word before it ends as a cue's does), and only
+// then character by character. The cues are given to buildPrefilter by the
 // Recognizer (Recognizer.prefilterCues): the status words around any
 // family's message, each family's own cues and the last-resort layer's; the
 // prefilter knows only their text.
@@ -33,7 +34,7 @@ import (
 // RuntimeErrors, "failed to allocate" in other programs' lines) Recognize
 // rejects.
 func (p *Prefilter) MayContain(text string) bool {
-	if len(text) >= MinOnePassLen && len(text) <= maxOnePassLen {
+	if len(text) >= MinOnePassLen {
 		// Most texts: no step may hold a hit, and no hit is looked at.
 		if from := p.keys.firstStep(text); from >= 0 {
 			return p.confirmFrom(text, from)
@@ -43,39 +44,61 @@ func (p *Prefilter) MayContain(text string) bool {
 	return p.MayContainPerKey(text)
 }
 
-// confirmFrom confirms the key hits of text from the step at from on, and
-// then in its last three bytes (which the one-pass scan leaves out: only a
-// single key can hit there).
+// confirmFrom confirms the key hits of text from the step at from on (from
+// firstStep), step by step, and then in its last three bytes (which the
+// one-pass scan leaves out: only a single key can hit there). After a step
+// it scans the rest with firstStep (nextStep), which also says when no key
+// is left.
 func (p *Prefilter) confirmFrom(text string, from int) bool {
-	var hits [MaxKeyHits]int32
-	for {
-		n, next := KeyHits(text, from, &p.keys, &hits)
-		for _, h := range hits[:n] {
-			// confirmHit, written out: most hits stop at its first test.
-			i := int(h)
-			scan := &p.Scans[p.scanOf[text[i]]]
-			if scan.prevBefore < 0 {
-				if (i+1 >= len(text) || scan.cueSet[text[i+1]] == 0) && (i == 0 || !scan.endsSize[text[i-1]]) {
-					continue
-				}
-			} else if !scan.wordWorthConfirming(text, i) {
-				continue
-			}
-			if scan.Confirm(text, i) {
+	k := &p.keys
+	end := len(text) - (wordKeyLen - 1)
+	for i, done := from, from; i < end; {
+		h0, h1 := k.stepHits(text, i)
+		if i < done { // the last, partial step: its hits before done are confirmed
+			keep0, keep1 := keepFrom(done - i)
+			h0, h1 = h0&keep0, h1&keep1
+		}
+		for ; h0 != 0; h0 &= h0 - 1 {
+			if p.hitIsCue(text, i+bits.TrailingZeros64(h0)/8) {
 				return true
 			}
 		}
-		if n < MaxKeyHits {
-			break
+		for ; h1 != 0; h1 &= h1 - 1 {
+			if p.hitIsCue(text, i+8+bits.TrailingZeros64(h1)/8) {
+				return true
+			}
 		}
-		from = next
+		done = i + blockLen
+		if i = k.nextStep(text, done); i < 0 {
+			return false // no key left
+		}
 	}
-	for i := len(text) - (wordKeyLen - 1); i < len(text); i++ {
-		if p.singleKey[text[i]] && p.confirmHit(text, i) {
+	for i := end; i < len(text); i++ {
+		if p.singleKey[text[i]] && p.hitIsCue(text, i) {
 			return true
 		}
 	}
 	return false
+}
+
+// hitIsCue confirms the hit of a key at text[i]. Most hits stop at the
+// lead words of the cues filed under the byte after the key (no cue
+// continues with that byte: no lead matches) or, for a word key, at the
+// word before it, and then at whether a size may end there.
+func (p *Prefilter) hitIsCue(text string, i int) bool {
+	scan := &p.Scans[p.scanOf[text[i]]]
+	if scan.prevBefore >= 0 && !scan.wordWorthConfirming(text, i) {
+		return false
+	}
+	t := text[i:]
+	if len(t) < 8 {
+		return scan.Confirm(text, i)
+	}
+	w := load64(t)
+	if l := &scan.leads[t[1]]; (w&l[0].mask == l[0].word || w&l[1].mask == l[1].word) && scan.confirmCues(text, i, w) {
+		return true
+	}
+	return scan.sizeVerbs != nil && mayEndSize(text, i) && sizeFollowsVerb(text, i, scan.sizeVerbs)
 }
 
 // MayContainPerKey is MayContain with one pass per key (strings.IndexByte
@@ -104,12 +127,6 @@ func (p *Prefilter) MayContainPerKey(text string) bool {
 		}
 	}
 	return false
-}
-
-// confirmHit confirms the hit of a key at text[i].
-func (p *Prefilter) confirmHit(text string, i int) bool {
-	scan := &p.Scans[p.scanOf[text[i]]]
-	return scan.worthConfirming(text, i) && scan.Confirm(text, i)
 }
 
 // worthConfirming: most hits stop here, at the byte after the key (no cue
