@@ -60,5 +60,5 @@ func TestEveryFailureRecordHasItsFindingsVerdict(t *testing.T) {
 			}
 		}
 	}
-	assert.Greater(t, checked, 100, "the samples, captures and job logs hold many failure records")
+	assert.Greater(t, checked, 50, "the samples, captures and job logs hold many failure records")
 }
