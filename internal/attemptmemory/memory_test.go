@@ -31,6 +31,47 @@ func TestFailureIsGivenTheAttemptsBeforeIt(t *testing.T) {
 	assert.Equal(t, 2, m.Failed(job, t0.Add(150*time.Second), t0, false).Refused, "a record dated before the last one is within the window: the same failure")
 }
 
+// The records of one failure share the first verdict given to it, until the
+// record that holds the raised exception; a failure the window later, a
+// forgotten job and another job start with none.
+func TestFailureKeepsItsFirstVerdict(t *testing.T) {
+	m := New(time.Minute, 0, time.Hour)
+	const job = 1
+	assert.Empty(t, m.Failed(job, t0, t0, false).Verdict, "a first record: nothing to take")
+	m.Decided(job, "futile")
+	assert.Equal(t, "futile", m.Failed(job, t0.Add(time.Second), t0, false).Verdict, "a later record of the failure")
+	m.Decided(job, "may_help")
+	assert.Equal(t, "futile", m.Failed(job, time.Time{}, t0, true).Verdict, "the first verdict stands; an undated record and the raised one take it")
+	assert.Empty(t, m.Failed(job, t0.Add(2*time.Second), t0, false).Verdict, "the raised exception ended the failure")
+	m.Decided(job, "may_help")
+	assert.Equal(t, "may_help", m.Failed(job, t0.Add(3*time.Second), t0, false).Verdict)
+	assert.Empty(t, m.Failed(job, t0.Add(2*time.Minute), t0, false).Verdict, "a failure the window after the last is new")
+	m.Decided(job, "futile")
+	assert.Empty(t, m.Failed(2, t0.Add(2*time.Minute), t0, false).Verdict, "another job")
+	assert.Empty(t, m.Failed(job, t0.Add(2*time.Minute), t0.Add(2*time.Hour), false).Verdict, "the job was forgotten")
+}
+
+// Decided keeps nothing for a job with no failure record.
+func TestDecidedWithoutFailure(t *testing.T) {
+	m := New(time.Minute, 0, 0)
+	m.Decided(1, "futile")
+	assert.Zero(t, m.Len(), "an unknown job is not added")
+	m.Attempted(1, 2, t0)
+	m.Decided(1, "futile")
+	f := m.Failed(1, t0, t0, false)
+	assert.Equal(t, Failure{Refused: 2}, f, "a job with attempts only has no failure to give a verdict")
+}
+
+// The raised exception ends the verdict only: the attempts a failure took
+// still go to a record less than the window later.
+func TestRaisedKeepsTheAttempts(t *testing.T) {
+	m := New(time.Minute, 0, 0)
+	m.Attempted(1, 3, t0)
+	assert.Equal(t, Failure{Refused: 3}, m.Failed(1, t0, t0, true))
+	m.Decided(1, "may_help")
+	assert.Equal(t, Failure{Refused: 3}, m.Failed(1, t0.Add(time.Second), t0, false))
+}
+
 func TestNoAttemptsNoRefusals(t *testing.T) {
 	m := New(time.Minute, 0, 0)
 	assert.Equal(t, 0, m.Failed(7, t0, t0, false).Refused)
@@ -159,7 +200,7 @@ func TestCountBounded(t *testing.T) {
 }
 
 // BenchmarkAttemptAndFailure is what a tagged attempt and a tagged failure
-// of a known job add to their records' cost.
+// of a known job, with its verdict, add to their records' cost.
 func BenchmarkAttemptAndFailure(b *testing.B) {
 	m := New(time.Minute, 0, 0)
 	for job := range uint64(DefaultMaxJobs) {
@@ -170,6 +211,8 @@ func BenchmarkAttemptAndFailure(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		job := uint64(i % DefaultMaxJobs)
 		m.Attempted(job, 1, t0)
-		_ = m.Failed(job, t0, t0, false).Refused
+		if m.Failed(job, t0, t0, false).Verdict == "" {
+			m.Decided(job, "futile")
+		}
 	}
 }
