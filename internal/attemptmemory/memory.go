@@ -31,9 +31,10 @@
 // Records count in the order they are reported, whatever their dates: an
 // attempt reported after a failure counts for the job's next failure record,
 // as a line after a failure does in explain. explain also ends a failure at
-// the exception the program raised; here the window alone separates
-// failures, as the connector counts incidents, so a second failure less than
-// the window after the first is given the first one's attempts too.
+// the exception the program raised; for the attempts the window alone
+// separates failures here, as the connector counts incidents, so a second
+// failure less than the window after the first is given the first one's
+// attempts too (but not its verdict).
 //
 // The memory is bounded: at most maxJobs jobs, the one used longest ago
 // dropped first when a new one comes, and a job not reported for ttl (by the
@@ -143,7 +144,9 @@ func (m *Memory) Failed(key uint64, at, now time.Time, raised bool) Failure {
 // Decided gives the failure of the job key's last failure record the
 // verdict that record was given, unless an earlier record of the failure
 // gave it one: the first verdict stands, as the first record was written
-// with it. A job with no failure, or forgotten since, keeps nothing.
+// with it. A job with no failure, or forgotten since, keeps nothing. Records
+// of one job consumed at once by several callers may each find no verdict
+// and decide their own: their order is not known either.
 func (m *Memory) Decided(key uint64, verdict string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
