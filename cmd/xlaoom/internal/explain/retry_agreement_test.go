@@ -23,7 +23,7 @@ import (
 // sizes, then the exception) has one verdict, whichever record a user
 // filters on or the connector counts.
 func TestEveryFailureRecordHasItsFindingsVerdict(t *testing.T) {
-	checked := 0
+	checked, later := 0, 0 // later: records after the first of their finding
 	for _, set := range inputSets {
 		for _, name := range inputFiles(t, set) {
 			path := filepath.Join(set.dir, name)
@@ -32,6 +32,7 @@ func TestEveryFailureRecordHasItsFindingsVerdict(t *testing.T) {
 			var stdout bytes.Buffer
 			Main([]string{"explain", "--json", path}, nil, &stdout, new(bytes.Buffer))
 			verdict := map[int]string{} // the finding's verdict by the line of each failure record it gathered
+			first := map[int]bool{}     // the lines that open a finding
 			for _, line := range strings.Split(strings.TrimSuffix(stdout.String(), "\n"), "\n") {
 				var f jsonFinding
 				if line == "" {
@@ -41,6 +42,7 @@ func TestEveryFailureRecordHasItsFindingsVerdict(t *testing.T) {
 				if f.Severity != "ERROR" {
 					continue
 				}
+				first[f.Line] = true
 				for _, l := range f.Records {
 					verdict[l] = f.Retry
 				}
@@ -57,8 +59,13 @@ func TestEveryFailureRecordHasItsFindingsVerdict(t *testing.T) {
 				got, _ := attrs.Get(oomattr.Retry)
 				assert.Equal(t, want, got.AsString(), "%s:%d: the record's %s and its finding's verdict", path, r.line, oomattr.Retry)
 				checked++
+				if !first[r.line] {
+					later++
+				}
 			}
 		}
 	}
+	t.Logf("%d failure records, %d of them after the first of their failure", checked, later)
 	assert.Greater(t, checked, 50, "the samples, captures and job logs hold many failure records")
+	assert.Greater(t, later, 10, "and failures stated by several records")
 }
