@@ -32,6 +32,20 @@ const (
 	backOffFailure = `jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 23.28GiB with allocator GPU_0_bfc on device 0. [tf-allocator-allocation-error=''] [executable_name='jit_activations']`
 )
 
+// The two records of one failure in the real capture cuda_async_jit
+// (oom/testdata/real): the cudaMallocAsync allocator's refusal, which names
+// the device's total (futile on its own: the request is larger), and the
+// status the program raised, which names only the request (unknown on its
+// own).
+const (
+	asyncRefusal = `E1122 10:53:22.370551    1189 gpu_cudamallocasync_allocator.cc:366] gpu_async_0 cuMemAllocAsync failed to allocate 180007500304 bytes: RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory
+=== Source Location Trace: ===
+external/xla+/xla/stream_executor/cuda/cuda_status.cc:45
+
+ Reported by CUDA: Free memory/Total memory: 20676018176/85017493504`
+	asyncRaised = `jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 167.64GiB with allocator gpu_async_0 on device 0. [executable_name='jit_temps_exceed_memory'] [tf-allocator-allocation-error='']`
+)
+
 // attemptsProcessor is a processor as the factory builds it, with no-op
 // telemetry.
 func attemptsProcessor(t *testing.T, cfg *Config) *logsProcessor {
@@ -87,6 +101,12 @@ func TestFailureReadWithItsJobsAttempts(t *testing.T) {
 	require.NoError(t, err)
 	attempt := rec{job: "trainer", body: backOffAttempt}
 	failure := func(after time.Duration) rec { return rec{job: "trainer", body: backOffFailure, after: after} }
+	refusal := rec{job: "trainer", body: asyncRefusal}
+	raised := func(after time.Duration) rec { return rec{job: "trainer", body: asyncRaised, after: after} }
+	// The status without its exception's type: a failure record that ends nothing.
+	raisedUnended := func(after time.Duration) rec {
+		return rec{job: "trainer", body: strings.TrimPrefix(asyncRaised, "jax.errors.JaxRuntimeError: "), after: after}
+	}
 	const unknown, mayHelp, futile = oom.RetryUnknown, oom.RetryMayHelp, oom.RetryFutile
 	for _, c := range []struct {
 		name    string
@@ -104,6 +124,15 @@ func TestFailureReadWithItsJobsAttempts(t *testing.T) {
 		{"attempts count in arrival order, not by date", [][]rec{{failure(12 * time.Second), {job: "trainer", body: backOffAttempt, after: 0}}}, []string{unknown}},
 		{"the record's own sizes decide first", [][]rec{{attempt, {job: "trainer", body: string(vmm)}}}, []string{futile}},
 		{"a sender's verdict is kept", [][]rec{{attempt, {job: "trainer", body: backOffFailure, attrs: map[string]any{oomattr.Retry: "futile"}}}}, []string{futile}},
+		{"a failure's later record takes its first verdict", [][]rec{{refusal, raised(time.Second)}}, []string{futile, futile}},
+		{"in a later batch too", [][]rec{{refusal}, {raised(time.Second)}}, []string{futile, futile}},
+		{"the first verdict stands against a later one", [][]rec{{refusal, attempt, failure(12 * time.Second)}}, []string{futile, futile}},
+		{"the raised status ends the failure's verdict", [][]rec{{refusal, raised(time.Second), raised(2 * time.Second)}}, []string{futile, futile, unknown}},
+		{"a failure a window later has its own verdict", [][]rec{{refusal, raised(2 * time.Minute)}}, []string{futile, unknown}},
+		{"another job's verdict is not taken", [][]rec{{refusal, {job: "evaluator", body: asyncRaised, after: time.Second}}}, []string{futile, unknown}},
+		{"unknown is not carried", [][]rec{{raisedUnended(0), refusal}}, []string{unknown, futile}},
+		{"a sender's verdict is not carried", [][]rec{{{job: "trainer", body: asyncRefusal, attrs: map[string]any{oomattr.Retry: mayHelp}}, raised(time.Second)}}, []string{mayHelp, unknown}},
+		{"nor overwritten", [][]rec{{refusal, {job: "trainer", body: asyncRaised, after: time.Second, attrs: map[string]any{oomattr.Retry: unknown}}}}, []string{futile, unknown}},
 		{"attempts tagged upstream are not this processor's", [][]rec{{
 			{job: "trainer", body: backOffAttempt, attrs: map[string]any{oomattr.WarningKind: oom.WarningAllocationAttempt}}, failure(12 * time.Second),
 		}}, []string{unknown}},

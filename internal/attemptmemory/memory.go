@@ -18,12 +18,23 @@
 //   - a failure record logged the window or more after the last one is a new
 //     failure: it is given only the attempts since the last one.
 //
+// The records of one failure also agree on its retry verdict: the first
+// verdict the caller gives the failure (Decided) is handed to its later
+// records (Failure.Verdict), which the caller gives them in place of their
+// own, as explain gives a finding the verdict of its first record that has
+// one. For the verdict a failure also ends, as in explain, at the record that
+// holds the exception the program raised: the next failure record starts
+// with no verdict, even less than the window later, for a program that
+// caught one failure and then met another is not told the first one's
+// verdict.
+//
 // Records count in the order they are reported, whatever their dates: an
 // attempt reported after a failure counts for the job's next failure record,
 // as a line after a failure does in explain. explain also ends a failure at
-// the exception the program raised; here the window alone separates
-// failures, as the connector counts incidents, so a second failure less than
-// the window after the first is given the first one's attempts too.
+// the exception the program raised; for the attempts the window alone
+// separates failures here, as the connector counts incidents, so a second
+// failure less than the window after the first is given the first one's
+// attempts too (but not its verdict).
 //
 // The memory is bounded: at most maxJobs jobs, the one used longest ago
 // dropped first when a new one comes, and a job not reported for ttl (by the
@@ -67,6 +78,8 @@ type job struct {
 	// taken those that its open failure was given.
 	pending, taken int
 	open           bool      // a failure record was seen (and not forgotten)
+	verdict        string    // the open failure's verdict (Decided); "" when none
+	raised         bool      // the last failure record held the raised exception
 	failedAt       time.Time // the last failure record's date; zero: undated
 	used           time.Time // when the caller last reported the job
 	newer, older   int32
@@ -96,22 +109,50 @@ func (m *Memory) Attempted(key uint64, n int, now time.Time) {
 	m.mu.Unlock()
 }
 
+// Failure is what a failure record is given by the records of its job
+// before it.
+type Failure struct {
+	// Refused is the count of the attempts the failure is given (see the
+	// package comment).
+	Refused int
+	// Verdict is the verdict an earlier record of the same failure was given
+	// (Decided); "" when none was.
+	Verdict string
+}
+
 // Failed records a failure record of the job key dated at (zero: undated),
-// reported at now, and returns the attempts the failure is given (see the
-// package comment).
-func (m *Memory) Failed(key uint64, at, now time.Time) int {
+// reported at now, that holds the exception the program raised or not, and
+// returns what the failure is given.
+func (m *Memory) Failed(key uint64, at, now time.Time, raised bool) Failure {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	j := m.lookup(key, now)
 	if !j.open || !at.IsZero() && !j.failedAt.IsZero() && at.Sub(j.failedAt) >= m.window {
-		j.taken = 0 // a new failure
+		j.taken, j.verdict = 0, "" // a new failure
+	}
+	if j.raised {
+		j.verdict = "" // the last one ended at its exception: a new verdict
 	}
 	j.taken = min(j.taken+j.pending, maxCount)
-	j.pending, j.open = 0, true
+	j.pending, j.open, j.raised = 0, true, raised
 	if !at.IsZero() {
 		j.failedAt = at
 	}
-	return j.taken
+	return Failure{Refused: j.taken, Verdict: j.verdict}
+}
+
+// Decided gives the failure of the job key's last failure record the
+// verdict that record was given, unless an earlier record of the failure
+// gave it one: the first verdict stands, as the first record was written
+// with it. A job with no failure, or forgotten since, keeps nothing. Records
+// of one job consumed at once by several callers may each find no verdict
+// and decide their own: their order is not known either.
+func (m *Memory) Decided(key uint64, verdict string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if i, ok := m.index[key]; ok && m.jobs[i].open && m.jobs[i].verdict == "" {
+		m.jobs[i].verdict = verdict
+	}
 }
 
 // Len is the number of jobs kept.

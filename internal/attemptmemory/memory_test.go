@@ -20,31 +20,72 @@ func TestFailureIsGivenTheAttemptsBeforeIt(t *testing.T) {
 	m := New(time.Minute, 0, 0)
 	const job = 1
 	m.Attempted(job, 11, t0) // the pool's set-up backs off 11 times
-	assert.Equal(t, 11, m.Failed(job, t0.Add(10*time.Second), t0), "the failure takes the attempts before it")
+	assert.Equal(t, 11, m.Failed(job, t0.Add(10*time.Second), t0, false).Refused, "the failure takes the attempts before it")
 	m.Attempted(job, 1, t0)
-	assert.Equal(t, 12, m.Failed(job, t0.Add(11*time.Second), t0),
+	assert.Equal(t, 12, m.Failed(job, t0.Add(11*time.Second), t0, false).Refused,
 		"a record of the same failure keeps what the failure took, with the attempts in between")
-	assert.Equal(t, 12, m.Failed(job, time.Time{}, t0), "an undated record states the open failure again")
-	assert.Equal(t, 0, m.Failed(job, t0.Add(71*time.Second), t0), "a failure the window after the last is new: nothing since")
+	assert.Equal(t, 12, m.Failed(job, time.Time{}, t0, false).Refused, "an undated record states the open failure again")
+	assert.Equal(t, 0, m.Failed(job, t0.Add(71*time.Second), t0, false).Refused, "a failure the window after the last is new: nothing since")
 	m.Attempted(job, 2, t0)
-	assert.Equal(t, 2, m.Failed(job, t0.Add(200*time.Second), t0), "a new failure gets only the attempts since the last")
-	assert.Equal(t, 2, m.Failed(job, t0.Add(150*time.Second), t0), "a record dated before the last one is within the window: the same failure")
+	assert.Equal(t, 2, m.Failed(job, t0.Add(200*time.Second), t0, false).Refused, "a new failure gets only the attempts since the last")
+	assert.Equal(t, 2, m.Failed(job, t0.Add(150*time.Second), t0, false).Refused, "a record dated before the last one is within the window: the same failure")
+}
+
+// The records of one failure share the first verdict given to it, until the
+// record that holds the raised exception; a failure the window later, a
+// forgotten job and another job start with none.
+func TestFailureKeepsItsFirstVerdict(t *testing.T) {
+	m := New(time.Minute, 0, time.Hour)
+	const job = 1
+	assert.Empty(t, m.Failed(job, t0, t0, false).Verdict, "a first record: nothing to take")
+	m.Decided(job, "futile")
+	assert.Equal(t, "futile", m.Failed(job, t0.Add(time.Second), t0, false).Verdict, "a later record of the failure")
+	m.Decided(job, "may_help")
+	assert.Equal(t, "futile", m.Failed(job, time.Time{}, t0, true).Verdict, "the first verdict stands; an undated record and the raised one take it")
+	assert.Empty(t, m.Failed(job, t0.Add(2*time.Second), t0, false).Verdict, "the raised exception ended the failure")
+	m.Decided(job, "may_help")
+	assert.Equal(t, "may_help", m.Failed(job, t0.Add(3*time.Second), t0, false).Verdict)
+	assert.Empty(t, m.Failed(job, t0.Add(2*time.Minute), t0, false).Verdict, "a failure the window after the last is new")
+	m.Decided(job, "futile")
+	assert.Empty(t, m.Failed(2, t0.Add(2*time.Minute), t0, false).Verdict, "another job")
+	assert.Empty(t, m.Failed(job, t0.Add(2*time.Minute), t0.Add(2*time.Hour), false).Verdict, "the job was forgotten")
+}
+
+// Decided keeps nothing for a job with no failure record.
+func TestDecidedWithoutFailure(t *testing.T) {
+	m := New(time.Minute, 0, 0)
+	m.Decided(1, "futile")
+	assert.Zero(t, m.Len(), "an unknown job is not added")
+	m.Attempted(1, 2, t0)
+	m.Decided(1, "futile")
+	f := m.Failed(1, t0, t0, false)
+	assert.Equal(t, Failure{Refused: 2}, f, "a job with attempts only has no failure to give a verdict")
+}
+
+// The raised exception ends the verdict only: the attempts a failure took
+// still go to a record less than the window later.
+func TestRaisedKeepsTheAttempts(t *testing.T) {
+	m := New(time.Minute, 0, 0)
+	m.Attempted(1, 3, t0)
+	assert.Equal(t, Failure{Refused: 3}, m.Failed(1, t0, t0, true))
+	m.Decided(1, "may_help")
+	assert.Equal(t, Failure{Refused: 3}, m.Failed(1, t0.Add(time.Second), t0, false))
 }
 
 func TestNoAttemptsNoRefusals(t *testing.T) {
 	m := New(time.Minute, 0, 0)
-	assert.Equal(t, 0, m.Failed(7, t0, t0))
+	assert.Equal(t, 0, m.Failed(7, t0, t0, false).Refused)
 	m.Attempted(7, 0, t0)
 	m.Attempted(7, -3, t0)
-	assert.Equal(t, 0, m.Failed(7, t0, t0), "no attempt reported: nothing given")
+	assert.Equal(t, 0, m.Failed(7, t0, t0, false).Refused, "no attempt reported: nothing given")
 }
 
 // An attempt of another job never counts.
 func TestJobsAreApart(t *testing.T) {
 	m := New(time.Minute, 0, 0)
 	m.Attempted(1, 5, t0)
-	assert.Equal(t, 0, m.Failed(2, t0, t0))
-	assert.Equal(t, 5, m.Failed(1, t0, t0))
+	assert.Equal(t, 0, m.Failed(2, t0, t0, false).Refused)
+	assert.Equal(t, 5, m.Failed(1, t0, t0, false).Refused)
 }
 
 // A job not reported for the TTL is forgotten, and its slot is reused before
@@ -53,15 +94,15 @@ func TestExpiry(t *testing.T) {
 	m := New(time.Minute, 0, time.Hour)
 	m.Attempted(1, 3, t0)
 	m.Attempted(2, 4, t0.Add(30*time.Minute))
-	assert.Equal(t, 0, m.Failed(1, t0, t0.Add(time.Hour)), "job 1 was last reported an hour ago")
-	assert.Equal(t, 4, m.Failed(2, t0, t0.Add(time.Hour)), "job 2 half an hour ago")
+	assert.Equal(t, 0, m.Failed(1, t0, t0.Add(time.Hour), false).Refused, "job 1 was last reported an hour ago")
+	assert.Equal(t, 4, m.Failed(2, t0, t0.Add(time.Hour), false).Refused, "job 2 half an hour ago")
 
 	m = New(time.Minute, 0, time.Hour)
 	m.Attempted(1, 3, t0)
 	m.Attempted(2, 4, t0.Add(2*time.Hour)) // job 1 is forgotten: its slot is job 2's
 	assert.Equal(t, 1, m.Len())
 	assert.Len(t, m.jobs, 1, "no slot added")
-	assert.Equal(t, 4, m.Failed(2, t0, t0.Add(2*time.Hour)))
+	assert.Equal(t, 4, m.Failed(2, t0, t0.Add(2*time.Hour), false).Refused)
 }
 
 // At most maxJobs are kept; the one used longest ago goes first.
@@ -74,11 +115,11 @@ func TestEvictionOldestFirst(t *testing.T) {
 	m.Attempted(4, 4, t0.Add(5*time.Second))  // evicts job 2
 	assert.Equal(t, 3, m.Len())
 	assert.Len(t, m.jobs, 3)
-	assert.Equal(t, 0, m.Failed(2, t0, t0.Add(6*time.Second)), "job 2 was evicted")
+	assert.Equal(t, 0, m.Failed(2, t0, t0.Add(6*time.Second), false).Refused, "job 2 was evicted")
 	// Job 2's return evicted job 3, the oldest then.
-	assert.Equal(t, 0, m.Failed(3, t0, t0.Add(7*time.Second)), "job 3 was evicted")
-	assert.Equal(t, 4, m.Failed(4, t0, t0.Add(8*time.Second)))
-	assert.Equal(t, 0, m.Failed(1, t0, t0.Add(9*time.Second)), "job 1 was evicted by job 3's return")
+	assert.Equal(t, 0, m.Failed(3, t0, t0.Add(7*time.Second), false).Refused, "job 3 was evicted")
+	assert.Equal(t, 4, m.Failed(4, t0, t0.Add(8*time.Second), false).Refused)
+	assert.Equal(t, 0, m.Failed(1, t0, t0.Add(9*time.Second), false).Refused, "job 1 was evicted by job 3's return")
 	checkList(t, m)
 }
 
@@ -113,7 +154,7 @@ func TestConcurrent(t *testing.T) {
 			for r := range rounds {
 				m.Attempted(job, 1, t0.Add(time.Duration(r)*time.Millisecond))
 			}
-			given[w] = m.Failed(uint64(100+w), t0, t0) // a job of its own: nothing
+			given[w] = m.Failed(uint64(100+w), t0, t0, false).Refused // a job of its own: nothing
 		}()
 	}
 	wg.Wait()
@@ -121,7 +162,7 @@ func TestConcurrent(t *testing.T) {
 		assert.Equal(t, 0, given[w])
 	}
 	for job := range uint64(4) {
-		assert.Equal(t, 4*rounds, m.Failed(job, t0, t0), "job %d", job)
+		assert.Equal(t, 4*rounds, m.Failed(job, t0, t0, false).Refused, "job %d", job)
 	}
 	checkList(t, m)
 }
@@ -137,7 +178,7 @@ func TestConcurrentEviction(t *testing.T) {
 			for r := range 500 {
 				job := uint64(w*1000 + r%20)
 				m.Attempted(job, 1, t0)
-				m.Failed(job, t0, t0)
+				m.Failed(job, t0, t0, false)
 			}
 		}()
 	}
@@ -153,13 +194,13 @@ func TestCountBounded(t *testing.T) {
 	for range 3 {
 		m.Attempted(1, maxCount, t0)
 	}
-	assert.Equal(t, maxCount, m.Failed(1, t0, t0))
+	assert.Equal(t, maxCount, m.Failed(1, t0, t0, false).Refused)
 	m.Attempted(1, maxCount, t0)
-	assert.Equal(t, maxCount, m.Failed(1, t0, t0))
+	assert.Equal(t, maxCount, m.Failed(1, t0, t0, false).Refused)
 }
 
 // BenchmarkAttemptAndFailure is what a tagged attempt and a tagged failure
-// of a known job add to their records' cost.
+// of a known job, with its verdict, add to their records' cost.
 func BenchmarkAttemptAndFailure(b *testing.B) {
 	m := New(time.Minute, 0, 0)
 	for job := range uint64(DefaultMaxJobs) {
@@ -170,6 +211,8 @@ func BenchmarkAttemptAndFailure(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		job := uint64(i % DefaultMaxJobs)
 		m.Attempted(job, 1, t0)
-		_ = m.Failed(job, t0, t0)
+		if m.Failed(job, t0, t0, false).Verdict == "" {
+			m.Decided(job, "futile")
+		}
 	}
 }

@@ -160,16 +160,29 @@ func (g *gatherer) attempt(f *Finding) {
 
 // processorRetry gives the attributes of a failure's record the verdict the
 // processor writes on it: the processor reads the record with the attempts
-// it remembers of the job (internal/attemptmemory), which gathers them as
-// this file does but for the raised status, which it does not read.
+// it remembers of the job and the verdict an earlier record of the same
+// failure was given (internal/attemptmemory), which gathers them as this
+// file does but for the raised status: it ends only the verdict there, and
+// knows it by the exception the record's report names.
 func (g *gatherer) processorRetry(f *Finding, at int64, dated bool) {
 	var date time.Time
 	if dated {
 		date = time.Unix(at, 0)
 	}
-	refused := g.memory().Failed(0, date, time.Time{})
-	if _, ok := f.Attributes.Get(oomattr.Retry); ok && refused > 0 {
-		f.Attributes.PutStr(oomattr.Retry, oom.RetryVerdict(f.Failure, refused))
+	given := g.memory().Failed(0, date, time.Time{}, f.Failure.ExceptionType != "")
+	v, ok := f.Attributes.Get(oomattr.Retry)
+	if !ok {
+		return
+	}
+	switch {
+	case given.Verdict != "":
+		f.Attributes.PutStr(oomattr.Retry, given.Verdict)
+		return
+	case given.Refused > 0:
+		f.Attributes.PutStr(oomattr.Retry, oom.RetryVerdict(f.Failure, given.Refused))
+	}
+	if verdict := v.Str(); verdict == oom.RetryFutile || verdict == oom.RetryMayHelp {
+		g.memory().Decided(0, verdict)
 	}
 }
 
