@@ -114,6 +114,8 @@ const (
 //  2. one OOM on 64 hosts of another job pages exactly once, on the job;
 //  3. the same failure after the connector expired the series pages again;
 //  4. a crash loop pages once as XlaOomCrashLoop, and no incident pages twice;
+//  5. a futile failure of the same job right after the loop pages once as
+//     XlaOomFutile, and the loop's incidents page no more;
 //
 // and then checks that no sample was rejected (Prometheus's counters and
 // logs, the collector's log), that every series' point times strictly
@@ -227,17 +229,35 @@ func runAlerting(t *testing.T, promBin string) {
 		// the E0100 series continues to 5
 		waitValue(t, name, p, `max(max_over_time(xla_oom_incidents_total{service_name="trainer",xla_error_code="E0100"}[1m]))`, "5")
 	}
+
+	// Every panel of the dashboard has data now, before the loop's series
+	// (the size histograms among them) expire.
+	checkDashboard(t, servers)
+
+	// 5. A futile failure of the same job five seconds after the loop's
+	// last failure (a new incident: incident_window is 3s, while the
+	// loop's E0100 page would still be on but for the crash loop), and two
+	// restarts: one page, XlaOomFutile; the crash loop steps aside for it,
+	// and E0100 does not page again while its series expires.
+	for range 3 {
+		time.Sleep(5 * time.Second)
+		failure(compileOOM)
+	}
+	for name, p := range servers {
+		waitAlert(t, name, p, "XlaOomFutile", "firing")
+		waitAlert(t, name, p, "XlaOomCrashLoop", "")
+		waitValue(t, name, p, `sum(max_over_time(xla_oom_incidents_total{service_name="trainer",xla_oom_retry="futile"}[1m]))`, "3")
+	}
 	time.Sleep(3 * time.Second) // let a second page, if any, show up
 	for name, episodes := range watch.stop() {
-		want := "XlaOomCrashLoop=1 XlaOomIncident=2 finetune:XlaOomFutile=1"
+		want := "XlaOomCrashLoop=1 XlaOomFutile=1 XlaOomIncident=2 finetune:XlaOomFutile=1"
 		if episodes != want {
-			t.Errorf("%s: firing episodes %s, want %s (trainer: one per incident outside the loop, one for the loop; finetune: one for its futile failures)", name, episodes, want)
+			t.Errorf("%s: firing episodes %s, want %s (trainer: one per incident outside the loop, one for the loop, one for its futile failures; finetune: one for its futile failures)", name, episodes, want)
 		} else {
 			t.Logf("%s: firing episodes %s", name, episodes)
 		}
 	}
 
-	checkDashboard(t, servers)
 	checkNoRejections(t, push, coll.Log)
 	checkPointTimes(t, filepath.Join(out, "cumulative.json"), false)
 	checkPointTimes(t, filepath.Join(out, "delta.json"), true)

@@ -42,7 +42,7 @@ func promtools(t *testing.T) []string {
 }
 
 // TestAlertRulesPromtool checks the shipped alert rules and runs their unit
-// tests (examples/prometheus/alerts_test.yaml) with every promtool found,
+// tests (examples/prometheus/alerts_test.yaml, expiry_test.yaml) with every promtool found,
 // and checks the rules of the generated PrometheusRule too.
 func TestAlertRulesPromtool(t *testing.T) {
 	dir := filepath.Join(examplesDir, "prometheus")
@@ -52,6 +52,7 @@ func TestAlertRulesPromtool(t *testing.T) {
 			for _, args := range [][]string{
 				{"check", "rules", "alerts.yaml"},
 				{"test", "rules", "alerts_test.yaml"},
+				{"test", "rules", "expiry_test.yaml"},
 				{"check", "rules", spec},
 			} {
 				cmd := exec.Command(promtool, args...)
