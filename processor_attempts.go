@@ -54,17 +54,13 @@ func (p *logsProcessor) decideRetry(res pcommon.Map, lr plog.LogRecord, report *
 		report.Retry = ""
 		return
 	}
-	switch {
-	case given.Verdict != "":
-		report.Retry = given.Verdict
-		return
-	case given.Refused > 0:
+	if !named {
+		return // no job: the record's own verdict, as Recognize read it
+	}
+	report.Retry = p.attempts.Settle(key, given, report.Retry, func(refused int) string {
 		// A copy, made only here: report itself would escape to the heap
 		// through oom.RetryVerdict, on every failure.
 		r := *report
-		report.Retry = oom.RetryVerdict(&r, given.Refused)
-	}
-	if named && (report.Retry == oom.RetryFutile || report.Retry == oom.RetryMayHelp) {
-		p.attempts.Decided(key, report.Retry)
-	}
+		return oom.RetryVerdict(&r, refused)
+	})
 }

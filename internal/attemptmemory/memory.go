@@ -45,6 +45,8 @@ package attemptmemory // import "github.com/xlaoom/xlaoomprocessor/internal/atte
 import (
 	"sync"
 	"time"
+
+	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
 // Defaults: a job's attempts and failures arrive within its run; jobs that
@@ -153,6 +155,27 @@ func (m *Memory) Decided(key uint64, verdict string) {
 	if i, ok := m.index[key]; ok && m.jobs[i].open && m.jobs[i].verdict == "" {
 		m.jobs[i].verdict = verdict
 	}
+}
+
+// Settle is the verdict of a failure record of the job key that Failed
+// gave given: the verdict an earlier record of its failure was given; else
+// own, the verdict the record reads alone, or, when the job refused
+// allocations before it, reread(given.Refused), the record read with them.
+// A futile or may_help verdict becomes the failure's (Decided) for its later
+// records; unknown is never handed on. The processor and xlaoom explain both
+// decide a record's verdict here, so they agree.
+func (m *Memory) Settle(key uint64, given Failure, own string, reread func(refused int) string) string {
+	if given.Verdict != "" {
+		return given.Verdict
+	}
+	verdict := own
+	if given.Refused > 0 {
+		verdict = reread(given.Refused)
+	}
+	if verdict == oom.RetryFutile || verdict == oom.RetryMayHelp {
+		m.Decided(key, verdict)
+	}
+	return verdict
 }
 
 // Len is the number of jobs kept.

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
 var t0 = time.Date(2026, 11, 26, 11, 17, 57, 0, time.UTC)
@@ -49,6 +51,35 @@ func TestFailureKeepsItsFirstVerdict(t *testing.T) {
 	m.Decided(job, "futile")
 	assert.Empty(t, m.Failed(2, t0.Add(2*time.Minute), t0, false).Verdict, "another job")
 	assert.Empty(t, m.Failed(job, t0.Add(2*time.Minute), t0.Add(2*time.Hour), false).Verdict, "the job was forgotten")
+}
+
+// Settle: a failure's carried verdict wins; else the record's own, reread
+// with the attempts before it when there were any; futile and may_help are
+// handed to the failure's later records, unknown is not.
+func TestSettle(t *testing.T) {
+	m := New(time.Minute, 0, time.Hour)
+	const job = 1
+	reread := func(refused int) string {
+		if refused >= 3 {
+			return oom.RetryMayHelp
+		}
+		return oom.RetryUnknown
+	}
+	v := m.Settle(job, m.Failed(job, t0, t0, false), oom.RetryUnknown, reread)
+	assert.Equal(t, oom.RetryUnknown, v, "no attempts: the record's own verdict")
+	assert.Empty(t, m.Failed(job, t0.Add(time.Second), t0, false).Verdict, "unknown is not handed on")
+
+	m.Attempted(job, 3, t0)
+	given := m.Failed(job, t0.Add(2*time.Second), t0, false)
+	assert.Equal(t, oom.RetryMayHelp, m.Settle(job, given, oom.RetryUnknown, reread), "reread with the attempts before it")
+	given = m.Failed(job, t0.Add(3*time.Second), t0, true)
+	assert.Equal(t, oom.RetryMayHelp, m.Settle(job, given, oom.RetryFutile, reread), "a later record takes the failure's first verdict")
+
+	v = m.Settle(job, m.Failed(job, t0.Add(4*time.Second), t0, false), oom.RetryFutile, reread)
+	assert.Equal(t, oom.RetryMayHelp, v, "the raised exception ended the last verdict, not its attempts: reread with them")
+	v = m.Settle(job, m.Failed(job, t0.Add(2*time.Minute), t0, false), oom.RetryFutile, reread)
+	assert.Equal(t, oom.RetryFutile, v, "a failure the window later, no attempts since: its own verdict")
+	assert.Equal(t, oom.RetryFutile, m.Failed(job, t0.Add(121*time.Second), t0, false).Verdict, "handed on to its later records")
 }
 
 // Decided keeps nothing for a job with no failure record.

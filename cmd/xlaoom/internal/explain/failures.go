@@ -174,16 +174,9 @@ func (g *gatherer) processorRetry(f *Finding, at int64, dated bool) {
 	if !ok {
 		return
 	}
-	switch {
-	case given.Verdict != "":
-		f.Attributes.PutStr(oomattr.Retry, given.Verdict)
-		return
-	case given.Refused > 0:
-		f.Attributes.PutStr(oomattr.Retry, oom.RetryVerdict(f.Failure, given.Refused))
-	}
-	if verdict := v.Str(); verdict == oom.RetryFutile || verdict == oom.RetryMayHelp {
-		g.memory().Decided(0, verdict)
-	}
+	f.Attributes.PutStr(oomattr.Retry, g.memory().Settle(0, given, v.Str(), func(refused int) string {
+		return oom.RetryVerdict(f.Failure, refused)
+	}))
 }
 
 func (g *gatherer) memory() *attemptmemory.Memory {
