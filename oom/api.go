@@ -114,6 +114,19 @@ func RetryVerdict(r *Report, refusedBefore int) string {
 // refusedBefore), "" when none does (the verdict is RetryUnknown).
 func RetryRule(r *Report, refusedBefore int) string { return diagnosis.RetryRule(r, refusedBefore) }
 
+// Decide sets the verdict of a whole failure, r holding the facts all its
+// records stated, given the driver's refusals before it, and returns the
+// rule that decided ("" for none). A rule that found memory held outside
+// the program makes freeing it the action and the first step.
+func Decide(r *Report, refusedBefore int) string { return diagnosis.Decide(r, refusedBefore) }
+
+// Site is a code location (Report.Site).
+type Site = grammar.Site
+
+// ParseSize reads one size token as XLA prints it ("6.00MiB", "147.64M",
+// "1073741824"), base 1024; Known is false when it does not parse.
+func ParseSize(tok string) Size { return grammar.ParseSizeToken(tok) }
+
 // HumanBytes formats n in binary units, e.g. "49.34 GiB", as the advice and
 // xlaoom explain print sizes.
 func HumanBytes(n int64) string { return grammar.HumanBytes(n) }

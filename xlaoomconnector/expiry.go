@@ -64,9 +64,9 @@ func (st *state) expire(now time.Time, at pcommon.Timestamp) []ended {
 // past series_limit per metric.
 func (st *state) retire(k retiredKey, s *series) {
 	retired := st.retired[k.series.metric]
-	retired.put(k, retiredCounter{count: s.count, start: s.start, lastPoint: s.lastPoint})
-	if retired.len() > st.limit {
-		oldest, _, _ := retired.oldest()
-		retired.remove(oldest)
+	retired.Put(k, retiredCounter{count: s.count, start: s.start, lastPoint: s.lastPoint})
+	if retired.Len() > st.limit {
+		oldest, _, _ := retired.Oldest()
+		retired.Remove(oldest)
 	}
 }

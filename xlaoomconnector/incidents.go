@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/xlaoom/xlaoomprocessor/internal/lru"
 )
 
 // maxIncidents bounds the jobs whose incidents are remembered for
@@ -37,7 +39,7 @@ const incidentsPerJob = 8
 type incidentMemory struct {
 	window time.Duration // the gap in record time that separates incidents
 	expiry time.Duration // forget a job's incident after this long without records
-	open   *lru[resourceKey, jobIncidentHistory]
+	open   *lru.Map[resourceKey, jobIncidentHistory]
 }
 
 // jobIncidentHistory holds the recent incidents of a job: a ring of the
@@ -71,27 +73,27 @@ func (h *jobIncidentHistory) add(t pcommon.Timestamp) {
 }
 
 func newIncidentMemory(window, expiry time.Duration) incidentMemory {
-	return incidentMemory{window: window, expiry: expiry, open: newLRU[resourceKey, jobIncidentHistory]()}
+	return incidentMemory{window: window, expiry: expiry, open: lru.New[resourceKey, jobIncidentHistory]()}
 }
 
 // observe files a record of job at record time t, arriving at now, and
 // reports whether it opens a new incident.
 func (m *incidentMemory) observe(job resourceKey, t pcommon.Timestamp, now time.Time) bool {
-	h, ok := m.open.get(job)
+	h, ok := m.open.Get(job)
 	if !ok || now.Sub(h.seen) >= m.expiry {
-		m.open.put(job, jobIncidentHistory{})
-		h, _ = m.open.get(job)
+		m.open.Put(job, jobIncidentHistory{})
+		h, _ = m.open.Get(job)
 	}
 	h.seen = now
-	m.open.touch(job)
+	m.open.Touch(job)
 	if h.join(t, m.window) {
 		return false
 	}
 	h.add(t)
-	if m.open.len() > maxIncidents {
+	if m.open.Len() > maxIncidents {
 		// Forgetting the oldest job's incident: a late copy of it would count again.
-		oldest, _, _ := m.open.oldest()
-		m.open.remove(oldest)
+		oldest, _, _ := m.open.Oldest()
+		m.open.Remove(oldest)
 	}
 	return true
 }
@@ -99,15 +101,15 @@ func (m *incidentMemory) observe(job resourceKey, t pcommon.Timestamp, now time.
 // expire forgets the incidents that received no record for the expiry.
 func (m *incidentMemory) expire(now time.Time) {
 	for {
-		job, h, ok := m.open.oldest()
+		job, h, ok := m.open.Oldest()
 		if !ok || now.Sub(h.seen) < m.expiry {
 			return
 		}
-		m.open.remove(job)
+		m.open.Remove(job)
 	}
 }
 
-func (m *incidentMemory) len() int { return m.open.len() }
+func (m *incidentMemory) len() int { return m.open.Len() }
 
 // within reports whether a and b are less than window apart.
 func within(a, b pcommon.Timestamp, window time.Duration) bool {

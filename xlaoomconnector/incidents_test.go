@@ -168,9 +168,9 @@ func TestIncidentsExpireAndStayBounded(t *testing.T) {
 		c.state.incidents.observe(resourceKey(fmt.Sprint(i)), 0, clk.Now())
 	}
 	assert.Equal(t, maxIncidents, c.state.incidents.len())
-	_, seen := c.state.incidents.open.get("9")
+	_, seen := c.state.incidents.open.Get("9")
 	assert.False(t, seen, "the oldest are forgotten first")
-	_, seen = c.state.incidents.open.get(resourceKey(fmt.Sprint(maxIncidents + 9)))
+	_, seen = c.state.incidents.open.Get(resourceKey(fmt.Sprint(maxIncidents + 9)))
 	assert.True(t, seen)
 }
 

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/xlaoom/xlaoomprocessor/internal/lru"
 )
 
 // resourceState holds the series of one resource.
@@ -34,7 +36,7 @@ type state struct {
 	// retired keeps the value of expired counters (cumulative only), so that
 	// a counter that comes back continues from where it stopped instead of
 	// restarting at 1: see retire.
-	retired [numMetrics]*lru[retiredKey, retiredCounter]
+	retired [numMetrics]*lru.Map[retiredKey, retiredCounter]
 
 	incidents incidentMemory
 }
@@ -64,7 +66,7 @@ func newState(cfg *Config) *state {
 		incidents: newIncidentMemory(cfg.IncidentWindow, cfg.SeriesExpiry),
 	}
 	for id := range st.retired {
-		st.retired[id] = newLRU[retiredKey, retiredCounter]()
+		st.retired[id] = lru.New[retiredKey, retiredCounter]()
 	}
 	return st
 }
@@ -132,9 +134,9 @@ func (st *state) lookup(rs *resourceState, key resourceKey, res pcommon.Resource
 		st.resources[key] = rs
 	}
 	s := newSeries(k.attrs, false, now)
-	if old, ok := st.retired[k.metric].get(retiredKey{resource: key, series: k}); ok {
+	if old, ok := st.retired[k.metric].Get(retiredKey{resource: key, series: k}); ok {
 		s.count, s.start, s.nextStart, s.lastPoint = old.count, old.start, old.start, old.lastPoint
-		st.retired[k.metric].remove(retiredKey{resource: key, series: k})
+		st.retired[k.metric].Remove(retiredKey{resource: key, series: k})
 	}
 	rs.series[k] = s
 	st.counts[k.metric]++

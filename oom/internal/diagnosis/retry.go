@@ -4,6 +4,8 @@
 package diagnosis
 
 import (
+	"strconv"
+
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
 )
 
@@ -43,6 +45,9 @@ type retryRule struct {
 	when      func(c retryCase) bool
 	Condition string // when, in words (docs/incidents.md)
 	Evidence  string // why the verdict holds: the catalog, the source, the captures
+	// Holder: the rule decides on memory held outside the program, so the
+	// failure's action is to free it (grammar.ActionFreeHeldMemory).
+	Holder bool
 }
 
 // RetryRules is the one table of retry verdicts. Sizes come first: a request
@@ -71,14 +76,14 @@ var RetryRules = []retryRule{
 			"on every run (real captures device_put, jit_temps, mem_fraction_device_put, vmm_jit, pinned_host_device_put).",
 	},
 	{
-		Name: "another holder named", Verdict: RetryMayHelp, when: holderOutsideNamed,
+		Name: "another holder named", Verdict: RetryMayHelp, Holder: true, when: holderOutsideNamed,
 		Condition: "family `gpu-driver-status` or `gpu-driver-context-init`",
 		Evidence: "The GPU driver's own out-of-memory status after XLA's pool backed off (gpu-driver-status), or no memory " +
 			"left for a new driver context (gpu-driver-context-init): the memory is held outside this program " +
 			"(real job two_jobs_second: a second JAX job beside the first).",
 	},
 	{
-		Name: "driver refused before the failure", Verdict: RetryMayHelp, when: driverRefusedBefore,
+		Name: "driver refused before the failure", Verdict: RetryMayHelp, Holder: true, when: driverRefusedBefore,
 		Condition: "the driver refused device memory before the failure: in its record (`xla.oom.attempts` beyond the request itself) or in the job's records before it (the attempts the processor tagged for the job, which it remembers; `xlaoom explain` reads the whole log)",
 		Evidence: "The GPU driver refused allocations with CUDA_ERROR_OUT_OF_MEMORY before the failure (a pool's set-up " +
 			"backing off, a pool that could not grow: StreamExecutor, BFC, cuMemAllocAsync): the driver counts every " +
@@ -86,7 +91,7 @@ var RetryRules = []retryRule{
 			"library (CuPy, a second JAX job, a 58 or 70 GiB holder) logged such refusals.",
 	},
 	{
-		Name: "driver refused the request", Verdict: RetryMayHelp, when: driverRefusedRequest,
+		Name: "driver refused the request", Verdict: RetryMayHelp, Holder: true, when: driverRefusedRequest,
 		Condition: "the driver refused the failing request itself (a refusal of exactly the request in its record, or cudaMallocAsync's failure line), device memory",
 		Evidence: "The GPU driver itself refused the failing request (cuda_executor.cc \"Failed to allocate device memory\", " +
 			"cuMemAllocAsync), not XLA's pool accounting: the device as a whole, which other processes share, had no room " +
@@ -94,7 +99,7 @@ var RetryRules = []retryRule{
 			"record does not print the device's size (real captures platform_device_put, platform_jit).",
 	},
 	{
-		Name: "pool could not grow", Verdict: RetryMayHelp, when: poolCouldNotGrowReport,
+		Name: "pool could not grow", Verdict: RetryMayHelp, Holder: true, when: poolCouldNotGrowReport,
 		Condition: "`cause` = exhaustion although free ≥ requested",
 		Evidence: "The BFC allocator counted at least the request as free, yet failed for exhaustion: its summary counts bytes " +
 			"not yet claimed from the device as free (\"unallocated bytes\", xla/tsl/framework/bfc_allocator.cc), so claiming " +
@@ -108,6 +113,30 @@ var RetryRules = []retryRule{
 			"error_0101: \"Memory Fragmentation\"; real capture mem_fraction_fragmented): fragmentation is the state of a " +
 			"long-running pool, and a restart starts with an empty one.",
 	},
+	{
+		Name: "own pool filled", Verdict: RetryFutile, when: ownPoolFilled,
+		Condition: "`in_use` + `requested` > `pool_limit` (the allocator's `Stats:` and summary, read on the whole failure), the pool " +
+			"claimed its whole limit where its summary says so (pool size = pool limit), no refusal before or of the request, not fragmentation, device memory",
+		Evidence: "The allocator's own pool was set up without a refusal and the program's own allocations (InUse: this process's " +
+			"live buffers in the pool, xla/tsl/framework/bfc_allocator.cc Stats) leave less than the request below its limit " +
+			"(XLA_PYTHON_CLIENT_MEM_FRACTION of the GPU): with the whole limit free of other holders the request still does not " +
+			"fit, so the same program fills the pool again (real job autotune_in_training_step: pool 3.96 GiB, InUse 3.96 GiB, " +
+			"an 18 MiB request). Rules that find another holder come first, so this never overrides them.",
+	},
+}
+
+// ownPoolFilled: the pool's own in-use bytes leave no room for the request
+// under its limit (see the rule's evidence).
+func ownPoolFilled(c retryCase) bool {
+	r := c.r
+	if !r.InUse.Known || !r.PoolLimit.Known || !r.Requested.Known || r.PoolLimit.Bytes <= 0 {
+		return false
+	}
+	if r.PoolSize.Known && r.PoolSize.Bytes < r.PoolLimit.Bytes {
+		return false // the pool never got its limit: something else held the rest
+	}
+	return r.InUse.Bytes+r.Requested.Bytes > r.PoolLimit.Bytes && c.refusedBefore == 0 && !c.ownRefused &&
+		r.Cause != grammar.CauseFragmentation && r.MemorySpace != "host"
 }
 
 // compileTime: the catalog code is one whose phase is compile, or a TPU
@@ -155,12 +184,51 @@ func poolCouldNotGrowReport(c retryCase) bool {
 // decideRetry is the verdict of retryRules on c and the rule that gave it
 // ("" for none).
 func decideRetry(c retryCase) (verdict, rule string) {
-	for i := range RetryRules {
-		if RetryRules[i].when(c) {
-			return RetryRules[i].Verdict, RetryRules[i].Name
-		}
+	if i := deciding(c); i >= 0 {
+		return RetryRules[i].Verdict, RetryRules[i].Name
 	}
 	return RetryUnknown, ""
+}
+
+// deciding is the index of the first rule whose condition holds, -1 for none.
+func deciding(c retryCase) int {
+	for i := range RetryRules {
+		if RetryRules[i].when(c) {
+			return i
+		}
+	}
+	return -1
+}
+
+// Decide sets a whole failure's verdict from all its records' facts (r,
+// merged) and the driver's refusals before it, and returns the deciding
+// rule ("" for none). Where the rule found memory held outside the program,
+// the action is to free it, and the advice leads with that step.
+func Decide(r *grammar.Report, refusedBefore int) string {
+	c := retryCaseOf(r, refusedBefore)
+	i := deciding(c)
+	if i < 0 {
+		r.Retry = RetryUnknown
+		return ""
+	}
+	rule := &RetryRules[i]
+	r.Retry = rule.Verdict
+	if rule.Holder && r.Action != grammar.ActionFreeHeldMemory {
+		r.Action = grammar.ActionFreeHeldMemory
+		r.Remediation = append([]string{heldMemoryStep(c.refusedBefore)}, r.Remediation...)
+	}
+	return rule.Name
+}
+
+// heldMemoryStep is the first step of a failure that memory held outside
+// the program decided.
+func heldMemoryStep(refused int) string {
+	s := "Memory outside this program's pool was taken when it failed"
+	if refused > 0 {
+		s += " (the GPU driver refused " + strconv.Itoa(refused) + " allocations before it)"
+	}
+	return s + ": find the other process or library on this GPU (nvidia-smi --query-compute-apps=pid,used_memory --format=csv) " +
+		"and stop it or give each its own share; a restart on a free GPU may succeed."
 }
 
 // RetryVerdict is the retry verdict of a recognised failure r, given the

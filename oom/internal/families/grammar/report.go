@@ -73,6 +73,12 @@ type Report struct {
 	// pool_limit group): the share of the GPU that
 	// XLA_PYTHON_CLIENT_MEM_FRACTION grants, not the GPU itself.
 	PoolLimit Size
+	// InUse, LargestFree and PoolSize are the allocator's own figures, read
+	// where a failure's records print them (BFC "Stats:" InUse and
+	// LargestFreeBlock, the 2026 "Allocator memory summary": pool size).
+	InUse       Size
+	LargestFree Size
+	PoolSize    Size
 
 	Program string // "Error loading program 'x'", "[executable_name='x']"
 	// MemoryHolder is the executable whose in-use chunks hold the most bytes
@@ -113,6 +119,10 @@ type Report struct {
 	RefusedBefore int
 	OwnRefused    bool
 
+	// Site is the frame of the user's own code that asked, from the
+	// traceback of the failure's raised status (zero when none was read).
+	Site Site
+
 	// ExceptionType is the type of the exception the record raised
 	// ("jax.errors.JaxRuntimeError"; the semantic conventions'
 	// exception.type), "" when the record holds none.
@@ -131,4 +141,12 @@ type Report struct {
 	// demand is the larger: the factor by which the per-device demand must
 	// shrink to fit (0 when unknown; diagnosis/fit.go).
 	FitFraction float64
+}
+
+// Site is a code location: the innermost traceback frame outside the
+// installed libraries and the standard library.
+type Site struct {
+	File     string
+	Line     int64
+	Function string
 }
