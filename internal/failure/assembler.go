@@ -1,0 +1,288 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package failure
+
+import (
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/xlaoom/xlaoomprocessor/internal/lru"
+	"github.com/xlaoom/xlaoomprocessor/oom"
+)
+
+// Defaults of Config.
+const (
+	// DefaultQuiet: a failure's records come within a second of each other
+	// (the allocator's line, its dump and the exception in the real jobs of
+	// oom/testdata/jobs); one that no raised status closes is complete after
+	// a few quiet seconds.
+	DefaultQuiet      = 5 * time.Second
+	DefaultMaxRecords = 100_000
+	DefaultMaxStreams = 4096
+	DefaultTTL        = 24 * time.Hour
+)
+
+// Config bounds the assembler.
+type Config struct {
+	// Window is the record-time gap that separates two failures of one
+	// stream that no raised status separates (the incident window).
+	Window time.Duration
+	// Quiet is the wall-clock time with no record from a stream after which
+	// its open failure closes (Expire).
+	Quiet time.Duration
+	// MaxRecords bounds the records one failure takes.
+	MaxRecords int
+	// MaxStreams bounds the streams remembered: past it the one used
+	// longest ago is evicted.
+	MaxStreams int
+	// TTL forgets a stream not heard of for that long (its pending
+	// attempts).
+	TTL time.Duration
+}
+
+// Assembler assembles the failures of many streams. Its methods are safe
+// for concurrent use; it starts no goroutine: the caller closes quiet
+// failures with Expire.
+type Assembler struct {
+	cfg Config
+
+	mu      sync.Mutex
+	streams *lru.Map[uint64, stream]
+	// opens are the keys of the streams with an open failure, in the order
+	// of their last record.
+	opens *lru.Map[uint64, struct{}]
+	seq   uint64
+	// open counts the streams with an open failure, read without the lock
+	// so that a record of a collector with none costs nothing.
+	open    atomic.Int64
+	evicted int64
+}
+
+// stream is what is kept of one stream: a fixed size.
+type stream struct {
+	pending int // attempts no failure has taken
+	cur     *building
+	seen    time.Time // wall clock of its last record
+}
+
+// building is a failure still open.
+type building struct {
+	f        Failure
+	ev       evidence
+	verdict  string // the first verdict other than unknown a statement was given
+	lastStmt time.Time
+}
+
+// New returns an empty assembler; zero fields of cfg take the defaults.
+func New(cfg Config) *Assembler {
+	if cfg.Quiet <= 0 {
+		cfg.Quiet = DefaultQuiet
+	}
+	if cfg.MaxRecords <= 0 {
+		cfg.MaxRecords = DefaultMaxRecords
+	}
+	if cfg.MaxStreams <= 0 {
+		cfg.MaxStreams = DefaultMaxStreams
+	}
+	if cfg.TTL <= 0 {
+		cfg.TTL = DefaultTTL
+	}
+	return &Assembler{cfg: cfg, streams: lru.New[uint64, stream](), opens: lru.New[uint64, struct{}]()}
+}
+
+// Open reports whether any stream has an open failure: when none has, a
+// record that is not a statement has nothing to add (Evidence need not be
+// called, nor its stream's key computed).
+func (a *Assembler) Open() bool { return a.open.Load() > 0 }
+
+// Evicted is the number of streams evicted to keep the bound, since the
+// last call.
+func (a *Assembler) Evicted() int64 {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	n := a.evicted
+	a.evicted = 0
+	return n
+}
+
+// Attempted takes n allocation attempts of stream key, at now.
+func (a *Assembler) Attempted(key uint64, n int, now time.Time, closed []Failure) []Failure {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s, closed := a.lookup(key, now, closed)
+	s.pending = min(s.pending+max(n, 1), 1<<30)
+	return closed
+}
+
+// Evidence reads a record of stream key that is not a statement: it adds to
+// the stream's open failure, if any, and closes it at a raised status or at
+// the bound. It returns closed with the failures that closed appended.
+func (a *Assembler) Evidence(key uint64, text string, now time.Time, closed []Failure) []Failure {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s, ok := a.streams.Get(key)
+	if !ok || s.cur == nil {
+		return closed
+	}
+	s.seen = now
+	a.streams.Touch(key)
+	a.opens.Touch(key)
+	b := s.cur
+	b.f.Records++
+	b.ev.read(text)
+	switch {
+	case Raised(text):
+		return a.close(key, s, ClosedRaised, closed)
+	case b.f.Records >= a.cfg.MaxRecords:
+		return a.close(key, s, ClosedBound, closed)
+	}
+	return closed
+}
+
+// Statement takes a failure statement r of stream key, the record dated at
+// (zero: undated) holding text, at now. It returns the statement's step and
+// closed with the failures that closed appended: the stream's previous one
+// when this statement opens a new failure, and this one when its record
+// holds the raised status.
+func (a *Assembler) Statement(key uint64, r *oom.Report, at time.Time, text string, now time.Time, closed []Failure) (Step, []Failure) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s, closed := a.lookup(key, now, closed)
+	if b := s.cur; b != nil && !joins(b, at, a.cfg.Window) {
+		closed = a.close(key, s, ClosedNext, closed)
+	}
+	if s.cur == nil {
+		a.seq++
+		s.cur = &building{f: Failure{Stream: key, ID: failureID(key, at, a.seq), Report: *r, First: at}}
+		a.open.Add(1)
+		a.opens.Put(key, struct{}{})
+	} else {
+		a.opens.Touch(key)
+		merge(&s.cur.f.Report, r)
+	}
+	b := s.cur
+	b.f.Refused = min(b.f.Refused+s.pending+r.Attempts, 1<<30)
+	s.pending = 0
+	b.f.Statements++
+	b.f.Records++
+	if !at.IsZero() {
+		b.f.Last, b.lastStmt = at, at
+	}
+	b.ev.read(text)
+	step := Step{ID: b.f.ID, Refused: b.f.Refused, Verdict: b.verdict}
+	if step.Verdict == "" {
+		step.Verdict = oom.RetryVerdict(r, b.f.Refused)
+		if step.Verdict != oom.RetryUnknown {
+			b.verdict = step.Verdict
+		}
+	}
+	switch {
+	case Raised(text) || r.ExceptionType != "":
+		closed = a.close(key, s, ClosedRaised, closed)
+	case b.f.Records >= a.cfg.MaxRecords:
+		closed = a.close(key, s, ClosedBound, closed)
+	}
+	return step, closed
+}
+
+// joins reports whether a statement dated at belongs to the open failure b:
+// less than window after its last statement, or either undated.
+func joins(b *building, at time.Time, window time.Duration) bool {
+	return at.IsZero() || b.lastStmt.IsZero() || at.Sub(b.lastStmt) < window
+}
+
+// Expire closes the failures of the streams with no record for the quiet
+// interval before now, and forgets the streams not heard of for the TTL.
+func (a *Assembler) Expire(now time.Time, closed []Failure) []Failure {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	// Both maps are in the order of their streams' last records: the quiet
+	// ones are at the front, and each walk stops at the first that is not.
+	for {
+		key, _, ok := a.opens.Oldest()
+		if !ok {
+			break
+		}
+		s, _ := a.streams.Get(key)
+		if now.Sub(s.seen) < a.cfg.Quiet {
+			break
+		}
+		closed = a.close(key, s, ClosedQuiet, closed)
+	}
+	for {
+		key, s, ok := a.streams.Oldest()
+		if !ok || now.Sub(s.seen) < a.cfg.TTL {
+			break
+		}
+		if s.cur != nil {
+			closed = a.close(key, s, ClosedQuiet, closed)
+		}
+		a.streams.Remove(key)
+	}
+	return closed
+}
+
+// Flush closes every open failure: at shutdown, or at the end of an input.
+func (a *Assembler) Flush(closed []Failure) []Failure {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for {
+		key, s, ok := a.streams.Oldest()
+		if !ok {
+			return closed
+		}
+		if s.cur != nil {
+			closed = a.close(key, s, ClosedFlush, closed)
+		}
+		a.streams.Remove(key)
+	}
+}
+
+// lookup returns the stream of key, touched at now, making room for it
+// when it is new. The caller holds mu.
+func (a *Assembler) lookup(key uint64, now time.Time, closed []Failure) (*stream, []Failure) {
+	if s, ok := a.streams.Get(key); ok {
+		s.seen = now
+		a.streams.Touch(key)
+		return s, closed
+	}
+	for a.streams.Len() >= a.cfg.MaxStreams {
+		old, s, _ := a.streams.Oldest()
+		if s.cur != nil {
+			closed = a.close(old, s, ClosedEvicted, closed)
+		}
+		a.streams.Remove(old)
+		a.evicted++
+	}
+	a.streams.Put(key, stream{seen: now})
+	s, _ := a.streams.Get(key)
+	return s, closed
+}
+
+// close completes the open failure of stream key and appends it to closed.
+// The caller holds mu.
+func (a *Assembler) close(key uint64, s *stream, why Close, closed []Failure) []Failure {
+	b := s.cur
+	s.cur = nil
+	a.open.Add(-1)
+	a.opens.Remove(key)
+	f := b.f
+	f.Closed = why
+	b.ev.apply(&f.Report)
+	f.Holders = b.ev.sortedHolders()
+	f.Rule = oom.Decide(&f.Report, f.Refused)
+	return append(closed, f)
+}
+
+// failureID names a failure: its stream, its first statement's time and
+// the assembler's sequence, so two failures of one stream never share one.
+func failureID(key uint64, at time.Time, seq uint64) string {
+	h := key ^ uint64(at.UnixNano())*0x9e3779b97f4a7c15 ^ seq*0xbf58476d1ce4e5b9
+	h ^= h >> 31
+	h *= 0x94d049bb133111eb
+	h ^= h >> 29
+	return strconv.FormatUint(h, 16)
+}

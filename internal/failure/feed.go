@@ -1,0 +1,37 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package failure
+
+import (
+	"time"
+
+	"github.com/xlaoom/xlaoomprocessor/oom"
+)
+
+// Feed recognises one record's text of stream key as the processor does
+// and gives it to a: a failure statement, allocation attempts, or, while
+// the stream has an open failure, evidence. It returns closed with the
+// failures that closed appended. For callers that hold only text (xlaoom
+// explain and tests); the processor reads its records itself.
+func Feed(a *Assembler, key uint64, text string, at, now time.Time, closed []Failure) []Failure {
+	if !oom.MayContain(text) {
+		if a.Open() {
+			closed = a.Evidence(key, text, now, closed)
+		}
+		return closed
+	}
+	f := oom.Default().Find(text, true)
+	switch {
+	case f.Found == oom.FoundFailure:
+		_, closed = a.Statement(key, &f.Report, at, text, now, closed)
+	case f.Found == oom.FoundWarning && f.Warning.Kind == oom.WarningAllocationAttempt:
+		closed = a.Attempted(key, f.Warning.Attempts, now, closed)
+		if a.Open() {
+			closed = a.Evidence(key, text, now, closed)
+		}
+	case a.Open():
+		closed = a.Evidence(key, text, now, closed)
+	}
+	return closed
+}

@@ -1,0 +1,109 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package failure
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/xlaoom/xlaoomprocessor/oom"
+)
+
+// header starts a record, as the agent's multiline rule does (a glog or
+// TSL/ISO header); any other line joins the record before it.
+var header = regexp.MustCompile(`^(?:[IWEF]\d{4} \d\d:\d\d:\d\d|\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d)`)
+
+// records splits a log into records as the agent groups them.
+func records(t *testing.T, path string) []string {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	var recs []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if header.MatchString(line) || len(recs) == 0 {
+			recs = append(recs, line)
+			continue
+		}
+		recs[len(recs)-1] += "\n" + line
+	}
+	require.NoError(t, sc.Err())
+	return recs
+}
+
+// assemble feeds records to a new assembler as one stream and returns the
+// failures it closed, the last at the end of the input.
+func assemble(recs []string) []Failure {
+	a := New(Config{Window: time.Minute})
+	var closed []Failure
+	for _, text := range recs {
+		closed = Feed(a, 0, text, time.Time{}, time.Unix(0, 0), closed)
+	}
+	return a.Flush(closed)
+}
+
+type manifestJob struct {
+	Log       string `json:"log"`
+	Failed    bool   `json:"failed"`
+	Request   *int64 `json:"failing_request_bytes"`
+	Holder    string `json:"holder_program"`
+	HeldGiB   *int   `json:"held_by_another_process_gib"`
+	Repeats   bool   `json:"repeats_on_restart"`
+	Site      *struct {
+		File     string `json:"file"`
+		Line     int64  `json:"line"`
+		Function string `json:"function"`
+	} `json:"site"`
+}
+
+// TestJobLogs: every failed job of oom/testdata/jobs is one failure, with
+// the request, the holder and the site its manifest names, closed at its
+// raised status; a job that ran on has none (but the program that caught
+// its own OOM, a known limit of jobcheck).
+func TestJobLogs(t *testing.T) {
+	const dir = "../../oom/testdata/jobs"
+	raw, err := os.ReadFile(filepath.Join(dir, "jobs-manifest.json"))
+	require.NoError(t, err)
+	var m struct{ Jobs map[string]manifestJob }
+	require.NoError(t, json.Unmarshal(raw, &m))
+	for name, job := range m.Jobs {
+		t.Run(name, func(t *testing.T) {
+			fs := assemble(records(t, filepath.Join(dir, job.Log)))
+			if !job.Failed {
+				if name != "caught_oom_halving_exit0" {
+					assert.Empty(t, fs)
+				}
+				return
+			}
+			require.Len(t, fs, 1)
+			f := fs[0]
+			r := f.Report
+			assert.Equal(t, ClosedRaised, f.Closed)
+			if job.Request != nil {
+				assert.Equal(t, oom.KnownSize(*job.Request), r.Requested)
+			}
+			assert.Equal(t, job.Holder, r.MemoryHolder, "holder")
+			require.NotNil(t, job.Site)
+			assert.Equal(t, oom.Site{File: job.Site.File, Line: job.Site.Line, Function: job.Site.Function}, r.Site)
+			switch {
+			case job.HeldGiB != nil:
+				assert.Equal(t, oom.RetryMayHelp, r.Retry, f.Rule)
+				assert.Equal(t, oom.ActionFreeHeldMemory, r.Action)
+			case job.Repeats:
+				assert.Equal(t, oom.RetryFutile, r.Retry, f.Rule)
+			}
+		})
+	}
+}

@@ -1,0 +1,99 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package failure
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/xlaoom/xlaoomprocessor/oom"
+)
+
+// UserFrame returns the innermost frame of a Python traceback in text that
+// is the user's own code: the last `File "path", line N, in name` whose
+// path is outside the installed packages, the standard library and XLA's
+// stack. That is the line of the user's code that asked for the memory.
+func UserFrame(text string) (oom.Site, bool) {
+	var site oom.Site
+	found := false
+	for line := range strings.Lines(text) {
+		f, ok := parseFrame(line)
+		if ok && !library(f.File) {
+			site, found = f, true
+		}
+	}
+	return site, found
+}
+
+// parseFrame reads `  File "/x/train.py", line 194, in run_job`.
+func parseFrame(line string) (oom.Site, bool) {
+	_, rest, ok := strings.Cut(line, frameAnchor)
+	if !ok || strings.TrimSpace(line[:strings.Index(line, frameAnchor)]) != "" {
+		return oom.Site{}, false
+	}
+	path, rest, ok := strings.Cut(rest, `", line `)
+	if !ok || path == "" {
+		return oom.Site{}, false
+	}
+	num, fn, ok := strings.Cut(rest, ", in ")
+	n, err := strconv.ParseInt(num, 10, 64)
+	if !ok || err != nil || n <= 0 {
+		return oom.Site{}, false
+	}
+	return oom.Site{File: path, Line: n, Function: strings.TrimSpace(fn)}, true
+}
+
+// libraryDirs mark installed code and source checkouts of XLA's stack.
+var libraryDirs = []string{
+	"/site-packages/", "/dist-packages/",
+	"/jax/_src/", "/jaxlib/", "/jax_plugins/", "/tensorflow/python/", "/torch_xla/",
+}
+
+// library reports whether a frame's path is not the user's own code: an
+// installed package, the standard library (".../lib/python3.11/x.py"), a
+// frozen or generated module ("<frozen runpy>", "<string>").
+func library(path string) bool {
+	if strings.HasPrefix(path, "<") {
+		return true
+	}
+	for _, d := range libraryDirs {
+		if strings.Contains(path, d) {
+			return true
+		}
+	}
+	_, rest, ok := strings.Cut(path, "/lib/python")
+	return ok && rest != "" && rest[0] >= '0' && rest[0] <= '9'
+}
+
+// Raised reports whether text holds a status the program raised: a Python
+// traceback or an exception line ("jax.errors.JaxRuntimeError:
+// RESOURCE_EXHAUSTED: ...", "XlaRuntimeError: ...", "ValueError: ...").
+// Such a record is the last of its failure.
+func Raised(text string) bool {
+	if strings.Contains(text, "Traceback (most recent call last)") {
+		return true
+	}
+	for line := range strings.Lines(text) {
+		if isExceptionLine(strings.TrimLeft(line, " \t")) {
+			return true
+		}
+	}
+	return false
+}
+
+// isExceptionLine reports whether l starts with a dotted Python name that
+// ends in Error or Exception, then ": ".
+func isExceptionLine(l string) bool {
+	i := 0
+	for i < len(l) && (isWordByte(l[i]) || l[i] == '.' && i > 0) {
+		i++
+	}
+	name := l[:i]
+	return i > 0 && (l[0] < '0' || l[0] > '9') && strings.HasPrefix(l[i:], ": ") &&
+		(strings.HasSuffix(name, "Error") || strings.HasSuffix(name, "Exception"))
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
