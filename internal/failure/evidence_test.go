@@ -81,9 +81,9 @@ jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to al
 
 func TestRaised(t *testing.T) {
 	for text, want := range map[string]bool{
-		"Traceback (most recent call last):\n  File \"a.py\", line 1, in f": true,
-		"jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Out of memory":     true,
-		"XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory":                 true,
+		"Traceback (most recent call last):\n  File \"a.py\", line 1, in f":   true,
+		"jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Out of memory":       true,
+		"XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory":                  true,
 		"tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM": true,
 		"W1126 bfc_allocator.cc:598] Allocator (GPU_0_bfc) ran out of memory": false,
 		"2Error: x":      false,

@@ -55,13 +55,13 @@ func assemble(recs []string) []Failure {
 }
 
 type manifestJob struct {
-	Log       string `json:"log"`
-	Failed    bool   `json:"failed"`
-	Request   *int64 `json:"failing_request_bytes"`
-	Holder    string `json:"holder_program"`
-	HeldGiB   *int   `json:"held_by_another_process_gib"`
-	Repeats   bool   `json:"repeats_on_restart"`
-	Site      *struct {
+	Log     string `json:"log"`
+	Failed  bool   `json:"failed"`
+	Request *int64 `json:"failing_request_bytes"`
+	Holder  string `json:"holder_program"`
+	HeldGiB *int   `json:"held_by_another_process_gib"`
+	Repeats bool   `json:"repeats_on_restart"`
+	Site    *struct {
 		File     string `json:"file"`
 		Line     int64  `json:"line"`
 		Function string `json:"function"`
