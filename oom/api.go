@@ -178,3 +178,15 @@ func BackOff(first int64, last int64, n int) bool { return diagnosis.BackOff(fir
 // the first request, Last the last refused one (when it differs), Attempts
 // how many were refused, and Free and Capacity CUDA's figures when printed.
 func WarningAdvice(w *Warning) []string { return diagnosis.WarningAdvice(w) }
+
+// AssembledRetryRules names the retry rules that read facts only a whole
+// failure holds (the failure stage's, never one record's).
+func AssembledRetryRules() []string {
+	var names []string
+	for _, r := range diagnosis.RetryRules {
+		if r.Assembled {
+			names = append(names, r.Name)
+		}
+	}
+	return names
+}

@@ -134,6 +134,10 @@ func TestRetryRulesReachable(t *testing.T) {
 		}
 	}
 	for _, rule := range diagnosis.RetryRules {
+		if rule.Assembled {
+			t.Logf("%-34s %-9s reached by whole failures (internal/failure TestAssembledRulesReached)", rule.Name, rule.Verdict)
+			continue
+		}
 		if reached[rule.Name] == "" {
 			t.Errorf("rule %q: no real message reaches it", rule.Name)
 		} else {

@@ -107,3 +107,19 @@ func TestJobLogs(t *testing.T) {
 		})
 	}
 }
+
+// TestAssembledRulesReached: every retry rule that reads facts only a whole
+// failure holds decides at least one real job's failure.
+func TestAssembledRulesReached(t *testing.T) {
+	paths, err := filepath.Glob("../../oom/testdata/jobs/*.log")
+	require.NoError(t, err)
+	reached := map[string]string{}
+	for _, p := range paths {
+		for _, f := range assemble(records(t, p)) {
+			reached[f.Rule] = filepath.Base(p)
+		}
+	}
+	for _, rule := range oom.AssembledRetryRules() {
+		assert.NotEmpty(t, reached[rule], "rule %q: no job's failure reaches it", rule)
+	}
+}

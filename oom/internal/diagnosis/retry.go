@@ -48,6 +48,11 @@ type retryRule struct {
 	// Holder: the rule decides on memory held outside the program, so the
 	// failure's action is to free it (grammar.ActionFreeHeldMemory).
 	Holder bool
+	// Assembled: the rule reads facts that only a whole failure holds (the
+	// allocator's Stats, printed in records of their own), so it decides
+	// failures the failure stage assembled (internal/failure), never one
+	// record.
+	Assembled bool
 }
 
 // RetryRules is the one table of retry verdicts. Sizes come first: a request
@@ -84,7 +89,7 @@ var RetryRules = []retryRule{
 	},
 	{
 		Name: "driver refused before the failure", Verdict: RetryMayHelp, Holder: true, when: driverRefusedBefore,
-		Condition: "the driver refused device memory before the failure: in its record (`xla.oom.attempts` beyond the request itself) or in the job's records before it (the attempts the processor tagged for the job, which it remembers; `xlaoom explain` reads the whole log)",
+		Condition: "the driver refused device memory before the failure: in its record (`xla.oom.attempts` beyond the request itself) or in its stream's records before it (the attempts the failure stage gave it)",
 		Evidence: "The GPU driver refused allocations with CUDA_ERROR_OUT_OF_MEMORY before the failure (a pool's set-up " +
 			"backing off, a pool that could not grow: StreamExecutor, BFC, cuMemAllocAsync): the driver counts every " +
 			"process's memory, not XLA's pool. Every real job of oom/testdata/jobs that failed beside another process or " +
@@ -114,7 +119,7 @@ var RetryRules = []retryRule{
 			"long-running pool, and a restart starts with an empty one.",
 	},
 	{
-		Name: "own pool filled", Verdict: RetryFutile, when: ownPoolFilled,
+		Name: "own pool filled", Verdict: RetryFutile, Assembled: true, when: ownPoolFilled,
 		Condition: "`in_use` + `requested` > `pool_limit` (the allocator's `Stats:` and summary, read on the whole failure), the pool " +
 			"claimed its whole limit where its summary says so (pool size = pool limit), no refusal before or of the request, not fragmentation, device memory",
 		Evidence: "The allocator's own pool was set up without a refusal and the program's own allocations (InUse: this process's " +
