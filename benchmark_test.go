@@ -231,7 +231,7 @@ func TestBenchmarkWorkload(t *testing.T) {
 			for j := 0; j < pool.At(i).ResourceLogs().Len(); j++ {
 				lrs := pool.At(i).ResourceLogs().At(j).ScopeLogs().At(0).LogRecords()
 				for k := 0; k < lrs.Len(); k++ {
-					if oomattr.Tagged(lrs.At(k).Attributes()) {
+					if oomattr.Tagged(lrs.At(k).Attributes()) && lrs.At(k).EventName() != oomattr.EventFailure {
 						tagged++
 					}
 				}

@@ -10,6 +10,7 @@ import (
 
 	"go.opentelemetry.io/collector/confmap"
 
+	"github.com/xlaoom/xlaoomprocessor/internal/failure"
 	"github.com/xlaoom/xlaoomprocessor/internal/incident"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomrecord"
 )
@@ -42,6 +43,11 @@ type Config struct {
 	// a job's failure records in one bucket share the id.
 	IncidentWindow time.Duration `mapstructure:"incident_window"`
 
+	// FailureQuietInterval closes a failure that no raised status closes
+	// after this much wall-clock time with no record from its stream; its
+	// failure record is sent then.
+	FailureQuietInterval time.Duration `mapstructure:"failure_quiet_interval"`
+
 	_ struct{} // prevent unkeyed literals
 }
 
@@ -55,6 +61,8 @@ func createDefaultConfig() *Config {
 		TopAllocations: defaultTopAllocations,
 		IncidentWindow: incident.DefaultWindow,
 
+		FailureQuietInterval: failure.DefaultQuiet,
+
 		IncidentResourceAttributes: incident.DefaultResourceAttributes(),
 	}
 }
@@ -63,6 +71,9 @@ func createDefaultConfig() *Config {
 const (
 	defaultTopAllocations = 5
 	maxTopAllocations     = 100
+	// A failure's alert waits at most this long for a failure no raised
+	// status closes.
+	maxFailureQuietInterval = 10 * time.Minute
 )
 
 // Validate checks the settings; each error names its field.
@@ -77,6 +88,9 @@ func (c *Config) Validate() error {
 	errs = append(errs, incident.ValidateResourceAttributes(c.IncidentResourceAttributes)...)
 	if err := incident.ValidateWindow(c.IncidentWindow); err != nil {
 		errs = append(errs, err)
+	}
+	if c.FailureQuietInterval <= 0 || c.FailureQuietInterval > maxFailureQuietInterval {
+		errs = append(errs, fmt.Errorf("failure_quiet_interval: must be above 0 and at most %s, got %s", maxFailureQuietInterval, c.FailureQuietInterval))
 	}
 	return errors.Join(errs...)
 }

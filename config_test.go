@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/confmap/confmaptest"
 
+	"github.com/xlaoom/xlaoomprocessor/internal/failure"
 	"github.com/xlaoom/xlaoomprocessor/internal/incident"
 	"github.com/xlaoom/xlaoomprocessor/internal/metadata"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomrecord"
@@ -68,8 +69,10 @@ var configCases = []struct {
 			IncidentWindow: incident.DefaultWindow,
 
 			IncidentResourceAttributes: incident.DefaultResourceAttributes(),
+			FailureQuietInterval:       failure.DefaultQuiet,
 		},
 	},
+	{name: "failure_quiet_interval", want: withDefaults(func(c *Config) { c.FailureQuietInterval = 30 * time.Second })},
 	{name: "attributes_only", want: withDefaults(func(c *Config) {
 		c.SearchBody = false
 		c.Attributes = []string{"exception.stacktrace"}
@@ -103,6 +106,8 @@ var configCases = []struct {
 	{name: "incident_window_zero", wantErr: "incident_window: must be positive, got 0s"},
 	{name: "incident_window_negative", wantErr: "incident_window: must be positive, got -1m0s"},
 	{name: "incident_window_not_a_duration", wantErr: "incident_window"},
+	{name: "failure_quiet_interval_zero", wantErr: "failure_quiet_interval: must be above 0 and at most 10m0s, got 0s"},
+	{name: "failure_quiet_interval_hour", wantErr: "failure_quiet_interval: must be above 0 and at most 10m0s, got 1h0m0s"},
 	{name: "set_severity_not_a_bool", wantErr: "set_severity"},
 	{name: "memory_warnings_not_a_bool", wantErr: "memory_warnings"},
 	{name: "unknown_field", wantErr: "max_scan_bytes"},

@@ -31,11 +31,9 @@ func createLogs(ctx context.Context, set processor.Settings, cfg component.Confi
 		return nil, err
 	}
 	c := cfg.(*Config)
-	p := newLogsProcessor(c, oomrecord.NewFinder(c.Sources), telemetry)
+	p := newLogsProcessor(c, oomrecord.NewFinder(c.Sources), telemetry, next)
 	return processorhelper.NewLogs(ctx, set, cfg, next, p.processLogs,
 		processorhelper.WithCapabilities(consumer.Capabilities{MutatesData: true}),
-		processorhelper.WithShutdown(func(context.Context) error {
-			telemetry.Shutdown()
-			return nil
-		}))
+		processorhelper.WithStart(p.start),
+		processorhelper.WithShutdown(p.shutdown))
 }

@@ -24,6 +24,7 @@ import (
 
 	"github.com/xlaoom/xlaoomprocessor/internal/metadata"
 	"github.com/xlaoom/xlaoomprocessor/internal/metadatatest"
+	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
 )
 
 // Hardening: hostile and extreme input through the processor.
@@ -256,17 +257,25 @@ func TestConcurrentConsumers(t *testing.T) {
 	}
 	wg.Wait()
 	require.NoError(t, p.Shutdown(context.Background()))
-	tags := 0
+	tags, failures := 0, 0
 	for _, ld := range sink.AllLogs() {
-		lrs := ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords()
-		for i := range lrs.Len() {
-			if tagged(lrs.At(i)) {
-				tags++
+		for _, rl := range ld.ResourceLogs().All() {
+			lrs := rl.ScopeLogs().At(0).LogRecords()
+			for i := range lrs.Len() {
+				switch {
+				case lrs.At(i).EventName() == oomattr.EventFailure:
+					failures++
+				case tagged(lrs.At(i)):
+					tags++
+				}
 			}
 		}
 	}
 	assert.Equal(t, workers*batches, tags)
-	assert.Equal(t, 3*workers*batches, sink.LogRecordCount())
+	// One stream (one empty resource), every statement within the window:
+	// one failure, sent at shutdown.
+	assert.Equal(t, 1, failures)
+	assert.Equal(t, 3*workers*batches+1, sink.LogRecordCount())
 	metadatatest.AssertEqualProcessorXlaOomRecordsScanned(t, tel,
 		[]metricdata.DataPoint[int64]{{Value: 3 * workers * batches}}, metricdatatest.IgnoreTimestamp())
 	metadatatest.AssertEqualProcessorXlaOomRecordsTagged(t, tel, []metricdata.DataPoint[int64]{

@@ -34,7 +34,7 @@ var gpuFailureLines = []string{
 }
 
 // failure is one OOM of a job, logged by each of its hosts.
-type failure struct {
+type jobFailure struct {
 	job       string        // the service.name, or service.name/k8s.namespace.name
 	namespace string        // k8s.namespace.name
 	at        time.Duration // after the start of a bucket: the first line of the first host
@@ -51,7 +51,7 @@ func TestIncidentIDsAgreeWithIncidentCount(t *testing.T) {
 	const hosts = 4
 	// Each host logs its three lines a second apart, each host two seconds
 	// after the previous one: a burst lasts 9 seconds.
-	failures := []failure{
+	failures := []jobFailure{
 		{job: "trainer", namespace: "ml", at: 5 * time.Second},
 		{job: "evaluator", namespace: "ml", at: 5 * time.Second}, // another job, same moment
 		{job: "trainer", namespace: "staging", at: 5 * time.Second},
@@ -123,11 +123,11 @@ func TestIncidentIDsAgreeWithIncidentCount(t *testing.T) {
 	assert.Equal(t, 1, straddling)
 }
 
-func jobName(f failure) string { return f.job + "/" + f.namespace }
+func jobName(f jobFailure) string { return f.job + "/" + f.namespace }
 
 // hostLogs is what host h logs of every failure: one resource per failure,
 // marked with the failure's index so the test can tell them apart.
-func hostLogs(failures []failure, base time.Time, h int) plog.Logs {
+func hostLogs(failures []jobFailure, base time.Time, h int) plog.Logs {
 	ld := plog.NewLogs()
 	for fi, f := range failures {
 		rl := ld.ResourceLogs().AppendEmpty()

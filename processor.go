@@ -5,14 +5,15 @@ package xlaoomprocessor // import "github.com/xlaoom/xlaoomprocessor"
 
 import (
 	"context"
+	"sync"
 	"time"
 
-	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 
-	"github.com/xlaoom/xlaoomprocessor/internal/attemptmemory"
+	"github.com/xlaoom/xlaoomprocessor/internal/failure"
 	"github.com/xlaoom/xlaoomprocessor/internal/incident"
 	"github.com/xlaoom/xlaoomprocessor/internal/metadata"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
@@ -26,30 +27,38 @@ type logsProcessor struct {
 	finder    *oomrecord.Finder
 	telemetry *metadata.TelemetryBuilder
 	now       func() time.Time // dates a record that carries no time; replaced in tests
-	// attempts are the allocation attempts each job logged before its
-	// failures (processor_attempts.go).
-	attempts *attemptmemory.Memory
+	// failures assembles each stream's failures (processor_failure.go);
+	// next receives those that close outside a batch (quiet, shutdown).
+	failures *failure.Assembler
+	next     consumer.Logs
+
+	stop     chan struct{}
+	stopOnce sync.Once
+	wg       sync.WaitGroup
 }
 
-func newLogsProcessor(cfg *Config, finder *oomrecord.Finder, telemetry *metadata.TelemetryBuilder) *logsProcessor {
-	return &logsProcessor{cfg: cfg, finder: finder, telemetry: telemetry, now: time.Now,
-		attempts: attemptmemory.New(cfg.IncidentWindow, attemptmemory.DefaultMaxJobs, attemptmemory.DefaultTTL)}
+func newLogsProcessor(cfg *Config, finder *oomrecord.Finder, telemetry *metadata.TelemetryBuilder, next consumer.Logs) *logsProcessor {
+	return &logsProcessor{cfg: cfg, finder: finder, telemetry: telemetry, now: time.Now, next: next, stop: make(chan struct{}),
+		failures: failure.New(failure.Config{Window: cfg.IncidentWindow, Quiet: cfg.FailureQuietInterval})}
 }
 
-// processLogs tags every XLA OOM record in place. Records are never dropped,
-// and a record that is not an OOM is not touched at all.
+// processLogs tags every XLA OOM record in place and adds a failure record
+// for each failure that closed in the batch. Records are never dropped, and
+// a record that is not an OOM is not touched at all.
 func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, error) {
 	var scanned, generic int64
 	var tagged codeCounts // failures by code and, marked warning, warnings by kind: one table, one allocation
+	var closed []failure.Failure
 	rls := ld.ResourceLogs()
 	for i := 0; i < rls.Len(); i++ {
-		res := rls.At(i).Resource().Attributes()
-		sls := rls.At(i).ScopeLogs()
+		rl := rls.At(i)
+		sls := rl.ScopeLogs()
 		for j := 0; j < sls.Len(); j++ {
 			lrs := sls.At(j).LogRecords()
 			scanned += int64(lrs.Len())
 			for k := 0; k < lrs.Len(); k++ {
-				if label, t := p.tag(res, lrs.At(k)); t != untouched {
+				label, t := p.tag(rl, lrs.At(k), &closed)
+				if t != untouched {
 					tagged.add(label, t == taggedWarning)
 					if t == taggedGeneric {
 						generic++
@@ -57,6 +66,9 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 				}
 			}
 		}
+	}
+	if len(closed) > 0 {
+		p.appendFailures(ctx, ld, closed)
 	}
 	p.telemetry.ProcessorXlaOomRecordsScanned.Add(ctx, scanned)
 	if generic > 0 {
@@ -85,29 +97,38 @@ const (
 )
 
 // tag recognises and tags one record, returning the code (or, for a memory
-// warning, the kind) it was tagged with. A record that already carries
-// xla.error.code (tagged by an upstream collector) is left as it is, so
-// processing twice equals processing once. res is the attributes of the
-// record's resource, which name its job in xla.oom.incident.id.
-func (p *logsProcessor) tag(res pcommon.Map, lr plog.LogRecord) (string, tagging) {
+// warning, the kind) it was tagged with, and gives it to the failure stage.
+// A record that already carries xla.error.code (tagged by an upstream
+// collector) is left as it is, so processing twice equals processing once.
+// The record's resource names its stream and, in xla.oom.incident.id, its
+// job. Failures that close are appended to closed.
+func (p *logsProcessor) tag(rl plog.ResourceLogs, lr plog.LogRecord, closed *[]failure.Failure) (string, tagging) {
 	var texts oomrecord.Candidates
 	if !p.finder.Scan(lr, &texts) {
-		return "", untouched // 99.9 % of records: no Report is zeroed or copied
+		// 99.9 % of records: no Report is zeroed or copied, and while no
+		// failure is open anywhere, nothing else is done.
+		if p.failures.Open() {
+			p.evidence(rl, lr, lr.Body().Str(), closed)
+		}
+		return "", untouched
 	}
-	return p.tagCandidate(res, lr, &texts)
+	return p.tagCandidate(rl, lr, &texts, closed)
 }
 
 // tagCandidate recognises and tags a record whose texts passed the prefilter.
-func (p *logsProcessor) tagCandidate(res pcommon.Map, lr plog.LogRecord, texts *oomrecord.Candidates) (string, tagging) {
+func (p *logsProcessor) tagCandidate(rl plog.ResourceLogs, lr plog.LogRecord, texts *oomrecord.Candidates, closed *[]failure.Failure) (string, tagging) {
 	if oomattr.Tagged(lr.Attributes()) {
 		return "", untouched
 	}
 	found := p.finder.Read(texts, p.cfg.MemoryWarnings)
 	switch found.Found {
 	case oom.FoundNothing:
+		if p.failures.Open() {
+			p.evidence(rl, lr, texts.First(), closed)
+		}
 		return "", untouched
 	case oom.FoundWarning:
-		return p.warn(res, lr, &found.Warning)
+		return p.warn(rl, lr, &found.Warning, texts.First(), closed)
 	case oom.FoundFailure:
 	}
 	report := found.Report
@@ -116,20 +137,32 @@ func (p *logsProcessor) tagCandidate(res pcommon.Map, lr plog.LogRecord, texts *
 	}
 	now := p.now()
 	ts := recordtime.Of(lr, now)
-	p.decideRetry(res, lr, &report, ts, now)
-	oomattr.PutTop(report, lr.Attributes(), p.cfg.TopAllocations)
-	nameEvent(lr, oomattr.EventFailure)
-	lr.Attributes().PutStr(oomattr.Incident, incident.ID(res, p.cfg.IncidentResourceAttributes, ts, p.cfg.IncidentWindow))
-	if p.cfg.SetSeverity && lr.SeverityNumber() == plog.SeverityNumberUnspecified {
-		lr.SetSeverityNumber(plog.SeverityNumberError)
-		if lr.SeverityText() == "" {
-			lr.SetSeverityText("ERROR")
-		}
+	_, sent := lr.Attributes().Get(oomattr.Retry)
+	step := p.statement(rl, lr, &report, ts, texts.First(), sent, now, closed)
+	if sent {
+		report.Retry = "" // a verdict the record arrived with is kept
+	} else {
+		report.Retry = step.Verdict
 	}
+	oomattr.PutTop(report, lr.Attributes(), p.cfg.TopAllocations)
+	nameEvent(lr, oomattr.EventStatement)
+	lr.Attributes().PutStr(oomattr.FailureID, step.ID)
+	lr.Attributes().PutStr(oomattr.Incident, incident.ID(rl.Resource().Attributes(), p.cfg.IncidentResourceAttributes, ts, p.cfg.IncidentWindow))
+	p.setSeverity(lr, plog.SeverityNumberError, "ERROR")
 	if report.Family == oom.FamilyGeneric {
 		return report.Code, taggedGeneric
 	}
 	return report.Code, taggedOOM
+}
+
+// setSeverity sets a tagged record's severity when it has none.
+func (p *logsProcessor) setSeverity(lr plog.LogRecord, n plog.SeverityNumber, text string) {
+	if p.cfg.SetSeverity && lr.SeverityNumber() == plog.SeverityNumberUnspecified {
+		lr.SetSeverityNumber(n)
+		if lr.SeverityText() == "" {
+			lr.SetSeverityText(text)
+		}
+	}
 }
 
 // codeCounts counts tagged records per code (and warnings per kind) without

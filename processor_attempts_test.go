@@ -85,7 +85,7 @@ func tagAll(t *testing.T, p *logsProcessor, recs ...rec) []string {
 	_, err := p.processLogs(context.Background(), ld)
 	require.NoError(t, err)
 	var out []string
-	for i := 0; i < ld.ResourceLogs().Len(); i++ {
+	for i := range recs { // the failure records closed in the batch come after
 		v, ok := ld.ResourceLogs().At(i).ScopeLogs().At(0).LogRecords().At(0).Attributes().Get(oomattr.Retry)
 		if !ok {
 			out = append(out, "")
@@ -117,9 +117,9 @@ func TestFailureReadWithItsJobsAttempts(t *testing.T) {
 		{"attempts before, same batch", [][]rec{{attempt, attempt, failure(12 * time.Second)}}, []string{mayHelp}},
 		{"attempts in an earlier batch", [][]rec{{attempt}, {failure(12 * time.Second)}}, []string{mayHelp}},
 		{"another job's attempts", [][]rec{{{job: "evaluator", body: backOffAttempt}, failure(12 * time.Second)}}, []string{unknown}},
-		{"a resource that names no job keeps nothing", [][]rec{{{body: backOffAttempt}, {body: backOffFailure}}}, []string{unknown}},
+		{"a resource that names no job is a stream too", [][]rec{{{body: backOffAttempt}, {body: backOffFailure}}}, []string{mayHelp}},
 		{"a later record of the same failure keeps them", [][]rec{{attempt, failure(12 * time.Second)}, {failure(13 * time.Second)}}, []string{mayHelp, mayHelp}},
-		{"a failure a window later is new", [][]rec{{attempt, failure(12 * time.Second), failure(2 * time.Minute)}}, []string{mayHelp, unknown}},
+		{"a failure a window later is new, given the stream's attempts", [][]rec{{attempt, failure(12 * time.Second), failure(2 * time.Minute)}}, []string{mayHelp, mayHelp}},
 		{"attempts between two failures go to the second", [][]rec{{failure(0), attempt, failure(2 * time.Minute)}}, []string{unknown, mayHelp}},
 		{"attempts count in arrival order, not by date", [][]rec{{failure(12 * time.Second), {job: "trainer", body: backOffAttempt, after: 0}}}, []string{unknown}},
 		{"the record's own sizes decide first", [][]rec{{attempt, {job: "trainer", body: string(vmm)}}}, []string{futile}},
@@ -201,12 +201,13 @@ func TestAttemptsConcurrentBatches(t *testing.T) {
 	}
 }
 
-// Ordinary records cost the memory nothing: it is not even looked at.
+// Ordinary records cost the failure stage nothing: it is not even looked at
+// while no failure is open.
 func TestOrdinaryRecordsKeepNothing(t *testing.T) {
 	p := attemptsProcessor(t, createDefaultConfig())
 	tagAll(t, p, rec{job: "trainer", body: "step 100 loss 0.25"}, rec{job: "trainer", body: backOffFailure})
-	assert.Equal(t, 1, p.attempts.Len(), "the failure's job only")
+	assert.Zero(t, p.failures.Streams(), "the failure closed at its raised status; nothing is pending")
 	p = attemptsProcessor(t, createDefaultConfig())
 	tagAll(t, p, rec{job: "trainer", body: "step 100 loss 0.25"})
-	assert.Zero(t, p.attempts.Len())
+	assert.Zero(t, p.failures.Streams())
 }

@@ -25,6 +25,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 
+	"github.com/xlaoom/xlaoomprocessor/internal/failure"
 	"github.com/xlaoom/xlaoomprocessor/internal/incident"
 	"github.com/xlaoom/xlaoomprocessor/internal/metadata"
 	"github.com/xlaoom/xlaoomprocessor/internal/metadatatest"
@@ -36,8 +37,17 @@ import (
 // the diff before committing it.
 var update = flag.Bool("update", false, "rewrite golden files")
 
-// run passes ld through a processor built from cfg and returns what came out.
+// run passes ld through a processor built from cfg and returns what came out
+// of the batch; what shutdown sent after it must be failure records only.
 func run(t *testing.T, cfg *Config, set processor.Settings, ld plog.Logs) plog.Logs {
+	t.Helper()
+	out, _ := runAll(t, cfg, set, ld)
+	return out
+}
+
+// runAll is run that also returns the failure records shutdown sent, one
+// batch.
+func runAll(t *testing.T, cfg *Config, set processor.Settings, ld plog.Logs) (batch, atShutdown plog.Logs) {
 	t.Helper()
 	sink := new(consumertest.LogsSink)
 	p, err := NewFactory().CreateLogs(context.Background(), set, cfg, sink)
@@ -45,8 +55,20 @@ func run(t *testing.T, cfg *Config, set processor.Settings, ld plog.Logs) plog.L
 	require.NoError(t, p.Start(context.Background(), componenttest.NewNopHost()))
 	require.NoError(t, p.ConsumeLogs(context.Background(), ld))
 	require.NoError(t, p.Shutdown(context.Background()))
-	require.Len(t, sink.AllLogs(), 1)
-	return sink.AllLogs()[0]
+	all := sink.AllLogs()
+	require.NotEmpty(t, all)
+	atShutdown = plog.NewLogs()
+	if len(all) > 1 {
+		require.Len(t, all, 2, "the batch, then the failures open at shutdown")
+		atShutdown = all[1]
+		for i := range atShutdown.ResourceLogs().Len() {
+			lrs := atShutdown.ResourceLogs().At(i).ScopeLogs().At(0).LogRecords()
+			for k := range lrs.Len() {
+				require.Equal(t, oomattr.EventFailure, lrs.At(k).EventName())
+			}
+		}
+	}
+	return all[0], atShutdown
 }
 
 func TestProcessorGolden(t *testing.T) {
@@ -101,7 +123,7 @@ func TestProcessorGolden(t *testing.T) {
 			}
 			expected, err := golden.ReadLogs(expectedFile)
 			require.NoError(t, err)
-			require.NoError(t, plogtest.CompareLogs(expected, got))
+			require.NoError(t, plogtest.CompareLogs(expected, got, plogtest.IgnoreObservedTimestamp()))
 		})
 	}
 }
@@ -113,9 +135,10 @@ func TestOrdinaryRecordsUnchanged(t *testing.T) {
 	require.NoError(t, err)
 	want := plog.NewLogs()
 	input.CopyTo(want)
-	got := run(t, createDefaultConfig(), processortest.NewNopSettings(metadata.Type), input)
+	got, failures := splitFailures(run(t, createDefaultConfig(), processortest.NewNopSettings(metadata.Type), input))
 
 	require.Equal(t, want.LogRecordCount(), got.LogRecordCount(), "no record may be dropped")
+	assert.Equal(t, 3, failures, "one failure record per failure that closed in the batch")
 	tagged, warned := 0, 0
 	forEachRecordPair(want, got, func(before, after plog.LogRecord) {
 		if _, ok := after.Attributes().Get("xla.error.code"); ok {
@@ -168,10 +191,11 @@ func TestTelemetryCountsScannedAndTaggedByCode(t *testing.T) {
 	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
 	input, err := golden.ReadLogs(filepath.Join("testdata", "logs", "mixed", "input.yaml"))
 	require.NoError(t, err)
+	n := input.LogRecordCount()
 	run(t, createDefaultConfig(), metadatatest.NewSettings(tel), input)
 
 	metadatatest.AssertEqualProcessorXlaOomRecordsScanned(t, tel,
-		[]metricdata.DataPoint[int64]{{Value: int64(input.LogRecordCount())}}, metricdatatest.IgnoreTimestamp())
+		[]metricdata.DataPoint[int64]{{Value: int64(n)}}, metricdatatest.IgnoreTimestamp())
 	metadatatest.AssertEqualProcessorXlaOomRecordsTagged(t, tel, []metricdata.DataPoint[int64]{
 		{Value: 1, Attributes: attribute.NewSet(attribute.String("xla.error.code", "E1000"))},
 		{Value: 1, Attributes: attribute.NewSet(attribute.String("xla.error.code", "E0101"))},
@@ -202,7 +226,7 @@ func TestUndatedRecordIsDatedAtArrival(t *testing.T) {
 		p.now = func() time.Time { return now }
 		lr := plog.NewLogRecord()
 		lr.Body().SetStr(msg)
-		_, tagged := p.tag(pcommon.NewMap(), lr)
+		_, tagged := p.tag(plog.NewResourceLogs(), lr, new([]failure.Failure))
 		require.Equal(t, taggedOOM, tagged)
 		v, ok := lr.Attributes().Get(oomattr.Incident)
 		require.True(t, ok)
@@ -213,7 +237,24 @@ func TestUndatedRecordIsDatedAtArrival(t *testing.T) {
 	assert.NotEqual(t, idAt(arrival), idAt(arrival.Add(time.Hour)), "an hour apart: two incidents")
 }
 
+// splitFailures returns ld without the failure records the processor added
+// (the resources that hold them), and how many there were.
+func splitFailures(ld plog.Logs) (plog.Logs, int) {
+	out := plog.NewLogs()
+	ld.CopyTo(out)
+	n := 0
+	out.ResourceLogs().RemoveIf(func(rl plog.ResourceLogs) bool {
+		lrs := rl.ScopeLogs().At(0).LogRecords()
+		if lrs.Len() > 0 && lrs.At(0).EventName() == oomattr.EventFailure {
+			n += lrs.Len()
+			return true
+		}
+		return false
+	})
+	return out, n
+}
+
 // newTestProcessor is a processor built as the factory builds it.
 func newTestProcessor(cfg *Config, telemetry *metadata.TelemetryBuilder) *logsProcessor {
-	return newLogsProcessor(cfg, oomrecord.NewFinder(cfg.Sources), telemetry)
+	return newLogsProcessor(cfg, oomrecord.NewFinder(cfg.Sources), telemetry, consumertest.NewNop())
 }

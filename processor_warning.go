@@ -4,9 +4,9 @@
 package xlaoomprocessor // import "github.com/xlaoom/xlaoomprocessor"
 
 import (
-	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 
+	"github.com/xlaoom/xlaoomprocessor/internal/failure"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
@@ -16,21 +16,19 @@ import (
 // fallback, cuDNN memory figures). It writes xla.memory.warning and its own
 // attributes, never xla.error.code, so nothing that counts failures counts it.
 // A record already carrying xla.memory.warning is left as it is. The
-// allocation attempts it tags are remembered for the job's next failure.
-func (p *logsProcessor) warn(res pcommon.Map, lr plog.LogRecord, w *oom.Warning) (string, tagging) {
+// allocation attempts it tags are given to its stream's next failure.
+func (p *logsProcessor) warn(rl plog.ResourceLogs, lr plog.LogRecord, w *oom.Warning, text string, closed *[]failure.Failure) (string, tagging) {
 	if oomattr.Warned(lr.Attributes()) {
 		return "", untouched
 	}
 	oomattr.PutWarning(*w, lr.Attributes())
 	nameEvent(lr, oomattr.EventWarning)
 	if w.Kind == oom.WarningAllocationAttempt {
-		p.rememberAttempts(res, w.Attempts)
+		p.attempted(rl, lr, w.Attempts, closed)
 	}
-	if p.cfg.SetSeverity && lr.SeverityNumber() == plog.SeverityNumberUnspecified {
-		lr.SetSeverityNumber(plog.SeverityNumberWarn)
-		if lr.SeverityText() == "" {
-			lr.SetSeverityText("WARN")
-		}
+	if p.failures.Open() {
+		p.evidence(rl, lr, text, closed)
 	}
+	p.setSeverity(lr, plog.SeverityNumberWarn, "WARN")
 	return w.Kind, taggedWarning
 }

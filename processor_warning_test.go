@@ -12,12 +12,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component/componenttest"
-	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 
+	"github.com/xlaoom/xlaoomprocessor/internal/failure"
 	"github.com/xlaoom/xlaoomprocessor/internal/metadatatest"
 )
 
@@ -47,7 +47,7 @@ func TestWarningKeepsItsSeverity(t *testing.T) {
 	p := newTestProcessor(createDefaultConfig(), nil)
 	bare := plog.NewLogRecord()
 	bare.Body().SetStr(remat)
-	kind, got := p.tag(pcommon.NewMap(), bare)
+	kind, got := p.tag(plog.NewResourceLogs(), bare, new([]failure.Failure))
 	require.Equal(t, taggedWarning, got)
 	assert.Equal(t, "rematerialization", kind)
 	assert.Equal(t, plog.SeverityNumberWarn, bare.SeverityNumber())
@@ -56,7 +56,7 @@ func TestWarningKeepsItsSeverity(t *testing.T) {
 	info.Body().SetStr(remat)
 	info.SetSeverityNumber(plog.SeverityNumberInfo)
 	info.SetSeverityText("INFO")
-	p.tag(pcommon.NewMap(), info)
+	p.tag(plog.NewResourceLogs(), info, new([]failure.Failure))
 	assert.Equal(t, plog.SeverityNumberInfo, info.SeverityNumber())
 	assert.Equal(t, "INFO", info.SeverityText())
 }

@@ -63,7 +63,10 @@ type Assembler struct {
 
 // stream is what is kept of one stream: a fixed size.
 type stream struct {
-	pending int // attempts no failure has taken
+	// refused counts the stream's allocation attempts so far: a pool that
+	// backed off at start-up stays smaller for the process's life, so every
+	// later failure of the stream is given them.
+	refused int
 	cur     *building
 	seen    time.Time // wall clock of its last record
 }
@@ -73,6 +76,7 @@ type building struct {
 	f        Failure
 	ev       evidence
 	verdict  string // the first verdict other than unknown a statement was given
+	own      int    // the attempts in the failure's own statements
 	lastStmt time.Time
 }
 
@@ -108,12 +112,16 @@ func (a *Assembler) Evicted() int64 {
 	return n
 }
 
-// Attempted takes n allocation attempts of stream key, at now.
+// Attempted takes n allocation attempts of stream key, at now: the
+// driver's refusals, which every failure of the stream after them is given.
 func (a *Assembler) Attempted(key uint64, n int, now time.Time, closed []Failure) []Failure {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	s, closed := a.lookup(key, now, closed)
-	s.pending = min(s.pending+max(n, 1), 1<<30)
+	s.refused = min(s.refused+max(n, 1), 1<<30)
+	if s.cur != nil {
+		s.cur.f.Refused = min(s.refused+s.cur.own, 1<<30)
+	}
 	return closed
 }
 
@@ -135,57 +143,84 @@ func (a *Assembler) Evidence(key uint64, text string, now time.Time, closed []Fa
 	b.ev.read(text)
 	switch {
 	case Raised(text):
-		return a.close(key, s, ClosedRaised, closed)
-	case b.f.Records >= a.cfg.MaxRecords:
-		return a.close(key, s, ClosedBound, closed)
-	}
-	return closed
-}
-
-// Statement takes a failure statement r of stream key, the record dated at
-// (zero: undated) holding text, at now. It returns the statement's step and
-// closed with the failures that closed appended: the stream's previous one
-// when this statement opens a new failure, and this one when its record
-// holds the raised status.
-func (a *Assembler) Statement(key uint64, r *oom.Report, at time.Time, text string, now time.Time, closed []Failure) (Step, []Failure) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	s, closed := a.lookup(key, now, closed)
-	if b := s.cur; b != nil && !joins(b, at, a.cfg.Window) {
-		closed = a.close(key, s, ClosedNext, closed)
-	}
-	if s.cur == nil {
-		a.seq++
-		s.cur = &building{f: Failure{Stream: key, ID: failureID(key, at, a.seq), Report: *r, First: at}}
-		a.open.Add(1)
-		a.opens.Put(key, struct{}{})
-	} else {
-		a.opens.Touch(key)
-		merge(&s.cur.f.Report, r)
-	}
-	b := s.cur
-	b.f.Refused = min(b.f.Refused+s.pending+r.Attempts, 1<<30)
-	s.pending = 0
-	b.f.Statements++
-	b.f.Records++
-	if !at.IsZero() {
-		b.f.Last, b.lastStmt = at, at
-	}
-	b.ev.read(text)
-	step := Step{ID: b.f.ID, Refused: b.f.Refused, Verdict: b.verdict}
-	if step.Verdict == "" {
-		step.Verdict = oom.RetryVerdict(r, b.f.Refused)
-		if step.Verdict != oom.RetryUnknown {
-			b.verdict = step.Verdict
-		}
-	}
-	switch {
-	case Raised(text) || r.ExceptionType != "":
 		closed = a.close(key, s, ClosedRaised, closed)
 	case b.f.Records >= a.cfg.MaxRecords:
 		closed = a.close(key, s, ClosedBound, closed)
 	}
+	a.tidy(key, s)
+	return closed
+}
+
+// Statement is one failure statement given to the assembler: the record
+// that states it.
+type Statement struct {
+	Report *oom.Report
+	At     time.Time // the record's time; zero: undated
+	Text   string    // the record's text, read for evidence
+	// Sent: the record arrived with a verdict of its sender's, which it
+	// keeps; its own is not handed to the failure's later statements.
+	Sent bool
+	// Origin, when not nil, is called once when the statement opens a
+	// failure, for the failure's Origin.
+	Origin func() any
+}
+
+// Statement takes statement st of stream key at now. It returns the
+// statement's step and closed with the failures that closed appended: the
+// stream's previous one when this statement opens a new failure, and this
+// one when its record holds the raised status.
+func (a *Assembler) Statement(key uint64, st Statement, now time.Time, closed []Failure) (Step, []Failure) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	r := st.Report
+	s, closed := a.lookup(key, now, closed)
+	if b := s.cur; b != nil && !joins(b, st.At, a.cfg.Window) {
+		closed = a.close(key, s, ClosedNext, closed)
+	}
+	if s.cur == nil {
+		a.seq++
+		s.cur = &building{f: Failure{Stream: key, ID: failureID(key, st.At, a.seq), Report: *r, First: st.At}}
+		if st.Origin != nil {
+			s.cur.f.Origin = st.Origin()
+		}
+		a.open.Add(1)
+		a.opens.Put(key, struct{}{})
+	} else {
+		merge(&s.cur.f.Report, r)
+		a.opens.Touch(key)
+	}
+	b := s.cur
+	b.own = min(b.own+r.Attempts, 1<<30)
+	b.f.Refused = min(s.refused+b.own, 1<<30)
+	b.f.Statements++
+	b.f.Records++
+	if !st.At.IsZero() {
+		b.f.Last, b.lastStmt = st.At, st.At
+	}
+	b.ev.read(st.Text)
+	step := Step{ID: b.f.ID, Refused: b.f.Refused, Verdict: b.verdict}
+	if step.Verdict == "" {
+		step.Verdict = oom.RetryVerdict(r, b.f.Refused)
+		if step.Verdict != oom.RetryUnknown && !st.Sent {
+			b.verdict = step.Verdict
+		}
+	}
+	switch {
+	case Raised(st.Text) || r.ExceptionType != "":
+		closed = a.close(key, s, ClosedRaised, closed)
+	case b.f.Records >= a.cfg.MaxRecords:
+		closed = a.close(key, s, ClosedBound, closed)
+	}
+	a.tidy(key, s)
 	return step, closed
+}
+
+// tidy forgets a stream that holds nothing: no open failure, no attempt.
+// The caller holds mu.
+func (a *Assembler) tidy(key uint64, s *stream) {
+	if s.cur == nil && s.refused == 0 {
+		a.streams.Remove(key)
+	}
 }
 
 // joins reports whether a statement dated at belongs to the open failure b:
@@ -211,6 +246,7 @@ func (a *Assembler) Expire(now time.Time, closed []Failure) []Failure {
 			break
 		}
 		closed = a.close(key, s, ClosedQuiet, closed)
+		a.tidy(key, s)
 	}
 	for {
 		key, s, ok := a.streams.Oldest()
@@ -285,4 +321,11 @@ func failureID(key uint64, at time.Time, seq uint64) string {
 	h *= 0x94d049bb133111eb
 	h ^= h >> 29
 	return strconv.FormatUint(h, 16)
+}
+
+// Streams is the number of streams remembered.
+func (a *Assembler) Streams() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.streams.Len()
 }

@@ -11,8 +11,9 @@
 // and Stats, the status the runtime logs, the exception the program raised
 // and its traceback. The Assembler reads each stream in order:
 //
-//   - allocation attempts are pending until the stream's next failure
-//     statement takes them;
+//   - allocation attempts (the driver's refusals) are counted for the
+//     stream: every failure after them is given them, as a pool that backed
+//     off at start-up stays smaller for the process's life;
 //   - a failure statement opens a failure, or joins the open one when it is
 //     dated less than the window after the failure's last statement (or
 //     either is undated);

@@ -65,6 +65,9 @@ type Failure struct {
 	// (zero when undated).
 	First, Last time.Time
 	Closed      Close
+	// Origin is what the caller gave when the failure opened (Statement's
+	// origin): the stream's identity in its own types. Never read here.
+	Origin any
 }
 
 // Step is what the assembler says of a failure statement, for the tags of

@@ -24,7 +24,7 @@ func Feed(a *Assembler, key uint64, text string, at, now time.Time, closed []Fai
 	f := oom.Default().Find(text, true)
 	switch {
 	case f.Found == oom.FoundFailure:
-		_, closed = a.Statement(key, &f.Report, at, text, now, closed)
+		_, closed = a.Statement(key, Statement{Report: &f.Report, At: at, Text: text}, now, closed)
 	case f.Found == oom.FoundWarning && f.Warning.Kind == oom.WarningAllocationAttempt:
 		closed = a.Attempted(key, f.Warning.Attempts, now, closed)
 		if a.Open() {

@@ -52,3 +52,33 @@ func hashString(h uint64, s string) uint64 {
 	}
 	return h
 }
+
+// StreamKey is a 64-bit hash of the stream a record belongs to: one
+// process's output, named by its resource (every attribute, in any order)
+// and the file it was read from (log.file.path or log.file.name, a record
+// attribute). A container's output is its resource (k8s.pod.uid,
+// k8s.container.name, container.id). It does not allocate for string values.
+func StreamKey(resource, record pcommon.Map) uint64 {
+	var sum uint64
+	for k, v := range resource.All() {
+		sum += attributeHash(k, v) // a sum: the attributes' order does not matter
+	}
+	for _, k := range streamRecordKeys {
+		if v, ok := record.Get(k); ok {
+			sum += attributeHash(k, v) * fnvPrime
+		}
+	}
+	return sum
+}
+
+// streamRecordKeys are the record attributes that name a stream's file.
+var streamRecordKeys = []string{"log.file.path", "log.file.name"}
+
+func attributeHash(k string, v pcommon.Value) uint64 {
+	h := hashString(uint64(fnvOffset), k)
+	h = hashByte(h, byte(v.Type()))
+	if v.Type() == pcommon.ValueTypeStr {
+		return hashString(h, v.Str())
+	}
+	return hashString(h, v.AsString())
+}

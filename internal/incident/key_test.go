@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"go.opentelemetry.io/collector/pdata/pcommon"
 )
 
 func TestJobKey(t *testing.T) {
@@ -46,4 +47,22 @@ func TestJobKeyAllocatesNothing(t *testing.T) {
 	res := resource("service.name", "trainer", "k8s.namespace.name", "ml", "host.name", "gpu-host-01")
 	keys := DefaultResourceAttributes()
 	assert.Zero(t, testing.AllocsPerRun(100, func() { _, _ = JobKey(res, keys) }))
+}
+
+func TestStreamKey(t *testing.T) {
+	res := func(kv ...string) pcommon.Map {
+		m := pcommon.NewMap()
+		for i := 0; i < len(kv); i += 2 {
+			m.PutStr(kv[i], kv[i+1])
+		}
+		return m
+	}
+	none := pcommon.NewMap()
+	a := StreamKey(res("service.name", "train", "host.name", "h0"), none)
+	assert.Equal(t, a, StreamKey(res("host.name", "h0", "service.name", "train"), none), "order does not matter")
+	assert.NotEqual(t, a, StreamKey(res("service.name", "train", "host.name", "h1"), none), "another host")
+	assert.NotEqual(t, a, StreamKey(res("service.name", "train", "host.name", "h0"), res("log.file.path", "/var/log/x.log")), "a file")
+	assert.NotEqual(t, StreamKey(none, res("log.file.path", "/a.log")), StreamKey(none, res("log.file.path", "/b.log")))
+	assert.Equal(t, StreamKey(none, res("log.file.path", "/a.log", "other", "1")), StreamKey(none, res("log.file.path", "/a.log", "other", "2")),
+		"only the file names the stream")
 }

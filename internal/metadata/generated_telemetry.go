@@ -26,10 +26,12 @@ type TelemetryBuilder struct {
 	meter                         metric.Meter
 	mu                            sync.Mutex
 	registrations                 []metric.Registration
+	ProcessorXlaOomFailures       metric.Int64Counter
 	ProcessorXlaOomRecordsGeneric metric.Int64Counter
 	ProcessorXlaOomRecordsScanned metric.Int64Counter
 	ProcessorXlaOomRecordsTagged  metric.Int64Counter
 	ProcessorXlaOomRecordsWarned  metric.Int64Counter
+	ProcessorXlaOomStreamsEvicted metric.Int64Counter
 }
 
 // TelemetryBuilderOption applies changes to default builder.
@@ -61,6 +63,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	}
 	builder.meter = Meter(settings)
 	var err, errs error
+	builder.ProcessorXlaOomFailures, err = builder.meter.Int64Counter(
+		"otelcol_processor_xla_oom_failures",
+		metric.WithDescription("Failure records (xla.oom.failure) the processor made, one per failure and stream, by xla.oom.failure.closed (why the failure closed). [Alpha]"),
+		metric.WithUnit("{failure}"),
+	)
+	errs = errors.Join(errs, err)
 	builder.ProcessorXlaOomRecordsGeneric, err = builder.meter.Int64Counter(
 		"otelcol_processor_xla_oom_records_generic",
 		metric.WithDescription("Log records tagged by the last-resort layer (xla.oom.generic), a memory failure that no known message family matched; they are counted in processor_xla_oom_records_tagged too. [Alpha]"),
@@ -83,6 +91,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		"otelcol_processor_xla_oom_records_warned",
 		metric.WithDescription("Log records recognised as memory-pressure warnings (no OOM) and tagged, by xla.memory.warning. [Alpha]"),
 		metric.WithUnit("{record}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorXlaOomStreamsEvicted, err = builder.meter.Int64Counter(
+		"otelcol_processor_xla_oom_streams_evicted",
+		metric.WithDescription("Streams the failure stage forgot to keep its bound on streams; a failure open on one is closed and sent as it stands. [Alpha]"),
+		metric.WithUnit("{stream}"),
 	)
 	errs = errors.Join(errs, err)
 	return &builder, errs

@@ -19,10 +19,15 @@ func TestSetupTelemetry(t *testing.T) {
 	tb, err := metadata.NewTelemetryBuilder(testTel.NewTelemetrySettings())
 	require.NoError(t, err)
 	defer tb.Shutdown()
+	tb.ProcessorXlaOomFailures.Add(context.Background(), 1)
 	tb.ProcessorXlaOomRecordsGeneric.Add(context.Background(), 1)
 	tb.ProcessorXlaOomRecordsScanned.Add(context.Background(), 1)
 	tb.ProcessorXlaOomRecordsTagged.Add(context.Background(), 1)
 	tb.ProcessorXlaOomRecordsWarned.Add(context.Background(), 1)
+	tb.ProcessorXlaOomStreamsEvicted.Add(context.Background(), 1)
+	AssertEqualProcessorXlaOomFailures(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorXlaOomRecordsGeneric(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
@@ -33,6 +38,9 @@ func TestSetupTelemetry(t *testing.T) {
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorXlaOomRecordsWarned(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualProcessorXlaOomStreamsEvicted(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 

@@ -37,6 +37,9 @@ const (
 	Reserved      = "xla.oom.reserved.size"
 	Reservable    = "xla.oom.reservable.size"
 	PoolLimit     = "xla.oom.pool_limit.size"
+	InUse         = "xla.oom.in_use.size"       // the pool's in-use bytes (the allocator's Stats)
+	LargestFree   = "xla.oom.largest_free.size" // the pool's largest free chunk
+	PoolSize      = "xla.oom.pool.size"         // what the pool claimed from the device
 	Program       = "xla.program.name"
 	Replica       = "xla.replica"
 	Partition     = "xla.partition"
@@ -88,12 +91,14 @@ const (
 	Action = "xla.oom.action"
 )
 
-// Log event names of tagged records (plog.LogRecord.EventName): a failure
+// Log event names (plog.LogRecord.EventName): a tagged record that states a
+// failure, the one record the processor makes of a whole failure (failure.go)
 // and a memory-pressure warning. A record's own event name is never
 // overwritten.
 const (
-	EventFailure = "xla.oom"
-	EventWarning = "xla.memory.warning"
+	EventStatement = "xla.oom"
+	EventFailure   = "xla.oom.failure"
+	EventWarning   = "xla.memory.warning"
 )
 
 // Keys of one map in xla.oom.allocations.
@@ -124,6 +129,7 @@ func sizeFields(r *oom.Report) []struct {
 	}{
 		{Requested, &r.Requested}, {Free, &r.Free}, {Used, &r.Used}, {Capacity, &r.Capacity},
 		{Exceeded, &r.Exceeded}, {Reserved, &r.Reserved}, {Reservable, &r.Reservable}, {PoolLimit, &r.PoolLimit},
+		{InUse, &r.InUse}, {LargestFree, &r.LargestFree}, {PoolSize, &r.PoolSize},
 		{Total, &r.Breakdown.Total}, {RuntimeReserved, &r.Breakdown.Reserved}, {ProgramSize, &r.Breakdown.Program},
 		{Arguments, &r.Breakdown.Arguments}, {Output, &r.Breakdown.Output}, {OutputShared, &r.Breakdown.OutputShared},
 		{Temp, &r.Breakdown.Temp}, {TempFragmentation, &r.Breakdown.TempFragmentation},
@@ -191,6 +197,7 @@ func PutTop(r oom.Report, attrs pcommon.Map, top int) {
 		}
 	}
 	putAllocations(&r.Breakdown, attrs, top)
+	putSite(r.Site, attrs)
 }
 
 func putAllocations(b *oom.Breakdown, attrs pcommon.Map, top int) {
@@ -310,6 +317,7 @@ func Get(attrs pcommon.Map) (oom.Report, bool) {
 		}
 	}
 	getGeneric(attrs, &r)
+	r.Site = getSite(attrs)
 	if v, ok := attrs.Get(ExceptionType); ok && v.Type() == pcommon.ValueTypeStr {
 		r.ExceptionType = v.Str()
 	}

@@ -47,3 +47,12 @@ func (c *Candidates) add(rank int, text string) {
 	}
 	*c.at(i) = candidate{rank, text}
 }
+
+// First is the first text in source order ("" when none passed): the one a
+// failure's evidence (its traceback) is read from.
+func (c *Candidates) First() string {
+	if c.n == 0 {
+		return ""
+	}
+	return c.first.text
+}

@@ -1,0 +1,126 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package oomattr
+
+import (
+	"strconv"
+	"strings"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/xlaoom/xlaoomprocessor/internal/failure"
+	"github.com/xlaoom/xlaoomprocessor/oom"
+)
+
+// The attributes of a failure record (event xla.oom.failure): every fact of
+// the failure (Put's attributes, its report merged from all its records),
+// and these. FailureID is also on each statement's record.
+const (
+	FailureID         = "xla.oom.failure.id"
+	FailureStatements = "xla.oom.failure.statements" // records that stated the failure
+	FailureRecords    = "xla.oom.failure.records"    // every record it took
+	FailureClosed     = "xla.oom.failure.closed"     // why it closed (failure.Close)
+	RetryRule         = "xla.oom.retry.rule"         // the rule that decided xla.oom.retry
+	// Holders lists the executables whose in-use chunks the allocator's dump
+	// names, most bytes first: maps of HolderKey*.
+	Holders = "xla.oom.holders"
+)
+
+// Keys of one map in xla.oom.holders.
+const (
+	HolderKeyProgram = "program"
+	HolderKeySize    = "size"
+	HolderKeyChunks  = "chunks"
+)
+
+// The semantic conventions' code location: the failure's site, the frame of
+// the user's own code that asked.
+const (
+	CodeFilePath     = "code.file.path"
+	CodeLineNumber   = "code.line.number"
+	CodeFunctionName = "code.function.name"
+)
+
+// PutFailure writes failure f onto attrs: its report (at most top
+// allocations) and the failure's own attributes. xla.oom.attempts is the
+// refusals the whole failure came with.
+func PutFailure(f *failure.Failure, attrs pcommon.Map, top int) {
+	PutTop(f.Report, attrs, top)
+	attrs.PutStr(FailureID, f.ID)
+	attrs.PutInt(FailureStatements, int64(f.Statements))
+	attrs.PutInt(FailureRecords, int64(f.Records))
+	attrs.PutStr(FailureClosed, string(f.Closed))
+	if f.Rule != "" {
+		attrs.PutStr(RetryRule, f.Rule)
+	}
+	if f.Refused > 0 {
+		attrs.PutInt(Attempts, int64(f.Refused))
+	}
+	if len(f.Holders) > 0 {
+		s := attrs.PutEmptySlice(Holders)
+		s.EnsureCapacity(len(f.Holders))
+		for _, h := range f.Holders {
+			m := s.AppendEmpty().SetEmptyMap()
+			m.PutStr(HolderKeyProgram, h.Program)
+			m.PutInt(HolderKeySize, h.Bytes)
+			m.PutInt(HolderKeyChunks, int64(h.Chunks))
+		}
+	}
+}
+
+// FailureBody is the failure record's body: one line that says what failed,
+// how big, who held the memory, where, and the verdict.
+func FailureBody(f *failure.Failure) string {
+	r := &f.Report
+	var b strings.Builder
+	b.WriteString("XLA OOM failure " + r.Code)
+	if r.Name != "" {
+		b.WriteString(" " + r.Name)
+	}
+	if r.Requested.Known {
+		b.WriteString(": " + oom.HumanBytes(r.Requested.Bytes) + " requested")
+	}
+	if r.PoolLimit.Known && r.InUse.Known {
+		b.WriteString(", " + oom.HumanBytes(r.InUse.Bytes) + " of " + oom.HumanBytes(r.PoolLimit.Bytes) + " in use")
+	}
+	if r.Program != "" {
+		b.WriteString(", program " + r.Program)
+	}
+	if r.MemoryHolder != "" {
+		b.WriteString(", memory held by " + r.MemoryHolder)
+	}
+	if r.Site.File != "" {
+		b.WriteString(", at " + r.Site.File + ":" + strconv.FormatInt(r.Site.Line, 10))
+		if r.Site.Function != "" {
+			b.WriteString(" in " + r.Site.Function)
+		}
+	}
+	b.WriteString("; retry " + r.Retry)
+	return b.String()
+}
+
+func putSite(s oom.Site, attrs pcommon.Map) {
+	if s.File == "" {
+		return
+	}
+	attrs.PutStr(CodeFilePath, s.File)
+	attrs.PutInt(CodeLineNumber, s.Line)
+	if s.Function != "" {
+		attrs.PutStr(CodeFunctionName, s.Function)
+	}
+}
+
+func getSite(attrs pcommon.Map) oom.Site {
+	var s oom.Site
+	if v, ok := attrs.Get(CodeFilePath); ok && v.Type() == pcommon.ValueTypeStr {
+		s.File = v.Str()
+	}
+	if v, ok := attrs.Get(CodeLineNumber); ok && v.Type() == pcommon.ValueTypeInt {
+		s.Line = v.Int()
+	}
+	if v, ok := attrs.Get(CodeFunctionName); ok && v.Type() == pcommon.ValueTypeStr {
+		s.Function = v.Str()
+	}
+	return s
+}

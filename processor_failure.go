@@ -1,0 +1,156 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package xlaoomprocessor // import "github.com/xlaoom/xlaoomprocessor"
+
+import (
+	"context"
+	"time"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+
+	"github.com/xlaoom/xlaoomprocessor/internal/failure"
+	"github.com/xlaoom/xlaoomprocessor/internal/incident"
+	"github.com/xlaoom/xlaoomprocessor/internal/metadata"
+	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
+	"github.com/xlaoom/xlaoomprocessor/oom"
+)
+
+// The processor gives every record of a stream (one process's output: its
+// resource and file) to the failure stage (internal/failure) and makes one
+// record of each failure that closes (event xla.oom.failure), with every
+// fact its records stated and its verdict. A failure that closes inside a
+// batch (at its raised status, when the stream's next one opens, at the
+// bound) is appended to that batch, in a resource of its own with its
+// stream's attributes; one that closes on the quiet interval or at shutdown
+// is sent to the next consumer on its own, as logdedup sends its records.
+
+// origin is what a failure record needs of its stream: the resource, its
+// schema and the file the stream was read from.
+type origin struct {
+	resource  pcommon.Resource
+	schemaURL string
+	file      string // log.file.path, when the records carry it
+}
+
+const fileAttribute = "log.file.path"
+
+func originOf(rl plog.ResourceLogs, lr plog.LogRecord) func() any {
+	return func() any {
+		o := &origin{resource: pcommon.NewResource(), schemaURL: rl.SchemaUrl()}
+		rl.Resource().CopyTo(o.resource)
+		if v, ok := lr.Attributes().Get(fileAttribute); ok {
+			o.file = v.AsString()
+		}
+		return o
+	}
+}
+
+// statement gives a failure statement to the stage and returns its step;
+// sent: the record arrived with its sender's verdict.
+func (p *logsProcessor) statement(rl plog.ResourceLogs, lr plog.LogRecord, r *oom.Report, ts pcommon.Timestamp, text string, sent bool, now time.Time, closed *[]failure.Failure) failure.Step {
+	key := incident.StreamKey(rl.Resource().Attributes(), lr.Attributes())
+	st := failure.Statement{Report: r, At: ts.AsTime(), Text: text, Sent: sent, Origin: originOf(rl, lr)}
+	step, c := p.failures.Statement(key, st, now, *closed)
+	*closed = c
+	return step
+}
+
+// evidence gives a record that is not a statement to its stream's open
+// failure, if any.
+func (p *logsProcessor) evidence(rl plog.ResourceLogs, lr plog.LogRecord, text string, closed *[]failure.Failure) {
+	key := incident.StreamKey(rl.Resource().Attributes(), lr.Attributes())
+	*closed = p.failures.Evidence(key, text, p.now(), *closed)
+}
+
+// attempted gives a record's allocation attempts to its stream.
+func (p *logsProcessor) attempted(rl plog.ResourceLogs, lr plog.LogRecord, n int, closed *[]failure.Failure) {
+	key := incident.StreamKey(rl.Resource().Attributes(), lr.Attributes())
+	*closed = p.failures.Attempted(key, n, p.now(), *closed)
+}
+
+// appendFailures adds a record for each closed failure to ld.
+func (p *logsProcessor) appendFailures(ctx context.Context, ld plog.Logs, closed []failure.Failure) {
+	now := p.now()
+	for i := range closed {
+		f := &closed[i]
+		o, _ := f.Origin.(*origin)
+		rl := ld.ResourceLogs().AppendEmpty()
+		if o != nil {
+			o.resource.CopyTo(rl.Resource())
+			rl.SetSchemaUrl(o.schemaURL)
+		}
+		sl := rl.ScopeLogs().AppendEmpty()
+		sl.Scope().SetName(metadata.ScopeName)
+		p.failureRecord(f, o, rl.Resource().Attributes(), sl.LogRecords().AppendEmpty(), now)
+		p.telemetry.ProcessorXlaOomFailures.Add(ctx, 1,
+			metric.WithAttributes(attribute.String(oomattr.FailureClosed, string(f.Closed))))
+	}
+	if n := p.failures.Evicted(); n > 0 {
+		p.telemetry.ProcessorXlaOomStreamsEvicted.Add(ctx, n)
+	}
+}
+
+// failureRecord writes failure f as lr: dated at its first statement, with
+// its stream's job in xla.oom.incident.id as its statements have it.
+func (p *logsProcessor) failureRecord(f *failure.Failure, o *origin, res pcommon.Map, lr plog.LogRecord, now time.Time) {
+	ts := pcommon.NewTimestampFromTime(now)
+	if !f.First.IsZero() {
+		ts = pcommon.NewTimestampFromTime(f.First)
+	}
+	lr.SetTimestamp(ts)
+	lr.SetObservedTimestamp(pcommon.NewTimestampFromTime(now))
+	lr.SetEventName(oomattr.EventFailure)
+	lr.SetSeverityNumber(plog.SeverityNumberError)
+	lr.SetSeverityText("ERROR")
+	lr.Body().SetStr(oomattr.FailureBody(f))
+	attrs := lr.Attributes()
+	oomattr.PutFailure(f, attrs, p.cfg.TopAllocations)
+	attrs.PutStr(oomattr.Incident, incident.ID(res, p.cfg.IncidentResourceAttributes, ts, p.cfg.IncidentWindow))
+	if o != nil && o.file != "" {
+		attrs.PutStr(fileAttribute, o.file)
+	}
+}
+
+// start closes quiet failures on a ticker until shutdown.
+func (p *logsProcessor) start(context.Context, component.Host) error {
+	tick := max(min(p.cfg.FailureQuietInterval/2, time.Second), 10*time.Millisecond)
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		t := time.NewTicker(tick)
+		defer t.Stop()
+		for {
+			select {
+			case <-p.stop:
+				return
+			case <-t.C:
+				p.send(context.Background(), p.failures.Expire(p.now(), nil))
+			}
+		}
+	}()
+	return nil
+}
+
+// shutdown stops the ticker and sends every failure still open.
+func (p *logsProcessor) shutdown(ctx context.Context) error {
+	p.stopOnce.Do(func() { close(p.stop) })
+	p.wg.Wait()
+	err := p.send(ctx, p.failures.Flush(nil))
+	p.telemetry.Shutdown()
+	return err
+}
+
+// send gives failures that closed outside a batch to the next consumer.
+func (p *logsProcessor) send(ctx context.Context, closed []failure.Failure) error {
+	if len(closed) == 0 {
+		return nil
+	}
+	ld := plog.NewLogs()
+	p.appendFailures(ctx, ld, closed)
+	return p.next.ConsumeLogs(ctx, ld)
+}
