@@ -123,7 +123,7 @@ func (c *xlaOOMConnector) Shutdown(ctx context.Context) error {
 // of a batch or none of it.
 func (c *xlaOOMConnector) ConsumeLogs(ctx context.Context, ld plog.Logs) error {
 	b := c.gather(ld, c.now())
-	if b.fromAttrs+b.fromText == 0 && len(b.warnings) == 0 {
+	if b.fromAttrs+b.fromText == 0 && len(b.warnings) == 0 && len(b.incidents) == 0 {
 		return nil
 	}
 	c.mu.Lock()
@@ -193,16 +193,19 @@ func (c *xlaOOMConnector) gather(ld plog.Logs, arrival time.Time) batch {
 					continue
 				}
 				r := found.Report
+				at := recordtime.Of(lr, arrival)
+				if countsIncident(lr) && c.state.enabled[metricIncidents] {
+					c.addIncident(b.incidents, rl, &r, at)
+				}
+				if lr.EventName() == oomattr.EventFailure {
+					continue // its facts are its statements': measured there
+				}
 				if tagged {
 					b.fromAttrs++
 				} else {
 					b.fromText++
 				}
-				ob := observation{measured: measure(r, c.dims), at: recordtime.Of(lr, arrival)}
-				b.obs = append(b.obs, ob)
-				if c.state.enabled[metricIncidents] {
-					c.addIncident(b.incidents, rl, &r, ob.at)
-				}
+				b.obs = append(b.obs, observation{measured: measure(r, c.dims), at: at})
 			}
 		}
 		if len(b.obs) > from {
@@ -279,6 +282,20 @@ func (c *xlaOOMConnector) read(lr plog.LogRecord, texts *oomrecord.Candidates, m
 		return c.finder.Find(lr, false), false
 	}
 	return c.finder.Read(texts, c.warningsWanted() && !warned), false
+}
+
+// countsIncident reports whether a failure's record counts its incident:
+// the processor's failure record (event xla.oom.failure), which it makes
+// once per failure and stream, or, from a sender that makes none, a
+// statement that names no failure (xla.oom.failure.id). A statement of a
+// failure whose record the processor sends is counted through that record,
+// so a failure's incident is counted once however its records are batched.
+func countsIncident(lr plog.LogRecord) bool {
+	if lr.EventName() == oomattr.EventFailure {
+		return true
+	}
+	_, named := lr.Attributes().Get(oomattr.FailureID)
+	return !named
 }
 
 // jobBatch is what a batch holds for one job-level resource: the record's
