@@ -108,7 +108,9 @@ func (p *logsProcessor) tag(rl plog.ResourceLogs, lr plog.LogRecord, closed *[]f
 		// 99.9 % of records: no Report is zeroed or copied, and while no
 		// failure is open anywhere, nothing else is done.
 		if p.failures.Open() {
-			p.evidence(rl, lr, lr.Body().Str(), closed)
+			if body := lr.Body().Str(); len(body) <= p.cfg.MaxScanSize {
+				p.evidence(rl, lr, body, closed)
+			}
 		}
 		return "", untouched
 	}

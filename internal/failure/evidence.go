@@ -47,7 +47,8 @@ func (e *evidence) read(text string) {
 	}
 	if strings.Contains(text, frameAnchor) {
 		if s, ok := UserFrame(text); ok {
-			e.site = s
+			// Copies: the caller's text may be a buffer it reuses.
+			e.site = oom.Site{File: strings.Clone(s.File), Line: s.Line, Function: strings.Clone(s.Function)}
 		}
 	}
 }

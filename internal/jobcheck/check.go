@@ -22,9 +22,14 @@ const (
 	AttemptsAttr   = oomattr.Attempts
 )
 
-// Record is what a run made of one log record of a job.
+// Record is what a run made of one log record of a job, or the failure
+// record (event xla.oom.failure) the processor made of one of its failures.
 type Record struct {
 	Body         string
+	Event        string // the record's event name
+	FailureID    string // xla.oom.failure.id
+	Holder       string // xla.oom.holder.program
+	Site         Site   // code.*
 	ErrorCode    string // xla.error.code: set on a failure, and only there
 	WarningKind  string // xla.memory.warning
 	Requested    int64  // xla.oom.requested.size, when HasRequested
@@ -75,8 +80,9 @@ type Result struct {
 	WantIncidents int
 	Incidents     int64 // the connector's count
 	IncidentIDs   int   // distinct xla.oom.incident.id among the failure records
-	// FailureRecords is the number of records tagged with xla.error.code.
-	FailureRecords int
+	// Statements is the number of records tagged with xla.error.code (but
+	// the failure records); FailureRecords the number of failure records.
+	Statements, FailureRecords int
 	// Requested are the distinct requested sizes the failure records state.
 	Requested []int64
 	// AttemptsInLog is the number of attempt lines of the log (Attempts).
@@ -97,6 +103,8 @@ type Result struct {
 	// order; ExplainRetry is explain's (Observed.ExplainRetry).
 	Retries      []string
 	ExplainRetry string
+	// FailureRetries are the distinct xla.oom.retry of the failure records.
+	FailureRetries []string
 	// Problems are the expectations the job missed, one line each.
 	Problems []string
 }
@@ -156,7 +164,18 @@ func Check(job Job, log string, obs Observed) Result {
 	r := Result{Job: job, Incidents: obs.Incidents, AttemptWarningsMetric: obs.AttemptWarnings}
 	var p problems
 
-	// The whole log reached the pipeline.
+	// The whole log reached the pipeline; the failure records are checked
+	// apart (failures.go).
+	var statements, failures []Record
+	for _, rec := range obs.Records {
+		if rec.Event == oomattr.EventFailure {
+			failures = append(failures, rec)
+		} else {
+			statements = append(statements, rec)
+		}
+	}
+	obs.Records = statements
+	checkFailures(&p, &r, job, failures, obs)
 	bodyLines := 0
 	for _, rec := range obs.Records {
 		bodyLines += LinesIn(rec.Body)
@@ -189,7 +208,7 @@ func Check(job Job, log string, obs Observed) Result {
 	for _, rec := range obs.Records {
 		inRecord := Attempts(rec.Body)
 		if rec.ErrorCode != "" {
-			r.FailureRecords++
+			r.Statements++
 			ids[rec.IncidentID] = true
 			r.AttemptsInFailures += rec.Attempts
 			checkFailureSizes(&p, job, attempts, rec)

@@ -46,6 +46,21 @@ type Job struct {
 	// HeldElsewhere is whether memory of the job's GPU was held outside its
 	// program while it ran (heldElsewhere).
 	HeldElsewhere bool
+	// Repeats is whether a restart of the same configuration fails the same
+	// way (repeats_on_restart): its failure's verdict must be futile.
+	Repeats bool
+	// Holder is the executable the allocator's dump attributes the most
+	// in-use bytes to (holder_program), "" where the dump names none; Site
+	// the frame of the user's code that asked (site), for a job that failed.
+	Holder string
+	Site   Site
+}
+
+// Site is a code location as the manifest and code.* name it.
+type Site struct {
+	File     string `json:"file"`
+	Line     int64  `json:"line"`
+	Function string `json:"function"`
 }
 
 // manifest is jobs-manifest.json as scripts/gpu-capture/jobs.py writes it.
@@ -58,6 +73,9 @@ type manifest struct {
 		FailingRequest *int64   `json:"failing_request_bytes"`
 		HeldGiB        *float64 `json:"held_by_another_process_gib"`
 		RunsBeside     string   `json:"runs_beside"`
+		Repeats        bool     `json:"repeats_on_restart"`
+		Holder         string   `json:"holder_program"`
+		Site           *Site    `json:"site"`
 		Description    string   `json:"description"`
 	} `json:"jobs"`
 }
@@ -97,7 +115,13 @@ func ReadJobs(dir string) ([]Job, error) {
 			return nil, fmt.Errorf("%s: job %q: failed=%v with returncode %d", ManifestFile, name, *e.Failed, *e.ReturnCode)
 		}
 		j := Job{Name: name, Log: filepath.Join(dir, e.Log), Failed: *e.Failed, ReturnCode: *e.ReturnCode,
-			HeldElsewhere: heldElsewhere(e.HeldGiB, e.HolderLog, e.RunsBeside, e.Description)}
+			HeldElsewhere: heldElsewhere(e.HeldGiB, e.HolderLog, e.RunsBeside, e.Description), Repeats: e.Repeats, Holder: e.Holder}
+		if e.Site != nil {
+			j.Site = *e.Site
+		}
+		if j.Failed && j.Site.File == "" {
+			return nil, fmt.Errorf("%s: job %q failed but has no site", ManifestFile, name)
+		}
 		if e.FailingRequest != nil {
 			if !j.Failed {
 				return nil, fmt.Errorf("%s: job %q did not fail but has failing_request_bytes", ManifestFile, name)

@@ -6,11 +6,14 @@ package jobcheck
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
 )
 
 const realJobs = "../../oom/testdata/jobs"
@@ -83,7 +86,7 @@ func TestCheck(t *testing.T) {
 	step := Record{Body: stepLine}
 	failure := Record{Body: failureLine, ErrorCode: "E0007", Requested: 25000000000, HasRequested: true, IncidentID: "i1", Retry: "may_help"}
 	labels := map[string]int64{"may_help": 1}
-	good := Observed{Records: []Record{attempt, step, failure}, Incidents: 1, AttemptWarnings: 1, IncidentsByRetry: labels, ExplainRetry: "may_help"}
+	good := withFailure(Observed{Records: []Record{attempt, step, failure}, Incidents: 1, AttemptWarnings: 1, IncidentsByRetry: labels, ExplainRetry: "may_help"}, failure)
 
 	r := Check(failed, log, good)
 	assert.Empty(t, r.Problems)
@@ -93,7 +96,7 @@ func TestCheck(t *testing.T) {
 	// A rounded human size of the failing request is the failing request.
 	rounded := failure
 	rounded.Requested = 24997000000 // "23.28 GiB" too
-	assert.Empty(t, Check(failed, log, Observed{Records: []Record{attempt, step, rounded}, Incidents: 1, AttemptWarnings: 1, IncidentsByRetry: labels}).Problems)
+	assert.Empty(t, Check(failed, log, withFailure(Observed{Records: []Record{attempt, step, rounded}, Incidents: 1, AttemptWarnings: 1, IncidentsByRetry: labels}, rounded)).Problems)
 
 	cases := map[string]struct {
 		job  Job
@@ -139,8 +142,8 @@ func TestCheckRefusalOfTheFailingRequest(t *testing.T) {
 	refusal := `E1126 11:18:01.034840    2708 gpu_cudamallocasync_allocator.cc:366] gpu_async_0 cuMemAllocAsync failed to allocate 12000000000 bytes: RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory`
 	job := Job{Name: "j", Failed: true, ReturnCode: 1, FailingRequest: 12000000000}
 	for _, counted := range []int64{0, 1} {
-		obs := Observed{Records: []Record{{Body: refusal, ErrorCode: "E0007", Requested: 12000000000, HasRequested: true, IncidentID: "i", Attempts: counted, Retry: "may_help"}}, Incidents: 1}
-		r := Check(job, refusal+"\n", obs)
+		st := Record{Body: refusal, ErrorCode: "E0007", Requested: 12000000000, HasRequested: true, IncidentID: "i", Attempts: counted, Retry: "may_help"}
+		r := Check(job, refusal+"\n", withFailure(Observed{Records: []Record{st}, Incidents: 1}, st))
 		assert.Empty(t, r.Problems, "counted %d", counted)
 		assert.Equal(t, int(1-counted), r.FailingRefusals)
 	}
@@ -153,7 +156,8 @@ func TestCheckRefusalOfTheFailingRequest(t *testing.T) {
 func TestCheckKnownLimit(t *testing.T) {
 	job := Job{Name: "caught_oom_halving_exit0"}
 	log := failureLine + "\n"
-	caught := Observed{Records: []Record{{Body: failureLine, ErrorCode: "E0007", IncidentID: "i", Retry: "unknown"}}, Incidents: 1}
+	st := Record{Body: failureLine, ErrorCode: "E0007", IncidentID: "i", Retry: "unknown"}
+	caught := withFailure(Observed{Records: []Record{st}, Incidents: 1}, st)
 	assert.Empty(t, Check(job, log, caught).Problems, "the known limit: one incident")
 	gone := Check(job, log, Observed{Records: []Record{{Body: failureLine}}})
 	assert.Contains(t, strings.Join(gone.Problems, "\n"), "known limit gone")
@@ -168,6 +172,15 @@ func TestWriteTable(t *testing.T) {
 	assert.Contains(t, b.String(), "j ")
 }
 
+// withFailure adds the failure record the processor makes of a failure
+// stated by st, after obs's records.
+func withFailure(obs Observed, st Record) Observed {
+	f := st
+	f.Body, f.Event, f.FailureID = "", oomattr.EventFailure, "f1"
+	obs.Records = append(slices.Clone(obs.Records), f)
+	return obs
+}
+
 // TestCheckRetry: each way of getting a failure's verdict wrong is reported.
 func TestCheckRetry(t *testing.T) {
 	held := Job{Name: "j", Failed: true, ReturnCode: 1, HeldElsewhere: true}
@@ -178,7 +191,7 @@ func TestCheckRetry(t *testing.T) {
 		return Record{Body: failureLine, ErrorCode: "E0007", Requested: 25000000000, HasRequested: true, IncidentID: "i1", Retry: retry}
 	}
 	obs := func(retry, explain string, labels map[string]int64) Observed {
-		return Observed{Records: []Record{attempt, failure(retry)}, Incidents: 1, AttemptWarnings: 1, IncidentsByRetry: labels, ExplainRetry: explain}
+		return withFailure(Observed{Records: []Record{attempt, failure(retry)}, Incidents: 1, AttemptWarnings: 1, IncidentsByRetry: labels, ExplainRetry: explain}, failure(retry))
 	}
 	mayHelp, unknown := map[string]int64{"may_help": 1}, map[string]int64{"unknown": 1}
 	assert.Empty(t, Check(held, log, obs("may_help", "may_help", mayHelp)).Problems)
@@ -193,10 +206,15 @@ func TestCheckRetry(t *testing.T) {
 		"no verdict":                         {own, obs("", "", map[string]int64{"": 1}), `xla.oom.retry is "", not a verdict`},
 		"held elsewhere, unknown":            {held, obs("unknown", "unknown", unknown), "a failure record's xla.oom.retry is unknown, not may_help"},
 		"held elsewhere, connector unknown":  {held, obs("may_help", "may_help", unknown), "labels 0 of its 1 incidents may_help"},
-		"not explain's":                      {own, obs("futile", "unknown", map[string]int64{"futile": 1}), "xla.oom.retry is futile, xlaoom explain's unknown"},
+		"not explain's":                      {own, obs("futile", "unknown", map[string]int64{"futile": 1}), "the failure record's verdict is futile, xlaoom explain's unknown"},
 		"the connector's label is not there": {own, obs("unknown", "unknown", map[string]int64{"futile": 1}), `with xla.oom.retry="futile", which no failure record carries`},
 		"a warning with a verdict": {own, Observed{Records: []Record{{Body: attemptLine, WarningKind: AttemptWarning, Requested: 63763906560, HasRequested: true, Retry: "unknown"}, failure("unknown")},
 			Incidents: 1, AttemptWarnings: 1, IncidentsByRetry: unknown}, "a record that is not a failure carries xla.oom.retry"},
+		"no failure record":    {own, Observed{Records: []Record{attempt, failure("unknown")}, Incidents: 1, AttemptWarnings: 1, IncidentsByRetry: unknown}, "0 failure records (xla.oom.failure), want 1"},
+		"repeats, not futile":  {Job{Name: "r", Failed: true, ReturnCode: 1, Repeats: true}, obs("unknown", "", unknown), "a restart repeats the failure, but the failure record's verdict is unknown"},
+		"held, failure futile": {held, withFailure(Observed{Records: []Record{attempt, failure("may_help")}, Incidents: 1, AttemptWarnings: 1, IncidentsByRetry: mayHelp}, failure("futile")), "memory was held outside the program, but the failure record's verdict is futile"},
+		"wrong holder":         {Job{Name: "h", Failed: true, ReturnCode: 1, Holder: "jit_step"}, obs("unknown", "", unknown), `names holder "", the manifest "jit_step"`},
+		"wrong site":           {Job{Name: "s", Failed: true, ReturnCode: 1, Site: Site{File: "train.py", Line: 3}}, obs("unknown", "", unknown), "the failure record's site is"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			assert.Contains(t, strings.Join(Check(c.job, log, c.obs).Problems, "\n"), c.want)

@@ -13,10 +13,10 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
 )
 
-// RecordOf is what Check reads of a processed log record: its body and
-// attributes.
-func RecordOf(body string, attrs pcommon.Map) Record {
-	r := Record{Body: body}
+// RecordOf is what Check reads of a processed log record: its body, event
+// name and attributes.
+func RecordOf(body, event string, attrs pcommon.Map) Record {
+	r := Record{Body: body, Event: event}
 	str := func(k string) string {
 		if v, ok := attrs.Get(k); ok {
 			return v.AsString()
@@ -31,6 +31,9 @@ func RecordOf(body string, attrs pcommon.Map) Record {
 	}
 	r.ErrorCode, r.WarningKind, r.IncidentID = str(oomattr.ErrorCode), str(oomattr.WarningKind), str(oomattr.Incident)
 	r.Retry = str(oomattr.Retry)
+	r.FailureID, r.Holder = str(oomattr.FailureID), str(oomattr.HolderProgram)
+	r.Site.File, r.Site.Function = str(oomattr.CodeFilePath), str(oomattr.CodeFunctionName)
+	r.Site.Line, _ = integer(oomattr.CodeLineNumber)
 	r.Requested, r.HasRequested = integer(oomattr.Requested)
 	r.Attempts, _ = integer(AttemptsAttr)
 	return r

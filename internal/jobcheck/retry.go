@@ -15,12 +15,11 @@ import (
 
 const retryAttr = oomattr.Retry
 
-// checkRetry checks the retry verdict of a job's failure at every level:
-// each failure record carries one of the three verdicts; where the run asked
-// xlaoom explain (obs.ExplainRetry), each record's is explain's; a job that
-// failed while memory was held outside its program (Job.HeldElsewhere) is
-// may_help on every failure record; and the connector labels the job's
-// incidents only with verdicts its records carry.
+// checkRetry checks the retry verdict of a job's statements: each carries
+// one of the three verdicts; a job that failed while memory was held outside
+// its program (Job.HeldElsewhere) is may_help on every one; and the
+// connector labels the job's incidents only with verdicts its records carry.
+// The failure records' verdicts are checked in failures.go.
 func checkRetry(p *problems, r *Result, job Job, obs Observed) {
 	r.ExplainRetry = obs.ExplainRetry
 	for _, rec := range obs.Records {
@@ -39,12 +38,10 @@ func checkRetry(p *problems, r *Result, job Job, obs Observed) {
 		case job.HeldElsewhere && job.Failed && rec.Retry != oom.RetryMayHelp:
 			p.add(fmt.Sprintf("the job failed while memory was held outside its program, but a failure record's %s is %s, not %s",
 				retryAttr, rec.Retry, oom.RetryMayHelp), firstLine(rec.Body))
-		case obs.ExplainRetry != "" && rec.Retry != obs.ExplainRetry:
-			p.add(fmt.Sprintf("a failure record's %s is %s, xlaoom explain's %s", retryAttr, rec.Retry, obs.ExplainRetry), firstLine(rec.Body))
 		}
 	}
 	for label, n := range obs.IncidentsByRetry {
-		if !slices.Contains(r.Retries, label) {
+		if !slices.Contains(r.Retries, label) && !slices.Contains(r.FailureRetries, label) {
 			p.add(fmt.Sprintf("the connector counts %d incidents with %s=%q, which no failure record carries (%s)",
 				n, retryAttr, label, strings.Join(r.Retries, ", ")), "")
 		}

@@ -229,7 +229,10 @@ func Decide(r *grammar.Report, refusedBefore int) string {
 // the program decided.
 func heldMemoryStep(refused int) string {
 	s := "Memory outside this program's pool was taken when it failed"
-	if refused > 0 {
+	switch {
+	case refused == 1:
+		s += " (the GPU driver refused an allocation before it)"
+	case refused > 1:
 		s += " (the GPU driver refused " + strconv.Itoa(refused) + " allocations before it)"
 	}
 	return s + ": find the other process or library on this GPU (nvidia-smi --query-compute-apps=pid,used_memory --format=csv) " +

@@ -7,44 +7,29 @@ import (
 	"strings"
 	"time"
 
-	"github.com/xlaoom/xlaoomprocessor/internal/attemptmemory"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/xlaoom/xlaoomprocessor/internal/failure"
 	"github.com/xlaoom/xlaoomprocessor/internal/incident"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
-// One finding per failure. A failure is stated by several records of one
-// input: the allocator's report of the request it could not serve (the BFC
-// warning and its dump, a cudaMallocAsync refusal), the status an error line
-// logs, and the exception the program raised. The records of one failure are
-// gathered thus, in order:
-//
-//   - a failure record opens a failure, or joins the one open;
-//   - a record that holds the status the program raised (a Python traceback
-//     or exception line) ends its failure: the next failure record opens a
-//     new one;
-//   - a failure record logged the incident window (one minute, the
-//     connector's default) or more after the open failure's last record, both
-//     dated by their log headers, opens a new one, as the connector counts a
-//     new incident.
-//
-// So a job that failed once and logged its failure three times has one
-// finding, and failures a program caught and logged one after the other stay
-// several findings. Failures that no exception ends and that come within a
-// minute of each other (a program that catches several OOMs in a row without
-// printing them) are read as one: a known limit.
+// One finding per failure, as the failure stage (internal/failure) assembles
+// it: the processor's definition, one stream per input. The allocator's
+// report, its dump and Stats, the status the runtime logs and the exception
+// the program raised are one failure, which closes at the raised status, when
+// a failure statement comes the incident window (one minute) or more after
+// the last, or at the end of the input; the finding holds every fact its
+// records stated and the verdict decided on all of them.
 //
 // Allocation attempts are never findings of their own: those that came before
 // a failure (after the failure before it) are summarised in it, and those
 // that no failure followed are one warning.
 
-// incidentWindowSeconds is the gap in record time that separates failures.
-var incidentWindowSeconds = int64(incident.DefaultWindow.Seconds())
-
 // maxHeld bounds the findings held while a failure or an attempt series is
 // still open: past it, they are written as they stand. maxRecords bounds the
-// records one failure gathers (past it, the next opens a new failure) and
-// the attempt lines a finding lists (past it, attempts are only counted).
+// record lines a finding lists (past it, they are only counted).
 const (
 	maxHeld    = 1024
 	maxRecords = 256
@@ -56,15 +41,20 @@ const (
 type gatherer struct {
 	emit func(*Finding) error
 	held []*Finding
-	// open is the failure that later records may still join; nil when none.
-	open      *Finding
-	openAt    int64 // record time of open's last record; 0 when not dated
-	openEnded bool  // open holds the raised status
+	// stage assembles the input's failures, one stream; open is the finding
+	// of its open failure (nil when none).
+	stage *failure.Assembler
+	open  *Finding
 	// attempts is the warning of the attempts no failure has taken yet.
 	attempts *Finding
-	// seen is what the processor remembers of the input's attempts for its
-	// failure records (the input is one job): see processorRetry.
-	seen *attemptmemory.Memory
+	closed   []failure.Failure
+}
+
+// input is the one stream of an input.
+const input = 0
+
+func newGatherer(emit func(*Finding) error) *gatherer {
+	return &gatherer{emit: emit, stage: failure.New(failure.Config{Window: incident.DefaultWindow})}
 }
 
 // add takes the finding of one record (one failure or one warning).
@@ -73,10 +63,28 @@ func (g *gatherer) add(f *Finding, text string) error {
 	case f.Failure != nil:
 		g.failure(f, text)
 	case f.Warning.Kind == oom.WarningAllocationAttempt:
-		g.attempt(f)
+		g.attempt(f, text)
 	default:
 		g.held = append(g.held, f)
+		g.evidence(text)
 	}
+	return g.settle()
+}
+
+// evidence gives a record that states no failure to the open failure.
+func (g *gatherer) evidence(text string) {
+	if g.stage.Open() {
+		g.closed = g.stage.Evidence(input, text, time.Time{}, g.closed)
+	}
+}
+
+// settle completes the findings of the failures that closed and writes what
+// nothing can change any more.
+func (g *gatherer) settle() error {
+	for i := range g.closed {
+		g.complete(&g.closed[i])
+	}
+	g.closed = g.closed[:0]
 	if len(g.held) > maxHeld {
 		return g.flush()
 	}
@@ -84,28 +92,45 @@ func (g *gatherer) add(f *Finding, text string) error {
 }
 
 func (g *gatherer) failure(f *Finding, text string) {
-	at, dated := recordTime(text)
-	g.processorRetry(f, at, dated)
-	ended := raisedStatus(text)
-	if o := g.open; o != nil && !g.openEnded && len(o.Lines) < maxRecords &&
-		(!dated || g.openAt == 0 || at-g.openAt < incidentWindowSeconds) {
-		o.Lines = append(o.Lines, f.Line)
+	var at time.Time
+	if secs, dated := recordTime(text); dated {
+		at = time.Unix(secs, 0)
+	}
+	step, closed := g.stage.Statement(input, failure.Statement{Report: f.Failure, At: at, Text: text}, time.Time{}, g.closed)
+	g.closed = closed
+	if o := g.open; o != nil && o.ID == step.ID {
+		if len(o.Lines) < maxRecords {
+			o.Lines = append(o.Lines, f.Line)
+		}
 		o.Later = append(o.Later, f.Failure)
 		g.takeAttempts(o)
 		g.addRecordAttempts(o, f, text)
-		g.openEnded = ended
-		if dated {
-			g.openAt = at
+		return
+	}
+	f.ID = step.ID
+	g.takeAttempts(f)
+	g.addRecordAttempts(f, f, text)
+	g.open = f
+	g.held = append(g.held, f)
+}
+
+// complete gives the finding of a closed failure its facts and verdict.
+func (g *gatherer) complete(c *failure.Failure) {
+	for _, f := range g.held {
+		if f.ID != c.ID || f.Failure == nil {
+			continue
+		}
+		f.Whole = c
+		f.Failure = &c.Report
+		f.Retry, f.RetryRule, f.FitFraction = c.Report.Retry, c.Rule, c.Report.FitFraction
+		f.Attributes = pcommon.NewMap()
+		oomattr.PutFailure(c, f.Attributes, topAllocations)
+		f.Attributes.Remove(oomattr.FailureID) // names the processor's stream, which a file is not
+		if g.open == f {
+			g.open = nil
 		}
 		return
 	}
-	g.takeAttempts(f)
-	g.addRecordAttempts(f, f, text)
-	g.open, g.openEnded, g.openAt = f, ended, 0
-	if dated {
-		g.openAt = at
-	}
-	g.held = append(g.held, f)
 }
 
 // takeAttempts gives the attempts no failure has taken to failure f.
@@ -142,9 +167,10 @@ func (g *gatherer) addRecordAttempts(f, rec *Finding, text string) {
 	f.Attempts.add(n, first, last, oom.Size{}, oom.Size{})
 }
 
-func (g *gatherer) attempt(f *Finding) {
+func (g *gatherer) attempt(f *Finding, text string) {
 	w := f.Warning
-	g.memory().Attempted(0, max(w.Attempts, 1), time.Time{})
+	g.closed = g.stage.Attempted(input, max(w.Attempts, 1), time.Time{}, g.closed)
+	g.evidence(text)
 	if g.attempts == nil {
 		g.attempts = f
 		g.held = append(g.held, f)
@@ -158,57 +184,25 @@ func (g *gatherer) attempt(f *Finding) {
 	}
 }
 
-// processorRetry gives the attributes of a failure's record the verdict the
-// processor writes on it: the processor reads the record with the attempts
-// it remembers of the job and the verdict an earlier record of the same
-// failure was given (internal/attemptmemory), which gathers them as this
-// file does but for the raised status: it ends only the verdict there, and
-// knows it by the exception the record's report names.
-func (g *gatherer) processorRetry(f *Finding, at int64, dated bool) {
-	var date time.Time
-	if dated {
-		date = time.Unix(at, 0)
-	}
-	given := g.memory().Failed(0, date, time.Time{}, f.Failure.ExceptionType != "")
-	v, ok := f.Attributes.Get(oomattr.Retry)
-	if !ok {
-		return
-	}
-	f.Attributes.PutStr(oomattr.Retry, g.memory().Settle(0, given, v.Str(), func(refused int) string {
-		return oom.RetryVerdict(f.Failure, refused)
-	}))
-}
-
-func (g *gatherer) memory() *attemptmemory.Memory {
-	if g.seen == nil {
-		g.seen = attemptmemory.New(incident.DefaultWindow, 1, 0)
-	}
-	return g.seen
-}
-
 // write writes the held findings that nothing can change any more: those
 // before the open failure and the open attempts.
 func (g *gatherer) write() error {
 	n := 0
-	for n < len(g.held) && g.held[n] != g.attempts && (g.held[n] != g.open || g.openEnded) {
+	for n < len(g.held) && g.held[n] != g.attempts && g.held[n] != g.open {
 		n++
 	}
 	if n == 0 {
 		return nil
 	}
-	if g.open != nil && g.openEnded {
-		for _, h := range g.held[:n] {
-			if h == g.open {
-				g.open = nil
-			}
-		}
-	}
 	return g.writeN(n)
 }
 
-// flush writes every held finding: at the end of the input, or when too many
-// are held.
+// flush closes the open failure and writes every held finding: at the end of
+// the input, or when too many are held.
 func (g *gatherer) flush() error {
+	for _, c := range g.stage.Flush(nil) {
+		g.complete(&c)
+	}
 	g.open, g.attempts = nil, nil
 	return g.writeN(len(g.held))
 }
@@ -221,7 +215,6 @@ func (g *gatherer) writeN(n int) error {
 		if f.Failure == nil && f.Warning.Kind == oom.WarningAllocationAttempt {
 			f.Warning = attemptWarning(f.Warning, &f.Attempts)
 		}
-		decideRetry(f)
 		if err := g.emit(f); err != nil {
 			return err
 		}
@@ -241,33 +234,6 @@ func attemptWarning(first *oom.Warning, a *Attempts) *oom.Warning {
 		w.Free, w.Capacity = a.Free, a.Capacity
 	}
 	return &w
-}
-
-// raisedStatus reports whether a record holds the status the program raised:
-// a Python traceback or an exception line ("jax.errors.JaxRuntimeError:
-// RESOURCE_EXHAUSTED: ...", "XlaRuntimeError: ...", "ValueError: ...").
-func raisedStatus(text string) bool {
-	if strings.Contains(text, "Traceback (most recent call last)") {
-		return true
-	}
-	for line := range strings.Lines(text) {
-		if isExceptionLine(strings.TrimLeft(line, " \t")) {
-			return true
-		}
-	}
-	return false
-}
-
-// isExceptionLine reports whether l starts with a dotted Python name that
-// ends in Error or Exception, then ": ".
-func isExceptionLine(l string) bool {
-	i := 0
-	for i < len(l) && (isWordByte(l[i]) || l[i] == '.' && i > 0) {
-		i++
-	}
-	name := l[:i]
-	return i > 0 && !isDigit(l[0]) && strings.HasPrefix(l[i:], ": ") &&
-		(strings.HasSuffix(name, "Error") || strings.HasSuffix(name, "Exception"))
 }
 
 // recordTime reads the time of day of a record's log header (absl/glog

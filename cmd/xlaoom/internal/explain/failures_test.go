@@ -132,19 +132,6 @@ func TestRecordTime(t *testing.T) {
 	assert.Equal(t, int64(20), b-a, "across a month end")
 }
 
-func TestRaisedStatus(t *testing.T) {
-	for text, want := range map[string]bool{
-		raisedLines: true,
-		"XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 2110783616 bytes.":                       true,
-		"E0912 07:09:13.044581 train.py:330] Failed to stage\nValueError: RESOURCE_EXHAUSTED: Error allocating device buffer": true,
-		bfcLine:    false,
-		statusLine: false,
-		"E0912 07:02:44.1 x.cc:1] Status: RESOURCE_EXHAUSTED: Out of memory (see the Error: above)": false,
-	} {
-		assert.Equal(t, want, raisedStatus(text), text)
-	}
-}
-
 func TestAttemptsSeries(t *testing.T) {
 	size := oom.KnownSize
 	var a Attempts

@@ -6,6 +6,7 @@ package explain
 import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
+	"github.com/xlaoom/xlaoomprocessor/internal/failure"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomrecord"
 	"github.com/xlaoom/xlaoomprocessor/oom"
@@ -17,12 +18,17 @@ import (
 type Finding struct {
 	Source string // file name, or "stdin"
 	Line   int    // line number of the first line of the finding's first record
-	// Failure is set for an OOM; Warning otherwise. Both are read from the
-	// first record, but for an attempt warning's figures (the series').
+	// Failure is set for an OOM: the whole failure's facts (Whole.Report)
+	// once it closed. Warning otherwise, read from its record, but for an
+	// attempt warning's figures (the series').
 	Failure *oom.Report
 	Warning *oom.Warning
-	// Attributes are those the processor writes on the first record (with
-	// its default settings), but for xla.oom.incident.id: see attributes.
+	// ID is the failure's id in the stage; Whole the failure it closed as.
+	ID    string
+	Whole *failure.Failure
+	// Attributes are those the processor writes (with its default settings)
+	// on the failure's record (xla.oom.failure), or on a warning's record,
+	// but for xla.oom.incident.id and xla.oom.failure.id: see attributes.
 	Attributes pcommon.Map
 	// Lines are the first lines of every record the finding gathers, Line
 	// first; Later the failures the records after the first state.
@@ -31,10 +37,10 @@ type Finding struct {
 	// Attempts are the allocation attempts the failure came after, or those
 	// of an allocation_attempt warning.
 	Attempts Attempts
-	// Retry is the failure's retry verdict (oom.RetryFutile, ...) read from
-	// all its records and attempts, RetryRule the rule that gave it ("" for
-	// none), and FitFraction the factor by which the per-device demand must
-	// shrink to fit (0 when unknown): see decideRetry. Unset on a warning.
+	// Retry is the failure's retry verdict (oom.RetryFutile, ...) decided
+	// on the whole failure, RetryRule the rule that gave it ("" for none),
+	// and FitFraction the factor by which the per-device demand must shrink
+	// to fit (0 when unknown). Unset on a warning.
 	Retry       string
 	RetryRule   string
 	FitFraction float64

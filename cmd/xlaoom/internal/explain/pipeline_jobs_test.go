@@ -95,7 +95,7 @@ func TestJobsThroughProcessorAndConnector(t *testing.T) {
 			for j := 0; j < rl.ScopeLogs().Len(); j++ {
 				lrs := rl.ScopeLogs().At(j).LogRecords()
 				for k := 0; k < lrs.Len(); k++ {
-					byJob[job.Str()] = append(byJob[job.Str()], jobcheck.RecordOf(lrs.At(k).Body().AsString(), lrs.At(k).Attributes()))
+					byJob[job.Str()] = append(byJob[job.Str()], jobcheck.RecordOf(lrs.At(k).Body().AsString(), lrs.At(k).EventName(), lrs.At(k).Attributes()))
 				}
 			}
 		}

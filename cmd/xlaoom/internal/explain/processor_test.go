@@ -48,8 +48,8 @@ func readRecords(t *testing.T, path string) []record {
 
 // processRecords runs the xla_oom processor, default settings, over one
 // record per text, all of one job as explain reads an input, and returns its
-// output.
-func processRecords(t *testing.T, recs []record) plog.LogRecordSlice {
+// output: the records, in order, and the failure records it made.
+func processRecords(t *testing.T, recs []record) (plog.LogRecordSlice, []plog.LogRecord) {
 	t.Helper()
 	ld := plog.NewLogs()
 	rl := ld.ResourceLogs().AppendEmpty()
@@ -65,41 +65,57 @@ func processRecords(t *testing.T, recs []record) plog.LogRecordSlice {
 	require.NoError(t, p.Start(context.Background(), componenttest.NewNopHost()))
 	require.NoError(t, p.ConsumeLogs(context.Background(), ld))
 	require.NoError(t, p.Shutdown(context.Background()))
-	require.Len(t, sink.AllLogs(), 1)
-	return sink.AllLogs()[0].ResourceLogs().At(0).ScopeLogs().At(0).LogRecords()
+	var failures []plog.LogRecord
+	for b, ld := range sink.AllLogs() {
+		for i, rl := range ld.ResourceLogs().All() {
+			if b == 0 && i == 0 {
+				continue // the records
+			}
+			for _, lr := range rl.ScopeLogs().At(0).LogRecords().All() {
+				require.Equal(t, oomattr.EventFailure, lr.EventName())
+				failures = append(failures, lr)
+			}
+		}
+	}
+	return sink.AllLogs()[0].ResourceLogs().At(0).ScopeLogs().At(0).LogRecords(), failures
 }
 
 // TestJSONIsWhatTheProcessorWrites runs the processor and `explain --json`
 // over the same records of every sample, real capture and job log: each
-// record the processor tags belongs to exactly one finding; a finding's
-// attributes and severity are exactly what the processor writes on its first
-// record, but for xla.oom.incident.id; a failure gathers only records the
-// processor reads as failures, an attempt warning only allocation attempts;
-// and records the processor leaves untouched belong to no finding.
+// record the processor tags belongs to exactly one finding; a failure
+// finding gathers exactly the records that name one failure
+// (xla.oom.failure.id) and its attributes are that failure's record
+// (xla.oom.failure), but for the ids; a warning's are what the processor
+// writes on its record, with its severity; an attempt warning gathers only
+// allocation attempts; and records the processor leaves untouched belong to
+// no finding.
 func TestJSONIsWhatTheProcessorWrites(t *testing.T) {
 	failures, warnings, gathered := 0, 0, 0
 	for _, set := range inputSets {
 		for _, name := range inputFiles(t, set) {
 			path := filepath.Join(set.dir, name)
 			recs := readRecords(t, path)
-			processed := processRecords(t, recs)
+			processed, failureRecords := processRecords(t, recs)
+			byID := map[string]plog.LogRecord{}
+			for _, lr := range failureRecords {
+				id, _ := lr.Attributes().Get(oomattr.FailureID)
+				byID[id.Str()] = lr
+			}
 
 			var stdout bytes.Buffer
 			Main([]string{"explain", "--json", path}, nil, &stdout, new(bytes.Buffer))
-			findings := map[int]jsonFinding{} // by first line
-			of := map[int]jsonFinding{}       // by the line of each record gathered
+			of := map[int]jsonFinding{} // by the line of each record gathered
 			for _, line := range strings.Split(strings.TrimSuffix(stdout.String(), "\n"), "\n") {
 				if line == "" {
 					continue
 				}
 				var f jsonFinding
 				require.NoError(t, json.Unmarshal([]byte(line), &f), line)
-				findings[f.Line] = f
 				require.NotEmpty(t, f.Records, line)
 				assert.Equal(t, f.Line, f.Records[0], line)
 				lines := f.Records
 				if f.Attempts != nil && f.Severity == "ERROR" {
-					lines = append(lines, f.Attempts.Records...)
+					lines = append(lines, f.Attempts.records()...)
 				}
 				for _, l := range lines {
 					_, twice := of[l]
@@ -109,6 +125,7 @@ func TestJSONIsWhatTheProcessorWrites(t *testing.T) {
 			}
 
 			tagged := 0
+			failureOf := map[int]string{} // a finding's first line -> the failure id its records name
 			for i, r := range recs {
 				lr := processed.At(i)
 				attrs := lr.Attributes()
@@ -121,11 +138,12 @@ func TestJSONIsWhatTheProcessorWrites(t *testing.T) {
 				if !assert.True(t, found, "%s:%d: the processor tags this record, explain does not report it", path, r.line) {
 					continue
 				}
-				_, isFailure := attrs.Get(oomattr.ErrorCode)
+				id, isFailure := attrs.Get(oomattr.FailureID)
 				if isFailure {
-					_, hasIncident := attrs.Get(oomattr.Incident)
-					assert.True(t, hasIncident, "the processor writes an incident id on a failure")
-					attrs.Remove(oomattr.Incident) // depends on the record's time, which a file does not carry
+					if prev, seen := failureOf[f.Line]; seen {
+						assert.Equal(t, prev, id.Str(), "%s:%d: the finding gathers records of two failures", path, r.line)
+					}
+					failureOf[f.Line] = id.Str()
 				}
 				if f.Line != r.line { // a later record of the finding
 					gathered++
@@ -139,13 +157,25 @@ func TestJSONIsWhatTheProcessorWrites(t *testing.T) {
 				}
 				if isFailure {
 					failures++
-				} else {
-					warnings++
+					continue
 				}
+				warnings++
 				assert.Equal(t, lr.SeverityText(), f.Severity, "%s:%d", path, r.line)
 				assert.Equal(t, viaJSON(t, attrs.AsRaw()), f.Attributes, "%s:%d", path, r.line)
 			}
 			assert.Len(t, of, tagged, path)
+			assert.Len(t, failureOf, len(byID), "%s: one finding per failure record", path)
+			for line, id := range failureOf {
+				rec, ok := byID[id]
+				if !assert.True(t, ok, "%s:%d: no failure record for the finding's failure", path, line) {
+					continue
+				}
+				want := rec.Attributes().AsRaw()
+				delete(want, oomattr.FailureID)
+				delete(want, oomattr.Incident) // depends on the record's time, which a file does not carry
+				assert.Equal(t, viaJSON(t, want), of[line].Attributes, "%s:%d: the finding and the failure record", path, line)
+				assert.Equal(t, rec.SeverityText(), of[line].Severity)
+			}
 		}
 	}
 	assert.Greater(t, failures, 20, "the samples and captures hold many failures")
@@ -178,7 +208,7 @@ func TestCapIsTheProcessors(t *testing.T) {
 	for _, size := range []int{maxScanSize, maxScanSize + 1} {
 		text := oomLine + "\n" + strings.Repeat("x", size-len(oomLine)-1)
 		require.Len(t, text, size)
-		processed := processRecords(t, []record{{line: 1, text: text}})
+		processed, _ := processRecords(t, []record{{line: 1, text: text}})
 		_, tagged := processed.At(0).Attributes().Get(oomattr.ErrorCode)
 
 		var stdout, stderr bytes.Buffer
@@ -201,7 +231,7 @@ func TestAttemptsAgreeWithTheProcessor(t *testing.T) {
 		for _, name := range inputFiles(t, set) {
 			path := filepath.Join(set.dir, name)
 			recs := readRecords(t, path)
-			processed := processRecords(t, recs)
+			processed, _ := processRecords(t, recs)
 			attemptsAt := map[int]int64{} // xla.oom.attempts by record line; 1 for a warning without it
 			for i, r := range recs {
 				attrs := processed.At(i).Attributes()

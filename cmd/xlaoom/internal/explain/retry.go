@@ -9,30 +9,6 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
-// decideRetry sets f's retry verdict and fit fraction from all it gathered:
-// the processor decides xla.oom.retry from one record and the allocation
-// attempts it remembers of the job (processorRetry), while a finding also
-// holds the records that state the same failure again, and the attempts
-// logged between them. The first record that gives a
-// verdict other than unknown, counting every attempt of the finding, decides;
-// the fit fraction is the first record's that has one. The attributes stay
-// those the processor writes on the first record.
-func decideRetry(f *Finding) {
-	if f.Failure == nil {
-		return
-	}
-	refusals := f.Attempts.Count
-	f.Retry, f.RetryRule = oom.RetryUnknown, ""
-	for _, r := range append([]*oom.Report{f.Failure}, f.Later...) {
-		if f.FitFraction == 0 {
-			f.FitFraction = r.FitFraction
-		}
-		if f.Retry == oom.RetryUnknown {
-			f.Retry, f.RetryRule = oom.RetryVerdict(r, refusals), oom.RetryRule(r, refusals)
-		}
-	}
-}
-
 // exitStatus is the status for what t counted: ExitError when an input could
 // not be read; ExitFutile when the last failure found (the one latest in the
 // last input that has one) is futile; ExitFound for any other failure;

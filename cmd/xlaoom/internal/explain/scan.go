@@ -107,14 +107,14 @@ func scan(name string, r io.Reader, t *Totals, found func(*Finding) error) (inpu
 	}
 	t.Inputs++
 	defer func() { t.Bytes += counted.n }()
-	g := gatherer{emit: func(f *Finding) error {
+	g := newGatherer(func(f *Finding) error {
 		t.count(f)
 		return found(f)
-	}}
+	})
 	var ferr error
 	err = splitRecords(br, maxScanSize, func(rec *Record) {
 		if ferr == nil {
-			ferr = notes.record(rec, name, t, &g)
+			ferr = notes.record(rec, name, t, g)
 		}
 	})
 	if ferr == nil {
@@ -136,9 +136,11 @@ func (notes *inputNotes) record(rec *Record, name string, t *Totals, g *gatherer
 		return nil
 	}
 	// The prefilter reads the buffer in place: the 99.9 % of records that
-	// are not OOMs cost it and nothing else.
-	if !oom.MayContain(unsafe.String(unsafe.SliceData(rec.Text), len(rec.Text))) {
-		return nil
+	// are not OOMs cost it and nothing else, but while a failure is open,
+	// when they are read for its evidence.
+	if inPlace := unsafe.String(unsafe.SliceData(rec.Text), len(rec.Text)); !oom.MayContain(inPlace) {
+		g.evidence(inPlace)
+		return g.settle()
 	}
 	if notes.invalidAt == 0 && !utf8.Valid(rec.Text) {
 		notes.invalidAt = rec.Line
@@ -148,7 +150,8 @@ func (notes *inputNotes) record(rec *Record, name string, t *Totals, g *gatherer
 	text := strings.ToValidUTF8(string(rec.Text), "\uFFFD")
 	failure, warning := find(text)
 	if failure == nil && warning == nil {
-		return nil
+		g.evidence(text)
+		return g.settle()
 	}
 	f := &Finding{Source: name, Line: rec.Line, Failure: failure, Warning: warning,
 		Attributes: attributes(failure, warning), Lines: []int{rec.Line}}

@@ -12,6 +12,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
+	"github.com/xlaoom/xlaoomprocessor/internal/failure"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
@@ -68,6 +69,8 @@ func writeFailure(b *strings.Builder, f *Finding) {
 	field(b, "cause", r.Cause)
 	field(b, "retry", retryText(f))
 	field(b, "where", where(r))
+	field(b, "site", siteText(r.Site))
+	field(b, "held by", holdersText(f.Whole))
 	field(b, "instruction", r.Instruction)
 	field(b, "attempts", prefixed("after ", f.Attempts.Text()))
 	field(b, "also stated at", laterText(f))
@@ -174,7 +177,7 @@ func linesText(lines []int) string {
 func writeSizes(b *strings.Builder, attrs pcommon.Map) {
 	for k, v := range attrs.All() {
 		if v.Type() != pcommon.ValueTypeInt || !strings.HasSuffix(k, ".size") ||
-			k == oomattr.CulpritSize || k == oomattr.LargestInputSize {
+			k == oomattr.CulpritSize || k == oomattr.LargestInputSize || k == oomattr.HolderSize {
 			continue
 		}
 		name := strings.TrimSuffix(strings.TrimPrefix(k, "xla.oom."), ".size")
@@ -224,6 +227,37 @@ func where(r *oom.Report) string {
 		parts = append(parts, "partition "+strconv.FormatInt(r.Partition, 10))
 	}
 	return strings.Join(parts, " · ")
+}
+
+// siteText is the frame of the user's code that asked: "train.py:194 in
+// run_job".
+func siteText(s oom.Site) string {
+	if s.File == "" {
+		return ""
+	}
+	t := s.File + ":" + strconv.FormatInt(s.Line, 10)
+	if s.Function != "" {
+		t += " in " + s.Function
+	}
+	return t
+}
+
+// holdersText names the executables whose chunks hold the pool's in-use
+// bytes, most first: "jit_step 6.12 MiB (3 chunks), jit_broadcast_in_dim 513.00 KiB".
+func holdersText(f *failure.Failure) string {
+	if f == nil {
+		return ""
+	}
+	const shown = 3
+	var parts []string
+	for i, h := range f.Holders {
+		if i == shown {
+			parts = append(parts, strconv.Itoa(len(f.Holders)-shown)+" more")
+			break
+		}
+		parts = append(parts, h.Program+" "+oom.HumanBytes(h.Bytes)+" ("+plural(int64(h.Chunks), "chunk", "chunks")+")")
+	}
+	return strings.Join(parts, ", ")
 }
 
 // field writes one "  label   value" line; an empty value writes nothing.
