@@ -140,12 +140,27 @@ func Of(header, statement string) Speaker {
 		s.Program, s.Owner = ownerOfName(name)
 	} else if file, level, ok := nativeHeader(header); ok {
 		s.Form, s.File, s.Level = Native, file, level
-		s.Program, s.Owner = ownerOfPath(file)
+		s.Program, s.Owner = ownerOfSource(file)
 	} else if strings.HasPrefix(statement, tracebackStart) {
 		return s // a traceback's head names no program
 	} else if name, level, ok := enclosedLogger(statement); ok {
 		s.Form, s.Logger, s.Level = Logger, name, level // "[trainer] ERROR:numba...:", {"log":"ERROR:...
 		s.Program, s.Owner = ownerOfName(name)
+	} else if file, level, ok := enclosedNative(statement); ok {
+		// "[trainer] E0101 ... bfc_arena.cc:376] ": taken where it names a
+		// program; otherwise the statement stays bare, read as before.
+		if p, o := ownerOfSource(file); o != Unknown {
+			s.Form, s.File, s.Level, s.Program, s.Owner = Native, file, level, p, o
+		}
+	}
+	if s.Owner == Unknown {
+		if file, p, o := fileMark(statement); o != Unknown {
+			s.Program, s.Owner = p, o // TensorRT's "[defaultAllocator.cpp::allocate::20]"
+			if s.Form == Bare {
+				s.Form, s.File = Native, file
+			}
+			return s
+		}
 	}
 	if s.Owner == Unknown && (s.Form != Native || strings.HasSuffix(s.File, ".py")) {
 		// What an application logs may be another program's words: its

@@ -79,7 +79,7 @@ var cases = []struct {
 	{"NCCL", "", "gpu-node-1:4242:4300 [0] include/alloc.h:493 NCCL WARN Failed to CUDA calloc 1073741824 bytes",
 		Speaker{Form: Native, Program: "nccl", Owner: Foreign}},
 	{"TensorRT", "", "[TRT] [E] 1: [defaultAllocator.cpp::allocate::20] Error Code 1: Cuda Runtime (out of memory)",
-		Speaker{Form: Native, Program: "tensorrt", Owner: Foreign}},
+		Speaker{Form: Native, File: "defaultAllocator.cpp", Program: "tensorrt", Owner: Foreign}},
 	{"ggml", "", "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 8192.00 MiB on device 0: cudaMalloc failed: out of memory",
 		Speaker{Form: Native, Program: "llama.cpp", Owner: Foreign}},
 	{"ggml's function without the ggml_ prefix", "", "alloc_tensor_range: failed to allocate CUDA0 buffer of size 8589934592",
