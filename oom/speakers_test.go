@@ -143,3 +143,29 @@ func TestOwnRefusalIsTheFailure(t *testing.T) {
 		t.Errorf("got %v %+v attempts %d own %v type %q", ok, r.Requested, r.Attempts, r.OwnRefused, r.ExceptionType)
 	}
 }
+
+// TestHostOOMBesideChainer: CuPy's "Out of memory allocating N bytes
+// (allocated so far: N bytes)." that Chainer's trainer prints (the foreign
+// corpus holds it alone and with its traceback) is not XLA:CPU's host OOM;
+// XLA:CPU's own wordings (xla/pjrt/cpu/cpu_device_memory.cc, the coverage
+// table) stay tagged, alone, raised, after a traceback and after the
+// Chainer line in one record.
+func TestHostOOMBesideChainer(t *testing.T) {
+	chainer := "Exception in main training loop: Out of memory allocating 25,600,000 bytes (allocated so far: 3,635,267,072 bytes)."
+	if f := Default().Find(chainer, true); f.Found != FoundNothing {
+		t.Errorf("Chainer's line tagged %v %s", f.Found, f.Report.Family)
+	}
+	for text, want := range map[string]int64{
+		"jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Out of memory allocating 41246000000 bytes.":                                                   41246000000,
+		"jax.errors.JaxRuntimeError: Out of memory allocating 41246000000 bytes":                                                                        41246000000,
+		"RuntimeError: Bad StatusOr access: INTERNAL: Error preparing computation: Out of memory allocating 4503599761588224 bytes.":                    4503599761588224,
+		"RESOURCE_EXHAUSTED: Out of memory allocating 1,073,741,824 bytes.":                                                                             1073741824,
+		"Traceback (most recent call last):\n  File \"/app/train.py\", line 41, in <module>\n    y = f(x)\nOut of memory allocating 41246000000 bytes.": 41246000000,
+		chainer + "\njax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Out of memory allocating 41246000000 bytes.":                                       41246000000,
+	} {
+		r, ok := Recognize(text)
+		if !ok || r.Family != "cpu-runtime" || r.Requested != grammar.KnownSize(want) {
+			t.Errorf("%.70q: %v %s %+v, want cpu-runtime of %d bytes", text, ok, r.Family, r.Requested, want)
+		}
+	}
+}

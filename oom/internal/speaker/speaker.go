@@ -198,11 +198,12 @@ func (s *Speaker) decideException(message string) {
 
 // StartsStatement reports whether a line with no log header starts a
 // statement of its own rather than continuing the one above: an exception,
-// a traceback, a C++ exception that terminated the program. (A program's
-// tag is read on a statement's first line only: looking for it on every
+// a traceback, a C++ exception that terminated the program, a start row's
+// tag (Chainer's "Exception in main training loop: "). (Other tags are read
+// on a statement's first line only: looking for them anywhere in every
 // continuation line would cost every multi-line record.)
 func StartsStatement(line string) bool {
-	if strings.HasPrefix(line, tracebackStart) {
+	if strings.HasPrefix(line, tracebackStart) || startsTagged(line) {
 		return true
 	}
 	_, ok := exceptionAt(line) // a C++ exception's "terminate called ..." too

@@ -95,6 +95,14 @@ var cases = []struct {
 	{"PostgreSQL's client", "", "psycopg2.errors.OutOfMemory: out of memory",
 		Speaker{Form: Exception, Module: "psycopg2.errors", Class: "OutOfMemory", Program: "postgresql", Owner: Foreign}},
 
+	{"Chainer's trainer printing CuPy's error (chainer/training/trainer.py)", "",
+		"Exception in main training loop: Out of memory allocating 25,600,000 bytes (allocated so far: 3,635,267,072 bytes).",
+		Speaker{Form: Native, Program: "chainer", Owner: Foreign}},
+	{"CuPy's error as str(e) prints it", "", "Out of memory allocating 1,073,741,824 bytes (allocated so far: 0 bytes, limit set to: 4,294,967,296 bytes).",
+		Speaker{Form: Native, Program: "cupy", Owner: Foreign}},
+	{"Chainer's exception", "", "chainer.utils.type_check.InvalidType: Invalid operation is performed",
+		Speaker{Form: Exception, Module: "chainer.utils.type_check", Class: "InvalidType", Program: "chainer", Owner: Foreign}},
+	{"XLA:CPU's host OOM has no such tail", "", "Out of memory allocating 41246000000 bytes.", Speaker{}},
 	{"CuPy's exception in a message logged by the root logger", "ERROR:root:",
 		"Batch failed: cupy.cuda.memory.OutOfMemoryError: Out of memory allocating 1,073,741,824 bytes (allocated so far: 0 bytes).",
 		Speaker{Form: Logger, Logger: "root", Level: 'E', Module: "cupy.cuda.memory", Class: "OutOfMemoryError", Program: "cupy", Owner: Foreign}},
@@ -155,8 +163,10 @@ func TestStartsStatement(t *testing.T) {
 		" Reported by CUDA: Free memory/Total memory: 1048576/85899345920":       false,
 		"=== Source Location Trace: ===":                                         false,
 		"external/xla+/xla/stream_executor/cuda/cuda_status.cc:45":               false,
-		"Stats: ":                      false,
-		"INTERNAL: Failed to allocate": false,
+		"Stats: ": false,
+		"Exception in main training loop: Out of memory allocating 25,600,000 bytes":                 true,
+		"Out of memory allocating 25,600,000 bytes (allocated so far: 0 bytes).":                     false,
+		"INTERNAL: Failed to allocate":                                                               false,
 		`  File "/opt/venv/lib/python3.12/site-packages/cupy/_creation/basic.py", line 31, in empty`: false,
 	} {
 		if got := StartsStatement(line); got != want {
