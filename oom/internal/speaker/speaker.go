@@ -81,7 +81,8 @@ type Speaker struct {
 	Module, Class string
 	// File is the source file of a native log line as its header prints it
 	// ("external/xla/xla/stream_executor/cuda/cuda_executor.cc",
-	// "cuda_executor.cc"), or the source path an exception's message names.
+	// "cuda_executor.cc"), the source path an exception's message names, or
+	// the path of the innermost traceback frame that decided its owner.
 	File string
 	// Level is the level letter of a native or logger header ('I', 'W',
 	// 'E', 'F', 'D'); 0 when none is printed.
