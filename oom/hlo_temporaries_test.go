@@ -6,6 +6,7 @@ package oom
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -67,8 +68,7 @@ func TestHloTemporaries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cases := append(hloTemporariesCases[:len(hloTemporariesCases):len(hloTemporariesCases)],
-		hloTemporariesCase{name: "traceback of compile()", text: string(data), requested: 4398046511104, capacity: 16911433728, exceptionType: "jax.errors.JaxRuntimeError"})
+	cases := slices.Concat(hloTemporariesCases, []hloTemporariesCase{{name: "traceback of compile()", text: string(data), requested: 4398046511104, capacity: 16911433728, exceptionType: "jax.errors.JaxRuntimeError"}})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			if !MayContain(c.text) {
