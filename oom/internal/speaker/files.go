@@ -93,9 +93,13 @@ func ownerOfSource(file string) (string, Owner) {
 }
 
 // ownerOfFile finds the program whose own source file a path's base name
-// is ("onnxruntime_cxx_api.cc", "CUDACachingAllocator.cpp").
+// is ("onnxruntime_cxx_api.cc", "CUDACachingAllocator.cpp"). Native sources
+// only: a Python script of the user's may well be named "llama-train.py".
 func ownerOfFile(path string) (string, Owner) {
 	base := path[strings.LastIndexByte(path, '/')+1:]
+	if !nativeSource(base) {
+		return "", Unknown
+	}
 	if p, ok := fileOwners[base]; ok {
 		return p, Foreign
 	}
@@ -105,6 +109,20 @@ func ownerOfFile(path string) (string, Owner) {
 		}
 	}
 	return "", Unknown
+}
+
+// nativeSource reports whether a file name is a C, C++, CUDA or
+// Objective-C source or header.
+func nativeSource(name string) bool {
+	dot := strings.LastIndexByte(name, '.')
+	if dot < 0 {
+		return false
+	}
+	switch name[dot+1:] {
+	case "c", "cc", "cpp", "cxx", "cu", "cuh", "h", "hpp", "m", "mm":
+		return true
+	}
+	return false
 }
 
 // fileMark finds TensorRT's own mark of its source file in the head of a

@@ -52,6 +52,9 @@ var fileCases = []struct {
 	{"PjRt", "E0101 12:00:00.000000 1 pjrt_stream_executor_client.cc:3077] ", "Execution failed",
 		Speaker{Form: Native, File: "pjrt_stream_executor_client.cc", Level: 'E'}},
 	{"the prefix alone is no file", "E0101 12:00:00.000000 1 ggml-:70] ", "x", Speaker{Form: Native, File: "ggml-", Level: 'E'}},
+	{"the user's Python script named after a program", "E0101 12:00:00.000000 1 llama-train.py:88] ",
+		"step failed: jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 11.18GiB",
+		Speaker{Form: Native, File: "llama-train.py", Level: 'E', Module: "jax.errors", Class: "JaxRuntimeError", Program: "jax", Owner: XLA}},
 	{"a mark of an unknown file", "", "1: [allocator.cpp::allocate::20] out of memory", Speaker{}},
 	{"a C++ name is no mark", "", "[xla::gpu::GpuExecutable::ExecuteThunks] failed", Speaker{}},
 }
