@@ -68,6 +68,12 @@ var fixtures = []fixture{
 		want: want{code: "E1000", family: "tpu-compile-early-abort", backend: "tpu", requested: b(4000637620985759007), free: b(15558519030), capacity: b(15558519030), cause: "exhaustion",
 			advice: []string{"--xla_tpu_impure_oom_fast_exit_threshold=-1"}}},
 
+	// ---- tpu-compile-hlo-temporaries: the 2026 wording; its unit and wrapper variants in hlo_temporaries_test.go
+	{name: "tpu-compile-hlo-temporaries/jax test_oom frame", src: "composed: the frame jax-ml/jax tests/memories_test.py test_oom expects of JaxRuntimeError (sizes filled in: the test's 1024^4 int32 broadcast, a 16 GiB chip)",
+		text: `jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Ran out of memory on HBM, the total memory required for HLO temporaries (4.00T) exceeds available HBM (15.75G)`,
+		want: want{code: "E1000", family: "tpu-compile-hlo-temporaries", backend: "tpu", space: "hbm", requested: b(4398046511104), free: b(16911433728), capacity: b(16911433728), cause: "exhaustion",
+			advice: []string{"at least 261 devices", "donate_argnums"}}},
+
 	// ---- tpu-compile-tensorcore-sparsecore-hbm: TensorCore + SparseCore HBM
 	{name: "tpu-compile-tensorcore-sparsecore-hbm/E1000 doc", src: "docs/message-formats.md (error_1000.md, formerly E1002)",
 		text: `RESOURCE_EXHAUSTED: TPU TensorCore Hbm usage: 34.82G, SparseCore Hbm usage 174.10G, exceeding available bytes: 95.74G`,

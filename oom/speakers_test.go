@@ -143,3 +143,69 @@ func TestOwnRefusalIsTheFailure(t *testing.T) {
 		t.Errorf("got %v %+v attempts %d own %v type %q", ok, r.Requested, r.Attempts, r.OwnRefused, r.ExceptionType)
 	}
 }
+
+// TestHostOOMBesideChainer: CuPy's "Out of memory allocating N bytes
+// (allocated so far: N bytes)." that Chainer's trainer prints (the foreign
+// corpus holds it alone and with its traceback) is not XLA:CPU's host OOM;
+// XLA:CPU's own wordings (xla/pjrt/cpu/cpu_device_memory.cc, the coverage
+// table) stay tagged, alone, raised, after a traceback and after the
+// Chainer line in one record.
+func TestHostOOMBesideChainer(t *testing.T) {
+	chainer := "Exception in main training loop: Out of memory allocating 25,600,000 bytes (allocated so far: 3,635,267,072 bytes)."
+	if f := Default().Find(chainer, true); f.Found != FoundNothing {
+		t.Errorf("Chainer's line tagged %v %s", f.Found, f.Report.Family)
+	}
+	for text, want := range map[string]int64{
+		"jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Out of memory allocating 41246000000 bytes.":                                                   41246000000,
+		"jax.errors.JaxRuntimeError: Out of memory allocating 41246000000 bytes":                                                                        41246000000,
+		"RuntimeError: Bad StatusOr access: INTERNAL: Error preparing computation: Out of memory allocating 4503599761588224 bytes.":                    4503599761588224,
+		"RESOURCE_EXHAUSTED: Out of memory allocating 1,073,741,824 bytes.":                                                                             1073741824,
+		"Traceback (most recent call last):\n  File \"/app/train.py\", line 41, in <module>\n    y = f(x)\nOut of memory allocating 41246000000 bytes.": 41246000000,
+		chainer + "\njax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Out of memory allocating 41246000000 bytes.":                                       41246000000,
+	} {
+		r, ok := Recognize(text)
+		if !ok || r.Family != "cpu-runtime" || r.Requested != grammar.KnownSize(want) {
+			t.Errorf("%.70q: %v %s %+v, want cpu-runtime of %d bytes", text, ok, r.Family, r.Requested, want)
+		}
+	}
+}
+
+// TestTracebackFrames: an exception whose class and words name no program
+// is another program's where the innermost frame of the traceback it ends
+// lies in that program's installed package (speaker/frames.go). The
+// tracebacks are PyTorch 1.x's and CuPy 13's as they print them; the
+// MemoryError after CuPy's frames is composed (its words are XLA:CPU's, so
+// that the frames alone decide).
+func TestTracebackFrames(t *testing.T) {
+	torch := "Traceback (most recent call last):\n  File \"train.py\", line 88, in <module>\n    loss = model(x).sum()\n" +
+		"  File \"/opt/conda/lib/python3.8/site-packages/torch/nn/modules/linear.py\", line 103, in forward\n    return F.linear(input, self.weight, self.bias)\n" +
+		"RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 15.78 GiB total capacity; 12.50 GiB already allocated; 1.06 GiB free; 13.20 GiB reserved in total by PyTorch)\n"
+	bfc := "W1126 11:17:52.375118    2444 bfc_allocator.cc:501] Allocator (GPU_0_bfc) ran out of memory trying to allocate 4.50GiB (rounded to 4831838208)requested by op "
+	if r, ok := Recognize(torch + bfc); !ok || r.Family != "gpu-bfc-allocator" || r.ExceptionType != "" {
+		t.Errorf("PyTorch's RuntimeError before XLA's allocator line: %v %s exception type %q, want none", ok, r.Family, r.ExceptionType)
+	}
+	user := "Traceback (most recent call last):\n  File \"/home/user/train.py\", line 12, in <module>\n    y = step(x)\n"
+	if r, ok := Recognize(user + "RuntimeError: boom\n" + bfc); !ok || r.ExceptionType != "RuntimeError" {
+		t.Errorf("the user's RuntimeError: exception type %q, want RuntimeError", r.ExceptionType)
+	}
+
+	cupy := "Traceback (most recent call last):\n  File \"/opt/venv/lib/python3.12/site-packages/cupy/_creation/basic.py\", line 31, in empty\n" +
+		"    return cupy.ndarray(shape, dtype, order=order)\n  File \"cupy/cuda/memory.pyx\", line 1518, in cupy.cuda.memory.SingleDeviceMemoryPool._try_malloc\n"
+	jax := "Traceback (most recent call last):\n  File \"/home/user/train.py\", line 12, in <module>\n    y = f(x)\n" +
+		"  File \"/usr/local/lib/python3.11/site-packages/jax/_src/api.py\", line 2512, in device_put\n    return _device_put(x)\n"
+	words := "MemoryError: Out of memory allocating 1073741824 bytes."
+	for name, c := range map[string]struct {
+		text   string
+		tagged bool
+	}{
+		"CuPy's frames":             {cupy + words, false},
+		"the user's frames":         {user + words, true},
+		"JAX's frames":              {jax + words, true},
+		"no traceback":              {words, true},
+		"another statement between": {cupy + "I1126 11:17:52.375118 2444 train.py:70] retrying\n" + words, true},
+	} {
+		if _, ok := Recognize(c.text); ok != c.tagged {
+			t.Errorf("%s: tagged %v, want %v", name, ok, c.tagged)
+		}
+	}
+}

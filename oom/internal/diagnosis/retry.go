@@ -64,7 +64,9 @@ var RetryRules = []retryRule{
 		Condition: "the code is E1000, E1001 or E3000 (phase compile), or a TPU failure reads as compile-time without one",
 		Evidence: "E1000, E1001 and E3000 are compile-time errors (https://openxla.org/xla/errors/error_1000, error_1001, error_3000): " +
 			"the compiler sizes the program against the chip before anything runs, so nothing another process does changes it; " +
-			"XLA prints \"XLA:TPU compile permanent error\". A TPU compiler plans memory without running anything, so a " +
+			"XLA prints \"XLA:TPU compile permanent error\"; jax's own test of the 2026 wording \"Ran out of memory on HBM, the total " +
+			"memory required for HLO temporaries (…) exceeds available HBM (…)\" (tests/memories_test.py, test_oom) raises it from " +
+			"compile() alone, before any execution. A TPU compiler plans memory without running anything, so a " +
 			"compile-time TPU failure of a wording new to xla_oom (no catalog code) is read the same way.",
 	},
 	{

@@ -47,6 +47,29 @@ var tpuFamilies = []grammar.Family{
 			`Requires 3.84T, has 90.96G available. If more detailed logging is desired, set --xla_tpu_impure_oom_fast_exit_threshold=-1`,
 	},
 	{
+		ID:      "tpu-compile-hlo-temporaries",
+		Summary: "The program's HLO temporaries need more HBM than is available (the 2026 wording of the compiler's HBM overflow).",
+		Kind:    grammar.Fatal, Code: grammar.CodeHbm, Phase: grammar.PhaseCompile, Backend: grammar.BackendTPU,
+		Anchor: "required for HLO temporaries",
+		// jax's own test (tests/memories_test.py, test_oom) pins only the
+		// frame, "(.*)" around each size. The parentheses are taken whole
+		// (one level of nested ones too, so the frame still matches), and a
+		// size is read only where their content is one size token in a unit
+		// XLA prints (grammar.ParseSize); any other content is absent, never
+		// a guess from part of it. As tpu-compile-early-abort's "Requires X,
+		// has Y available": what the program requires is the request, the
+		// HBM available to it is its capacity and, at compile time, free.
+		Expr: `Ran out of memory on HBM,? the total memory required for HLO temporaries \((?P<requested>` + parenContent +
+			`)\)(?: exceeds available HBM(?: \((?P<capacity>` + parenContent + `)\))?)?`,
+		Read: func(r *grammar.Report, _ grammar.Match) bool {
+			r.MemorySpace = "hbm"
+			r.Free = r.Capacity
+			return true
+		},
+		Cues:    []logtext.Cue{{Text: "Ran out of memory"}},
+		Example: `jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Ran out of memory on HBM, the total memory required for HLO temporaries (4.00T) exceeds available HBM (15.75G)`,
+	},
+	{
 		ID:      "tpu-compile-tensorcore-sparsecore-hbm",
 		Summary: "TensorCore and SparseCore programs together need more HBM than is available.",
 		Kind:    grammar.Fatal, Code: grammar.CodeHbm, Phase: grammar.PhaseCompile, Backend: grammar.BackendTPU,
@@ -179,3 +202,7 @@ func sparseCoreSpace(id string) string {
 	}
 	return id
 }
+
+// parenContent is what a pair of parentheses holds, one level of nested
+// pairs included ("(4.00T)", "(unknown)", "(4.00T (4398046511104 bytes))").
+const parenContent = `[^()]*(?:\([^()]*\)[^()]*)*`

@@ -241,6 +241,23 @@ func enclosedLogger(statement string) (string, byte, bool) {
 	return s[w+1 : j], lv, true
 }
 
+// enclosedNative reads a native log header ("E0101 12:00:00.000000 1234
+// bfc_arena.cc:376] ") that stands behind an enclosure at the start of a
+// statement ("[trainer] ", {"log":"...), where the log header parser does
+// not look.
+func enclosedNative(statement string) (file string, level byte, ok bool) {
+	k := enclosureEnd(statement)
+	if k == 0 {
+		return "", 0, false
+	}
+	s := statement[k:]
+	rest, _, stripped := logtext.StripHeadersLevel(s)
+	if !stripped {
+		return "", 0, false
+	}
+	return nativeHeader(s[:len(s)-len(rest)])
+}
+
 // headerLevel is the level of any header, 0 when it states none.
 func headerLevel(header string) byte {
 	if _, lv, ok := nativeHeader(header); ok {

@@ -81,7 +81,8 @@ type Speaker struct {
 	Module, Class string
 	// File is the source file of a native log line as its header prints it
 	// ("external/xla/xla/stream_executor/cuda/cuda_executor.cc",
-	// "cuda_executor.cc"), or the source path an exception's message names.
+	// "cuda_executor.cc"), the source path an exception's message names, or
+	// the path of the innermost traceback frame that decided its owner.
 	File string
 	// Level is the level letter of a native or logger header ('I', 'W',
 	// 'E', 'F', 'D'); 0 when none is printed.
@@ -140,12 +141,27 @@ func Of(header, statement string) Speaker {
 		s.Program, s.Owner = ownerOfName(name)
 	} else if file, level, ok := nativeHeader(header); ok {
 		s.Form, s.File, s.Level = Native, file, level
-		s.Program, s.Owner = ownerOfPath(file)
+		s.Program, s.Owner = ownerOfSource(file)
 	} else if strings.HasPrefix(statement, tracebackStart) {
 		return s // a traceback's head names no program
 	} else if name, level, ok := enclosedLogger(statement); ok {
 		s.Form, s.Logger, s.Level = Logger, name, level // "[trainer] ERROR:numba...:", {"log":"ERROR:...
 		s.Program, s.Owner = ownerOfName(name)
+	} else if file, level, ok := enclosedNative(statement); ok {
+		// "[trainer] E0101 ... bfc_arena.cc:376] ": taken where it names a
+		// program; otherwise the statement stays bare, read as before.
+		if p, o := ownerOfSource(file); o != Unknown {
+			s.Form, s.File, s.Level, s.Program, s.Owner = Native, file, level, p, o
+		}
+	}
+	if s.Owner == Unknown {
+		if file, p, o := fileMark(statement); o != Unknown {
+			s.Program, s.Owner = p, o // TensorRT's "[defaultAllocator.cpp::allocate::20]"
+			if s.Form == Bare {
+				s.Form, s.File = Native, file
+			}
+			return s
+		}
 	}
 	if s.Owner == Unknown && (s.Form != Native || strings.HasSuffix(s.File, ".py")) {
 		// What an application logs may be another program's words: its
@@ -183,11 +199,12 @@ func (s *Speaker) decideException(message string) {
 
 // StartsStatement reports whether a line with no log header starts a
 // statement of its own rather than continuing the one above: an exception,
-// a traceback, a C++ exception that terminated the program. (A program's
-// tag is read on a statement's first line only: looking for it on every
+// a traceback, a C++ exception that terminated the program, a start row's
+// tag (Chainer's "Exception in main training loop: "). (Other tags are read
+// on a statement's first line only: looking for them anywhere in every
 // continuation line would cost every multi-line record.)
 func StartsStatement(line string) bool {
-	if strings.HasPrefix(line, tracebackStart) {
+	if strings.HasPrefix(line, tracebackStart) || startsTagged(line) {
 		return true
 	}
 	_, ok := exceptionAt(line) // a C++ exception's "terminate called ..." too

@@ -4,6 +4,8 @@
 package speaker
 
 import (
+	"strings"
+
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
@@ -21,13 +23,19 @@ import (
 type Statements struct {
 	spans [16]statementSpan
 	N     int
+	// traceback is 1 + where the traceback that the last statement start
+	// began starts, 0 when the last statement start began none.
+	traceback int
 }
 
 type statementSpan struct {
 	from, to int    // to is -1 while the statement goes on
 	header   string // its log header, for an undecided exception's second reading
 	whole    bool   // who was read from the whole statement
-	who      Speaker
+	// frames is 1 + where the traceback that this exception ends starts (its
+	// frames run from there to from), 0 when none stands right before it.
+	frames int
+	who    Speaker
 }
 
 // begin records that a statement starts at position at of the flattened
@@ -37,6 +45,11 @@ func (s *Statements) begin(at int, header, line string) {
 		return
 	}
 	s.end(at)
+	frames := s.traceback
+	s.traceback = 0
+	if strings.HasPrefix(line, tracebackStart) {
+		s.traceback = at + 1
+	}
 	who := Of(header, line)
 	if who.Owner != Foreign && who.Form != Exception {
 		return
@@ -48,6 +61,9 @@ func (s *Statements) begin(at int, header, line string) {
 	}
 	if s.N < len(s.spans) {
 		s.spans[s.N] = statementSpan{from: at, to: -1, header: header, who: who}
+		if who.Form == Exception {
+			s.spans[s.N].frames = frames
+		}
 		s.N++
 	}
 }
@@ -62,7 +78,7 @@ func (s *Statements) end(at int) {
 // finish closes the last statement at the end of flat and reads each
 // exception whose first line did not decide its owner again, whole
 // (PaddlePaddle's "ResourceExhaustedError: " names its source path lines
-// later).
+// later), then by the traceback it ends (its innermost frame).
 func (s *Statements) finish(flat string) {
 	if s == nil {
 		return
@@ -72,6 +88,9 @@ func (s *Statements) finish(flat string) {
 		sp := &s.spans[k]
 		if !sp.whole && sp.who.Undecided() {
 			sp.who = Of(sp.header, flat[sp.from:sp.to])
+		}
+		if sp.who.Undecided() && sp.frames > 0 {
+			sp.who.raisedIn(flat[sp.frames-1 : sp.from])
 		}
 	}
 }

@@ -19,6 +19,9 @@ import "strings"
 //   - prefix: a C function prefix the line starts with ("ggml_...: ").
 //   - status: how the message of an exception whose class names no program
 //     starts ("RuntimeError: Bad StatusOr access: ..." is PyTorch/XLA's).
+//   - start: a tag that a program prints at the start of a line of its own,
+//     so that the line starts a statement wherever it stands (after a
+//     traceback's frames, after another program's line).
 type rowKind uint8
 
 const (
@@ -27,6 +30,7 @@ const (
 	tag
 	prefix
 	status
+	start
 )
 
 type row struct {
@@ -55,6 +59,14 @@ var rows = []row{
 	{name, "cupy", "cupy", Foreign},
 	{name, "cupy_backends", "cupy", Foreign},
 	{name, "cupyx", "cupy", Foreign},
+	// Chainer, on CuPy: its trainer prints the exception of its main loop
+	// with its own words before it (chainer/training/trainer.py).
+	{name, "chainer", "chainer", Foreign},
+	{start, "Exception in main training loop: ", "chainer", Foreign},
+	// CuPy's OutOfMemoryError (cupy/cuda/memory.pyx) as str(e) prints it,
+	// without its class: XLA:CPU's "Out of memory allocating N bytes." has
+	// no such tail.
+	{tag, " bytes (allocated so far: ", "cupy", Foreign},
 	{name, "numba", "numba", Foreign},
 	{name, "triton", "triton", Foreign},
 	{tag, "== CUDA [", "numba", Foreign}, // numba.cuda's own log handler
@@ -106,16 +118,29 @@ var rows = []row{
 
 // The rows of each kind, in table order, so that a look-up reads only its
 // own.
-var nameRows, classRows, tagRows, prefixRows, statusRows = rowsOf(name), rowsOf(class), rowsOf(tag), rowsOf(prefix), rowsOf(status)
+// A start row is a tag too.
+var nameRows, classRows, tagRows, prefixRows, statusRows, startRows = rowsOf(name), rowsOf(class), rowsOf(tag, start), rowsOf(prefix), rowsOf(status), rowsOf(start)
 
-func rowsOf(k rowKind) []row {
+func rowsOf(kinds ...rowKind) []row {
 	var out []row
 	for _, r := range rows {
-		if r.kind == k {
-			out = append(out, r)
+		for _, k := range kinds {
+			if r.kind == k {
+				out = append(out, r)
+			}
 		}
 	}
 	return out
+}
+
+// startsTagged reports whether line starts with a start row's tag.
+func startsTagged(line string) bool {
+	for i := range startRows {
+		if strings.HasPrefix(line, startRows[i].key) {
+			return true
+		}
+	}
+	return false
 }
 
 // ownerOfName finds the row of a dotted name or C++ namespace.

@@ -61,10 +61,10 @@ type Report struct {
 
 	// Sizes, exact bytes (the exact companion of a rounded figure when both
 	// are printed); unknown when not printed or not representable.
-	Requested  Size // the failing allocation, reservation, "Requires X", scoped "size X"
+	Requested  Size // the failing allocation, reservation, "Requires X", "required for HLO temporaries (X)", scoped "size X"
 	Free       Size // "There are X free", CUDA's "Free memory"
 	Used       Size // compile-time "Used X of Y"; TensorCore + SparseCore Hbm usage
-	Capacity   Size // "of Y", "has Y available", "exceeding available bytes", "would exceed memory (size=Y)", scoped "limit Y", CUDA's "Total memory", "HBM capacity"
+	Capacity   Size // "of Y", "has Y available", "exceeds available HBM (Y)", "exceeding available bytes", "would exceed memory (size=Y)", scoped "limit Y", CUDA's "Total memory", "HBM capacity"
 	Exceeded   Size // "Exceeded ... capacity by Z", "exceeded scoped ... limit by Z"
 	Reserved   Size // program load: "N reserved"
 	Reservable Size // program load: "N reservable"

@@ -1,0 +1,152 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package speaker
+
+import "strings"
+
+// Foreign programs' own source files, by the name a log header prints
+// ("E0101 12:00:00.000000 1234 onnxruntime_c_api.cc:99] ": a base name, no
+// directory that a row of table.go could name). Only a name listed here
+// makes a statement foreign: a name no list has (libtpu's closed sources,
+// an application's own files) stays unknown, and XLA's and TSL's names are
+// never listed (TestXLAHeaderFilesAreNotForeign checks every header of
+// oom/testdata and every file of the coverage table).
+//
+// Provenance: each list is the files of that project's source tree that
+// allocate or report device memory, or that print its usual log lines, as
+// they are named in the project's repository (microsoft/onnxruntime,
+// pytorch/pytorch, NVIDIA/nccl, rapidsai/rmm, apache/mxnet,
+// PaddlePaddle/Paddle, ggml-org/ggml and llama.cpp) or, for TensorRT's closed
+// runtime, as its own error marks print them ("[defaultAllocator.cpp::
+// allocate::20]"). Generic names that another project may also have
+// (init.cc, alloc.h, storage.cc, cuda_allocator.cc, logging.cc) are left
+// out. An entry ending in "*" is a prefix that only the program's own files
+// carry: its name ("onnxruntime_cxx_api.h", "ggml-cuda.cu").
+var sourceFiles = []struct {
+	program string
+	files   []string
+}{
+	{"onnxruntime", []string{
+		"onnxruntime_*", "bfc_arena.cc", "cuda_call.cc", "cuda_execution_provider.cc", "sequential_executor.cc",
+		"inference_session.cc", "allocation_planner.cc", "execution_frame.cc",
+		"provider_bridge_ort.cc",
+	}},
+	{"pytorch", []string{
+		"CUDACachingAllocator.cpp", "CUDACachingAllocator.h", "CUDAMallocAsyncAllocator.cpp", "CUDAAllocatorConfig.cpp",
+		"CUDAAllocatorConfig.h", "CUDAFunctions.cpp", "CUDAException.cpp", "XPUCachingAllocator.cpp", "CPUAllocator.cpp",
+		"alloc_cpu.cpp", "ProcessGroupNCCL.cpp", "ProcessGroupNCCL.hpp", "NCCLUtils.cpp", "NCCLUtils.hpp", "TCPStore.cpp",
+		"ProcessGroupGloo.cpp", "CUDAGraph.cpp", "CublasHandlePool.cpp",
+	}},
+	{"tensorrt", []string{
+		"defaultAllocator.cpp", "resizingAllocator.cpp", "virtualMemoryBuffer.cpp", "executionContext.cpp",
+		"globWriter.cpp", "checkMacros.cpp", "safeRuntime.cpp", "tllmRuntime.cpp",
+	}},
+	{"nccl", []string{"cudawrap.cc", "ibvwrap.cc", "nvmlwrap.cc", "net_ib.cc", "net_socket.cc", "nvls.cc"}},
+	{"rapids", []string{
+		"pool_memory_resource.hpp", "pool_memory_resource_impl.cpp", "cuda_memory_resource.hpp",
+		"cuda_async_memory_resource.hpp", "arena_memory_resource.hpp", "managed_memory_resource.hpp",
+		"binning_memory_resource.hpp", "stream_ordered_memory_resource.hpp", "limiting_resource_adaptor.hpp",
+		"limiting_resource_adaptor_impl.cpp",
+	}},
+	{"mxnet", []string{
+		"pooled_storage_manager.h", "gpu_device_storage.h", "cpu_device_storage.h", "threaded_engine.cc",
+		"threaded_engine_perdevice.cc", "naive_engine.cc",
+	}},
+	{"paddlepaddle", []string{
+		"auto_growth_best_fit_allocator.cc", "naive_best_fit_allocator.cc", "retry_allocator.cc",
+		"allocator_facade.cc", "stream_safe_cuda_allocator.cc", "buddy_allocator.cc", "system_allocator.cc",
+	}},
+	{"llama.cpp", []string{"ggml-*", "ggml.c", "llama.cpp", "llama-*"}},
+}
+
+// fileOwners and filePrefixes are sourceFiles as looked up.
+var fileOwners, filePrefixes = buildFiles()
+
+type filePrefix struct{ prefix, program string }
+
+func buildFiles() (map[string]string, []filePrefix) {
+	names := map[string]string{}
+	var prefixes []filePrefix
+	for _, p := range sourceFiles {
+		for _, f := range p.files {
+			if strings.HasSuffix(f, "*") {
+				prefixes = append(prefixes, filePrefix{f[:len(f)-1], p.program})
+				continue
+			}
+			if _, dup := names[f]; dup {
+				panic("speaker: source file " + f + " is listed twice")
+			}
+			names[f] = p.program
+		}
+	}
+	return names, prefixes
+}
+
+// ownerOfSource finds the program of a native header's source file: a
+// directory a row of table.go names, else the file's own name.
+func ownerOfSource(file string) (string, Owner) {
+	if p, o := ownerOfPath(file); o != Unknown {
+		return p, o
+	}
+	return ownerOfFile(file)
+}
+
+// ownerOfFile finds the program whose own source file a path's base name
+// is ("onnxruntime_cxx_api.cc", "CUDACachingAllocator.cpp"). Native sources
+// only: a Python script of the user's may well be named "llama-train.py".
+func ownerOfFile(path string) (string, Owner) {
+	base := path[strings.LastIndexByte(path, '/')+1:]
+	if !nativeSource(base) {
+		return "", Unknown
+	}
+	if p, ok := fileOwners[base]; ok {
+		return p, Foreign
+	}
+	for _, fp := range filePrefixes {
+		if strings.HasPrefix(base, fp.prefix) && len(base) > len(fp.prefix) {
+			return fp.program, Foreign
+		}
+	}
+	return "", Unknown
+}
+
+// nativeSource reports whether a file name is a C, C++, CUDA or
+// Objective-C source or header.
+func nativeSource(name string) bool {
+	dot := strings.LastIndexByte(name, '.')
+	if dot < 0 {
+		return false
+	}
+	switch name[dot+1:] {
+	case "c", "cc", "cpp", "cxx", "cu", "cuh", "h", "hpp", "m", "mm":
+		return true
+	}
+	return false
+}
+
+// fileMark finds TensorRT's own mark of its source file in the head of a
+// statement, "[defaultAllocator.cpp::allocate::20]", whatever header or
+// logger printed it ("[TensorRT-LLM][ERROR] 1: [...]", Triton's
+// "logging.cc:43] 1: [...]"); it returns the file and its program.
+func fileMark(statement string) (string, string, Owner) {
+	head := statement[:min(len(statement), tagSpan)]
+	for from := 0; ; {
+		k := strings.Index(head[from:], "::")
+		if k < 0 {
+			return "", "", Unknown
+		}
+		end := from + k
+		from = end + 2
+		start := end
+		for start > 0 && (isNameByte(head[start-1]) || head[start-1] == '.' || head[start-1] == '-') {
+			start--
+		}
+		if start == end || start == 0 || head[start-1] != '[' {
+			continue
+		}
+		if p, o := ownerOfFile(head[start:end]); o != Unknown {
+			return head[start:end], p, o
+		}
+	}
+}
