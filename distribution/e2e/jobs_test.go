@@ -120,7 +120,7 @@ func TestJobsWholeLogs(t *testing.T) {
 	for _, j := range jobs {
 		var recs []jobcheck.Record
 		for _, r := range byJob[j.Name] {
-			recs = append(recs, jobcheck.RecordOf(r.Body, r.Attributes))
+			recs = append(recs, jobcheck.RecordOf(r.Body, r.EventName, r.Attributes))
 		}
 		obs := sums.Observed(j.Name, recs)
 		obs.ExplainRetry = explained[j.Name]
