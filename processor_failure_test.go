@@ -28,8 +28,8 @@ import (
 const (
 	jobAllocator = "W1126 11:16:43.148484     786 bfc_allocator.cc:598] Allocator (GPU_0_bfc) ran out of memory trying to allocate 23.28GiB (rounded to 25000000000) from the lower end requested by op \n" +
 		"If this is caused by memory fragmentation, the environment variable 'TF_GPU_ALLOCATOR=cuda_malloc_async' may improve the situation.\nCurrent allocation summary follows."
-	jobChunk = "I1126 11:16:43.148590     786 bfc_allocator.cc:1447] InUse at 302000200 of size 6414848 tag lower allocation_annotation xla.execute{executable=jit_step} next 3"
-	jobStats = "I1126 11:16:43.148614     786 bfc_allocator.cc:1508] Stats: \nLimit:                        59.38GiB\nInUse:                         6.62MiB\nLargestFreeBlock:             18.62GiB"
+	jobChunk  = "I1126 11:16:43.148590     786 bfc_allocator.cc:1447] InUse at 302000200 of size 6414848 tag lower allocation_annotation xla.execute{executable=jit_step} next 3"
+	jobStats  = "I1126 11:16:43.148614     786 bfc_allocator.cc:1508] Stats: \nLimit:                        59.38GiB\nInUse:                         6.62MiB\nLargestFreeBlock:             18.62GiB"
 	jobRaised = "W1126 11:16:43.148619     786 bfc_allocator.cc:609] *______\nTraceback (most recent call last):\n" +
 		"  File \"/app/train.py\", line 194, in run_job\n    big_output(1.0).block_until_ready()\n" +
 		"jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 23.28GiB with allocator GPU_0_bfc on device 0. [tf-allocator-allocation-error=''] [executable_name='jit_activations']"

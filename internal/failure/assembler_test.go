@@ -70,7 +70,7 @@ func TestStatementsShareIDAndVerdict(t *testing.T) {
 	assert.Equal(t, s1.Verdict, s2.Verdict)
 
 	// The next statement opens a new failure with a new id.
-	s3, _ := a.Statement(1, Statement{Report: &r1, At: t0.Add(2*time.Second), Text: bfcLine}, t0, nil)
+	s3, _ := a.Statement(1, Statement{Report: &r1, At: t0.Add(2 * time.Second), Text: bfcLine}, t0, nil)
 	assert.NotEqual(t, s1.ID, s3.ID)
 }
 
@@ -153,7 +153,7 @@ func TestPendingAttemptsOutliveQuiet(t *testing.T) {
 	a.Attempted(1, 11, t0, nil)
 	a.Expire(t0.Add(time.Hour), nil)
 	r := recognize(t, bfcLine)
-	step, _ := a.Statement(1, Statement{Report: &r, At: t0.Add(2*time.Hour), Text: bfcLine}, t0.Add(2*time.Hour), nil)
+	step, _ := a.Statement(1, Statement{Report: &r, At: t0.Add(2 * time.Hour), Text: bfcLine}, t0.Add(2*time.Hour), nil)
 	assert.Equal(t, 11, step.Refused)
 	a.Expire(t0.Add(30*time.Hour), nil)
 	assert.Zero(t, a.streams.Len(), "forgotten after the TTL")
