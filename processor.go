@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
+	"go.uber.org/zap"
 
 	"github.com/xlaoom/xlaoomprocessor/internal/failure"
 	"github.com/xlaoom/xlaoomprocessor/internal/incident"
@@ -31,6 +32,7 @@ type logsProcessor struct {
 	// next receives those that close outside a batch (quiet, shutdown).
 	failures *failure.Assembler
 	next     consumer.Logs
+	logger   *zap.Logger
 
 	stop     chan struct{}
 	stopOnce sync.Once
@@ -38,7 +40,7 @@ type logsProcessor struct {
 }
 
 func newLogsProcessor(cfg *Config, finder *oomrecord.Finder, telemetry *metadata.TelemetryBuilder, next consumer.Logs) *logsProcessor {
-	return &logsProcessor{cfg: cfg, finder: finder, telemetry: telemetry, now: time.Now, next: next, stop: make(chan struct{}),
+	return &logsProcessor{cfg: cfg, finder: finder, telemetry: telemetry, now: time.Now, next: next, logger: zap.NewNop(), stop: make(chan struct{}),
 		failures: failure.New(failure.Config{Window: cfg.IncidentWindow, Quiet: cfg.FailureQuietInterval})}
 }
 

@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
+	"go.uber.org/zap"
 
 	"github.com/xlaoom/xlaoomprocessor/internal/failure"
 	"github.com/xlaoom/xlaoomprocessor/internal/incident"
@@ -129,7 +130,9 @@ func (p *logsProcessor) start(context.Context, component.Host) error {
 			case <-p.stop:
 				return
 			case <-t.C:
-				p.send(context.Background(), p.failures.Expire(p.now(), nil))
+				if err := p.send(context.Background(), p.failures.Expire(p.now(), nil)); err != nil {
+					p.logger.Warn("xla_oom processor: sending failure records failed", zap.Error(err))
+				}
 			}
 		}
 	}()

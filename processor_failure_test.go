@@ -53,32 +53,28 @@ func hostBatch(host string, bodies ...string) plog.Logs {
 	return ld
 }
 
-// pipeline is processors (one per agent, started) feeding one connector.
+// pipeline is an agent's processor (started) feeding one connector.
 type pipeline struct {
-	t     *testing.T
-	sink  *consumertest.LogsSink
-	procs []processor.Logs
+	t    *testing.T
+	sink *consumertest.LogsSink
+	proc processor.Logs
 }
 
-func newPipeline(t *testing.T, agents int) *pipeline {
+func newPipeline(t *testing.T) *pipeline {
 	p := &pipeline{t: t, sink: new(consumertest.LogsSink)}
-	for range agents {
-		proc, err := NewFactory().CreateLogs(context.Background(), processortest.NewNopSettings(metadata.Type), createDefaultConfig(), p.sink)
-		require.NoError(t, err)
-		require.NoError(t, proc.Start(context.Background(), componenttest.NewNopHost()))
-		p.procs = append(p.procs, proc)
-	}
+	proc, err := NewFactory().CreateLogs(context.Background(), processortest.NewNopSettings(metadata.Type), createDefaultConfig(), p.sink)
+	require.NoError(t, err)
+	require.NoError(t, proc.Start(context.Background(), componenttest.NewNopHost()))
+	p.proc = proc
 	return p
 }
 
-func (p *pipeline) send(agent int, ld plog.Logs) {
-	require.NoError(p.t, p.procs[agent].ConsumeLogs(context.Background(), ld))
+func (p *pipeline) send(ld plog.Logs) {
+	require.NoError(p.t, p.proc.ConsumeLogs(context.Background(), ld))
 }
 
-func (p *pipeline) shutdown(agents ...int) {
-	for _, a := range agents {
-		require.NoError(p.t, p.procs[a].Shutdown(context.Background()))
-	}
+func (p *pipeline) shutdown() {
+	require.NoError(p.t, p.proc.Shutdown(context.Background()))
 }
 
 // failureRecords are the xla.oom.failure records that left the processors.
@@ -123,11 +119,11 @@ func str(lr plog.LogRecord, k string) string {
 // A failure split across batches: one failure record, in the batch of its
 // raised status, with the facts of every batch; one incident.
 func TestFailureSplitAcrossBatches(t *testing.T) {
-	p := newPipeline(t, 1)
-	p.send(0, hostBatch("h0", jobAllocator))
-	p.send(0, hostBatch("h0", jobChunk, jobStats))
+	p := newPipeline(t)
+	p.send(hostBatch("h0", jobAllocator))
+	p.send(hostBatch("h0", jobChunk, jobStats))
 	assert.Empty(t, p.failureRecords(), "open until its raised status")
-	p.send(0, hostBatch("h0", jobRaised))
+	p.send(hostBatch("h0", jobRaised))
 	fs := p.failureRecords()
 	require.Len(t, fs, 1)
 	f := fs[0]
@@ -141,7 +137,7 @@ func TestFailureSplitAcrossBatches(t *testing.T) {
 	assert.Equal(t, "/var/log/xla/trainer/job.log", str(f, "log.file.path"))
 	assert.Equal(t, "2", str(f, oomattr.FailureStatements))
 	assert.Equal(t, "4", str(f, oomattr.FailureRecords))
-	p.shutdown(0)
+	p.shutdown()
 	assert.Len(t, p.failureRecords(), 1, "nothing more at shutdown")
 	assert.Equal(t, map[string]int64{"trainer/": 1}, p.incidents())
 }
@@ -149,13 +145,13 @@ func TestFailureSplitAcrossBatches(t *testing.T) {
 // A failure printed by 64 hosts: 64 failure records sharing one incident
 // id, one incident.
 func TestFailureOnManyHosts(t *testing.T) {
-	p := newPipeline(t, 1)
+	p := newPipeline(t)
 	ld := plog.NewLogs()
 	for h := range 64 {
 		hostBatch(string(rune('a'+h%26))+string(rune('a'+h/26)), jobAllocator, jobRaised).ResourceLogs().MoveAndAppendTo(ld.ResourceLogs())
 	}
-	p.send(0, ld)
-	p.shutdown(0)
+	p.send(ld)
+	p.shutdown()
 	fs := p.failureRecords()
 	require.Len(t, fs, 64)
 	ids, incidents := map[string]bool{}, map[string]bool{}
@@ -171,9 +167,9 @@ func TestFailureOnManyHosts(t *testing.T) {
 // A failure open at shutdown is closed and sent then; the quiet interval
 // closes one on the ticker's clock.
 func TestFailureOpenAtShutdownAndQuiet(t *testing.T) {
-	p := newPipeline(t, 1)
-	p.send(0, hostBatch("h0", jobAllocator, jobStats))
-	p.shutdown(0)
+	p := newPipeline(t)
+	p.send(hostBatch("h0", jobAllocator, jobStats))
+	p.shutdown()
 	fs := p.failureRecords()
 	require.Len(t, fs, 1)
 	assert.Equal(t, "flush", str(fs[0], oomattr.FailureClosed))
@@ -203,7 +199,7 @@ func TestFailureOpenAtShutdownAndQuiet(t *testing.T) {
 // status) and makes the failure record. One incident, nothing counted twice;
 // what the first agent had read of the failure is lost from the record.
 func TestFailureAgentKilledMidFailure(t *testing.T) {
-	p := newPipeline(t, 1)
+	p := newPipeline(t)
 	// The agent that is killed: its batch leaves, then nothing more (no
 	// ticker, no shutdown).
 	tb, err := metadata.NewTelemetryBuilder(componenttest.NewNopTelemetrySettings())
@@ -213,8 +209,8 @@ func TestFailureAgentKilledMidFailure(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, p.sink.ConsumeLogs(context.Background(), out))
 	// The restarted agent resumes at the checkpoint.
-	p.send(0, hostBatch("h0", jobRaised))
-	p.shutdown(0)
+	p.send(hostBatch("h0", jobRaised))
+	p.shutdown()
 	fs := p.failureRecords()
 	require.Len(t, fs, 1)
 	assert.Equal(t, "1", str(fs[0], oomattr.FailureStatements), "the raised status alone")

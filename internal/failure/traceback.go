@@ -28,8 +28,8 @@ func UserFrame(text string) (oom.Site, bool) {
 
 // parseFrame reads `  File "/x/train.py", line 194, in run_job`.
 func parseFrame(line string) (oom.Site, bool) {
-	_, rest, ok := strings.Cut(line, frameAnchor)
-	if !ok || strings.TrimSpace(line[:strings.Index(line, frameAnchor)]) != "" {
+	before, rest, ok := strings.Cut(line, frameAnchor)
+	if !ok || strings.TrimSpace(before) != "" {
 		return oom.Site{}, false
 	}
 	path, rest, ok := strings.Cut(rest, `", line `)
