@@ -72,6 +72,9 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 	if len(closed) > 0 {
 		p.appendFailures(ctx, ld, closed)
 	}
+	if n := p.failures.Evicted(); n > 0 {
+		p.telemetry.ProcessorXlaOomStreamsEvicted.Add(ctx, n)
+	}
 	p.telemetry.ProcessorXlaOomRecordsScanned.Add(ctx, scanned)
 	if generic > 0 {
 		p.telemetry.ProcessorXlaOomRecordsGeneric.Add(ctx, generic)

@@ -91,9 +91,6 @@ func (p *logsProcessor) appendFailures(ctx context.Context, ld plog.Logs, closed
 		p.telemetry.ProcessorXlaOomFailures.Add(ctx, 1,
 			metric.WithAttributes(attribute.String(oomattr.FailureClosed, string(f.Closed))))
 	}
-	if n := p.failures.Evicted(); n > 0 {
-		p.telemetry.ProcessorXlaOomStreamsEvicted.Add(ctx, n)
-	}
 }
 
 // failureRecord writes failure f as lr: dated at its first statement, with

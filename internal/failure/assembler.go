@@ -58,7 +58,7 @@ type Assembler struct {
 	// open counts the streams with an open failure, read without the lock
 	// so that a record of a collector with none costs nothing.
 	open    atomic.Int64
-	evicted int64
+	evicted atomic.Int64
 }
 
 // stream is what is kept of one stream: a fixed size.
@@ -104,13 +104,7 @@ func (a *Assembler) Open() bool { return a.open.Load() > 0 }
 
 // Evicted is the number of streams evicted to keep the bound, since the
 // last call.
-func (a *Assembler) Evicted() int64 {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	n := a.evicted
-	a.evicted = 0
-	return n
-}
+func (a *Assembler) Evicted() int64 { return a.evicted.Swap(0) }
 
 // Attempted takes n allocation attempts of stream key, at now: the
 // driver's refusals, which every failure of the stream after them is given.
@@ -291,7 +285,7 @@ func (a *Assembler) lookup(key uint64, now time.Time, closed []Failure) (*stream
 			closed = a.close(old, s, ClosedEvicted, closed)
 		}
 		a.streams.Remove(old)
-		a.evicted++
+		a.evicted.Add(1)
 	}
 	a.streams.Put(key, stream{seen: now})
 	s, _ := a.streams.Get(key)
