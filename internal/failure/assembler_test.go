@@ -165,3 +165,35 @@ func recognize(t *testing.T, text string) oom.Report {
 	require.True(t, ok, text)
 	return r
 }
+
+// A TensorFlow 2 job whose own tensors fill its pool, composed in the
+// forms of tensorflow/core/common_runtime/bfc_allocator.cc, op_kernel.cc and
+// the raw-byte AllocatorStats of TF 2.x (the figures are illustrative): no
+// statement alone shows it, the whole failure is futile.
+func TestTensorFlowPoolFilledIsFutile(t *testing.T) {
+	recs := []string{
+		"2021-03-02 10:11:12.345678: W tensorflow/core/common_runtime/bfc_allocator.cc:456] Allocator (GPU_0_bfc) ran out of memory trying to allocate 3.00GiB (rounded to 3221225472)requested by op AddV2",
+		"2021-03-02 10:11:12.345700: I tensorflow/core/common_runtime/bfc_allocator.cc:1040] InUse at 7f1e2c000000 of size 3221225472 next 18",
+		"2021-03-02 10:11:12.345800: I tensorflow/core/common_runtime/bfc_allocator.cc:1055] Stats: \nLimit:                     10990990541\nInUse:                     10273951744\n" +
+			"MaxInUse:                  10273951744\nNumAllocs:                        3232\nMaxAllocSize:               3221225472\nReserved:                            0\nPeakReserved:                        0\nLargestFreeBlock:                    0\n",
+		"2021-03-02 10:11:12.345900: W tensorflow/core/framework/op_kernel.cc:1763] OP_REQUIRES failed at cwise_ops_common.cc:82 : Resource exhausted: OOM when allocating tensor with shape[1024,1024,768] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc",
+		"Traceback (most recent call last):\n  File \"/home/me/train.py\", line 41, in <module>\n    model.fit(x, y, batch_size=512)\n" +
+			"  File \"/usr/local/lib/python3.8/dist-packages/tensorflow/python/keras/engine/training.py\", line 1100, in fit\n" +
+			"tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor with shape[1024,1024,768] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc [Op:AddV2]",
+	}
+	// The traceback's lines join the record before them, as the agent groups them.
+	recs[3] += "\n" + recs[4]
+	fs := assemble(recs[:4])
+	require.Len(t, fs, 1)
+	f := fs[0]
+	for i, text := range recs[:4] {
+		if r, ok := oom.Recognize(text); ok {
+			assert.NotEqual(t, oom.RetryFutile, oom.RetryVerdict(&r, 0), "record %d alone", i)
+		}
+	}
+	assert.Equal(t, ClosedRaised, f.Closed)
+	assert.Equal(t, oom.RetryFutile, f.Report.Retry, f.Rule)
+	assert.Equal(t, "own pool filled", f.Rule)
+	assert.Equal(t, oom.KnownSize(10273951744), f.Report.InUse)
+	assert.Equal(t, oom.Site{File: "/home/me/train.py", Line: 41, Function: "<module>"}, f.Report.Site)
+}

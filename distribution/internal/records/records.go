@@ -25,6 +25,7 @@ type Record struct {
 	Severity   string    // SeverityText
 	// SeverityNumber is what the processor sets on a tagged record that has none.
 	SeverityNumber plog.SeverityNumber
+	EventName      string // xla.oom (a statement), xla.oom.failure (a failure record), …
 }
 
 // Str returns the string value of a record attribute, "" when absent.
@@ -129,6 +130,7 @@ func Flatten(ld plog.Logs) []Record {
 					Time:           t.AsTime(),
 					Severity:       lr.SeverityText(),
 					SeverityNumber: lr.SeverityNumber(),
+					EventName:      lr.EventName(),
 				})
 			}
 		}
