@@ -86,6 +86,8 @@ func TestSDKClient(t *testing.T) {
 		if err != nil {
 			return err.Error()
 		}
+		got, _ = records.Split(got) // the lines; the processor's failure records are not
+
 		if len(got) != 5 {
 			return fmt.Sprintf("gateway wrote %d records, want 5", len(got))
 		}

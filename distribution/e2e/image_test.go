@@ -119,6 +119,7 @@ func TestContainerImage(t *testing.T) {
 		if err != nil {
 			return err.Error()
 		}
+		recs, _ = records.Split(recs)
 		tagged = 0
 		for _, r := range recs {
 			if r.Str("xla.error.code") != "" {

@@ -97,7 +97,8 @@ func TestJobsWholeLogs(t *testing.T) {
 		if err != nil {
 			return err.Error() // a line being written
 		}
-		byJob = recordsByService(recs)
+		lines, _ := records.Split(recs)
+		byJob = recordsByService(lines)
 		for _, j := range jobs {
 			if got, want := bodyLines(byJob[j.Name]), jobcheck.LinesIn(logs[j.Name]); got != want {
 				return fmt.Sprintf("%s: %d of %d lines exported", j.Name, got, want)
@@ -114,6 +115,12 @@ func TestJobsWholeLogs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Every record, the failure records sent at shutdown included.
+	recs, err := records.ReadFile(recordsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byJob = recordsByService(recs)
 
 	explained := explainRetries(t, jobs)
 	results := make([]jobcheck.Result, 0, len(jobs))

@@ -110,6 +110,7 @@ func Run(w io.Writer, o Options) (Result, error) {
 	if err != nil {
 		return res, err
 	}
+	recs, _ = records.Split(recs) // the input's records; the failure records are the processor's
 	fmt.Fprintf(w, "Done in %.1fs; the collector has stopped. What it wrote:\n  log records as exported, the OOMs with their xla.* attributes: %s\n  metrics as exported: %s\n  collector log: %s\n\n",
 		time.Since(started).Seconds(), rel(recordsPath), rel(filepath.Join(absOut, "metrics.json")), rel(p.Log))
 	incidents := groupIncidents(recs)

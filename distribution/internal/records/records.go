@@ -137,3 +137,20 @@ func Flatten(ld plog.Logs) []Record {
 	}
 	return out
 }
+
+// FailureEvent is the event name of the record the xla_oom processor makes
+// of a whole failure: not a line of any input.
+const FailureEvent = "xla.oom.failure"
+
+// Split separates the records read from inputs (lines, in order) from the
+// failure records the processor made.
+func Split(recs []Record) (lines, failures []Record) {
+	for _, r := range recs {
+		if r.EventName == FailureEvent {
+			failures = append(failures, r)
+		} else {
+			lines = append(lines, r)
+		}
+	}
+	return lines, failures
+}
