@@ -30,7 +30,7 @@ func HeaderLen(l string) int {
 	switch c := l[0]; {
 	case c >= '0' && c <= '9':
 		return timestampHeader(l)
-	case c == 'I' || c == 'W' || c == 'E' || c == 'F':
+	case isLevel(c):
 		if n := glogHeader(l); n > 0 {
 			return n
 		}

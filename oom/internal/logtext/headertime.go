@@ -22,7 +22,7 @@ func HeaderTime(text string) (int64, bool) {
 	switch {
 	case shapeAt(text, 0, "####-##-##?##:##:##"):
 		month, day, clock = 5, 8, 11
-	case text != "" && strings.IndexByte("IWEF", text[0]) >= 0 && shapeAt(text, 1, "#### ##:##:##"):
+	case text != "" && isLevel(text[0]) && shapeAt(text, 1, "#### ##:##:##"):
 		month, day, clock = 1, 3, 6
 	default:
 		sp := strings.IndexByte(text, ' ')
