@@ -14,7 +14,7 @@ import "strings"
 // INFO, WARNING or DEBUG (which that layer never reads) are kept as one, so
 // a dump at INFO costs one. The first are inline (no allocation).
 type Entries struct {
-	inline [16]entry
+	inline [32]entry
 	more   []entry
 	n      int
 }
@@ -43,6 +43,9 @@ func (e *Entries) begin(at int, level byte) {
 	if e.n < len(e.inline) {
 		e.inline[e.n] = entry{at, level}
 	} else {
+		if e.more == nil {
+			e.more = make([]entry, 0, 4*len(e.inline)) // one allocation for most such records
+		}
 		e.more = append(e.more, entry{at, level})
 	}
 	e.n++
