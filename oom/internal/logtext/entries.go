@@ -86,6 +86,9 @@ func entryStart(raw string, level byte, stripped bool) (byte, bool) {
 // ...), a quote, or an application's own tag ([trainer] E0528 ...). Only a
 // header that states a level counts.
 func enclosedLevel(line string) (byte, bool) {
+	if !strings.ContainsAny(line[:min(len(line), 66)], `"']`) {
+		return 0, false // most lines: every opening below ends in one of these
+	}
 	for _, open := range [...]string{`:"`, `="`, `"`, `'`, "] "} {
 		i := strings.Index(line[:min(len(line), 64+len(open))], open) // near the start
 		if i < 0 {
