@@ -34,9 +34,6 @@ func (e *Entries) get(k int) entry {
 // begin records that an entry at level starts at position at of the
 // flattened text.
 func (e *Entries) begin(at int, level byte) {
-	if e == nil {
-		return
-	}
 	if quiet := "IWD"; e.n > 0 && strings.IndexByte(quiet, level) >= 0 && strings.IndexByte(quiet, e.get(e.n-1).level) >= 0 {
 		return // one run of entries the last-resort layer leaves alone
 	}
