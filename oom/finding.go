@@ -35,10 +35,11 @@ type Finding struct {
 // reads it. Both read the same flattened text, so it is flattened once.
 func (z *Recognizer) Find(text string, warnings bool) Finding {
 	var info logtext.InfoLines
+	var entries logtext.Entries
 	var st speaker.Statements
 	marks := st.Marks()
-	flat := z.wrapWords.FlattenLevels(text, &info, &marks)
-	if r, ok := z.recognizeFlat(text, flat, &info, &st); ok {
+	flat := z.wrapWords.FlattenLevels(text, &info, &entries, &marks)
+	if r, ok := z.recognizeFlat(flat, &info, &entries, &st); ok {
 		return Finding{Found: FoundFailure, Report: r}
 	}
 	if warnings {

@@ -10,6 +10,8 @@ import (
 
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/generic"
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/speaker"
 )
 
 // genericCases are memory failures no family knows, and what the last-resort
@@ -62,7 +64,7 @@ var genericCases = []struct {
 func TestGenericLayerReads(t *testing.T) {
 	for _, c := range genericCases {
 		t.Run(c.name, func(t *testing.T) {
-			r, ok := generic.RecognizeGeneric(c.text, defaultRecognizer.wrapWords, lastResortVerdicts{defaultRecognizer})
+			r, ok := lastResortOf(c.text)
 			if !ok {
 				t.Fatalf("the last-resort layer does not read %q", c.text)
 			}
@@ -119,7 +121,7 @@ func TestGenericGuardsAreNeeded(t *testing.T) {
 		needed := false
 		for _, l := range lookalikes {
 			if strings.Contains(l.text, phrase) {
-				if _, ok := generic.RecognizeGeneric(l.text, defaultRecognizer.wrapWords, lastResortVerdicts{defaultRecognizer}); ok {
+				if _, ok := lastResortOf(l.text); ok {
 					needed = true
 				}
 			}
@@ -147,4 +149,14 @@ func TestGenericRules(t *testing.T) {
 			t.Errorf("%q recognised as %s", text, r.Family)
 		}
 	}
+}
+
+// lastResortOf is what the last-resort layer alone reads of text, as
+// recognizeFlat would run it.
+func lastResortOf(text string) (grammar.Report, bool) {
+	var entries logtext.Entries
+	var st speaker.Statements
+	marks := st.Marks()
+	flat := defaultRecognizer.wrapWords.FlattenLevels(text, nil, &entries, &marks)
+	return defaultRecognizer.lastResort(flat, &entries, &st)
 }

@@ -40,14 +40,15 @@ func (z *Recognizer) Recognize(text string) (grammar.Report, bool) {
 // that it reads nothing MayContain rejects).
 func (z *Recognizer) recognizeUnfiltered(text string) (grammar.Report, bool) {
 	var info logtext.InfoLines
+	var entries logtext.Entries
 	var st speaker.Statements
 	marks := st.Marks()
-	return z.recognizeFlat(text, z.wrapWords.FlattenLevels(text, &info, &marks), &info, &st)
+	return z.recognizeFlat(z.wrapWords.FlattenLevels(text, &info, &entries, &marks), &info, &entries, &st)
 }
 
-// recognizeFlat is Recognize on text flattened to flat, whose statements'
-// speakers are st. The last-resort layer reads text itself, entry by entry.
-func (z *Recognizer) recognizeFlat(text, flat string, info *logtext.InfoLines, st *speaker.Statements) (grammar.Report, bool) {
+// recognizeFlat is Recognize on a text flattened to flat, with its INFO
+// spans, its log entries and its statements' speakers.
+func (z *Recognizer) recognizeFlat(flat string, info *logtext.InfoLines, entries *logtext.Entries, st *speaker.Statements) (grammar.Report, bool) {
 	var buf [8]verdict.Candidate
 	cands := buf[:0]
 	for i := range z.Families {
@@ -109,7 +110,7 @@ func (z *Recognizer) recognizeFlat(text, flat string, info *logtext.InfoLines, s
 			r = grammar.Report{Family: grammar.FamilyCodeOnly, Code: c}
 		default:
 			// No family and no code: the last-resort layer (families/generic/generic.go).
-			if r, ok = generic.RecognizeGeneric(text, z.wrapWords, lastResortVerdicts{z}); !ok {
+			if r, ok = z.lastResort(flat, entries, st); !ok {
 				return grammar.Report{}, false
 			}
 			traits = grammar.AdviceTraits{Own: diagnosis.GenericAdvice, OwnAction: diagnosis.GenericAction}
@@ -147,18 +148,18 @@ func (z *Recognizer) recognizeFlat(text, flat string, info *logtext.InfoLines, s
 	return r, true
 }
 
-// lastResortVerdicts asks the verdict's table about the last-resort layer's
-// statements.
-type lastResortVerdicts struct{ z *Recognizer }
-
-// EntryMayFail: no statement of an entry with an allocation attempt is a
-// failure.
-func (v lastResortVerdicts) EntryMayFail(flat string, st *speaker.Statements) bool {
-	beside := v.z.HasAttempt(flat, func(at int) bool { return verdict.AttemptAt(st, at) == verdict.Attempt })
-	return verdict.Of(verdict.Statement{Kind: verdict.LastResort, BesideAttempt: beside}) != verdict.Dropped
-}
-
-// StatementMayFail: no statement of another program is a failure.
-func (v lastResortVerdicts) StatementMayFail(st *speaker.Statements, at int) bool {
-	return verdict.Of(verdict.Statement{Kind: verdict.LastResort, Foreign: st.Foreign(at)}) != verdict.Dropped
+// lastResort is the first statement of the last-resort layer
+// (families/generic/generic.go) that the verdict's table takes for a
+// failure: none in another program's statement, none in a log entry that
+// holds an allocation attempt.
+func (z *Recognizer) lastResort(flat string, entries *logtext.Entries, st *speaker.Statements) (r grammar.Report, found bool) {
+	generic.EachCandidate(flat, entries, func(c *generic.Candidate) bool {
+		beside := z.HasAttempt(flat[c.From:c.To], func(at int) bool { return verdict.AttemptAt(st, c.From+at) == verdict.Attempt })
+		if verdict.Of(verdict.Statement{Kind: verdict.LastResort, Foreign: st.Foreign(c.At), BesideAttempt: beside}) == verdict.Dropped {
+			return false
+		}
+		r, found = c.R, true
+		return true
+	})
+	return r, found
 }

@@ -101,7 +101,7 @@ func TestAdviceRowsReachable(t *testing.T) {
 			continue
 		}
 		var info logtext.InfoLines
-		flat := defaultRecognizer.wrapWords.FlattenLevels(text, &info, nil)
+		flat := defaultRecognizer.wrapWords.FlattenLevels(text, &info, nil, nil)
 		traits, own := adviceTraitsOf(r.Family)
 		if own && r.Family != generic.FamilyGeneric {
 			continue // a family's own advice is not a table

@@ -19,7 +19,7 @@ func (z *Recognizer) RecognizeWarning(text string) (grammar.Warning, bool) {
 	}
 	var st speaker.Statements
 	marks := st.Marks()
-	flat := z.wrapWords.FlattenLevels(text, nil, &marks)
+	flat := z.wrapWords.FlattenLevels(text, nil, nil, &marks)
 	return z.recognizeWarningFlat(flat, &st)
 }
 

@@ -136,7 +136,7 @@ func (a *Assembler) Evidence(key uint64, text string, now time.Time, closed []Fa
 	b.f.Records++
 	b.ev.read(text)
 	switch {
-	case Raised(text):
+	case oom.Raised(text):
 		closed = a.close(key, s, ClosedRaised, closed)
 	case b.f.Records >= a.cfg.MaxRecords:
 		closed = a.close(key, s, ClosedBound, closed)
@@ -200,7 +200,7 @@ func (a *Assembler) Statement(key uint64, st Statement, now time.Time, closed []
 		}
 	}
 	switch {
-	case Raised(st.Text) || r.ExceptionType != "":
+	case oom.Raised(st.Text) || r.ExceptionType != "":
 		closed = a.close(key, s, ClosedRaised, closed)
 	case b.f.Records >= a.cfg.MaxRecords:
 		closed = a.close(key, s, ClosedBound, closed)

@@ -65,35 +65,3 @@ func library(path string) bool {
 	_, rest, ok := strings.Cut(path, "/lib/python")
 	return ok && rest != "" && rest[0] >= '0' && rest[0] <= '9'
 }
-
-// Raised reports whether text holds a status the program raised: a Python
-// traceback or an exception line ("jax.errors.JaxRuntimeError:
-// RESOURCE_EXHAUSTED: ...", "XlaRuntimeError: ...", "ValueError: ...").
-// Such a record is the last of its failure.
-func Raised(text string) bool {
-	if strings.Contains(text, "Traceback (most recent call last)") {
-		return true
-	}
-	for line := range strings.Lines(text) {
-		if isExceptionLine(strings.TrimLeft(line, " \t")) {
-			return true
-		}
-	}
-	return false
-}
-
-// isExceptionLine reports whether l starts with a dotted Python name that
-// ends in Error or Exception, then ": ".
-func isExceptionLine(l string) bool {
-	i := 0
-	for i < len(l) && (isWordByte(l[i]) || l[i] == '.' && i > 0) {
-		i++
-	}
-	name := l[:i]
-	return i > 0 && (l[0] < '0' || l[0] > '9') && strings.HasPrefix(l[i:], ": ") &&
-		(strings.HasSuffix(name, "Error") || strings.HasSuffix(name, "Exception"))
-}
-
-func isWordByte(c byte) bool {
-	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-}

@@ -20,15 +20,20 @@ import (
 // read as one sentence. A line break inside a word or a number of a
 // terminal-wrapped paste, and a container runtime's partial line, join
 // without a space (wrap.go).
-func (v WrapVocabulary) Flatten(text string) string { return v.FlattenLevels(text, nil, nil) }
+func (v WrapVocabulary) Flatten(text string) string { return v.FlattenLevels(text, nil, nil, nil) }
 
 // FlattenLevels is flatten that also records, in info (when not nil), the
-// spans of the result that came from lines logged at INFO (levels.go), and
-// in st (when not nil) who printed each statement (speaker/statements.go).
-func (v WrapVocabulary) FlattenLevels(text string, info *InfoLines, st *StatementMarks) string {
+// spans of the result that came from lines logged at INFO (levels.go), in
+// entries (when not nil) where each log entry starts (entries.go), and in
+// st (when not nil) who printed each statement (speaker/statements.go).
+func (v WrapVocabulary) FlattenLevels(text string, info *InfoLines, entries *Entries, st *StatementMarks) string {
 	if isFlat(text) {
 		if st != nil {
 			st.Single(text) // speaker hook: one statement, no header
+		}
+		if entries != nil {
+			lv, _ := entryStart(text, 0, false)
+			entries.begin(0, lv)
 		}
 		return text // the common one-line case: no copy
 	}
@@ -54,6 +59,11 @@ func (v WrapVocabulary) FlattenLevels(text string, info *InfoLines, st *Statemen
 		header := raw[:len(raw)-len(line)]
 		if stripped {
 			level = lv // a line without a header continues the entry above
+		}
+		if entries != nil {
+			if elv, starts := entryStart(raw, lv, stripped); starts || entries.n == 0 {
+				entries.begin(len(b), elv)
+			}
 		}
 		line = stripQuoteMarkers(line)
 		// Speaker hook: a statement starts at the record's first line, at a

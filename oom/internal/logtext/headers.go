@@ -30,7 +30,7 @@ func HeaderLen(l string) int {
 	switch c := l[0]; {
 	case c >= '0' && c <= '9':
 		return timestampHeader(l)
-	case c == 'I' || c == 'W' || c == 'E' || c == 'F':
+	case isLevel(c):
 		if n := glogHeader(l); n > 0 {
 			return n
 		}
@@ -154,7 +154,7 @@ func timestampHeader(l string) int {
 		if j >= 0 {
 			k := i + 3 + j + 3
 			e := strings.Index(l[k:], " - ")
-			if e > 0 && isLevelWord(l[k:k+e]) {
+			if e > 0 && LevelOfWord(l[k:k+e]) != 0 {
 				return k + e + 3
 			}
 		}
@@ -169,7 +169,7 @@ func levelHeader(l string) int {
 	for w < len(l) && l[w] >= 'A' && l[w] <= 'Z' {
 		w++
 	}
-	if !isLevelWord(l[:w]) || w >= len(l) {
+	if LevelOfWord(l[:w]) == 0 || w >= len(l) {
 		return 0
 	}
 	if l[w] == ':' {
@@ -320,16 +320,6 @@ func isMonth(m string) bool {
 	return false
 }
 
-func isLevel(c byte) bool { return c == 'I' || c == 'W' || c == 'E' || c == 'F' }
-
-func isLevelWord(w string) bool {
-	switch w {
-	case "INFO", "WARNING", "WARN", "ERROR", "DEBUG", "CRITICAL", "FATAL":
-		return true
-	}
-	return false
-}
-
 // StripHeadersLevel strips a line's log headers (headerLen; hand-written, no
 // regexp: it runs on every line of every record that reaches Recognize) and
 // returns the rest, the level of the innermost header that states one ('I',
@@ -374,24 +364,6 @@ func headerLevel(h string) byte {
 				}
 			}
 		}
-	}
-	return 0
-}
-
-// LevelOfWord is the level letter (I, W, E, F, D) of a level word as
-// loggers print it ("INFO", "WARNING", ...), 0 for any other word.
-func LevelOfWord(w string) byte {
-	switch w {
-	case "INFO":
-		return 'I'
-	case "WARNING", "WARN":
-		return 'W'
-	case "ERROR":
-		return 'E'
-	case "CRITICAL", "FATAL":
-		return 'F'
-	case "DEBUG":
-		return 'D'
 	}
 	return 0
 }

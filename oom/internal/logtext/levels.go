@@ -45,3 +45,31 @@ func (l *InfoLines) Contains(i int) bool {
 	}
 	return false
 }
+
+// isLevel: a native header's level letter (glog's "E0528", TSL's ": E ").
+func isLevel(c byte) bool { return c == 'I' || c == 'W' || c == 'E' || c == 'F' }
+
+// HeaderLevel is the level that header, the log headers stripped from a
+// line, states: that of the innermost one that states one, 0 for none.
+func HeaderLevel(header string) byte {
+	_, lv, _ := StripHeadersLevel(header)
+	return lv
+}
+
+// LevelOfWord is the level letter (I, W, E, F, D) of a level word as
+// loggers print it ("INFO", "WARNING", ...), 0 for any other word.
+func LevelOfWord(w string) byte {
+	switch w {
+	case "INFO":
+		return 'I'
+	case "WARNING", "WARN":
+		return 'W'
+	case "ERROR":
+		return 'E'
+	case "CRITICAL", "FATAL":
+		return 'F'
+	case "DEBUG":
+		return 'D'
+	}
+	return 0
+}

@@ -168,7 +168,8 @@ func embeddedException(message string) (exception, bool) {
 // innermost "file:line]" of glog/absl and TSL headers ("E1126
 // 11:16:21.043170 523 cuda_executor.cc:1365] ", "2024-05-28 07:02:44: W
 // external/xla/xla/tsl/framework/bfc_allocator.cc:482] ") and of vLLM's
-// "ERROR 05-28 07:03:09 [worker.py:88] ".
+// "ERROR 05-28 07:03:09 [worker.py:88] ". The level is the log header
+// parser's (logtext.HeaderLevel).
 func nativeHeader(header string) (file string, level byte, ok bool) {
 	h := strings.TrimRight(header, " ")
 	if !strings.HasSuffix(h, "]") {
@@ -179,13 +180,12 @@ func nativeHeader(header string) (file string, level byte, ok bool) {
 		}
 	}
 	h = h[:len(h)-1]
-	start := strings.LastIndexAny(h, " [") + 1
-	token := h[start:]
+	token := h[strings.LastIndexAny(h, " [")+1:]
 	c := strings.LastIndexByte(token, ':')
 	if c <= 0 || !allDigits(token[c+1:]) {
 		return "", 0, false
 	}
-	return token[:c], levelOf(h[:start]), true
+	return token[:c], logtext.HeaderLevel(header), true
 }
 
 // loggerHeader reads the logger name and level of Python logging headers:
@@ -257,43 +257,6 @@ func enclosedNative(statement string) (file string, level byte, ok bool) {
 	}
 	return nativeHeader(s[:len(s)-len(rest)])
 }
-
-// headerLevel is the level of any header, 0 when it states none.
-func headerLevel(header string) byte {
-	if _, lv, ok := nativeHeader(header); ok {
-		return lv
-	}
-	if _, lv, ok := loggerHeader(header); ok {
-		return lv
-	}
-	return levelOf(header)
-}
-
-// levelOf finds the last level mark among the words of a header: glog's
-// "E1126", TSL's "E", a level word ("ERROR").
-func levelOf(h string) byte {
-	for end := len(h); end > 0; {
-		start := end
-		for start > 0 && !isWordEnd(h[start-1]) {
-			start--
-		}
-		w := h[start:end]
-		switch {
-		case len(w) == 1 && isLevel(w[0]):
-			return w[0]
-		case len(w) == 5 && isLevel(w[0]) && allDigits(w[1:]):
-			return w[0]
-		case logtext.LevelOfWord(w) != 0:
-			return logtext.LevelOfWord(w)
-		}
-		end = start - 1
-	}
-	return 0
-}
-
-func isWordEnd(c byte) bool { return c == ' ' || c == ':' || c == '[' }
-
-func isLevel(c byte) bool { return c == 'I' || c == 'W' || c == 'E' || c == 'F' }
 
 func allDigits(s string) bool {
 	for i := 0; i < len(s); i++ {

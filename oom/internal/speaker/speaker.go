@@ -15,7 +15,11 @@
 // and no collector type.
 package speaker
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
+)
 
 // Form is the shape of a statement, which says where its speaker's name is.
 type Form uint8
@@ -132,7 +136,7 @@ func Of(header, statement string) Speaker {
 	var s Speaker
 	if e, ok := exceptionAt(statement); ok {
 		s.Form, s.Module, s.Class, s.cpp = Exception, e.module, e.class, e.cpp
-		s.Level = headerLevel(header)
+		s.Level = logtext.HeaderLevel(header)
 		s.decideException(statement[e.end:])
 		return s
 	}
@@ -142,7 +146,7 @@ func Of(header, statement string) Speaker {
 	} else if file, level, ok := nativeHeader(header); ok {
 		s.Form, s.File, s.Level = Native, file, level
 		s.Program, s.Owner = ownerOfSource(file)
-	} else if strings.HasPrefix(statement, tracebackStart) {
+	} else if strings.HasPrefix(statement, logtext.TracebackHead) {
 		return s // a traceback's head names no program
 	} else if name, level, ok := enclosedLogger(statement); ok {
 		s.Form, s.Logger, s.Level = Logger, name, level // "[trainer] ERROR:numba...:", {"log":"ERROR:...
@@ -204,7 +208,7 @@ func (s *Speaker) decideException(message string) {
 // on a statement's first line only: looking for them anywhere in every
 // continuation line would cost every multi-line record.)
 func StartsStatement(line string) bool {
-	if strings.HasPrefix(line, tracebackStart) || startsTagged(line) {
+	if strings.HasPrefix(line, logtext.TracebackHead) || startsTagged(line) {
 		return true
 	}
 	_, ok := exceptionAt(line) // a C++ exception's "terminate called ..." too
@@ -212,7 +216,6 @@ func StartsStatement(line string) bool {
 }
 
 const (
-	tracebackStart = "Traceback (most recent call last):"
-	cppTerminate   = "terminate called after throwing an instance of '"
-	javaThread     = "Exception in thread \""
+	cppTerminate = "terminate called after throwing an instance of '"
+	javaThread   = "Exception in thread \""
 )

@@ -47,7 +47,7 @@ func (s *Statements) begin(at int, header, line string) {
 	s.end(at)
 	frames := s.traceback
 	s.traceback = 0
-	if strings.HasPrefix(line, tracebackStart) {
+	if strings.HasPrefix(line, logtext.TracebackHead) {
 		s.traceback = at + 1
 	}
 	who := Of(header, line)

@@ -4,7 +4,6 @@
 package explain
 
 import (
-	"strings"
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -93,7 +92,7 @@ func (g *gatherer) settle() error {
 
 func (g *gatherer) failure(f *Finding, text string) {
 	var at time.Time
-	if secs, dated := recordTime(text); dated {
+	if secs, dated := oom.HeaderTime(text); dated {
 		at = time.Unix(secs, 0)
 	}
 	step, closed := g.stage.Statement(input, failure.Statement{Report: f.Failure, At: at, Text: text}, time.Time{}, g.closed)
@@ -234,32 +233,4 @@ func attemptWarning(first *oom.Warning, a *Attempts) *oom.Warning {
 		w.Free, w.Capacity = a.Free, a.Capacity
 	}
 	return &w
-}
-
-// recordTime reads the time of day of a record's log header (absl/glog
-// "E1126 11:16:43.148", TSL/ISO "2025-09-12 07:02:43", vLLM "ERROR 09-12
-// 07:23:02", behind a Ray prefix), in seconds, from the month and day on: a
-// year is not always printed, and only the gap between two records of one
-// job is read (a gap across New Year reads as negative: one failure).
-func recordTime(text string) (int64, bool) {
-	if i := strings.Index(text, ") "); i > 0 && text[0] == '(' && i < 64 {
-		text = text[i+2:]
-	}
-	b := []byte(text)
-	var month, day, clock int
-	switch {
-	case shape(b, 0, "####-##-##?##:##:##"):
-		month, day, clock = 5, 8, 11
-	case len(b) > 0 && strings.IndexByte("IWEF", b[0]) >= 0 && shape(b, 1, "#### ##:##:##"):
-		month, day, clock = 1, 3, 6
-	default:
-		sp := strings.IndexByte(text, ' ')
-		if sp < 0 || !shape(b, sp, " ##-## ##:##:##") {
-			return 0, false
-		}
-		month, day, clock = sp+1, sp+4, sp+7
-	}
-	num := func(i int) int { return int(b[i]-'0')*10 + int(b[i+1]-'0') }
-	t := time.Date(2000, time.Month(num(month)), num(day), num(clock), num(clock+3), num(clock+6), 0, time.UTC)
-	return t.Unix(), true
 }

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -107,29 +106,6 @@ func TestAttemptWarningText(t *testing.T) {
 		assert.Contains(t, out, want)
 	}
 	assert.NotContains(t, out, "last refused", "one attempt has no last")
-}
-
-func TestRecordTime(t *testing.T) {
-	for text, want := range map[string]string{
-		"E1126 11:16:29.817943     786 cuda_executor.cc:1365] x":       "11-26 11:16:29",
-		"2025-09-12 07:02:43.112233: W external/xla/bfc.cc:291] x":     "09-12 07:02:43",
-		"2025-09-12T07:02:43Z x":                                       "09-12 07:02:43",
-		"ERROR 09-12 07:23:02 [core.py:7] x":                           "09-12 07:23:02",
-		"(EngineCore_DP0 pid=896988) ERROR 09-12 07:23:02 [core.py] x": "09-12 07:23:02",
-		"jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: x":            "",
-		"E11 26 x": "",
-	} {
-		got, ok := recordTime(text)
-		if want == "" {
-			assert.False(t, ok, text)
-			continue
-		}
-		require.True(t, ok, text)
-		assert.Equal(t, want, time.Unix(got, 0).UTC().Format("01-02 15:04:05"), text)
-	}
-	a, _ := recordTime("E0131 23:59:50.0 x")
-	b, _ := recordTime("E0201 00:00:10.0 x")
-	assert.Equal(t, int64(20), b-a, "across a month end")
 }
 
 func TestAttemptsSeries(t *testing.T) {

@@ -10,7 +10,6 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/details"
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
-	"github.com/xlaoom/xlaoomprocessor/oom/internal/speaker"
 )
 
 // FamilyGeneric is Report.Family of a memory failure that no family knows,
@@ -115,31 +114,35 @@ var GenericForeign = []string{
 	"bytes for file reading", // TSL's file systems reading a file into the process's RAM
 }
 
-// RecognizeGeneric is the last-resort layer (see above). text is the record
-// as given; it is split into log entries so that each statement is judged
-// by its own entry's level; v, the verdict's, says which entries and
-// statements may be read. Its callers have run MayContain (genericCues are
-// its statements' cues).
-func RecognizeGeneric(text string, words logtext.WrapVocabulary, v Verdicts) (grammar.Report, bool) {
-	if !mayBeGeneric(text) {
-		return grammar.Report{}, false
+// Candidate is a statement the last-resort layer reads as a failure by its
+// own rules, read into R; the verdict's table decides whether it is one
+// (the face applies it, as to every other candidate). At is where the
+// statement starts in the flattened text, From and To its log entry's span.
+type Candidate struct {
+	At, From, To int
+	R            grammar.Report
+}
+
+// EachCandidate is the last-resort layer (see above): it calls fn with
+// each statement of flat it accepts, entry by entry (so that each
+// statement is judged by its own entry's level, entries as flatten recorded
+// them), until fn returns true. Its callers have run MayContain
+// (GenericCues are its statements' cues).
+func EachCandidate(flat string, entries *logtext.Entries, fn func(c *Candidate) bool) {
+	if !mayBeGeneric(flat) {
+		return
 	}
-	if strings.IndexByte(text, 0x1b) >= 0 {
-		text = logtext.StripANSI(text)
+	for k := range entries.Len() {
+		from, to, level := entries.At(k, flat)
+		if level == 'I' || level == 'W' || level == 'D' {
+			continue
+		}
+		if eachEntryCandidate(flat[from:to], level, func(at int, r grammar.Report) bool {
+			return fn(&Candidate{At: from + at, From: from, To: to, R: r})
+		}) {
+			return
+		}
 	}
-	if strings.IndexByte(text, '\\') >= 0 {
-		text = logtext.UnescapeBreaks(text)
-	}
-	var r grammar.Report
-	found := false
-	eachLogEntry(text, func(level byte, entry string) bool {
-		var st speaker.Statements // speaker hook: who printed the entry's statements
-		marks := st.Marks()
-		flat := words.FlattenLevels(entry, nil, &marks)
-		found = v.EntryMayFail(flat, &st) && readGenericEntry(&r, level, flat, &st, v)
-		return !found
-	})
-	return r, found
 }
 
 // mayBeGeneric is a cheap pass: every statement has "alloc", "memory" or
@@ -148,58 +151,10 @@ func mayBeGeneric(text string) bool {
 	return strings.Contains(text, "lloc") || strings.Contains(text, "emory") || strings.Contains(text, "EMORY")
 }
 
-// eachLogEntry calls fn with each log entry of text (a line with a log header
-// and the header-less lines after it; the lines before the first header form
-// one too) and the level its header states (0 for none), until fn returns
-// false.
-func eachLogEntry(text string, fn func(level byte, entry string) bool) {
-	start, level := 0, byte(0)
-	for i := 0; i < len(text); {
-		end := strings.IndexByte(text[i:], '\n')
-		if end < 0 {
-			end = len(text)
-		} else {
-			end += i
-		}
-		if lv, stripped := entryLevel(text[i:end]); stripped || startsTraceback(text[i:end]) {
-			if i > start {
-				if !fn(level, text[start:i]) {
-					return
-				}
-				start = i
-			}
-			level = lv
-		}
-		i = end + 1
-	}
-	if start < len(text) {
-		fn(level, text[start:])
-	}
-}
-
-// startsTraceback reports whether a header-less line starts what Python
-// prints on its own, not a continuation of the log line above: a traceback
-// or an exception line ("jax.errors.JaxRuntimeError: ...").
-func startsTraceback(line string) bool {
-	if strings.HasPrefix(line, "Traceback (most recent call last):") {
-		return true
-	}
-	name, _, ok := strings.Cut(line, ": ")
-	if !ok || name == "" || strings.IndexFunc(name, notNameRune) >= 0 {
-		return false
-	}
-	return strings.HasSuffix(name, "Error") || strings.HasSuffix(name, "Exception")
-}
-
-// notNameRune reports whether c cannot be part of a dotted Python name.
-func notNameRune(c rune) bool { return c >= 128 || c != '.' && !logtext.IsWordByte(byte(c)) }
-
-// readGenericEntry reads the first statement of one flattened entry that
-// the last-resort layer accepts into r.
-func readGenericEntry(r *grammar.Report, level byte, flat string, st *speaker.Statements, v Verdicts) bool {
-	if level == 'I' || level == 'W' || level == 'D' {
-		return false
-	}
+// eachEntryCandidate calls fn with each statement of one flattened entry,
+// logged at level, that the last-resort layer accepts, until fn returns
+// true; it returns whether one did.
+func eachEntryCandidate(flat string, level byte, fn func(at int, r grammar.Report) bool) bool {
 	for _, f := range GenericForeign {
 		if strings.Contains(flat, f) {
 			return false
@@ -208,11 +163,7 @@ func readGenericEntry(r *grammar.Report, level byte, flat string, st *speaker.St
 	lower := asciiLower(flat)
 	xla := strings.Contains(lower, "xla") || strings.Contains(lower, "jax") || strings.Contains(lower, "pjrt")
 	for _, loc := range genericStatement.FindAllStringSubmatchIndex(lower, 8) {
-		if !v.StatementMayFail(st, loc[0]) {
-			continue // speaker hook: another program's words
-		}
-		if g, ok := readGenericStatement(flat, lower, loc, level, xla); ok {
-			*r = g
+		if g, ok := readGenericStatement(flat, lower, loc, level, xla); ok && fn(loc[0], g) {
 			return true
 		}
 	}
@@ -290,25 +241,6 @@ func cutSentence(s string) string {
 		return s[:i]
 	}
 	return s
-}
-
-// entryLevel is the level of a log line whose header stands behind an
-// enclosure: a JSON or key="..." field ({"log":"E0528 ...), a quote, or an
-// application's own tag ([trainer] E0528 ...).
-func entryLevel(line string) (byte, bool) {
-	if _, lv, ok := logtext.StripHeadersLevel(line); ok {
-		return lv, true
-	}
-	for _, open := range []string{`:"`, `="`, `"`, `'`, "] "} {
-		i := strings.Index(line, open)
-		if i < 0 || i > 64 {
-			continue
-		}
-		if _, lv, ok := logtext.StripHeadersLevel(line[i+len(open):]); ok && lv != 0 {
-			return lv, true
-		}
-	}
-	return 0, false
 }
 
 // hasGenericContext reports whether a status or an XLA exception stands

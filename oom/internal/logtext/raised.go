@@ -1,0 +1,41 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package logtext
+
+import "strings"
+
+// What Python prints when a program raises: a traceback and the exception
+// line under it. Written once here for the recogniser's layers and, through
+// oom.Raised, for the failure stage.
+
+// TracebackHead is the line a Python traceback starts with.
+const TracebackHead = "Traceback (most recent call last):"
+
+// ExceptionLine reports whether l starts with a dotted Python name that
+// ends in Error or Exception, then ": " ("jax.errors.JaxRuntimeError: ...",
+// "XlaRuntimeError: ...", "ValueError: ...").
+func ExceptionLine(l string) bool {
+	i := 0
+	for i < len(l) && (IsWordByte(l[i]) || l[i] == '.' && i > 0) {
+		i++
+	}
+	name := l[:i]
+	return i > 0 && !IsDigit(l[0]) && strings.HasPrefix(l[i:], ": ") &&
+		(strings.HasSuffix(name, "Error") || strings.HasSuffix(name, "Exception"))
+}
+
+// Raised reports whether text holds a status the program raised: a Python
+// traceback anywhere, or a line (indented or not) that is an exception
+// line.
+func Raised(text string) bool {
+	if strings.Contains(text, TracebackHead[:len(TracebackHead)-1]) {
+		return true
+	}
+	for line := range strings.Lines(text) {
+		if ExceptionLine(strings.TrimLeft(line, " \t")) {
+			return true
+		}
+	}
+	return false
+}
