@@ -56,6 +56,12 @@ xlaoom:
 unit:
 	$(GO) test -race -count=1 ./...
 
+## bench-alternate: old and new builds of the processor alternated in one run, medians
+## (BASE=ref, default main; ROUNDS, default 7; BENCH, a -test.bench pattern)
+.PHONY: bench-alternate
+bench-alternate:
+	./scripts/bench-alternate.sh $(or $(BASE),main) $(or $(ROUNDS),7) $(if $(BENCH),'$(BENCH)')
+
 ## fuzz: every fuzz target for FUZZTIME each (default 10s; HARDENING.md's long runs: FUZZTIME=31m),
 ## or only those named in FUZZ='FuzzParseSize FuzzRecognize'
 .PHONY: fuzz
