@@ -118,18 +118,33 @@ func TestLogStore(t *testing.T) {
 	sendSamples(t, "https://"+ports.Addr("http")+"/v1/logs", pki, samples)
 
 	// What the gateway exported is the reference: its file output.
+	// Every sample, and one failure record per failure its statements name
+	// (those no raised status closes come after the quiet interval).
 	var sent []records.Record
 	eventually(t, 60*time.Second, func() string {
 		sent, _ = records.ReadFile(fileOut)
-		if len(sent) != len(samples) {
-			return fmt.Sprintf("the gateway exported %d records to its file, want %d", len(sent), len(samples))
+		lines, failures := records.Split(sent)
+		if len(lines) != len(samples) {
+			return fmt.Sprintf("the gateway exported %d records to its file, want %d", len(lines), len(samples))
+		}
+		named, made := map[string]bool{}, map[string]bool{}
+		for _, r := range lines {
+			if id := r.Str("xla.oom.failure.id"); id != "" {
+				named[id] = true
+			}
+		}
+		for _, r := range failures {
+			made[r.Str("xla.oom.failure.id")] = true
+		}
+		if len(named) == 0 || len(made) != len(named) || len(failures) != len(named) {
+			return fmt.Sprintf("%d failure records for %d failures", len(failures), len(named))
 		}
 		return ""
 	})
 	eventually(t, 60*time.Second, func() string {
 		got, err := store.query("* | stats count() n")
-		if err != nil || len(got) != 1 || got[0]["n"] != strconv.Itoa(len(samples)) {
-			return fmt.Sprintf("VictoriaLogs holds %v records (%v), want %d", got, err, len(samples))
+		if err != nil || len(got) != 1 || got[0]["n"] != strconv.Itoa(len(sent)) {
+			return fmt.Sprintf("VictoriaLogs holds %v records (%v), want %d", got, err, len(sent))
 		}
 		return ""
 	})
@@ -157,6 +172,8 @@ func TestLogStore(t *testing.T) {
 		{`xla.oom.incident.id:"` + gpuIncident + `"`, func(r records.Record) bool {
 			return r.Str("xla.oom.incident.id") == gpuIncident
 		}},
+		// One row per failure and stream, with its facts (docs/incidents.md).
+		{`xla.oom.failure.statements:*`, func(r records.Record) bool { return r.EventName == records.FailureEvent }},
 	} {
 		got, err := store.query(q.query)
 		if err != nil {
@@ -185,10 +202,10 @@ func TestLogStore(t *testing.T) {
 	}
 	stored := map[string]map[string]string{}
 	for _, e := range all {
-		stored[e["host.name"]+" "+e["_msg"]] = e
+		stored[e["host.name"]+" "+e["_msg"]+" "+e["xla.oom.failure.id"]] = e
 	}
 	for _, r := range sent {
-		e := stored[r.ResourceStr("host.name")+" "+r.Body]
+		e := stored[r.ResourceStr("host.name")+" "+r.Body+" "+r.Str("xla.oom.failure.id")]
 		if e == nil {
 			t.Errorf("not in VictoriaLogs: %s %.80q", r.ResourceStr("host.name"), r.Body)
 			continue

@@ -78,8 +78,11 @@ func FailureBody(f *failure.Failure) string {
 	if r.Name != "" {
 		b.WriteString(" " + r.Name)
 	}
-	if r.Requested.Known {
+	switch {
+	case r.Requested.Known:
 		b.WriteString(": " + oom.HumanBytes(r.Requested.Bytes) + " requested")
+	case r.Used.Known && r.Capacity.Known:
+		b.WriteString(": " + oom.HumanBytes(r.Used.Bytes) + " needed, " + oom.HumanBytes(r.Capacity.Bytes) + " available")
 	}
 	if r.PoolLimit.Known && r.InUse.Known {
 		b.WriteString(", " + oom.HumanBytes(r.InUse.Bytes) + " of " + oom.HumanBytes(r.PoolLimit.Bytes) + " in use")
