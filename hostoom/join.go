@@ -100,6 +100,7 @@ func (j *Joiner) Add(at time.Time, s Statement) []Kill {
 	if j.open == nil {
 		out = j.endTail(out)
 		j.open = &Kill{First: at}
+		j.open.Ref = s.Ref
 	}
 	k := j.open
 	k.Statements++

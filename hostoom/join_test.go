@@ -143,3 +143,27 @@ func TestJoinBounded(t *testing.T) {
 		t.Errorf("keys %v", j.keys)
 	}
 }
+
+func TestRetry(t *testing.T) {
+	for _, c := range []struct {
+		k    Kill
+		want string
+	}{
+		{Kill{Statement: Statement{Kind: KernelKilled, Constraint: ConstraintCgroup}}, "futile"},
+		{Kill{Statement: Statement{Kind: KernelKilled, Constraint: ConstraintGlobal}}, "may_help"},
+		{Kill{Statement: Statement{Kind: KernelSummary, Constraint: ConstraintCpuset}}, "may_help"},
+		{Kill{Statement: Statement{Kind: KernelKilled}}, "unknown"}, // a kill line before 5.1, alone
+		{Kill{Statement: Statement{Kind: PodOOMKilled, Constraint: ConstraintCgroup}}, "unknown"},
+		{Kill{Statement: Statement{Kind: SlurmOOM, Constraint: ConstraintCgroup}}, "unknown"},
+		{Kill{Statement: Statement{Kind: Eviction, Constraint: ConstraintGlobal}}, "may_help"},
+		{Kill{Statement: Statement{Kind: OomdKill, Constraint: ConstraintCgroup}}, "may_help"},
+		{Kill{Statement: Statement{Kind: RayOOM}}, "may_help"},
+	} {
+		if got, _ := c.k.Retry(); got != c.want {
+			t.Errorf("%v %q: %s, want %s", c.k.Kind, c.k.Constraint, got, c.want)
+		}
+		if a := c.k.Advice(); len(a) != 4 || c.k.Cause() == "" {
+			t.Errorf("%v: advice %q", c.k.Kind, a)
+		}
+	}
+}

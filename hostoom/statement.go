@@ -148,4 +148,7 @@ type Statement struct {
 	// Key identifies one report of a kill that its source repeats (a pod
 	// watch prints the same last state many times); empty otherwise.
 	Key string
+	// Ref is the caller's own reference to where the statement came from
+	// (a line number); a Kill keeps its first statement's.
+	Ref int64
 }
