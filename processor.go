@@ -29,6 +29,7 @@ type logsProcessor struct {
 	// attempts are the allocation attempts each job logged before its
 	// failures (processor_attempts.go).
 	attempts *attemptmemory.Memory
+	hosts    hostStreams // the joiners of host-memory kill statements (processor_hostkill.go)
 }
 
 func newLogsProcessor(cfg *Config, finder *oomrecord.Finder, telemetry *metadata.TelemetryBuilder) *logsProcessor {
@@ -39,7 +40,7 @@ func newLogsProcessor(cfg *Config, finder *oomrecord.Finder, telemetry *metadata
 // processLogs tags every XLA OOM record in place. Records are never dropped,
 // and a record that is not an OOM is not touched at all.
 func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, error) {
-	var scanned, generic int64
+	var scanned, generic, hostKills int64
 	var tagged codeCounts // failures by code and, marked warning, warnings by kind: one table, one allocation
 	rls := ld.ResourceLogs()
 	for i := 0; i < rls.Len(); i++ {
@@ -49,7 +50,9 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 			lrs := sls.At(j).LogRecords()
 			scanned += int64(lrs.Len())
 			for k := 0; k < lrs.Len(); k++ {
-				if label, t := p.tag(res, lrs.At(k)); t != untouched {
+				if label, t := p.tag(res, lrs.At(k)); t == taggedHost {
+					hostKills++
+				} else if t != untouched {
 					tagged.add(label, t == taggedWarning)
 					if t == taggedGeneric {
 						generic++
@@ -57,6 +60,9 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 				}
 			}
 		}
+	}
+	if hostKills > 0 {
+		moveHostKills(ld) // processor_hostkill.go
 	}
 	p.telemetry.ProcessorXlaOomRecordsScanned.Add(ctx, scanned)
 	if generic > 0 {
@@ -92,7 +98,7 @@ const (
 func (p *logsProcessor) tag(res pcommon.Map, lr plog.LogRecord) (string, tagging) {
 	var texts oomrecord.Candidates
 	if !p.finder.Scan(lr, &texts) {
-		return "", untouched // 99.9 % of records: no Report is zeroed or copied
+		return p.hostStructured(res, lr) // 99.9 % of records: a string body ends there, no Report is zeroed or copied
 	}
 	return p.tagCandidate(res, lr, &texts)
 }
@@ -105,7 +111,7 @@ func (p *logsProcessor) tagCandidate(res pcommon.Map, lr plog.LogRecord, texts *
 	found := p.finder.Read(texts, p.cfg.MemoryWarnings)
 	switch found.Found {
 	case oom.FoundNothing:
-		return "", untouched
+		return p.hostText(res, lr, texts) // processor_hostkill.go
 	case oom.FoundWarning:
 		return p.warn(res, lr, &found.Warning)
 	case oom.FoundFailure:

@@ -118,3 +118,22 @@ func putSize(attrs pcommon.Map, k string, v int64) {
 		attrs.PutInt(k, v)
 	}
 }
+
+// MarksAll is Marks, and whether attrs carry a host-memory kill (HostKilled),
+// in one pass: the connector asks all three of every record.
+func MarksAll(attrs pcommon.Map) (tagged, warned, hostKill bool) {
+	var source, cause bool
+	for k := range attrs.All() {
+		switch k {
+		case ErrorCode:
+			tagged = true
+		case WarningKind:
+			warned = true
+		case HostSource:
+			source = true
+		case Cause:
+			cause = true
+		}
+	}
+	return tagged, warned, source && cause && !tagged
+}
