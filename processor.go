@@ -98,7 +98,10 @@ const (
 func (p *logsProcessor) tag(res pcommon.Map, lr plog.LogRecord) (string, tagging) {
 	var texts oomrecord.Candidates
 	if !p.finder.Scan(lr, &texts) {
-		return p.hostStructured(res, lr) // 99.9 % of records: a string body ends there, no Report is zeroed or copied
+		if lr.Body().Type() == pcommon.ValueTypeMap {
+			return p.hostStructured(res, lr) // processor_hostkill.go: a journald entry, a k8sobjects Pod or Event
+		}
+		return "", untouched // 99.9 % of records: no Report is zeroed or copied
 	}
 	return p.tagCandidate(res, lr, &texts)
 }

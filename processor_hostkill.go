@@ -81,10 +81,10 @@ func (p *logsProcessor) hostText(res pcommon.Map, lr plog.LogRecord, texts *oomr
 	return "", untouched
 }
 
-// hostStructured reads a map body: a journald entry or a k8sobjects Pod or
-// Event. Any other record is passed over on its body's type.
+// hostStructured reads a map body (tag passes over any other on its
+// body's type): a journald entry or a k8sobjects Pod or Event.
 func (p *logsProcessor) hostStructured(res pcommon.Map, lr plog.LogRecord) (string, tagging) {
-	if lr.Body().Type() != pcommon.ValueTypeMap || oomattr.Tagged(lr.Attributes()) {
+	if oomattr.Tagged(lr.Attributes()) {
 		return "", untouched
 	}
 	body := lr.Body().Map()

@@ -25,17 +25,19 @@ var InternalMemoryCue = Cue{Text: "INTERNAL", Near: "mem"}
 
 // HostCues let the host-memory kill lines that hold a scan key through the
 // same one pass, so that the processor reads them (package hostoom) at no
-// cost to ordinary records: the kernel's "Killed process"/"oom_reaper"
-// figures ("…kB, file-rss:"), its memory cgroup's "memory: usage …kB,
-// limit", the oom-kill summary's CONSTRAINT_, the gfp names of "invoked
-// oom-killer", earlyoom's VmRSS, Ray's "…GB) was running". The XLA
-// recogniser finds no failure in them (hostoom's tests check both).
+// measurable cost to ordinary records: the kernel's "Killed process" and
+// "oom_reaper" figures ("…kB, file-rss:"), its memory cgroup's "memory:
+// usage …kB, limit", the oom-kill summary's CONSTRAINT_, earlyoom's
+// "sending SIGTERM to process" and "… MiB, cmdline" (1.7+), Ray's "…GB /
+// …GB". Each was chosen by its cost on ordinary lines (BENCHMARKS.md,
+// "Host-memory kills"): "invoked oom-killer" (its gfp names) and Ray's "GB)"
+// cost 1-4 % and are left out. The XLA recogniser finds no failure in them
+// (hostoom's tests check both).
 var HostCues = []Cue{
 	{Text: "kB, file-rss:"},
 	{Text: "kB, limit #"},
 	{Text: "CONSTRAINT_"},
-	{Text: "GFP_KERNEL"},
-	{Text: "GFP_HIGHUSER_"},
-	{Text: "VmRSS #"},
-	{Text: "GB) was running"},
+	{Text: "SIGTERM to process"},
+	{Text: "MiB, cmdline"},
+	{Text: "GB / #"},
 }
