@@ -62,7 +62,7 @@ func TestHostKillRealKernel(t *testing.T) {
 		},
 		Env: func(p *collector.Ports) []string {
 			return append(telemetryEnv(p),
-				"XLAOOM_KERNEL_LOG="+kernelLog,
+				"XLAOOM_KERNEL_LOG="+kernelLog, "XLAOOM_KERNEL_START_AT=beginning",
 				"XLAOOM_JOB_LOGS="+filepath.Join(dir, "no-jobs", "*", "*.log"),
 				"XLAOOM_CONTAINER_LOGS="+filepath.Join(dir, "no-pods", "*", "*", "*.log"),
 				"XLAOOM_START_AT=beginning", "HOST_NAME=node-1", "XLAOOM_STORAGE_DIR="+filepath.Join(dir, "storage"),
