@@ -17,7 +17,8 @@ type RetryRule struct {
 	when                               func(k *Kill) bool
 }
 
-// RetryRules: the first whose condition holds decides; none: unknown.
+// RetryRules are the host kills' verdict rules: the first whose condition
+// holds decides; none: unknown.
 var RetryRules = []RetryRule{
 	{
 		Name: "own cgroup limit", Verdict: oom.RetryFutile,

@@ -31,7 +31,7 @@ func readLines(t *testing.T, path string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	var out []string
 	for sc := bufio.NewScanner(f); sc.Scan(); {
 		out = append(out, sc.Text())

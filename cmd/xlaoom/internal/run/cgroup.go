@@ -42,7 +42,7 @@ func readMemcg() (memcgCounts, error) {
 	if err != nil {
 		return memcgCounts{}, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only
 	var v1, v2 string
 	for sc := bufio.NewScanner(f); sc.Scan(); {
 		parts := strings.SplitN(sc.Text(), ":", 3)

@@ -12,8 +12,8 @@ import (
 
 // fakeCgroup points the wrapper at a fake cgroup tree whose counters the
 // fake job rewrites (as the kernel does when it kills one of its
-// processes) from the file $NEXT. It returns the counters' file.
-func fakeCgroup(t *testing.T, v2 bool, counters, limit, peak string) string {
+// processes) from the file $NEXT, named by $COUNTERS.
+func fakeCgroup(t *testing.T, v2 bool, counters, limit, peak string) {
 	t.Helper()
 	root := t.TempDir()
 	self := filepath.Join(root, "self-cgroup")
@@ -33,7 +33,6 @@ func fakeCgroup(t *testing.T, v2 bool, counters, limit, peak string) string {
 	procSelfCgroup, cgroupRoot = self, root
 	t.Cleanup(func() { procSelfCgroup, cgroupRoot = oldSelf, oldRoot })
 	t.Setenv("COUNTERS", filepath.Join(dir, file))
-	return filepath.Join(dir, file)
 }
 
 func must(t *testing.T, err error) {
