@@ -77,7 +77,7 @@ func TestHostKillRealKernel(t *testing.T) {
 	if err := os.Mkdir(cgDir, 0o755); err != nil {
 		t.Skipf("cannot make a memory cgroup: %v", err)
 	}
-	defer os.Remove(cgDir)
+	defer func() { _ = os.Remove(cgDir) }()
 	if err := os.WriteFile(filepath.Join(cgDir, "memory.limit_in_bytes"), []byte("67108864"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +201,7 @@ func copyKmsg(t *testing.T, path string) func() {
 			if f := strings.Split(head, ","); len(f) >= 3 {
 				_, _ = fmt.Sscan(f[2], &us)
 			}
-			fmt.Fprintf(w, "[%5d.%06d] %s\n", us/1e6, us%1e6, msg)
+			_, _ = fmt.Fprintf(w, "[%5d.%06d] %s\n", us/1e6, us%1e6, msg)
 			_ = w.Flush()
 		}
 	}()
