@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
@@ -37,6 +38,7 @@ type logsProcessor struct {
 	stop     chan struct{}
 	stopOnce sync.Once
 	wg       sync.WaitGroup
+	hosts    hostStreams // the joiners of host-memory kill statements (processor_hostkill.go)
 }
 
 func newLogsProcessor(cfg *Config, finder *oomrecord.Finder, telemetry *metadata.TelemetryBuilder, next consumer.Logs) *logsProcessor {
@@ -48,7 +50,7 @@ func newLogsProcessor(cfg *Config, finder *oomrecord.Finder, telemetry *metadata
 // for each failure that closed in the batch. Records are never dropped, and
 // a record that is not an OOM is not touched at all.
 func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, error) {
-	var scanned, generic int64
+	var scanned, generic, hostKills int64
 	var tagged codeCounts // failures by code and, marked warning, warnings by kind: one table, one allocation
 	var closed []failure.Failure
 	rls := ld.ResourceLogs()
@@ -60,7 +62,9 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 			scanned += int64(lrs.Len())
 			for k := 0; k < lrs.Len(); k++ {
 				label, t := p.tag(rl, lrs.At(k), &closed)
-				if t != untouched {
+				if t == taggedHost {
+					hostKills++
+				} else if t != untouched {
 					tagged.add(label, t == taggedWarning)
 					if t == taggedGeneric {
 						generic++
@@ -68,6 +72,9 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 				}
 			}
 		}
+	}
+	if hostKills > 0 {
+		moveHostKills(ld) // processor_hostkill.go
 	}
 	if len(closed) > 0 {
 		p.appendFailures(ctx, ld, closed)
@@ -110,6 +117,9 @@ const (
 func (p *logsProcessor) tag(rl plog.ResourceLogs, lr plog.LogRecord, closed *[]failure.Failure) (string, tagging) {
 	var texts oomrecord.Candidates
 	if !p.finder.Scan(lr, &texts) {
+		if lr.Body().Type() == pcommon.ValueTypeMap {
+			return p.hostStructured(rl.Resource().Attributes(), lr) // processor_hostkill.go: a journald entry, a k8sobjects Pod or Event
+		}
 		// 99.9 % of records: no Report is zeroed or copied, and while no
 		// failure is open anywhere, nothing else is done.
 		if p.failures.Open() {
@@ -130,6 +140,9 @@ func (p *logsProcessor) tagCandidate(rl plog.ResourceLogs, lr plog.LogRecord, te
 	found := p.finder.Read(texts, p.cfg.MemoryWarnings)
 	switch found.Found {
 	case oom.FoundNothing:
+		if label, t := p.hostText(rl.Resource().Attributes(), lr, texts); t != untouched {
+			return label, t // processor_hostkill.go
+		}
 		if p.failures.Open() {
 			p.evidence(rl, lr, texts.First(), closed)
 		}

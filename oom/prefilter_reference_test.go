@@ -60,7 +60,7 @@ func referenceCues() []logtext.Cue {
 	for i := range z.Warnings {
 		all = append(all, z.Warnings[i].Cues...)
 	}
-	return append(all, generic.GenericCues...)
+	return append(append(all, generic.GenericCues...), HostCues...)
 }
 
 // referenceMatch matches cue text at text[i:], returning where the match ends.

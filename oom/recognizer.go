@@ -143,5 +143,5 @@ func (z *Recognizer) prefilterCues() []logtext.Cue {
 			all = append(all, logtext.Cue{Text: e.Name})
 		}
 	}
-	return append(all, z.cues()...)
+	return append(append(all, z.cues()...), HostCues...)
 }

@@ -45,7 +45,7 @@ func TestLoadConfig(t *testing.T) {
 		assert.Equal(t, 15*time.Minute, cfg.SeriesExpiry)
 		assert.Equal(t, 2000, cfg.SeriesLimit)
 		assert.Empty(t, cfg.Dimensions)
-		assert.Equal(t, [numMetrics]bool{true, true, true, true, true, true, true}, cfg.Metrics.enabled())
+		assert.Equal(t, [numMetrics]bool{true, true, true, true, true, true, true, true}, cfg.Metrics.enabled())
 		require.Len(t, cfg.Buckets, 21)
 		assert.Equal(t, float64(1<<20), cfg.Buckets[0], "1 MiB")
 		assert.Equal(t, float64(1<<40), cfg.Buckets[20], "1 TiB")
@@ -71,7 +71,7 @@ func TestLoadConfig(t *testing.T) {
 		want.Metrics.XlaOomShortfallSize.Enabled = false
 		// The generated metric configs remember whether the user set enabled,
 		// so compare what matters rather than the private flags.
-		assert.Equal(t, [numMetrics]bool{true, true, false, false, true, true, false}, cfg.Metrics.enabled())
+		assert.Equal(t, [numMetrics]bool{true, true, false, false, true, true, false, true}, cfg.Metrics.enabled())
 		want.Metrics, cfg.Metrics = MetricsConfig{}, MetricsConfig{}
 		assert.Equal(t, want, cfg)
 	})
@@ -79,7 +79,7 @@ func TestLoadConfig(t *testing.T) {
 		cfg, err := loadConfig(t, "warnings_only")
 		require.NoError(t, err)
 		require.NoError(t, confmap.Validate(cfg), "the early-warning metrics alone are a valid connector")
-		assert.Equal(t, [numMetrics]bool{false, false, false, false, false, true, true}, cfg.Metrics.enabled())
+		assert.Equal(t, [numMetrics]bool{false, false, false, false, false, true, true, false}, cfg.Metrics.enabled())
 	})
 }
 

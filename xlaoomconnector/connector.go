@@ -123,7 +123,7 @@ func (c *xlaOOMConnector) Shutdown(ctx context.Context) error {
 // of a batch or none of it.
 func (c *xlaOOMConnector) ConsumeLogs(ctx context.Context, ld plog.Logs) error {
 	b := c.gather(ld, c.now())
-	if b.fromAttrs+b.fromText == 0 && len(b.warnings) == 0 && len(b.incidents) == 0 {
+	if b.fromAttrs+b.fromText == 0 && len(b.warnings) == 0 && len(b.incidents) == 0 && len(b.hostKills) == 0 {
 		return nil
 	}
 	c.mu.Lock()
@@ -154,6 +154,8 @@ type batch struct {
 	// sorted, so the state sees them in the same order whatever the map's.
 	incidents, warnings       map[resourceKey]*jobBatch
 	incidentJobs, warningJobs []resourceKey
+	hostKills                 map[resourceKey]*jobBatch // hostkill.go
+	hostJobs                  []resourceKey
 
 	fromAttrs, fromText int64 // OOM records read from tags, and recognised in text
 }
@@ -169,7 +171,7 @@ type resourceRecords struct {
 // gather reads every record of ld without the lock; arrival dates a record
 // that carries no time.
 func (c *xlaOOMConnector) gather(ld plog.Logs, arrival time.Time) batch {
-	b := batch{incidents: map[resourceKey]*jobBatch{}, warnings: map[resourceKey]*jobBatch{}}
+	b := batch{incidents: map[resourceKey]*jobBatch{}, warnings: map[resourceKey]*jobBatch{}, hostKills: map[resourceKey]*jobBatch{}}
 	rls := ld.ResourceLogs()
 	for i := 0; i < rls.Len(); i++ {
 		rl := rls.At(i)
@@ -179,7 +181,11 @@ func (c *xlaOOMConnector) gather(ld plog.Logs, arrival time.Time) batch {
 			lrs := sls.At(j).LogRecords()
 			for k := 0; k < lrs.Len(); k++ {
 				lr := lrs.At(k)
-				tagged, warned := oomattr.Marks(lr.Attributes())
+				tagged, warned, host := oomattr.MarksAll(lr.Attributes())
+				if host {
+					c.addHostKill(b.hostKills, rl, lr, arrival) // hostkill.go
+					continue
+				}
 				var texts oomrecord.Candidates
 				if !tagged && (!c.cfg.RecognizeUntagged || !c.finder.Scan(lr, &texts)) {
 					if warned {
@@ -217,6 +223,7 @@ func (c *xlaOOMConnector) gather(ld plog.Logs, arrival time.Time) batch {
 	}
 	b.incidentJobs = sortedKeys(b.incidents)
 	b.warningJobs = sortedKeys(b.warnings)
+	b.hostJobs = sortedKeys(b.hostKills)
 	for _, job := range b.incidents {
 		// In record order, so that the copies of one failure chain into
 		// one incident whatever order the batch holds them in.
@@ -234,6 +241,9 @@ func (c *xlaOOMConnector) apply(b *batch, now time.Time) (overflowed int64) {
 	for _, k := range b.warningJobs {
 		job := b.warnings[k]
 		overflowed += c.state.add(k, job.resource, job.schemaURL, job.obs, now)
+	}
+	for _, k := range b.hostJobs {
+		overflowed += c.state.add(k, b.hostKills[k].resource, b.hostKills[k].schemaURL, b.hostKills[k].obs, now)
 	}
 	for _, k := range b.incidentJobs {
 		job := b.incidents[k]

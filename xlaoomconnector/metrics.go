@@ -26,6 +26,7 @@ const (
 	metricIncidents
 	metricWarnings        // xla.memory.warnings (warning.go)
 	metricWarningPressure // xla.memory.warning.pressure (warning.go)
+	metricHostKills       // xla.oom.host.kills (hostkill.go)
 	numMetrics
 )
 
@@ -98,12 +99,13 @@ var descriptors = [numMetrics]descriptor{
 			"demand did not fit.",
 		unit: "1",
 	},
+	metricHostKills: hostKillsDescriptor,
 }
 
 // metricType is the instrument of each metric.
 func (id metricID) metricType() pmetric.MetricType {
 	switch id {
-	case metricErrors, metricIncidents, metricWarnings:
+	case metricErrors, metricIncidents, metricWarnings, metricHostKills:
 		return pmetric.MetricTypeSum
 	case metricPressure, metricWarningPressure:
 		return pmetric.MetricTypeGauge
@@ -121,6 +123,7 @@ func (m *MetricsConfig) enabled() [numMetrics]bool {
 		metricIncidents:       m.XlaOomIncidents.Enabled,
 		metricWarnings:        m.XlaMemoryWarnings.Enabled,
 		metricWarningPressure: m.XlaMemoryWarningPressure.Enabled,
+		metricHostKills:       m.XlaOomIncidents.Enabled, // counted where incidents are
 	}
 }
 
@@ -130,7 +133,8 @@ type attrKey struct {
 	code, phase, cause            string // phase and cause: xla.oom.errors only
 	program, backend, memorySpace string // opt-in dimensions
 	warning                       string // xla.memory.warning: warning metrics only
-	retry                         string // xla.oom.retry: xla.oom.incidents only
+	retry                         string // xla.oom.retry: xla.oom.incidents and xla.oom.host.kills
+	hostSource, hostConstraint    string // xla.oom.host.kills only
 }
 
 // putAttributes writes the set in a fixed order.
@@ -139,6 +143,7 @@ func (k attrKey) putAttributes(dst pcommon.Map) {
 		{oomattr.ErrorCode, k.code}, {oomattr.ErrorPhase, k.phase}, {oomattr.Cause, k.cause},
 		{oomattr.Program, k.program}, {oomattr.Backend, k.backend}, {oomattr.MemorySpace, k.memorySpace},
 		{oomattr.WarningKind, k.warning}, {oomattr.Retry, k.retry},
+		{oomattr.HostSource, k.hostSource}, {oomattr.HostConstraint, k.hostConstraint},
 	} {
 		if kv.value != "" {
 			dst.PutStr(kv.key, kv.value)
@@ -148,8 +153,8 @@ func (k attrKey) putAttributes(dst pcommon.Map) {
 
 // compare orders attribute sets field by field, for a stable output order.
 func (k attrKey) compare(o attrKey) int {
-	a := [...]string{k.code, k.phase, k.cause, k.program, k.backend, k.memorySpace, k.warning, k.retry}
-	b := [...]string{o.code, o.phase, o.cause, o.program, o.backend, o.memorySpace, o.warning, o.retry}
+	a := [...]string{k.code, k.phase, k.cause, k.program, k.backend, k.memorySpace, k.warning, k.retry, k.hostSource, k.hostConstraint}
+	b := [...]string{o.code, o.phase, o.cause, o.program, o.backend, o.memorySpace, o.warning, o.retry, o.hostSource, o.hostConstraint}
 	for i := range a {
 		if c := strings.Compare(a[i], b[i]); c != 0 {
 			return c
@@ -207,6 +212,9 @@ const (
 	// memoryWarning is one memory-pressure warning, on the job resource:
 	// xla.memory.warnings and xla.memory.warning.pressure.
 	memoryWarning
+	// hostKill is one host-memory kill, on the job resource:
+	// xla.oom.host.kills (hostkill.go).
+	hostKill
 )
 
 // feeds reports whether the measurement adds to metric id: its kind feeds
@@ -217,6 +225,8 @@ func (m *measurement) feeds(id metricID) bool {
 		return id == metricIncidents
 	case memoryWarning:
 		return id == metricWarnings || (id == metricWarningPressure && m.hasPressure)
+	case hostKill:
+		return id == metricHostKills
 	case oomRecord:
 		switch id {
 		case metricErrors:

@@ -95,7 +95,7 @@ func (st *state) add(key resourceKey, res pcommon.Resource, schemaURL string, ob
 			}
 			s.touch(now)
 			switch id {
-			case metricErrors, metricIncidents, metricWarnings:
+			case metricErrors, metricIncidents, metricWarnings, metricHostKills:
 				s.count++
 			case metricRequested:
 				s.hist.observe(st.bounds, float64(ob.measured.requested))

@@ -7,3 +7,6 @@ getent group otelcol-xlaoom >/dev/null 2>&1 || groupadd --system otelcol-xlaoom
 getent passwd otelcol-xlaoom >/dev/null 2>&1 || useradd --system --gid otelcol-xlaoom \
   --home-dir /var/lib/otelcol-xlaoom --no-create-home --shell /usr/sbin/nologin \
   --comment "otelcol-xlaoom collector" otelcol-xlaoom
+# The kernel's log (file_log/kernel): /var/log/kern.log is readable by the adm
+# group on Debian and Ubuntu. Where the group exists, the service joins it.
+if getent group adm >/dev/null 2>&1; then usermod -a -G adm otelcol-xlaoom; fi

@@ -17,8 +17,7 @@ var StatusCues = []Cue{
 }
 
 // InternalMemoryCue is the cue of an INTERNAL status that speaks of memory
-// ("INTERNAL: Out of memory", "INTERNAL: 'memref.alloca' op ..."), which is
-// what str(e) of an
-// XlaRuntimeError prints for such failures; one near word serves them all
-// (one search of the text after the status).
+// ("INTERNAL: Out of memory", "INTERNAL: 'memref.alloca' op ..."), what
+// str(e) of an XlaRuntimeError prints for such failures; one near word
+// serves them all (one search of the text after the status).
 var InternalMemoryCue = Cue{Text: "INTERNAL", Near: "mem"}

@@ -161,7 +161,8 @@ func explain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		_, _ = fmt.Fprintf(stderr, "xlaoom: %v\n", err)
 		return ExitError
 	}
-	return exitStatus(&t)
+	_, _ = fmt.Fprint(summaryTo, hostSummary(&t))
+	return withHostKills(&t, exitStatus(&t))
 }
 
 func displayName(name string) string {
@@ -196,6 +197,9 @@ func explainInput(name string, stdin io.Reader, p printer, t *Totals, stderr io.
 		}
 		return nil
 	})
+	if herr := printHostKills(p, shown, notes.host.flush(), t); herr != nil { // hostkill.go
+		return herr
+	}
 	if notes.empty && err == nil {
 		_, _ = fmt.Fprintf(stderr, "xlaoom: %s: empty, nothing to explain\n", shown)
 	}

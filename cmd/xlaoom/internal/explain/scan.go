@@ -30,6 +30,10 @@ type Totals struct {
 	Unreadable int   // inputs that could not be read (missing, a directory, binary, a read error)
 	// LastRetry is the retry verdict of the last failure counted.
 	LastRetry string
+	// HostKills are the host-memory kills found (hostkill.go), not
+	// failures; LastHostRetry the last one's verdict.
+	HostKills     int64
+	LastHostRetry string
 }
 
 func (t *Totals) count(f *Finding) {
@@ -67,6 +71,7 @@ type inputNotes struct {
 	records   int64
 	invalidAt int  // line where invalid UTF-8 was first seen; 0: none seen
 	empty     bool // no record
+	host      hostScan
 }
 
 // scan reads one input to its end, calls found with every finding and adds
@@ -135,6 +140,7 @@ func (notes *inputNotes) record(rec *Record, name string, t *Totals, g *gatherer
 		t.Over++
 		return nil
 	}
+	notes.host.record(rec) // hostkill.go
 	// The prefilter reads the buffer in place: the 99.9 % of records that
 	// are not OOMs cost it and nothing else, but while a failure is open,
 	// when they are read for its evidence.

@@ -50,6 +50,14 @@ last XLA out-of-memory failure's retry verdict (xla.oom.retry) decides:
             times, then exit --may-help-exit (42)
   unknown   or no OOM in the log: exit with the job's own status
 
+Whatever its exit, the job's memory cgroup's OOM-kill count (cgroup v2
+memory.events oom_kill, v1 memory.oom_control oom_kill) is read before
+and after it: a job the kernel's OOM killer hit (exit 137, or 1 when only
+a worker was killed) is a host-memory kill, decided before the log is
+read: futile when the cgroup reached its own limit (v2 memory.events oom
+rose; v1 peak usage at the limit), else may_help. A plain SIGKILL moves no
+counter and is never called an OOM.
+
 A job that succeeds exits 0. The decision is one line on standard error,
 starting "xlaoom run:". docs/explain.md shows how a Kubernetes Job's
 podFailurePolicy, a JobSet's failurePolicy and a Slurm script act on it.

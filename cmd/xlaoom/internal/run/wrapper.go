@@ -28,17 +28,28 @@ func (w *wrapper) run() int {
 	retries, smaller := 0, false
 	for attempt := 1; ; attempt++ {
 		w.log.reset()
+		before, beforeErr := readMemcg() // cgroup.go: the host kills of this run
 		status, err := runJob(w.o.command, w.env, w.stdin, w.stdout, w.stderr, w.log, sigs)
 		if err != nil {
 			w.say("cannot run %s: %v", quoteCommand(w.o.command[:1]), err)
 			return status
 		}
+		kill := hostKillBetween(before, beforeErr) // hostkill.go; a plain SIGKILL is none
 		if status == 0 {
+			if kill != nil {
+				w.say("the job exited 0: %s; it succeeded regardless", kill)
+			}
 			return 0
 		}
 		if sig := sigs.stopped(); sig != nil {
 			w.say("stopped by %v: exit %d, the job's status", sig, status)
 			return status
+		}
+		if kill != nil {
+			if exit, rerun := w.decideHostKill(kill, status, &retries, sigs); !rerun {
+				return exit
+			}
+			continue
 		}
 		v, err := explainLog(w.log.log())
 		switch {

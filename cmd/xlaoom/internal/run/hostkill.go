@@ -1,0 +1,106 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package run
+
+import (
+	"fmt"
+
+	"github.com/xlaoom/xlaoomprocessor/oom"
+)
+
+// hostKill is what the memory cgroup's counters say about one run: the
+// kernel's OOM killer killed kills of the job's processes.
+type hostKill struct {
+	kills int64
+	after memcgCounts
+	// ownLimit: the cgroup reached its own limit (v2: its "oom" counter
+	// rose; v1: its peak usage reached its limit). Else the kill was the
+	// node's (a global OOM) or an ancestor's limit.
+	ownLimit bool
+}
+
+// hostKillBetween compares the counters read before and after a run; nil
+// when the OOM killer killed nothing of the job's, or the counters could
+// not be read (a plain SIGKILL, or any other death, is never a host kill).
+func hostKillBetween(before memcgCounts, beforeErr error) *hostKill {
+	if beforeErr != nil {
+		return nil
+	}
+	after, err := readMemcg()
+	if err != nil || after.path != before.path || after.oomKill <= before.oomKill {
+		return nil
+	}
+	k := &hostKill{kills: after.oomKill - before.oomKill, after: after}
+	if after.v2 {
+		k.ownLimit = after.oomAtLimit > before.oomAtLimit
+	} else {
+		// A v1 memcg has no "oom" counter; its peak at the limit (to one
+		// page per CPU's charge batch, 2 MiB) shows that the limit was hit.
+		k.ownLimit = after.limit > 0 && after.peak >= after.limit-2<<20
+	}
+	return k
+}
+
+// retry is the verdict of the retry table's evidence rule: a job that
+// filled its own cgroup fails again with the same limit; a kill of the
+// whole node's memory depended on what else ran there.
+func (k *hostKill) retry() string {
+	if k.ownLimit {
+		return oom.RetryFutile
+	}
+	return oom.RetryMayHelp
+}
+
+// String names the kill in the wrapper's line.
+func (k *hostKill) String() string {
+	where := "the node ran out of memory (not the cgroup's own limit)"
+	if k.ownLimit {
+		where = "it reached its cgroup's memory limit"
+		if k.after.limit > 0 {
+			where += fmt.Sprintf(" of %s", bytesText(k.after.limit))
+		}
+	}
+	return fmt.Sprintf("the kernel's OOM killer killed %d process(es) of the job in %s: %s", k.kills, k.after.path, where)
+}
+
+// advice is the first step for an accelerator job that a host kill ended.
+func (k *hostKill) advice() string {
+	if k.ownLimit {
+		return "raise the memory request/limit, or lower host memory: stream the checkpoint restore, fewer or lighter data-loader workers, a lower pinned-host limit"
+	}
+	return "a neighbour may have held the memory; reserve the job's memory (a request equal to its limit)"
+}
+
+func bytesText(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.2f MiB", float64(n)/(1<<20))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// decideHostKill exits as for an XLA failure of the same verdict: futile,
+// or may_help (rerun up to --retries, then --may-help-exit). rerun is true
+// when the wrapper should run the job again.
+func (w *wrapper) decideHostKill(k *hostKill, status int, retries *int, sigs *signals) (exit int, rerun bool) {
+	if k.retry() == oom.RetryFutile {
+		w.decided("the job exited %d: %s; futile, a restart fails the same way with the same limit (%s): exit %d",
+			status, k, k.advice(), w.o.futileExit)
+		return w.o.futileExit, false
+	}
+	if *retries < w.o.retries {
+		*retries++
+		w.say("the job exited %d: %s; may pass on a rerun: rerun %d of %d in %v", status, k, *retries, w.o.retries, w.o.retryDelay)
+		if !w.wait(sigs) {
+			w.say("stopped by %v before the rerun: exit %d, the job's status", sigs.stopped(), status)
+			return status, false
+		}
+		return 0, true
+	}
+	w.decided("the job exited %d: %s; may pass on a rerun (%s)%s: exit %d",
+		status, k, k.advice(), w.retriesSpent(*retries), w.o.mayHelpExit)
+	return w.o.mayHelpExit, false
+}

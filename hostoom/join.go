@@ -1,0 +1,232 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package hostoom
+
+import "time"
+
+// Kill is one host-memory kill: every statement of one OOM event of one
+// cgroup (or of the node) joined, however many tasks it killed.
+type Kill struct {
+	Statement // the victim (the first task killed) and the joined figures
+	// Tasks counts the tasks killed (memory.oom.group kills them all).
+	Tasks int
+	// Statements counts the statements joined into the kill.
+	Statements int
+	// Complete: the kill's own line was seen (the kernel's "Killed
+	// process", or a user-space killer's single statement).
+	Complete bool
+	// First and Last are the times of its first and last statement.
+	First, Last time.Time
+}
+
+// Owner is who the kill's cgroup belongs to: the victim's cgroup, else the
+// one whose limit was hit, else what the statement names directly (a pod
+// status, a Slurm step).
+func (k *Kill) Owner() Owner {
+	switch {
+	case k.PodUID != "":
+		return Owner{Kind: OwnerPod, PodUID: k.PodUID, ContainerID: k.ContainerID, Path: k.Cgroup}
+	case k.Job != "":
+		return Owner{Kind: OwnerSlurm, SlurmJob: k.Job, SlurmStep: k.Step, Path: k.Cgroup}
+	case k.Cgroup != "":
+		return OwnerOf(k.Cgroup)
+	case k.LimitCgroup != "":
+		return OwnerOf(k.LimitCgroup)
+	case k.Constraint == ConstraintGlobal:
+		return Owner{Kind: OwnerNode}
+	}
+	return Owner{}
+}
+
+// Joiner joins the statements of one stream (one kernel's log, one job's
+// output) into kills, in the order they were printed. The kernel prints a
+// kill as several records: "invoked oom-killer", the memory cgroup's usage
+// and limit, its stats, the task table, the oom-kill summary, "Killed
+// process" (one per task when memory.oom.group is set), then "oom_reaper".
+// A kill closes at its "Killed process" line and is returned by that Add;
+// later lines of the same event (more tasks, the reaper) join it without a
+// second kill. An event that never printed its kill line closes at the next
+// event, after Quiet without a statement, at MaxStatements, or at Flush,
+// and is returned when it named a victim. Statements of the other sources
+// are one kill each; a repeated Key (a pod watch reprinting a last state)
+// is dropped. It is bounded: one open event, and the last MaxKeys keys.
+// Not safe for concurrent use.
+type Joiner struct {
+	Quiet         time.Duration // default 10s
+	MaxStatements int           // default 64
+	MaxKeys       int           // default 256
+	// Hold keeps a kernel kill open after its "Killed process" line until
+	// its event ends (the next event, Quiet, MaxStatements, Flush), so that
+	// Tasks counts every task of a memory.oom.group kill: for a reader of a
+	// whole log (xlaoom explain). Without it the kill is returned at once,
+	// as a processor that tags the kill line's record needs.
+	Hold bool
+
+	open *Kill // the event being read
+	// tail is the last closed kernel kill, which its event's later lines join.
+	tail    Kill
+	hasTail bool
+	keys    []string // recent keys, oldest first
+}
+
+// Add joins s, printed at at (zero: unknown, so no quiet interval closes
+// it), and returns the kills it closes, in order.
+func (j *Joiner) Add(at time.Time, s Statement) []Kill {
+	var out []Kill
+	if j.open != nil && j.quietSince(j.open.Last, at) {
+		out = j.closeOpen(out)
+	}
+	if j.hasTail && j.quietSince(j.tail.Last, at) {
+		out = j.endTail(out)
+	}
+	if !s.Kind.Kernel() {
+		if s.Key != "" && j.seen(s.Key) {
+			return out
+		}
+		return append(out, Kill{Statement: s, Tasks: 1, Statements: 1, Complete: true, First: at, Last: at})
+	}
+	if j.joinsTail(s) {
+		j.tail.Statements++
+		j.tail.Last = at
+		if s.Kind == KernelKilled && s.PID != j.tail.PID {
+			j.tail.Tasks++
+		}
+		return out
+	}
+	if s.Kind == KernelInvoked && j.open != nil {
+		out = j.closeOpen(out)
+	}
+	if j.open == nil {
+		out = j.endTail(out)
+		j.open = &Kill{First: at}
+		j.open.Ref = s.Ref
+	}
+	k := j.open
+	k.Statements++
+	k.Last = at
+	merge(k, s)
+	if s.Kind == KernelKilled {
+		k.Complete, k.Tasks = true, 1
+		j.tail, j.hasTail, j.open = *k, true, nil
+		if j.Hold {
+			return out
+		}
+		return append(out, *k)
+	}
+	if k.Statements >= j.maxStatements() {
+		out = j.closeOpen(out)
+	}
+	return out
+}
+
+// Flush closes the open event and returns it when it named a victim.
+func (j *Joiner) Flush() []Kill {
+	return j.closeOpen(j.endTail(nil))
+}
+
+// endTail forgets the last closed kill, returning it when Hold kept it.
+func (j *Joiner) endTail(out []Kill) []Kill {
+	if j.hasTail && j.Hold {
+		out = append(out, j.tail)
+	}
+	j.hasTail = false
+	return out
+}
+
+// Expire closes the open event when now is Quiet after its last statement
+// (for a caller that reads no more lines for a while).
+func (j *Joiner) Expire(now time.Time) []Kill {
+	var out []Kill
+	if j.hasTail && j.quietSince(j.tail.Last, now) {
+		out = j.endTail(out)
+	}
+	if j.open != nil && j.quietSince(j.open.Last, now) {
+		out = j.closeOpen(out)
+	}
+	return out
+}
+
+func (j *Joiner) closeOpen(out []Kill) []Kill {
+	k := j.open
+	j.open = nil
+	if k != nil && (k.PID != 0 || k.Cgroup != "") {
+		k.Tasks = 1
+		out = append(out, *k)
+	}
+	return out
+}
+
+// joinsTail: a later line of the kill just closed, with no other line of
+// the kernel's between: the memory.oom.group line and the other tasks it
+// kills (printed after the first "Killed process"), or the
+// reaper. A new event prints its summary (4.19+) or its "Kill process"
+// (before) first, so its "Killed process" never follows the tail directly.
+func (j *Joiner) joinsTail(s Statement) bool {
+	return j.hasTail && j.open == nil && (s.Kind == KernelReaped || s.Kind == KernelKilled || s.Kind == KernelGroup)
+}
+
+// merge fills what k lacks from s: the victim from the summary and the kill
+// line, the figures from the usage line.
+func merge(k *Kill, s Statement) {
+	if s.Kind == KernelInvoked {
+		if k.Reason == "" {
+			k.Reason = "invoked by " + s.Command
+		}
+		return
+	}
+	if s.PID != 0 && (k.PID == 0 || s.Kind == KernelKilled) {
+		k.PID, k.Command = s.PID, s.Command
+	}
+	if s.Kind == KernelKilled || k.RSS == 0 {
+		k.RSS, k.AnonRSS, k.FileRSS, k.Shmem = max(s.RSS, k.RSS), max(s.AnonRSS, k.AnonRSS), max(s.FileRSS, k.FileRSS), max(s.Shmem, k.Shmem)
+	}
+	if s.Limit != 0 && k.Limit == 0 {
+		k.Limit, k.Usage = s.Limit, s.Usage
+	}
+	if s.Constraint != ConstraintUnknown && (k.Constraint == ConstraintUnknown || s.Kind == KernelSummary) {
+		k.Constraint = s.Constraint
+	}
+	if s.Cgroup != "" && k.Cgroup == "" {
+		k.Cgroup = s.Cgroup
+	}
+	if s.LimitCgroup != "" && k.LimitCgroup == "" {
+		k.LimitCgroup = s.LimitCgroup
+	}
+	if k.Kind == KindNone || s.Kind == KernelKilled {
+		k.Kind = s.Kind
+	}
+}
+
+func (j *Joiner) quietSince(last, at time.Time) bool {
+	q := j.Quiet
+	if q <= 0 {
+		q = 10 * time.Second
+	}
+	return !last.IsZero() && !at.IsZero() && at.Sub(last) > q
+}
+
+func (j *Joiner) maxStatements() int {
+	if j.MaxStatements <= 0 {
+		return 64
+	}
+	return j.MaxStatements
+}
+
+// seen records key and reports whether it was among the recent ones.
+func (j *Joiner) seen(key string) bool {
+	for _, k := range j.keys {
+		if k == key {
+			return true
+		}
+	}
+	limit := j.MaxKeys
+	if limit <= 0 {
+		limit = 256
+	}
+	if len(j.keys) >= limit {
+		j.keys = append(j.keys[:0], j.keys[1:]...)
+	}
+	j.keys = append(j.keys, key)
+	return false
+}

@@ -1,0 +1,181 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package hostoom
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// The kernel's OOM-killer lines (mm/oom_kill.c, mm/memcontrol.c). Each
+// pattern names the kernel versions whose format strings it reads; the
+// optional groups are the fields those versions add or drop.
+var (
+	// dump_header: "%s invoked oom-killer: gfp_mask=%#x(%pGg), order=%d,
+	// oom_score_adj=%hd" (4.8+); before, "gfp_mask=0x%x" without names and,
+	// in 4.7-4.9, ", nodemask=%*pbl" before order.
+	invokedRe = regexp.MustCompile(`^(.+?) invoked oom-killer: gfp_mask=(0x[0-9a-f]+)(?:\([^)]*\))?,(?: nodemask=\S+,)? order=(-?\d+), oom_score_adj=(-?\d+)`)
+	// mem_cgroup_print_oom_info before 4.19: "Task in <path> killed as a
+	// result of limit of <path>".
+	taskInRe = regexp.MustCompile(`^Task in (\S+) killed as a result of limit of (\S+)`)
+	// mem_cgroup_print_oom_meminfo (v1 and v2): "memory: usage %llukB,
+	// limit %llukB, failcnt %lu"; failcnt is v1's and may be left out.
+	usageRe = regexp.MustCompile(`^memory: usage (\d+)kB, limit (\d+)kB(?:, failcnt (\d+))?`)
+	statsRe = regexp.MustCompile(`^Memory cgroup stats for (\S+?):`)
+	// oom_kill_memcg_member's caller, 4.19+.
+	groupRe = regexp.MustCompile(`^Tasks in (\S+) are going to be killed due to memory\.oom\.group set`)
+	// oom_kill_process before 5.1: "%s: Kill process %d (%s) score %u or
+	// sacrifice child"; %s is "Out of memory", "Memory cgroup out of
+	// memory" or "Out of memory (oom_kill_allocating_task)".
+	selectRe = regexp.MustCompile(`^(Out of memory(?: \(oom_kill_allocating_task\))?|Memory cgroup out of memory): Kill process (\d+) \((.*)\) score (\d+) or sacrifice child`)
+	// __oom_kill_process: "Killed process %d (%s) total-vm:%lukB,
+	// anon-rss:%lukB, file-rss:%lukB" (3.x-4.4), ", shmem-rss:%lukB" (4.5+),
+	// the "%s: " prefix (5.1+), ", UID:%u pgtables:%lukB oom_score_adj:%hd"
+	// (5.4+, backported to some enterprise 4.18).
+	killedRe = regexp.MustCompile(`^(?:(Out of memory(?: \(oom_kill_allocating_task\))?|Memory cgroup out of memory): )?Killed process (\d+) \((.*)\) total-vm:(\d+)kB, anon-rss:(\d+)kB, file-rss:(\d+)kB(?:, shmem-rss:(\d+)kB)?(?:,? UID:(\d+))?(?: pgtables:(\d+)kB)?(?: oom_score_adj:(-?\d+))?`)
+	// oom_reap_task_mm, 4.6+: "oom_reaper: reaped process %d (%s), now
+	// anon-rss:%lukB, file-rss:%lukB, shmem-rss:%lukB".
+	reapedRe = regexp.MustCompile(`^oom_reaper: reaped process (\d+) \((.*)\),? now anon-rss:(\d+)kB, file-rss:(\d+)kB(?:, shmem-rss:(\d+)kB)?`)
+)
+
+// parseKernel reads one kernel message (header already taken off).
+func parseKernel(msg string) (Statement, bool) {
+	switch {
+	case strings.Contains(msg, " invoked oom-killer: "):
+		if m := invokedRe.FindStringSubmatch(msg); m != nil {
+			return Statement{Kind: KernelInvoked, Command: m[1]}, true
+		}
+	case strings.HasPrefix(msg, "oom-kill:") || strings.HasPrefix(msg, ",cpuset=") ||
+		strings.HasPrefix(msg, ",oom_memcg=") || strings.HasPrefix(msg, ",global_oom") ||
+		strings.HasPrefix(msg, ",task_memcg=") || strings.HasPrefix(msg, ",task="):
+		return parseSummary(msg)
+	case strings.HasPrefix(msg, "memory: usage "):
+		if m := usageRe.FindStringSubmatch(msg); m != nil {
+			return Statement{Kind: KernelUsage, Usage: kB(m[1]), Limit: kB(m[2])}, true
+		}
+	case strings.HasPrefix(msg, "Task in "):
+		if m := taskInRe.FindStringSubmatch(msg); m != nil {
+			return Statement{Kind: KernelTaskIn, Cgroup: m[1], LimitCgroup: m[2], Constraint: ConstraintCgroup}, true
+		}
+	case strings.HasPrefix(msg, "Memory cgroup stats for "):
+		if m := statsRe.FindStringSubmatch(msg); m != nil {
+			return Statement{Kind: KernelStats, LimitCgroup: m[1]}, true
+		}
+	case strings.HasPrefix(msg, "Tasks in "):
+		if m := groupRe.FindStringSubmatch(msg); m != nil {
+			return Statement{Kind: KernelGroup, LimitCgroup: m[1], Constraint: ConstraintCgroup}, true
+		}
+	case strings.HasPrefix(msg, "oom_reaper: "):
+		if m := reapedRe.FindStringSubmatch(msg); m != nil {
+			return Statement{Kind: KernelReaped, PID: num(m[1]), Command: m[2]}, true
+		}
+	case strings.Contains(msg, "Kill process "):
+		if m := selectRe.FindStringSubmatch(msg); m != nil {
+			return Statement{Kind: KernelSelect, Constraint: prefixConstraint(m[1]), PID: num(m[2]), Command: m[3]}, true
+		}
+	case strings.Contains(msg, "Killed process "):
+		if m := killedRe.FindStringSubmatch(msg); m != nil {
+			s := Statement{Kind: KernelKilled, Constraint: prefixConstraint(m[1]), PID: num(m[2]), Command: m[3],
+				AnonRSS: kB(m[5]), FileRSS: kB(m[6]), Shmem: kB(m[7])}
+			s.RSS = s.AnonRSS + s.FileRSS + s.Shmem
+			return s, true
+		}
+	}
+	return Statement{}, false
+}
+
+// prefixConstraint reads the kill line's prefix: the memory cgroup's, the
+// node's, or none printed (kernels before 5.1).
+func prefixConstraint(prefix string) Constraint {
+	switch {
+	case prefix == "":
+		return ConstraintUnknown
+	case strings.HasPrefix(prefix, "Memory cgroup"):
+		return ConstraintCgroup
+	}
+	return ConstraintGlobal
+}
+
+// parseSummary reads dump_oom_summary (4.19+): "oom-kill:constraint=%s,
+// nodemask=%*pbl" then ",cpuset=%s,mems_allowed=%*pbl", ",oom_memcg=<path>"
+// or ",global_oom", ",task_memcg=<path>", ",task=%s,pid=%d,uid=%d", printed
+// with pr_cont, so that a busy log may split it into records that start
+// with the comma. nodemask and mems_allowed are lists ("0-1,3") that hold
+// commas, so the fields are found by their names.
+func parseSummary(msg string) (Statement, bool) {
+	s := Statement{Kind: KernelSummary}
+	if v, ok := field(msg, "oom-kill:constraint=", ","); ok {
+		s.Constraint = kernelConstraint(v)
+	}
+	if strings.Contains(msg, ",global_oom") && s.Constraint == ConstraintUnknown {
+		s.Constraint = ConstraintGlobal
+	}
+	if v, ok := field(msg, ",oom_memcg=", ",task_memcg="); ok {
+		s.LimitCgroup = v
+	}
+	if v, ok := field(msg, ",task_memcg=", ",task="); ok {
+		s.Cgroup = v
+	}
+	if i := strings.LastIndex(msg, ",pid="); i >= 0 {
+		if t := strings.LastIndex(msg[:i], ",task="); t >= 0 {
+			s.Command = msg[t+len(",task=") : i]
+		} else if strings.HasPrefix(msg, "task=") {
+			s.Command = msg[len("task="):i]
+		}
+		rest := msg[i+len(",pid="):]
+		if j := strings.Index(rest, ",uid="); j > 0 {
+			s.PID = num(rest[:j])
+		}
+	}
+	if s.Constraint == ConstraintUnknown && s.Cgroup == "" && s.PID == 0 && s.LimitCgroup == "" {
+		return Statement{}, false
+	}
+	return s, true
+}
+
+// field returns the text after key up to the next end (or the end of msg).
+func field(msg, key, end string) (string, bool) {
+	i := strings.Index(msg, key)
+	if i < 0 {
+		return "", false
+	}
+	v := msg[i+len(key):]
+	if j := strings.Index(v, end); j >= 0 {
+		v = v[:j]
+	}
+	return v, true
+}
+
+// kernelConstraint maps oom_constraint_text; an unknown value passes through.
+func kernelConstraint(v string) Constraint {
+	switch v {
+	case "CONSTRAINT_MEMCG":
+		return ConstraintCgroup
+	case "CONSTRAINT_NONE":
+		return ConstraintGlobal
+	case "CONSTRAINT_CPUSET":
+		return ConstraintCpuset
+	case "CONSTRAINT_MEMORY_POLICY":
+		return ConstraintMemoryPolicy
+	}
+	return Constraint(strings.ToLower(strings.TrimPrefix(v, "CONSTRAINT_")))
+}
+
+// kB is a kernel kB figure in bytes; 0 when absent or out of range.
+func kB(s string) int64 {
+	n := num(s)
+	if n >= 1<<52 {
+		return 0 // "limit 9007199254740988kB" is the kernel's "no limit"
+	}
+	return n * 1024
+}
+
+func num(s string) int64 {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0
+	}
+	return n
+}

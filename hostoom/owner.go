@@ -1,0 +1,150 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package hostoom
+
+import "strings"
+
+// OwnerKind says what a cgroup path names.
+type OwnerKind string
+
+// Owners (xla.oom.host.owner).
+const (
+	OwnerPod       OwnerKind = "k8s_pod"   // a Kubernetes pod, and its container when the path goes that deep
+	OwnerContainer OwnerKind = "container" // a container outside Kubernetes (Docker, Podman)
+	OwnerSlurm     OwnerKind = "slurm_job" // a Slurm job and step
+	OwnerUnit      OwnerKind = "systemd_unit"
+	OwnerNode      OwnerKind = "node"   // the root cgroup: the node itself
+	OwnerCgroup    OwnerKind = "cgroup" // another path, reported as it is
+)
+
+// Owner is who a cgroup path belongs to.
+type Owner struct {
+	Kind        OwnerKind
+	PodUID      string // with dashes, as the API server prints it
+	QoS         string // guaranteed, burstable, besteffort
+	ContainerID string
+	SlurmJob    string
+	SlurmStep   string
+	Unit        string // the deepest systemd unit (foo.service, session-3.scope)
+	Path        string
+}
+
+// OwnerOf reads the owner of a cgroup path: Kubernetes' kubepods paths in
+// the systemd driver form
+// (/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod<UID with
+// _>.slice/cri-containerd-<id>.scope; docker-, crio- scopes) and the
+// cgroupfs form (/kubepods/burstable/pod<uid>/<id>); Slurm's
+// (/system.slice/slurmstepd.scope/job_N/step_M/… on v2,
+// /slurm/uid_U/job_N/step_M/… on v1); a container runtime's scope outside
+// Kubernetes (/system.slice/docker-<id>.scope, /docker/<id>); a systemd
+// unit (/system.slice/foo.service); "/" is the node; else the path.
+func OwnerOf(path string) Owner {
+	o := Owner{Kind: OwnerCgroup, Path: path}
+	if path == "" {
+		o.Kind = ""
+		return o
+	}
+	if path == "/" {
+		o.Kind = OwnerNode
+		return o
+	}
+	parts := strings.Split(strings.Trim(path, "/"), "/")
+	for i, p := range parts {
+		switch {
+		case strings.HasPrefix(p, "kubepods"):
+			if readKubepods(parts[i:], &o) {
+				return o
+			}
+		case strings.HasPrefix(p, "job_"):
+			o.Kind, o.SlurmJob = OwnerSlurm, strings.TrimPrefix(p, "job_")
+			if i+1 < len(parts) && strings.HasPrefix(parts[i+1], "step_") {
+				o.SlurmStep = strings.TrimPrefix(parts[i+1], "step_")
+			}
+			return o
+		}
+	}
+	for i := len(parts) - 1; i >= 0; i-- {
+		p := parts[i]
+		if id := runtimeScopeID(p); id != "" {
+			o.Kind, o.ContainerID = OwnerContainer, id
+			return o
+		}
+		if i > 0 && (parts[i-1] == "docker" || parts[i-1] == "libpod") && isHexID(p) {
+			o.Kind, o.ContainerID = OwnerContainer, p
+			return o
+		}
+		if strings.HasSuffix(p, ".service") || strings.HasSuffix(p, ".scope") {
+			o.Kind, o.Unit = OwnerUnit, p
+			return o
+		}
+	}
+	return o
+}
+
+// readKubepods reads the pod (and container) from the path's parts from
+// the kubepods one on.
+func readKubepods(parts []string, o *Owner) bool {
+	for i, p := range parts {
+		var uid string
+		switch {
+		case strings.HasSuffix(p, ".slice") && strings.Contains(p, "-pod"):
+			// kubepods-burstable-pod<uid>.slice, kubepods-pod<uid>.slice
+			uid = strings.ReplaceAll(p[strings.LastIndex(p, "-pod")+len("-pod"):len(p)-len(".slice")], "_", "-")
+			if q := strings.TrimPrefix(strings.TrimSuffix(p[:strings.LastIndex(p, "-pod")], ""), "kubepods-"); q != "kubepods" {
+				o.QoS = q
+			}
+		case strings.HasPrefix(p, "pod") && !strings.Contains(p, "."):
+			uid = strings.TrimPrefix(p, "pod")
+			if i > 0 && parts[i-1] != "kubepods" {
+				o.QoS = parts[i-1]
+			}
+		default:
+			continue
+		}
+		if uid == "" {
+			return false
+		}
+		o.Kind, o.PodUID = OwnerPod, uid
+		if i+1 < len(parts) {
+			c := parts[i+1]
+			if id := runtimeScopeID(c); id != "" {
+				o.ContainerID = id
+			} else if isHexID(c) {
+				o.ContainerID = c
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// runtimeScopeID reads the container id of a runtime's systemd scope:
+// cri-containerd-<id>.scope, docker-<id>.scope, crio-<id>.scope,
+// libpod-<id>.scope.
+func runtimeScopeID(p string) string {
+	if !strings.HasSuffix(p, ".scope") {
+		return ""
+	}
+	for _, prefix := range []string{"cri-containerd-", "docker-", "crio-", "libpod-"} {
+		if strings.HasPrefix(p, prefix) {
+			if id := p[len(prefix) : len(p)-len(".scope")]; isHexID(id) {
+				return id
+			}
+		}
+	}
+	return ""
+}
+
+// isHexID: a container id is 64 hex digits (at least 12 accepted).
+func isHexID(s string) bool {
+	if len(s) < 12 || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,60 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package hostoom
+
+import "strings"
+
+// anchors are words every statement Parse reads holds one of; a text
+// without any is passed over before any header is parsed.
+var anchors = []string{
+	"oom", "OOM", "Killed process", "Kill process", "memory: usage", "Task in ", "Memory cgroup stats",
+	"Out Of Memory", "low on resource: memory", "Memory on the node", "sending SIG", " due to memory ", " due to swap used",
+}
+
+// MayContain reports whether text may hold a statement Parse reads. It is
+// for callers that read every line of a kernel or job log (xlaoom explain);
+// the processor reaches Parse only through the XLA prefilter's host cues
+// (oom.Recognizer.MayContain) and structured bodies (docs/incidents.md).
+func MayContain(text string) bool {
+	for _, a := range anchors {
+		if strings.Contains(text, a) {
+			return true
+		}
+	}
+	return false
+}
+
+// Parse reads the statement of one line or record: a kernel log line with
+// or without its header (/dev/kmsg, dmesg, dmesg -T, journalctl -k,
+// syslog), a systemd or earlyoom journal message, a kubelet event message,
+// a Slurm or Ray line. A text that holds none gives false; a record of
+// several lines is read line by line and its first statement returned.
+func Parse(text string) (Statement, bool) {
+	if !MayContain(text) {
+		return Statement{}, false
+	}
+	for len(text) > 0 {
+		line := text
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			text = ""
+		}
+		if s, ok := ParseLine(SplitHeader(strings.TrimRight(line, "\r")).Text); ok {
+			return s, true
+		}
+	}
+	return Statement{}, false
+}
+
+// ParseLine reads one message whose header is already off.
+func ParseLine(msg string) (Statement, bool) {
+	msg = strings.TrimLeft(msg, " \t")
+	for _, parse := range []func(string) (Statement, bool){parseKernel, parseUserspace, parseKubernetes, parseSlurmRay} {
+		if s, ok := parse(msg); ok {
+			return s, true
+		}
+	}
+	return Statement{}, false
+}

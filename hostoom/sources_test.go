@@ -1,0 +1,110 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package hostoom
+
+import "testing"
+
+// sourceCases are the user-space killers', Kubernetes', Slurm's and Ray's
+// statements, one per format string and version range (see each pattern's
+// comment for the source file).
+var sourceCases = []struct {
+	name, line string
+	want       Statement
+}{
+	{"systemd-oomd pressure v248-v252", "Killed /user.slice/user-1000.slice/user@1000.service/app.slice/train.scope due to memory pressure for /user.slice/user-1000.slice/user@1000.service being 62.34% > 50.00% for > 20s with reclaim activity",
+		Statement{Kind: OomdKill, Cgroup: "/user.slice/user-1000.slice/user@1000.service/app.slice/train.scope", LimitCgroup: "/user.slice/user-1000.slice/user@1000.service", Constraint: ConstraintCgroup, Reason: "memory pressure 62.34% > 50.00%"}},
+	{"systemd-oomd pressure v253+", "Marked /system.slice/train.service for killing due to memory pressure for /system.slice being 71.00% > 60.00% for > 30s with reclaim activity",
+		Statement{Kind: OomdKill, Cgroup: "/system.slice/train.service", LimitCgroup: "/system.slice", Constraint: ConstraintCgroup, Reason: "memory pressure 71.00% > 60.00%"}},
+	{"systemd-oomd swap v250+", "Killed /system.slice/train.service due to memory used (16372150272) / total (16642998272) and swap used (4294967296) / total (4294967296) being more than 90.00%",
+		Statement{Kind: OomdKill, Cgroup: "/system.slice/train.service", Constraint: ConstraintGlobal, Reason: "memory used", Usage: 16372150272, Limit: 16642998272}},
+	{"systemd kernel kill v243+", "train.service: A process of this unit has been killed by the OOM killer.",
+		Statement{Kind: UnitOOM, Cgroup: "train.service", Reason: "kernel"}},
+	{"systemd oomd kill v248+", "train.service: systemd-oomd killed 3 process(es) in this unit.",
+		Statement{Kind: UnitOOM, Cgroup: "train.service", Reason: "systemd-oomd", Count: 3}},
+	{"earlyoom 1.7+", `sending SIGTERM to process 4242 uid 1000 "python3": oom_score 912, VmRSS 30122 MiB, cmdline "python3 train.py"`,
+		Statement{Kind: EarlyoomKill, PID: 4242, Command: "python3", RSS: 30122 << 20, Constraint: ConstraintGlobal, Reason: "SIGTERM"}},
+	{"earlyoom 1.2-1.6", `sending SIGKILL to process 4242 uid 1000 "python3": badness 912, VmRSS 30122 MiB`,
+		Statement{Kind: EarlyoomKill, PID: 4242, Command: "python3", RSS: 30122 << 20, Constraint: ConstraintGlobal, Reason: "SIGKILL"}},
+	{"earlyoom before 1.2", `sending SIGTERM to process 4242 "python3": badness 912, VmRSS 30122 MiB`,
+		Statement{Kind: EarlyoomKill, PID: 4242, Command: "python3", RSS: 30122 << 20, Constraint: ConstraintGlobal, Reason: "SIGTERM"}},
+	{"kubelet SystemOOM", "System OOM encountered, victim process: python3, pid: 4242",
+		Statement{Kind: NodeSystemOOM, Command: "python3", PID: 4242, Constraint: ConstraintGlobal, Cgroup: "/"}},
+	{"kubelet eviction v1.19+", "The node was low on resource: memory. Threshold quantity: 100Mi, available: 91236Ki. Container trainer was using 31457280Ki, request is 16Gi, has larger consumption of memory. ",
+		Statement{Kind: Eviction, Constraint: ConstraintGlobal, Container: "trainer", RSS: 31457280 << 10, Limit: 16 << 30, Reason: "threshold 100Mi, available 91236Ki"}},
+	{"kubelet eviction v1.14-v1.18", "The node was low on resource: memory. Container trainer was using 31457280Ki, which exceeds its request of 0. ",
+		Statement{Kind: Eviction, Constraint: ConstraintGlobal, Container: "trainer", RSS: 31457280 << 10}},
+	{"slurmstepd 23.02+", "slurmstepd: error: Detected 1 oom_kill event in StepId=8841.0. Some of the step tasks have been OOM Killed.",
+		Statement{Kind: SlurmOOM, Count: 1, Job: "8841", Step: "0", Constraint: ConstraintCgroup}},
+	{"slurmstepd 23.02+ plural batch", "slurmstepd: error: Detected 2 oom_kill events in StepId=8841.batch. Some of the step tasks have been OOM Killed.",
+		Statement{Kind: SlurmOOM, Count: 2, Job: "8841", Step: "batch", Constraint: ConstraintCgroup}},
+	{"slurmstepd 20.02-22.05", "slurmstepd: error: Detected 1 oom-kill event(s) in StepId=14976297.batch cgroup. Some of your processes may have been killed by the cgroup out-of-memory handler.",
+		Statement{Kind: SlurmOOM, Count: 1, Job: "14976297", Step: "batch", Constraint: ConstraintCgroup}},
+	{"slurmstepd 17.x-19.05", "slurmstepd: error: Detected 1 oom-kill event(s) in step 1234.0 cgroup. Some of your processes may have been killed by the cgroup out-of-memory handler.",
+		Statement{Kind: SlurmOOM, Count: 1, Job: "1234", Step: "0", Constraint: ConstraintCgroup}},
+	{"srun task", "srun: error: gpu-node-17: task 3: Out Of Memory",
+		Statement{Kind: SrunOOM, Node: "gpu-node-17", Reason: "task 3", Constraint: ConstraintCgroup}},
+	{"srun tasks", "srun: error: gpu-node-17: tasks 0-3: Out Of Memory",
+		Statement{Kind: SrunOOM, Node: "gpu-node-17", Reason: "task 0-3", Constraint: ConstraintCgroup}},
+	{"ray task 2.x", "ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory.\nMemory on the node (IP: 10.0.3.7, ID: 4f2b9c) where the task (task ID: 16310a0f0a45af5cffffffffffffffffffffffff01000000, name=load_shard, pid=53120, memory used=28.41GB) was running was 30.12GB / 31.35GB (0.960778), which exceeds the memory usage threshold of 0.95. Ray killed this worker (ID: 2c8a) because it was the most recently scheduled task.",
+		Statement{Kind: RayOOM, Node: "10.0.3.7", Command: "load_shard", PID: 53120, RSS: 28410000000, Usage: 30120000000, Limit: 31350000000, Constraint: ConstraintGlobal, Key: "16310a0f0a45af5cffffffffffffffffffffffff01000000"}},
+	{"ray actor 2.x", "Memory on the node (IP: 10.0.3.7, ID: 4f2b9c) where the actor (actor ID: 9a1c, name=Trainer.__init__, pid=700, memory used=1.50GB) was running was 30.12GB / 31.35GB (0.960778), which exceeds the memory usage threshold of 0.95.",
+		Statement{Kind: RayOOM, Node: "10.0.3.7", Command: "Trainer.__init__", PID: 700, RSS: 1500000000, Usage: 30120000000, Limit: 31350000000, Constraint: ConstraintGlobal, Key: "9a1c"}},
+	{"ray lease 2026", "Memory on the node (IP: 10.0.3.7, ID: 4f2b9c) where the lease (lease ID: 77aa, name=f, pid=701, memory used=2.00GB) was running was 30.12GB / 31.35GB (0.96), which exceeds the memory usage threshold of 0.95.",
+		Statement{Kind: RayOOM, Node: "10.0.3.7", Command: "f", PID: 701, RSS: 2000000000, Usage: 30120000000, Limit: 31350000000, Constraint: ConstraintGlobal, Key: "77aa"}},
+	{"raylet summary", "(raylet) [2026-11-27 18:48:46,000 E 120 120] (raylet) node_manager.cc:3069: 1 Workers (tasks / actors) killed due to memory pressure (OOM), 0 Workers crashed due to other reasons at node (ID: 4f2b9c, IP: 10.0.3.7) over the last time period.",
+		Statement{Kind: RayOOM, Count: 1, Node: "10.0.3.7", Constraint: ConstraintGlobal, Reason: "raylet summary"}},
+}
+
+func TestSourceLines(t *testing.T) {
+	for _, c := range sourceCases {
+		got, ok := Parse(c.line)
+		if !ok {
+			t.Errorf("%s: not recognised: %q", c.name, c.line)
+			continue
+		}
+		if got != c.want {
+			t.Errorf("%s:\n got %+v\nwant %+v", c.name, got, c.want)
+		}
+		if got.Kind.Kernel() || got.Kind.Source() == "" {
+			t.Errorf("%s: kind %v has source %q", c.name, got.Kind, got.Kind.Source())
+		}
+	}
+}
+
+// lookalikes are lines that speak of killing or memory and are no host
+// kill: they stay untagged.
+var lookalikes = []string{
+	"Killed", // an application's own word
+	"/bin/sh: line 1: 4242 Killed                  python train.py", // the shell reporting a SIGKILL of any cause
+	"worker 3 Killed by user request",
+	"Set oom_score_adj to -999 for pid 4242", // oom_score_adj tuning
+	"echo 1000 > /proc/self/oom_score_adj",
+	"oom_score_adj=-998 applied to kubelet",
+	"Exception in thread \"main\" java.lang.OutOfMemoryError: Java heap space",                    // the JVM's heap
+	"jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Out of memory allocating 41246000000 bytes.", // XLA:CPU
+	"RESOURCE_EXHAUSTED: Out of memory while trying to allocate 4831838208 bytes. [tf-allocator-allocation-error='']",
+	"E external/xla/xla/stream_executor/integrations/tf_allocator_adapter.cc:58] Out of memory: failed to allocate pinned host memory",
+	"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB",
+	"Memory cgroup out of memory: the job will be restarted", // prose about it
+	"INFO: memory: usage is fine",
+	"The node was low on resource: ephemeral-storage. Threshold quantity: 10Gi, available: 2Gi.",
+	"sending SIGTERM to workers",
+	"Detected 3 GPUs in StepId=8841.0.",
+}
+
+func TestLookalikes(t *testing.T) {
+	for _, l := range lookalikes {
+		if s, ok := Parse(l); ok {
+			t.Errorf("tagged a look-alike as %v: %q", s.Kind, l)
+		}
+	}
+}
+
+func TestQuantity(t *testing.T) {
+	for q, want := range map[string]int64{"1234Ki": 1234 << 10, "100Mi": 100 << 20, "16Gi": 16 << 30, "2G": 2e9, "512": 512, "": 0, "x": 0, "-1Mi": 0} {
+		if got := Quantity(q); got != want {
+			t.Errorf("Quantity(%q) = %d, want %d", q, got, want)
+		}
+	}
+}

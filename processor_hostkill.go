@@ -1,0 +1,228 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package xlaoomprocessor // import "github.com/xlaoom/xlaoomprocessor"
+
+import (
+	"strconv"
+	"sync"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+
+	"github.com/xlaoom/xlaoomprocessor/hostoom"
+	"github.com/xlaoom/xlaoomprocessor/internal/incident"
+	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
+	"github.com/xlaoom/xlaoomprocessor/internal/oomrecord"
+	"github.com/xlaoom/xlaoomprocessor/internal/recordtime"
+)
+
+// Host-memory kills (package hostoom). The processor reads them from two
+// kinds of record only, so that ordinary records cost what they did:
+//   - string texts that passed the XLA prefilter (its host cues) and held
+//     no XLA failure: the kernel's lines (a kernel log file, /dev/kmsg),
+//     earlyoom's and Ray's;
+//   - map bodies: a journald entry's MESSAGE (the kernel, systemd-oomd,
+//     systemd, earlyoom through the journal), a Pod or an Event object of
+//     the k8sobjects receiver.
+//
+// Each stream's statements (one per resource: one node's kernel) are
+// joined by a hostoom.Joiner; the record whose line completes a kill
+// carries it (oomattr.PutHostKill), the others of the same kill only their
+// statement. A kill's owner, when it is a pod or a container, is moved to
+// the resource level (k8s.pod.uid, container.id) after the batch, so that
+// k8sattributes enriches it as it does the job's logs.
+
+// taggedHost is what tag returns for a record that carries a host kill.
+const taggedHost tagging = 100
+
+// maxHostStreams bounds the joiners kept: one per node (resource) that
+// printed a kill statement; the oldest is dropped first.
+const maxHostStreams = 1024
+
+// hostStreams are the per-stream joiners, behind a mutex; reached only by
+// records that hold a host statement.
+type hostStreams struct {
+	mu      sync.Mutex
+	streams map[uint64]*hostoom.Joiner
+	order   []uint64
+}
+
+// streamKeys name the stream of a resource: its node, then its job.
+var streamKeys = []string{"host.name", "host.id", "k8s.node.name", "service.instance.id", "service.name"}
+
+func (h *hostStreams) add(res pcommon.Map, at pcommon.Timestamp, s hostoom.Statement) []hostoom.Kill {
+	key, _ := incident.JobKey(res, streamKeys) // none: the one stream of unnamed resources
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	j := h.streams[key]
+	if j == nil {
+		if h.streams == nil {
+			h.streams = map[uint64]*hostoom.Joiner{}
+		}
+		if len(h.order) >= maxHostStreams {
+			delete(h.streams, h.order[0])
+			h.order = h.order[1:]
+		}
+		j = &hostoom.Joiner{}
+		h.streams[key], h.order = j, append(h.order, key)
+	}
+	return j.Add(at.AsTime(), s)
+}
+
+// hostText reads the texts that passed the prefilter and held no XLA
+// failure.
+func (p *logsProcessor) hostText(res pcommon.Map, lr plog.LogRecord, texts *oomrecord.Candidates) (string, tagging) {
+	for i := range texts.Len() {
+		if s, ok := hostoom.Parse(texts.Text(i)); ok {
+			return p.hostStatement(res, lr, s)
+		}
+	}
+	return "", untouched
+}
+
+// hostStructured reads a map body (tag passes over any other on its
+// body's type): a journald entry or a k8sobjects Pod or Event.
+func (p *logsProcessor) hostStructured(res pcommon.Map, lr plog.LogRecord) (string, tagging) {
+	if oomattr.Tagged(lr.Attributes()) {
+		return "", untouched
+	}
+	body := lr.Body().Map()
+	var text string
+	var object pcommon.Map
+	for k, v := range body.All() {
+		switch {
+		case k == "MESSAGE" && v.Type() == pcommon.ValueTypeStr: // journald
+			text = v.Str()
+		case k == "object" && v.Type() == pcommon.ValueTypeMap: // a k8sobjects watch event
+			object = v.Map()
+		case k == "kind" && v.Type() == pcommon.ValueTypeStr: // a k8sobjects pull
+			object = body
+		}
+	}
+	if text != "" {
+		if s, ok := hostoom.Parse(text); ok {
+			return p.hostStatement(res, lr, s)
+		}
+		return "", untouched
+	}
+	if object == (pcommon.Map{}) {
+		return "", untouched
+	}
+	kind, _ := object.Get("kind")
+	switch kind.Str() {
+	case "Pod":
+		for _, s := range hostoom.PodKills(object.AsRaw()) {
+			return p.hostStatement(res, lr, s) // one container per record: the first
+		}
+	case "Event":
+		for _, key := range []string{"message", "note"} {
+			if m, ok := object.Get(key); ok && m.Type() == pcommon.ValueTypeStr {
+				if s, ok := hostoom.Parse(m.Str()); ok {
+					return p.hostStatement(res, lr, s)
+				}
+			}
+		}
+	}
+	return "", untouched
+}
+
+// hostStatement joins one statement and tags its record.
+func (p *logsProcessor) hostStatement(res pcommon.Map, lr plog.LogRecord, s hostoom.Statement) (string, tagging) {
+	if _, done := lr.Attributes().Get(oomattr.HostSource); done {
+		return "", untouched // read upstream: processing twice equals processing once
+	}
+	now := p.now()
+	ts := recordtime.Of(lr, now)
+	kills := p.hosts.add(res, ts, s)
+	var kill *hostoom.Kill
+	for i := range kills {
+		// A kill closed by this record's own line; one an earlier event left
+		// without its kill line is not this record's (xlaoom explain
+		// reports those).
+		if kills[i].Complete && kills[i].Last.Equal(ts.AsTime()) && (kills[i].Kind == s.Kind) {
+			kill = &kills[i]
+		}
+	}
+	attrs := lr.Attributes()
+	if kill == nil {
+		oomattr.PutHostStatement(&s, attrs)
+		return "", untouched
+	}
+	oomattr.PutHostKill(kill, attrs)
+	nameEvent(lr, oomattr.EventHostKill)
+	attrs.PutStr(oomattr.Incident, hostIncident(res, kill, p.cfg.IncidentResourceAttributes, ts, p.cfg))
+	if p.cfg.SetSeverity && lr.SeverityNumber() == plog.SeverityNumberUnspecified {
+		lr.SetSeverityNumber(plog.SeverityNumberError)
+		if lr.SeverityText() == "" {
+			lr.SetSeverityText("ERROR")
+		}
+	}
+	return kill.Kind.Source(), taggedHost
+}
+
+// hostIncident is the kill's xla.oom.incident.id: its job (the resource's
+// identity), its node and the cgroup whose memory ran out, in its window.
+func hostIncident(res pcommon.Map, k *hostoom.Kill, keys []string, ts pcommon.Timestamp, cfg *Config) string {
+	m := pcommon.NewMap()
+	res.CopyTo(m)
+	cg := k.LimitCgroup
+	if cg == "" {
+		cg = k.Cgroup
+	}
+	m.PutStr(oomattr.HostCgroup, cg)
+	if k.PodUID != "" {
+		m.PutStr(oomattr.K8sPodUID, k.PodUID)
+	}
+	all := append(append([]string{}, keys...), "host.name", "k8s.node.name", oomattr.K8sPodUID, oomattr.HostCgroup)
+	return incident.ID(m, all, ts, cfg.IncidentWindow)
+}
+
+// moveHostKills moves the kill records whose owner is a pod or a container
+// to a resource that names it (the record's resource plus k8s.pod.uid,
+// container.id), one per owner, keeping their scope. Called only for a
+// batch that tagged a kill.
+func moveHostKills(ld plog.Logs) {
+	rls := ld.ResourceLogs()
+	n := rls.Len()
+	type dest struct{ sl plog.ScopeLogs }
+	made := map[string]dest{}
+	for i := 0; i < n; i++ {
+		rl := rls.At(i)
+		sls := rl.ScopeLogs()
+		for j := 0; j < sls.Len(); j++ {
+			sl := sls.At(j)
+			sl.LogRecords().RemoveIf(func(lr plog.LogRecord) bool {
+				attrs := lr.Attributes()
+				pod, _ := attrs.Get(oomattr.K8sPodUID)
+				cid, _ := attrs.Get(oomattr.ContainerID)
+				if !oomattr.HostKilled(attrs) || pod.Str() == "" && cid.Str() == "" {
+					return false
+				}
+				if _, set := rl.Resource().Attributes().Get(oomattr.K8sPodUID); set {
+					return false // the resource names a pod already
+				}
+				key := strconv.Itoa(i) + "/" + strconv.Itoa(j) + "/" + pod.Str() + "/" + cid.Str()
+				d, ok := made[key]
+				if !ok {
+					nrl := rls.AppendEmpty()
+					rls.At(i).Resource().CopyTo(nrl.Resource())
+					if pod.Str() != "" {
+						nrl.Resource().Attributes().PutStr(oomattr.K8sPodUID, pod.Str())
+					}
+					if cid.Str() != "" {
+						nrl.Resource().Attributes().PutStr(oomattr.ContainerID, cid.Str())
+					}
+					nrl.SetSchemaUrl(rls.At(i).SchemaUrl())
+					nsl := nrl.ScopeLogs().AppendEmpty()
+					sls.At(j).Scope().CopyTo(nsl.Scope())
+					nsl.SetSchemaUrl(sls.At(j).SchemaUrl())
+					d = dest{nsl}
+					made[key] = d
+				}
+				lr.CopyTo(d.sl.LogRecords().AppendEmpty())
+				return true
+			})
+		}
+	}
+}
