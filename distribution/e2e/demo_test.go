@@ -4,14 +4,17 @@
 package e2e
 
 import (
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/xlaoom/xlaoomprocessor/distribution/demo"
+	"github.com/xlaoom/xlaoomprocessor/distribution/internal/collector"
 	"github.com/xlaoom/xlaoomprocessor/distribution/internal/demorun"
 	"github.com/xlaoom/xlaoomprocessor/distribution/internal/promtext"
 )
@@ -183,4 +186,81 @@ func runDemo(t *testing.T) (demorun.Result, *strings.Builder) {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
 	return res, &out
+}
+
+// TestDemoMetricsAsPrometheusNamesThem: the demo shows the connector's
+// metrics from the file exporter's metrics.json under Prometheus names
+// (promtext.FromOTLP), without a Prometheus exporter in its collector. Here
+// the same run also has the prometheus exporter (demo/prometheus.yaml): every
+// xla_* series it serves is one the demo shows, with the same value, and the
+// demo shows no other.
+func TestDemoMetricsAsPrometheusNamesThem(t *testing.T) {
+	dir := t.TempDir()
+	logs, err := filepath.Abs(filepath.Join(demoDir, "logs", "*", "*.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ports := startProcess(t, "collector", collector.Command{
+		Binary: collectorBin,
+		Args: func(*collector.Ports) []string {
+			return []string{"--config", filepath.Join(demoDir, "config.yaml"), "--config", filepath.Join(demoDir, "prometheus.yaml")}
+		},
+		Env: func(p *collector.Ports) []string {
+			return []string{"XLAOOM_LOGS=" + logs, "XLAOOM_OUT=" + dir, "XLAOOM_PROMETHEUS=" + p.Addr("prom")}
+		},
+		Ready: []string{"prom"},
+	})
+	url := "http://" + ports.Addr("prom") + "/metrics"
+	eventually(t, 60*time.Second, func() string {
+		scraped, err := promtext.Scrape(url, 5*time.Second)
+		if err != nil {
+			return err.Error()
+		}
+		fromFile, err := promtext.ReadMetricsFile(filepath.Join(dir, "metrics.json"))
+		if err != nil {
+			return err.Error()
+		}
+		if promtext.Sum(scraped, "xla_oom_errors_total", nil) != float64(demo.ExpectedTotal()) {
+			return "the exporter does not count every OOM record yet"
+		}
+		return sameSeries(scraped, fromFile)
+	})
+}
+
+// sameSeries says how the xla_* series of a scrape and those read from the
+// file exporter differ ("" if they do not). A scraped series has the labels
+// of the file's and more (job, instance, otel_scope_*).
+func sameSeries(scraped, fromFile []promtext.Sample) string {
+	matched := map[int]bool{}
+	n := 0
+	for _, s := range scraped {
+		if !strings.HasPrefix(s.Name, "xla_") {
+			continue
+		}
+		n++
+		found := false
+		for i, f := range fromFile {
+			if matched[i] || f.Name != s.Name || f.Value != s.Value || !labelsWithin(f.Labels, s.Labels) {
+				continue
+			}
+			matched[i], found = true, true
+			break
+		}
+		if !found {
+			return "the demo does not show the scraped " + s.Key() + " = " + strconv.FormatFloat(s.Value, 'g', -1, 64)
+		}
+	}
+	if n != len(fromFile) {
+		return fmt.Sprintf("the demo shows %d series, the exporter serves %d", len(fromFile), n)
+	}
+	return ""
+}
+
+func labelsWithin(sub, all map[string]string) bool {
+	for k, v := range sub {
+		if all[k] != v {
+			return false
+		}
+	}
+	return true
 }

@@ -3,17 +3,18 @@
 
 // Command otelcol-xlaoom-demo is the collector of `make run`: only what the
 // demo configurations use (file_log in; the xla_oom processor and connector;
-// file, Prometheus and OTLP/HTTP out). It builds in a fraction of the time of
+// file and OTLP/HTTP out). It builds in a fraction of the time of
 // otelcol-xlaoom, whose Kubernetes and cloud components make up most of
-// that, so a first run shows its result sooner. The image, Kubernetes and the
-// end-to-end tests use otelcol-xlaoom.
+// that, so a first run shows its result sooner. The prometheus exporter is
+// left out too (with Prometheus' service discovery it would double the
+// build): the demo reads the metrics the file exporter wrote. The image,
+// Kubernetes and the end-to-end tests use otelcol-xlaoom.
 package main
 
 import (
 	"log"
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/fileexporter"
-	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/prometheusexporter"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/receiver/filelogreceiver"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/confmap"
@@ -37,7 +38,7 @@ func main() {
 	settings := otelcol.CollectorSettings{
 		BuildInfo: component.BuildInfo{
 			Command:     "otelcol-xlaoom-demo",
-			Description: "The demo's collector: file_log, the xla_oom processor and connector, file, Prometheus and OTLP/HTTP exporters",
+			Description: "The demo's collector: file_log, the xla_oom processor and connector, file and OTLP/HTTP exporters",
 			Version:     version,
 		},
 		Factories: factories,
@@ -65,6 +66,6 @@ func factories() (otelcol.Factories, error) {
 	if f.Connectors, err = otelcol.MakeFactoryMap(xlaoomconnector.NewFactory()); err != nil {
 		return f, err
 	}
-	f.Exporters, err = otelcol.MakeFactoryMap(fileexporter.NewFactory(), prometheusexporter.NewFactory(), otlphttpexporter.NewFactory())
+	f.Exporters, err = otelcol.MakeFactoryMap(fileexporter.NewFactory(), otlphttpexporter.NewFactory())
 	return f, err
 }

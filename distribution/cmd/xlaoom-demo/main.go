@@ -3,7 +3,7 @@
 
 // Command xlaoom-demo runs otelcol-xlaoom once over the bundled sample logs (or
 // yours) and prints what it found: the XLA OOM incidents, one row each, and the
-// metrics the xla_oom connector produced, as Prometheus scrapes them.
+// metrics the xla_oom connector produced, under their Prometheus names.
 //
 //	go run ./cmd/xlaoom-demo -collector bin/otelcol-xlaoom     (what `make run` does)
 package main
@@ -21,7 +21,7 @@ import (
 func main() {
 	var o demorun.Options
 	flag.StringVar(&o.Collector, "collector", "bin/otelcol-xlaoom", "otelcol-xlaoom binary")
-	flag.StringVar(&o.Config, "config", "demo/config.yaml", "collector configuration (uses ${env:XLAOOM_LOGS}, ${env:XLAOOM_OUT}, ${env:XLAOOM_PROMETHEUS})")
+	flag.StringVar(&o.Config, "config", "demo/config.yaml", "collector configuration (uses ${env:XLAOOM_LOGS} and ${env:XLAOOM_OUT})")
 	flag.StringVar(&o.Logs, "logs", "demo/logs/*/*.log", "log files to read (a glob; <dir>/<host>/<service>.log names host and service)")
 	flag.StringVar(&o.Out, "out", "out/demo", "directory for records.json, metrics.json and collector.log")
 	flag.DurationVar(&o.Timeout, "timeout", 2*time.Minute, "give up after this long")

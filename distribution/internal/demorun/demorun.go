@@ -5,9 +5,9 @@
 // log files and prints the XLA OOM incidents found and the metrics produced.
 // The collector reads the logs from the beginning with file_log, tags OOM
 // records with the xla_oom processor and counts them with the xla_oom
-// connector; the demo waits until the file exporter's output stops growing,
-// scrapes the Prometheus exporter, shuts the collector down and reads the
-// exported JSON.
+// connector; the demo waits until the file exporter's records stop growing
+// and its metrics stop changing, shuts the collector down and reads the
+// exported JSON, showing the metrics under their Prometheus names.
 package demorun
 
 import (
@@ -33,7 +33,7 @@ import (
 // Options say what to run on.
 type Options struct {
 	Collector string        // otelcol-xlaoom binary
-	Config    string        // collector configuration using ${env:XLAOOM_LOGS}, ${env:XLAOOM_OUT}, ${env:XLAOOM_PROMETHEUS}
+	Config    string        // collector configuration using ${env:XLAOOM_LOGS} and ${env:XLAOOM_OUT}
 	Logs      string        // glob of the log files; <dir>/<host>/<service>.log names host and service
 	Out       string        // directory for records.json, metrics.json and collector.log
 	Timeout   time.Duration // give up after this long
@@ -43,7 +43,7 @@ type Options struct {
 // Result is what a run produced, for tests.
 type Result struct {
 	Records []records.Record  // every exported record, tagged or not
-	Metrics []promtext.Sample // the last Prometheus scrape before shutdown
+	Metrics []promtext.Sample // the connector's metrics as exported to metrics.json, named as in Prometheus
 	// Incidents is the number of incidents the demo printed: tagged records
 	// grouped by xla.oom.incident.id.
 	Incidents int
@@ -74,44 +74,36 @@ func Run(w io.Writer, o Options) (Result, error) {
 	if _, err := os.Stat(bin); err != nil {
 		return res, fmt.Errorf("collector binary: %w", err)
 	}
-	p, ports, err := collector.StartOnFreePorts(collector.Command{
-		Binary: bin,
-		Args:   func(*collector.Ports) []string { return []string{"--config", config} },
-		Env: func(ports *collector.Ports) []string {
-			return append([]string{"XLAOOM_LOGS=" + absLogs, "XLAOOM_OUT=" + absOut, "XLAOOM_PROMETHEUS=" + ports.Addr("prom")}, o.Env...)
-		},
-		Log:     filepath.Join(absOut, "collector.log"),
-		Ready:   []string{"prom"},
-		Timeout: timeout,
-	})
+	p, err := collector.StartCommand(bin, []string{"--config", config}, filepath.Join(absOut, "collector.log"),
+		append([]string{"XLAOOM_LOGS=" + absLogs, "XLAOOM_OUT=" + absOut}, o.Env...)...)
 	if err != nil {
 		return res, err
 	}
 	defer p.Stop(10 * time.Second) //nolint:errcheck // stopped explicitly below; this covers early returns
-	prom := ports.Addr("prom")
 
-	recordsPath := filepath.Join(absOut, "records.json")
-	if _, err := collector.WaitStable(recordsPath, 2*time.Second, timeout); err != nil {
-		if done, perr := p.Exited(); done {
-			return res, fmt.Errorf("collector exited (%v):\n%s", perr, p.Tail(2000))
-		}
+	recordsPath, metricsPath := filepath.Join(absOut, "records.json"), filepath.Join(absOut, "metrics.json")
+	if err := waitStable(p, recordsPath, timeout); err != nil {
 		return res, err
 	}
-	// The connector emits every second: wait for two equal scrapes so the
-	// counts include the last records.
-	samples, err := stableScrape("http://"+prom+"/metrics", timeout)
-	if err != nil {
+	// The connector emits every second: wait for two equal readings of its
+	// counters so that they include the last records.
+	if _, err := stableMetrics(p, metricsPath, timeout); err != nil {
 		return res, fmt.Errorf("%w\ncollector log:\n%s", err, p.Tail(2000))
 	}
 	if err := p.Stop(15 * time.Second); err != nil {
 		return res, fmt.Errorf("stopping the collector: %w\n%s", err, p.Tail(2000))
+	}
+	// Read once more after shutdown: the file exporter has flushed everything.
+	samples, err := promtext.ReadMetricsFile(metricsPath)
+	if err != nil {
+		return res, err
 	}
 	recs, err := records.ReadFile(recordsPath)
 	if err != nil {
 		return res, err
 	}
 	fmt.Fprintf(w, "Done in %.1fs; the collector has stopped. What it wrote:\n  log records as exported, the OOMs with their xla.* attributes: %s\n  metrics as exported: %s\n  collector log: %s\n\n",
-		time.Since(started).Seconds(), rel(recordsPath), rel(filepath.Join(absOut, "metrics.json")), rel(p.Log))
+		time.Since(started).Seconds(), rel(recordsPath), rel(metricsPath), rel(p.Log))
 	incidents := groupIncidents(recs)
 	printWarnings(w, recs, incidents)
 	printIncidents(w, recs, incidents)
@@ -131,11 +123,32 @@ func rel(p string) string {
 	return p
 }
 
-func stableScrape(url string, timeout time.Duration) ([]promtext.Sample, error) {
+// waitStable waits for the collector's records file to stop growing, or for
+// the collector to end.
+func waitStable(p *collector.Process, path string, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		// A short quiet period per try, so that a collector that ended is seen.
+		_, err := collector.WaitStable(path, 2*time.Second, 3*time.Second)
+		if done, perr := p.Exited(); done {
+			return fmt.Errorf("collector exited (%v):\n%s", perr, p.Tail(2000))
+		}
+		if err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%w\ncollector log:\n%s", err, p.Tail(2000))
+		}
+	}
+}
+
+// stableMetrics reads the metrics file until two readings 1.5 s apart have
+// the same xla_oom counters.
+func stableMetrics(p *collector.Process, path string, timeout time.Duration) ([]promtext.Sample, error) {
 	deadline := time.Now().Add(timeout)
 	var last string
 	for {
-		s, err := promtext.Scrape(url, 5*time.Second)
+		s, err := promtext.ReadMetricsFile(path)
 		if err == nil {
 			var keys []string
 			for _, x := range append(promtext.Filter(s, "xla_oom_errors_total"), promtext.Filter(s, "xla_oom_incidents_total")...) {
@@ -148,8 +161,11 @@ func stableScrape(url string, timeout time.Duration) ([]promtext.Sample, error) 
 			}
 			last = cur
 		}
+		if done, perr := p.Exited(); done {
+			return nil, fmt.Errorf("collector exited (%v)", perr)
+		}
 		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("no stable xla_oom metrics at %s within %s (last error: %v)", url, timeout, err)
+			return nil, fmt.Errorf("no stable xla_oom metrics in %s within %s (last error: %v)", path, timeout, err)
 		}
 		time.Sleep(1500 * time.Millisecond)
 	}
