@@ -90,7 +90,7 @@ func TestContainerImage(t *testing.T) {
 	name := fmt.Sprintf("xlaoom-e2e-%d", time.Now().UnixNano())
 	cmd := exec.Command("podman", append(append(append([]string{}, podmanArgs...), podmanRun...),
 		"--name", name, "-v", logsDir+":/logs:ro", "-v", out+":/out", "-v", demoConfig+":/etc/otelcol-xlaoom/demo.yaml:ro",
-		"-e", "XLAOOM_LOGS=/logs/*/*.log", "-e", "XLAOOM_OUT=/out",
+		"-e", "XLAOOM_LOGS=/logs/*/*.log", "-e", "XLAOOM_OUT=/out", "-e", "XLAOOM_PROMETHEUS=127.0.0.1:9464",
 		image, "--config", "/etc/otelcol-xlaoom/demo.yaml")...)
 	logFile, err := os.Create(filepath.Join(work, "container.log"))
 	if err != nil {

@@ -37,21 +37,13 @@ func runWarningThenOOM(t *testing.T, promBin string) {
 	if err := os.MkdirAll(filepath.Join(dir, "out"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	// The demo's config with its metrics also on a Prometheus endpoint.
-	_, ports := startProcess(t, "collector", collector.Command{
-		Binary: collectorBin,
-		Args: func(*collector.Ports) []string {
-			return []string{"--config", filepath.Join(demoDir, "config.yaml"), "--config", filepath.Join(demoDir, "prometheus.yaml")}
-		},
-		Env: func(p *collector.Ports) []string {
-			return []string{
-				"XLAOOM_LOGS=" + filepath.Join(logs, "*", "*.log"),
-				"XLAOOM_OUT=" + filepath.Join(dir, "out"),
-				"XLAOOM_PROMETHEUS=" + p.Addr("prom"),
-			}
-		},
-		Ready: []string{"prom"},
-	})
+	_, ports := startCollector(t, "collector", filepath.Join(demoDir, "config.yaml"), func(p *collector.Ports) []string {
+		return []string{
+			"XLAOOM_LOGS=" + filepath.Join(logs, "*", "*.log"),
+			"XLAOOM_OUT=" + filepath.Join(dir, "out"),
+			"XLAOOM_PROMETHEUS=" + p.Addr("prom"),
+		}
+	}, "prom")
 	exporter := ports.Addr("prom")
 	warnings, err := os.ReadFile(filepath.Join(examplesDir, "prometheus", "warnings.yaml"))
 	if err != nil {

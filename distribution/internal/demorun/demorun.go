@@ -1,13 +1,15 @@
 // Copyright The xla_oom Authors
 // SPDX-License-Identifier: Apache-2.0
 
-// Package demorun is the demo of `make run`: it runs otelcol-xlaoom once over
+// Package demorun is the demo of `make run`: it runs a collector once over
 // log files and prints the XLA OOM incidents found and the metrics produced.
-// The collector reads the logs from the beginning with file_log, tags OOM
-// records with the xla_oom processor and counts them with the xla_oom
-// connector; the demo waits until the file exporter's records stop growing
-// and its metrics stop changing, shuts the collector down and reads the
-// exported JSON, showing the metrics under their Prometheus names.
+// It reads the logs as demo/config.yaml's file_log does (a record per log
+// header, dated by it, host and job from the path) and sends them to the
+// collector's OTLP/HTTP receiver; the xla_oom processor tags OOM records and
+// the xla_oom connector counts them. The demo waits until the file exporter
+// has written every record and the metrics stop changing, shuts the
+// collector down and reads the exported JSON, showing the metrics under their
+// Prometheus names.
 package demorun
 
 import (
@@ -33,7 +35,7 @@ import (
 // Options say what to run on.
 type Options struct {
 	Collector string        // otelcol-xlaoom binary
-	Config    string        // collector configuration using ${env:XLAOOM_LOGS} and ${env:XLAOOM_OUT}
+	Config    string        // collector configuration using ${env:XLAOOM_OTLP_HTTP} (its OTLP/HTTP receiver) and ${env:XLAOOM_OUT}
 	Logs      string        // glob of the log files; <dir>/<host>/<service>.log names host and service
 	Out       string        // directory for records.json, metrics.json and collector.log
 	Timeout   time.Duration // give up after this long
@@ -58,10 +60,6 @@ func Run(w io.Writer, o Options) (Result, error) {
 	if err != nil || len(files) == 0 {
 		return res, fmt.Errorf("no log files match %q", logs)
 	}
-	absLogs, err := filepath.Abs(logs)
-	if err != nil {
-		return res, err
-	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return res, err
 	}
@@ -71,18 +69,33 @@ func Run(w io.Writer, o Options) (Result, error) {
 	}
 	fmt.Fprintf(w, "Running %s on %d log files (%s) ...\n", bin, len(files), logs)
 	started := time.Now()
+	ld, n, err := logsOf(files, started.UTC().Year(), started)
+	if err != nil {
+		return res, err
+	}
 	if _, err := os.Stat(bin); err != nil {
 		return res, fmt.Errorf("collector binary: %w", err)
 	}
-	p, err := collector.StartCommand(bin, []string{"--config", config}, filepath.Join(absOut, "collector.log"),
-		append([]string{"XLAOOM_LOGS=" + absLogs, "XLAOOM_OUT=" + absOut}, o.Env...)...)
+	p, ports, err := collector.StartOnFreePorts(collector.Command{
+		Binary: bin,
+		Args:   func(*collector.Ports) []string { return []string{"--config", config} },
+		Env: func(ports *collector.Ports) []string {
+			return append([]string{"XLAOOM_OTLP_HTTP=" + ports.Addr("otlp"), "XLAOOM_OUT=" + absOut}, o.Env...)
+		},
+		Log:     filepath.Join(absOut, "collector.log"),
+		Ready:   []string{"otlp"},
+		Timeout: timeout,
+	})
 	if err != nil {
 		return res, err
 	}
 	defer p.Stop(10 * time.Second) //nolint:errcheck // stopped explicitly below; this covers early returns
+	if err := send(ports.Addr("otlp"), ld, timeout); err != nil {
+		return res, fmt.Errorf("sending the records to the collector: %w\n%s", err, p.Tail(2000))
+	}
 
 	recordsPath, metricsPath := filepath.Join(absOut, "records.json"), filepath.Join(absOut, "metrics.json")
-	if err := waitStable(p, recordsPath, timeout); err != nil {
+	if err := waitRecords(p, recordsPath, n, timeout); err != nil {
 		return res, err
 	}
 	// The connector emits every second: wait for two equal readings of its
@@ -123,22 +136,22 @@ func rel(p string) string {
 	return p
 }
 
-// waitStable waits for the collector's records file to stop growing, or for
-// the collector to end.
-func waitStable(p *collector.Process, path string, timeout time.Duration) error {
+// waitRecords waits until the collector has exported n records to path, or
+// has ended.
+func waitRecords(p *collector.Process, path string, n int, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for {
-		// A short quiet period per try, so that a collector that ended is seen.
-		_, err := collector.WaitStable(path, 2*time.Second, 3*time.Second)
+		recs, err := records.ReadFile(path)
+		if err == nil && len(recs) >= n {
+			return nil
+		}
 		if done, perr := p.Exited(); done {
 			return fmt.Errorf("collector exited (%v):\n%s", perr, p.Tail(2000))
 		}
-		if err == nil {
-			return nil
-		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("%w\ncollector log:\n%s", err, p.Tail(2000))
+			return fmt.Errorf("%s holds %d of the %d records sent after %s (%v)\ncollector log:\n%s", path, len(recs), n, timeout, err, p.Tail(2000))
 		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }
 
