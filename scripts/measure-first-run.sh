@@ -13,8 +13,9 @@
 #               (`make run` with those modules present)
 #   CPU         user + system seconds of the first run (what the cores did;
 #               steadier than the wall time on a busy machine)
-#   memory      the peak of the sum of the resident memory of every process of
-#               the run (sampled every 0.2 s), and the largest single process
+#   memory      the peak of the memory of every process of the run together
+#               (proportional set size, sampled every 0.2 s), and the largest
+#               single process (its maximum resident set size)
 #   disk        the module cache, the build cache and the binaries after it
 #   second run  `make run` again, everything cached
 # and the load average before and after. RUNS=3 repeats it (with fresh caches
@@ -27,13 +28,15 @@ runs=${RUNS:-1}
 base=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] && echo "kept $base" || { chmod -R u+w "$base" 2>/dev/null; rm -rf "$base"; }' EXIT
 
-# peak_rss PID OUTFILE: until PID ends, sums the RSS (kB) of PID's session
-# every 0.2 s and writes the largest sum to OUTFILE.
-peak_rss() {
+# peak_mem PID OUTFILE: until PID ends, sums the proportional set size (kB;
+# shared pages counted once) of every process of PID's session every 0.2 s
+# and writes the largest sum to OUTFILE.
+peak_mem() {
   local sid peak=0 sum
   sid=$(ps -o sid= -p "$1" | tr -d ' ')
   while kill -0 "$1" 2>/dev/null; do
-    sum=$(ps -e -o sid=,rss= | awk -v s="$sid" '$1 == s { t += $2 } END { print t + 0 }')
+    sum=$(for p in $(ps -e -o pid=,sid= | awk -v s="$sid" '$2 == s { print $1 }'); do
+      cat "/proc/$p/smaps_rollup" 2>/dev/null; done | awk '/^Pss:/ { t += $2 } END { print t + 0 }')
     [ "$sum" -gt "$peak" ] && peak=$sum
     sleep 0.2
   done
@@ -52,7 +55,7 @@ timed() {
     setsid "$@" &
   fi
   local pid=$!
-  peak_rss "$pid" "$w/$name.peak" &
+  peak_mem "$pid" "$w/$name.peak" &
   local sampler=$!
   local rc=0
   wait "$pid" || rc=$?
@@ -67,6 +70,7 @@ cpu() { [ -f "$w/$1.time" ] && awk '{ printf "%.0f", $1 + $2 }' "$w/$1.time" || 
 mib() { awk '{ printf "%.0f", $1 / 1024 }' "$1"; }
 
 totals=()
+summary=()
 for i in $(seq "$runs"); do
   w=$base/run$i
   mkdir -p "$w"
@@ -107,10 +111,13 @@ for i in $(seq "$runs"); do
   echo "  disk: modules, build cache, binaries: $disk"
   echo "  second make run: $(secs second) s"
   echo "  load average before $load_before, after $load_after ($(nproc) cores)"
+  summary+=("  run $i: ${total} s to the end ($($split && echo "download $(secs download) s + compile and run $(secs first) s; " || true)CPU $(cpu first) s), peak ${peak} MiB, disk $disk; second run $(secs second) s; load $load_before -> $load_after")
   chmod -R u+w "$w/gomodcache" 2>/dev/null
   rm -rf "$w/gomodcache" "$w/gocache"
 done
+echo "=== make run from a fresh clone with empty Go caches, $(nproc) cores, commit ${rev:0:12}"
+printf '%s\n' "${summary[@]}"
 if [ "$runs" -gt 1 ]; then
   median=$(printf '%s\n' "${totals[@]}" | sort -n | awk '{ a[NR] = $1 } END { print (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2) }')
-  echo "=== first make run over $runs runs: ${totals[*]} s; median $median s"
+  echo "  median of $runs first runs: $median s"
 fi

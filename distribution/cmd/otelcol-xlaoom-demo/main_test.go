@@ -11,7 +11,6 @@ import (
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/confmap"
-	"go.opentelemetry.io/collector/confmap/xconfmap"
 	"go.opentelemetry.io/collector/service/telemetry"
 	"go.uber.org/zap/zapcore"
 	"go.yaml.in/yaml/v3"
@@ -75,7 +74,7 @@ func TestTelemetryConfig(t *testing.T) {
 			cfg := f.CreateDefaultConfig()
 			err := confmap.NewFromStringMap(c.raw).Unmarshal(cfg)
 			if err == nil {
-				err = xconfmap.Validate(cfg)
+				err = confmap.Validate(cfg)
 			}
 			if (err != nil) != c.err {
 				t.Fatalf("error %v, want one: %v", err, c.err)
