@@ -112,6 +112,12 @@ lint:
 run:
 	$(MAKE) -C distribution run
 
+## measure-first-run: time `make run` as a newcomer meets it: a clone of HEAD into a temporary directory
+## with empty Go caches (download, compile + run, peak memory, disk, a second run; RUNS=3 for a median)
+.PHONY: measure-first-run
+measure-first-run:
+	./scripts/measure-first-run.sh
+
 ## run-logstore: the demo, with the records sent to VictoriaLogs on 127.0.0.1:9428, left running
 ## with its web UI for exploring them (stop it with `make stop-logstore`)
 .PHONY: run-logstore
@@ -177,7 +183,7 @@ release:
 
 ## package-test: a snapshot of this machine's platform only (out/packages; goreleaser installed into
 ## out/tools on first use, ~10 min), checks of its .deb and .rpm (files, unit, config marking, --version,
-## validate of both configs), then the .deb booted in Debian 12 under systemd-nspawn: installed, switched
+## validate of both configs; the .rpm's skipped, saying so, without rpm: apt-get install -y rpm), then the .deb booted in Debian 12 under systemd-nspawn: installed, switched
 ## to the single-machine config, an incident on 127.0.0.1:9464, restart, upgrade, purge (needs root,
 ## mmdebstrap and systemd-container; skipped, saying so, without them)
 .PHONY: package-test

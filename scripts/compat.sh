@@ -8,8 +8,9 @@
 #     (ocb): core + xla_oom + health_check + file_storage + prometheus_remote_write
 #     -- the components served at that release here (file_log, transform, count,
 #     prometheus, k8s_attributes and load_balancing are not served at v0.165.0;
-#     contrib v0.165.1 serves file_log and prometheus, which the demo's collector
-#     uses: distribution/cmd/otelcol-xlaoom-demo;
+#     contrib v0.165.1 serves file_log, prometheus and the file exporter; the
+#     demo's collector, distribution/cmd/otelcol-xlaoom-demo, is on that line
+#     with the OTLP receiver, the file and OTLP/HTTP exporters;
 #     resource_detection v0.165.0 needs a newer Go than the pinned toolchain, so
 #     it stays out rather than pull a toolchain or break the default build);
 #  3. one end-to-end pipeline through it: OTLP/HTTP in -> xla_oom processor ->

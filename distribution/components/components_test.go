@@ -179,35 +179,38 @@ func set[F any](m map[component.Type]F) map[component.Type]bool {
 	return out
 }
 
-// TestDemoIsASubset: every component the demo's config names is also in
+// TestDemoIsASubset: every component the demo's configs name (run.yaml, what
+// `make run` runs; config.yaml, its file_log and Prometheus form) is also in
 // otelcol-xlaoom, so the demo (a collector of its own module, on its own
 // collector line: cmd/otelcol-xlaoom-demo) shows what the distribution runs,
 // never a component it lacks.
 func TestDemoIsASubset(t *testing.T) {
-	b, err := os.ReadFile("../demo/config.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cfg map[string]map[string]any
-	if err := yaml.Unmarshal(b, &cfg); err != nil {
-		t.Fatal(err)
-	}
 	f, err := Components()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for kind, have := range map[string]map[component.Type]bool{
-		"receivers":  set(f.Receivers),
-		"processors": set(f.Processors),
-		"connectors": set(f.Connectors),
-		"exporters":  set(f.Exporters),
-	} {
-		if len(cfg[kind]) == 0 {
-			t.Errorf("demo/config.yaml has no %s", kind)
+	for _, file := range []string{"../demo/run.yaml", "../demo/config.yaml"} {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
 		}
-		for id := range cfg[kind] {
-			if typ := component.MustNewType(strings.SplitN(id, "/", 2)[0]); !have[typ] {
-				t.Errorf("%s %q of demo/config.yaml is not in otelcol-xlaoom", kind, id)
+		var cfg map[string]map[string]any
+		if err := yaml.Unmarshal(b, &cfg); err != nil {
+			t.Fatal(err)
+		}
+		for kind, have := range map[string]map[component.Type]bool{
+			"receivers":  set(f.Receivers),
+			"processors": set(f.Processors),
+			"connectors": set(f.Connectors),
+			"exporters":  set(f.Exporters),
+		} {
+			if len(cfg[kind]) == 0 {
+				t.Errorf("%s has no %s", file, kind)
+			}
+			for id := range cfg[kind] {
+				if typ := component.MustNewType(strings.SplitN(id, "/", 2)[0]); !have[typ] {
+					t.Errorf("%s %q of %s is not in otelcol-xlaoom", kind, id, file)
+				}
 			}
 		}
 	}

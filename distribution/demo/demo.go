@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -24,17 +25,25 @@ const LineStart = `^(?:\([A-Za-z0-9_]+ pid=\d+\) )?(?:[IWEF]\d{4} \d\d:\d\d:\d\d
 type Record struct {
 	Host string
 	Job  string // the file name without .log: the demo's service.name
+	File string // the file it was read from
 	Text string
 }
 
 // ReadRecords splits the files matching root/*/*.log into records the way
 // file_log's multiline setting does.
 func ReadRecords(root string) ([]Record, error) {
-	start := regexp.MustCompile(LineStart)
 	files, err := filepath.Glob(filepath.Join(root, "*", "*.log"))
 	if err != nil {
 		return nil, err
 	}
+	return ReadFiles(files)
+}
+
+// ReadFiles splits files (<dir>/<host>/<job>.log) into records the way
+// file_log's multiline setting does, in the order of their names.
+func ReadFiles(files []string) ([]Record, error) {
+	start := regexp.MustCompile(LineStart)
+	files = slices.Clone(files)
 	sort.Strings(files)
 	var out []Record
 	for _, f := range files {
@@ -48,7 +57,7 @@ func ReadRecords(root string) ([]Record, error) {
 		flush := func() {
 			if len(cur) > 0 {
 				// file_log trims trailing whitespace (preserve_trailing_whitespaces: false).
-				out = append(out, Record{Host: host, Job: job, Text: strings.TrimRight(strings.Join(cur, "\n"), " \t\r\n")})
+				out = append(out, Record{Host: host, Job: job, File: f, Text: strings.TrimRight(strings.Join(cur, "\n"), " \t\r\n")})
 			}
 			cur = nil
 		}

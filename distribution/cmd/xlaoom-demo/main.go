@@ -1,11 +1,12 @@
 // Copyright The xla_oom Authors
 // SPDX-License-Identifier: Apache-2.0
 
-// Command xlaoom-demo runs otelcol-xlaoom once over the bundled sample logs (or
-// yours) and prints what it found: the XLA OOM incidents, one row each, and the
-// metrics the xla_oom connector produced, as Prometheus scrapes them.
+// Command xlaoom-demo runs a collector once over the bundled sample logs (or
+// yours), which it reads as file_log does and sends over OTLP, and prints what
+// the collector found: the XLA OOM incidents, one row each, and the metrics the
+// xla_oom connector produced, under their Prometheus names.
 //
-//	go run ./cmd/xlaoom-demo -collector bin/otelcol-xlaoom     (what `make run` does)
+//	go run ./cmd/xlaoom-demo -collector bin/otelcol-xlaoom-demo     (what `make run` does)
 package main
 
 import (
@@ -21,7 +22,7 @@ import (
 func main() {
 	var o demorun.Options
 	flag.StringVar(&o.Collector, "collector", "bin/otelcol-xlaoom", "otelcol-xlaoom binary")
-	flag.StringVar(&o.Config, "config", "demo/config.yaml", "collector configuration (uses ${env:XLAOOM_LOGS}, ${env:XLAOOM_OUT}, ${env:XLAOOM_PROMETHEUS})")
+	flag.StringVar(&o.Config, "config", "demo/run.yaml", "collector configuration (an OTLP/HTTP receiver on ${env:XLAOOM_OTLP_HTTP}, files in ${env:XLAOOM_OUT})")
 	flag.StringVar(&o.Logs, "logs", "demo/logs/*/*.log", "log files to read (a glob; <dir>/<host>/<service>.log names host and service)")
 	flag.StringVar(&o.Out, "out", "out/demo", "directory for records.json, metrics.json and collector.log")
 	flag.DurationVar(&o.Timeout, "timeout", 2*time.Minute, "give up after this long")

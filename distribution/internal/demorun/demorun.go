@@ -1,13 +1,15 @@
 // Copyright The xla_oom Authors
 // SPDX-License-Identifier: Apache-2.0
 
-// Package demorun is the demo of `make run`: it runs otelcol-xlaoom once over
+// Package demorun is the demo of `make run`: it runs a collector once over
 // log files and prints the XLA OOM incidents found and the metrics produced.
-// The collector reads the logs from the beginning with file_log, tags OOM
-// records with the xla_oom processor and counts them with the xla_oom
-// connector; the demo waits until the file exporter's output stops growing,
-// scrapes the Prometheus exporter, shuts the collector down and reads the
-// exported JSON.
+// It reads the logs as demo/config.yaml's file_log does (a record per log
+// header, dated by it, host and job from the path) and sends them to the
+// collector's OTLP/HTTP receiver; the xla_oom processor tags OOM records and
+// the xla_oom connector counts them. The demo waits until the file exporter
+// has written every record and the metrics stop changing, shuts the
+// collector down and reads the exported JSON, showing the metrics under their
+// Prometheus names.
 package demorun
 
 import (
@@ -33,7 +35,7 @@ import (
 // Options say what to run on.
 type Options struct {
 	Collector string        // otelcol-xlaoom binary
-	Config    string        // collector configuration using ${env:XLAOOM_LOGS}, ${env:XLAOOM_OUT}, ${env:XLAOOM_PROMETHEUS}
+	Config    string        // collector configuration using ${env:XLAOOM_OTLP_HTTP} (its OTLP/HTTP receiver) and ${env:XLAOOM_OUT}
 	Logs      string        // glob of the log files; <dir>/<host>/<service>.log names host and service
 	Out       string        // directory for records.json, metrics.json and collector.log
 	Timeout   time.Duration // give up after this long
@@ -43,7 +45,7 @@ type Options struct {
 // Result is what a run produced, for tests.
 type Result struct {
 	Records []records.Record  // every exported record, tagged or not
-	Metrics []promtext.Sample // the last Prometheus scrape before shutdown
+	Metrics []promtext.Sample // the connector's metrics as exported to metrics.json, named as in Prometheus
 	// Incidents is the number of incidents the demo printed: tagged records
 	// grouped by xla.oom.incident.id.
 	Incidents int
@@ -58,10 +60,6 @@ func Run(w io.Writer, o Options) (Result, error) {
 	if err != nil || len(files) == 0 {
 		return res, fmt.Errorf("no log files match %q", logs)
 	}
-	absLogs, err := filepath.Abs(logs)
-	if err != nil {
-		return res, err
-	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return res, err
 	}
@@ -71,6 +69,10 @@ func Run(w io.Writer, o Options) (Result, error) {
 	}
 	fmt.Fprintf(w, "Running %s on %d log files (%s) ...\n", bin, len(files), logs)
 	started := time.Now()
+	ld, n, err := logsOf(files, started.UTC().Year(), started)
+	if err != nil {
+		return res, err
+	}
 	if _, err := os.Stat(bin); err != nil {
 		return res, fmt.Errorf("collector binary: %w", err)
 	}
@@ -78,33 +80,36 @@ func Run(w io.Writer, o Options) (Result, error) {
 		Binary: bin,
 		Args:   func(*collector.Ports) []string { return []string{"--config", config} },
 		Env: func(ports *collector.Ports) []string {
-			return append([]string{"XLAOOM_LOGS=" + absLogs, "XLAOOM_OUT=" + absOut, "XLAOOM_PROMETHEUS=" + ports.Addr("prom")}, o.Env...)
+			return append([]string{"XLAOOM_OTLP_HTTP=" + ports.Addr("otlp"), "XLAOOM_OUT=" + absOut}, o.Env...)
 		},
 		Log:     filepath.Join(absOut, "collector.log"),
-		Ready:   []string{"prom"},
+		Ready:   []string{"otlp"},
 		Timeout: timeout,
 	})
 	if err != nil {
 		return res, err
 	}
 	defer p.Stop(10 * time.Second) //nolint:errcheck // stopped explicitly below; this covers early returns
-	prom := ports.Addr("prom")
+	if err := send(ports.Addr("otlp"), ld, timeout); err != nil {
+		return res, fmt.Errorf("sending the records to the collector: %w\n%s", err, p.Tail(2000))
+	}
 
-	recordsPath := filepath.Join(absOut, "records.json")
-	if _, err := collector.WaitStable(recordsPath, 2*time.Second, timeout); err != nil {
-		if done, perr := p.Exited(); done {
-			return res, fmt.Errorf("collector exited (%v):\n%s", perr, p.Tail(2000))
-		}
+	recordsPath, metricsPath := filepath.Join(absOut, "records.json"), filepath.Join(absOut, "metrics.json")
+	if err := waitRecords(p, recordsPath, n, timeout); err != nil {
 		return res, err
 	}
-	// The connector emits every second: wait for two equal scrapes so the
-	// counts include the last records.
-	samples, err := stableScrape("http://"+prom+"/metrics", timeout)
-	if err != nil {
+	// The connector emits every second: wait for two equal readings of its
+	// counters so that they include the last records.
+	if _, err := stableMetrics(p, metricsPath, timeout); err != nil {
 		return res, fmt.Errorf("%w\ncollector log:\n%s", err, p.Tail(2000))
 	}
 	if err := p.Stop(15 * time.Second); err != nil {
 		return res, fmt.Errorf("stopping the collector: %w\n%s", err, p.Tail(2000))
+	}
+	// Read once more after shutdown: the file exporter has flushed everything.
+	samples, err := promtext.ReadMetricsFile(metricsPath)
+	if err != nil {
+		return res, err
 	}
 	recs, err := records.ReadFile(recordsPath)
 	if err != nil {
@@ -112,7 +117,7 @@ func Run(w io.Writer, o Options) (Result, error) {
 	}
 	recs, _ = records.Split(recs) // the input's records; the failure records are the processor's
 	fmt.Fprintf(w, "Done in %.1fs; the collector has stopped. What it wrote:\n  log records as exported, the OOMs with their xla.* attributes: %s\n  metrics as exported: %s\n  collector log: %s\n\n",
-		time.Since(started).Seconds(), rel(recordsPath), rel(filepath.Join(absOut, "metrics.json")), rel(p.Log))
+		time.Since(started).Seconds(), rel(recordsPath), rel(metricsPath), rel(p.Log))
 	incidents := groupIncidents(recs)
 	printWarnings(w, recs, incidents)
 	printIncidents(w, recs, incidents)
@@ -132,11 +137,32 @@ func rel(p string) string {
 	return p
 }
 
-func stableScrape(url string, timeout time.Duration) ([]promtext.Sample, error) {
+// waitRecords waits until the collector has exported n records to path, or
+// has ended.
+func waitRecords(p *collector.Process, path string, n int, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		recs, err := records.ReadFile(path)
+		if err == nil && len(recs) >= n {
+			return nil
+		}
+		if done, perr := p.Exited(); done {
+			return fmt.Errorf("collector exited (%v):\n%s", perr, p.Tail(2000))
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s holds %d of the %d records sent after %s (%v)\ncollector log:\n%s", path, len(recs), n, timeout, err, p.Tail(2000))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// stableMetrics reads the metrics file until two readings 1.5 s apart have
+// the same xla_oom counters.
+func stableMetrics(p *collector.Process, path string, timeout time.Duration) ([]promtext.Sample, error) {
 	deadline := time.Now().Add(timeout)
 	var last string
 	for {
-		s, err := promtext.Scrape(url, 5*time.Second)
+		s, err := promtext.ReadMetricsFile(path)
 		if err == nil {
 			var keys []string
 			for _, x := range append(promtext.Filter(s, "xla_oom_errors_total"), promtext.Filter(s, "xla_oom_incidents_total")...) {
@@ -149,8 +175,11 @@ func stableScrape(url string, timeout time.Duration) ([]promtext.Sample, error) 
 			}
 			last = cur
 		}
+		if done, perr := p.Exited(); done {
+			return nil, fmt.Errorf("collector exited (%v)", perr)
+		}
 		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("no stable xla_oom metrics at %s within %s (last error: %v)", url, timeout, err)
+			return nil, fmt.Errorf("no stable xla_oom metrics in %s within %s (last error: %v)", path, timeout, err)
 		}
 		time.Sleep(1500 * time.Millisecond)
 	}

@@ -4,7 +4,8 @@
 package demorun
 
 // The metrics part of the demo's output: the incident series the alerts page
-// on, and every xla_oom series Prometheus scraped.
+// on, and every xla_oom series the connector exported, under the names the
+// prometheus exporter gives them.
 
 import (
 	"fmt"
@@ -18,7 +19,8 @@ import (
 // printIncidentMetric prints the series the alerts page on, next to the
 // demo's own count: both count failures per job.
 func printIncidentMetric(w io.Writer, samples []promtext.Sample, printed int) {
-	fmt.Fprintln(w, "Metrics of the xla_oom connector, as Prometheus scraped them before the collector stopped:")
+	fmt.Fprintln(w, "Metrics of the xla_oom connector, as the collector exported them (metrics.json), named as in Prometheus")
+	fmt.Fprintln(w, "(the prometheus exporter gives them these names; `make run-config` serves them on an endpoint):")
 	fmt.Fprintln(w)
 	incidents := promtext.Filter(samples, "xla_oom_incidents_total")
 	sortSamples(incidents)
