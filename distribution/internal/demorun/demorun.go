@@ -115,12 +115,13 @@ func Run(w io.Writer, o Options) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	recs, _ = records.Split(recs) // the input's records; the failure records are the processor's
+	recs, failures := records.Split(recs) // the input's records, and the processor's failure records
 	fmt.Fprintf(w, "Done in %.1fs; the collector has stopped. What it wrote:\n  log records as exported, the OOMs with their xla.* attributes: %s\n  metrics as exported: %s\n  collector log: %s\n\n",
 		time.Since(started).Seconds(), rel(recordsPath), rel(metricsPath), rel(p.Log))
 	incidents := groupIncidents(recs)
 	printWarnings(w, recs, incidents)
 	printIncidents(w, recs, incidents)
+	printFailures(w, failures)
 	printExample(w, recs)
 	printIncidentMetric(w, samples, len(incidents))
 	printMetrics(w, samples)
@@ -143,7 +144,7 @@ func waitRecords(p *collector.Process, path string, n int, timeout time.Duration
 	deadline := time.Now().Add(timeout)
 	for {
 		recs, err := records.ReadFile(path)
-		if err == nil && len(recs) >= n {
+		if lines, _ := records.Split(recs); err == nil && len(lines) >= n {
 			return nil
 		}
 		if done, perr := p.Exited(); done {

@@ -1,0 +1,44 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package demorun
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"text/tabwriter"
+
+	"github.com/xlaoom/xlaoomprocessor/distribution/internal/records"
+	"github.com/xlaoom/xlaoomprocessor/oom"
+)
+
+// printFailures lists the processor's failure records: one per failure and
+// host, each assembled from all the records that state it, with the verdict
+// decided on all of them.
+func printFailures(w io.Writer, failures []records.Record) {
+	fmt.Fprintf(w, "XLA OOM failure records: %d (event xla.oom.failure, one per failure and host, assembled from every record\n", len(failures))
+	fmt.Fprintln(w, "that states it: the request, who held the memory, the line of the job's code that asked, the verdict and its rule)")
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "TIME\tJOB\tHOST\tCODE\tREQUESTED\tHELD BY\tSITE\tRETRY (RULE)\tRECORDS")
+	for _, f := range failures {
+		req := "-"
+		if n, ok := f.Int("xla.oom.requested.size"); ok {
+			req = oom.HumanBytes(n)
+		}
+		site := "-"
+		if file := f.Str("code.file.path"); file != "" {
+			line, _ := f.Int("code.line.number")
+			site = file + ":" + strconv.FormatInt(line, 10)
+		}
+		retry := f.Str("xla.oom.retry")
+		if rule := f.Str("xla.oom.retry.rule"); rule != "" {
+			retry += " (" + rule + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", f.Time.Format("01-02 15:04:05"), f.ResourceStr("service.name"), f.ResourceStr("host.name"),
+			f.Str("xla.error.code"), req, dash(f.Str("xla.oom.holder.program")), site, retry, f.Str("xla.oom.failure.statements"))
+	}
+	_ = tw.Flush()
+	fmt.Fprintln(w)
+}
