@@ -6,6 +6,7 @@ package demorun
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strconv"
 	"text/tabwriter"
 
@@ -22,6 +23,8 @@ func printFailures(w io.Writer, failures []records.Record) {
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "TIME\tJOB\tHOST\tCODE\tREQUESTED\tHELD BY\tSITE\tRETRY (RULE)\tRECORDS")
+	// In the order they happened; they leave in the order they closed.
+	sort.SliceStable(failures, func(i, j int) bool { return failures[i].Time.Before(failures[j].Time) })
 	for _, f := range failures {
 		req := "-"
 		if n, ok := f.Int("xla.oom.requested.size"); ok {
