@@ -52,7 +52,7 @@ func newLogsProcessor(cfg *Config, finder *oomrecord.Finder, telemetry *metadata
 func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, error) {
 	var scanned, generic, hostKills int64
 	var tagged codeCounts // failures by code and, marked warning, warnings by kind: one table, one allocation
-	var closed []failure.Failure
+	b := batch{now: p.now()}
 	rls := ld.ResourceLogs()
 	for i := 0; i < rls.Len(); i++ {
 		rl := rls.At(i)
@@ -61,7 +61,7 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 			lrs := sls.At(j).LogRecords()
 			scanned += int64(lrs.Len())
 			for k := 0; k < lrs.Len(); k++ {
-				label, t := p.tag(rl, lrs.At(k), &closed)
+				label, t := p.tag(rl, lrs.At(k), &b)
 				if t == taggedHost {
 					hostKills++
 				} else if t != untouched {
@@ -76,8 +76,8 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 	if hostKills > 0 {
 		moveHostKills(ld) // processor_hostkill.go
 	}
-	if len(closed) > 0 {
-		p.appendFailures(ctx, ld, closed)
+	if len(b.closed) > 0 {
+		p.appendFailures(ctx, ld, b.closed)
 	}
 	if n := p.failures.Evicted(); n > 0 {
 		p.telemetry.ProcessorXlaOomStreamsEvicted.Add(ctx, n)
@@ -114,7 +114,7 @@ const (
 // collector) is left as it is, so processing twice equals processing once.
 // The record's resource names its stream and, in xla.oom.incident.id, its
 // job. Failures that close are appended to closed.
-func (p *logsProcessor) tag(rl plog.ResourceLogs, lr plog.LogRecord, closed *[]failure.Failure) (string, tagging) {
+func (p *logsProcessor) tag(rl plog.ResourceLogs, lr plog.LogRecord, b *batch) (string, tagging) {
 	var texts oomrecord.Candidates
 	if !p.finder.Scan(lr, &texts) {
 		if lr.Body().Type() == pcommon.ValueTypeMap {
@@ -124,16 +124,16 @@ func (p *logsProcessor) tag(rl plog.ResourceLogs, lr plog.LogRecord, closed *[]f
 		// failure is open anywhere, nothing else is done.
 		if p.failures.Open() {
 			if body := lr.Body().Str(); len(body) <= p.cfg.MaxScanSize {
-				p.evidence(rl, lr, body, closed)
+				p.evidence(rl, lr, body, b)
 			}
 		}
 		return "", untouched
 	}
-	return p.tagCandidate(rl, lr, &texts, closed)
+	return p.tagCandidate(rl, lr, &texts, b)
 }
 
 // tagCandidate recognises and tags a record whose texts passed the prefilter.
-func (p *logsProcessor) tagCandidate(rl plog.ResourceLogs, lr plog.LogRecord, texts *oomrecord.Candidates, closed *[]failure.Failure) (string, tagging) {
+func (p *logsProcessor) tagCandidate(rl plog.ResourceLogs, lr plog.LogRecord, texts *oomrecord.Candidates, b *batch) (string, tagging) {
 	if oomattr.Tagged(lr.Attributes()) {
 		return "", untouched
 	}
@@ -144,21 +144,20 @@ func (p *logsProcessor) tagCandidate(rl plog.ResourceLogs, lr plog.LogRecord, te
 			return label, t // processor_hostkill.go
 		}
 		if p.failures.Open() {
-			p.evidence(rl, lr, texts.First(), closed)
+			p.evidence(rl, lr, texts.First(), b)
 		}
 		return "", untouched
 	case oom.FoundWarning:
-		return p.warn(rl, lr, &found.Warning, texts.First(), closed)
+		return p.warn(rl, lr, &found.Warning, texts.First(), b)
 	case oom.FoundFailure:
 	}
 	report := found.Report
 	if oomattr.Warned(lr.Attributes()) {
 		return "", untouched // tagged as a warning upstream: leave it as it is
 	}
-	now := p.now()
-	ts := recordtime.Of(lr, now)
+	ts := recordtime.Of(lr, b.now)
 	_, sent := lr.Attributes().Get(oomattr.Retry)
-	step := p.statement(rl, lr, &report, ts, texts.First(), sent, now, closed)
+	step := p.statement(rl, lr, &report, ts, texts.First(), sent, b)
 	if sent {
 		report.Retry = "" // a verdict the record arrived with is kept
 	} else {

@@ -6,6 +6,7 @@ package xlaoomprocessor
 import (
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/golden"
 	"github.com/stretchr/testify/assert"
@@ -13,7 +14,6 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/processor/processortest"
 
-	"github.com/xlaoom/xlaoomprocessor/internal/failure"
 	"github.com/xlaoom/xlaoomprocessor/internal/metadata"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
 	"github.com/xlaoom/xlaoomprocessor/oom"
@@ -44,7 +44,7 @@ func TestEventNames(t *testing.T) {
 			lr := plog.NewLogRecord()
 			lr.Body().SetStr(tc.body)
 			lr.SetEventName(tc.own)
-			_, got := p.tag(plog.NewResourceLogs(), lr, new([]failure.Failure))
+			_, got := p.tag(plog.NewResourceLogs(), lr, &batch{now: time.Now()})
 			require.Equal(t, tc.wantTagging, got)
 			assert.Equal(t, tc.wantEvent, lr.EventName())
 			retry, hasRetry := lr.Attributes().Get(oomattr.Retry)
@@ -66,7 +66,7 @@ func TestOrdinaryRecordsGetNoEventName(t *testing.T) {
 	p := newTestProcessor(createDefaultConfig(), nil)
 	lr := plog.NewLogRecord()
 	lr.Body().SetStr(`I1122 10:52:18.689812     413 service.cc:170]   StreamExecutor [0]: NVIDIA H100 80GB HBM3, Compute Capability 9.0a (Driver: 13.0.0[580.159.4]; Runtime: 13.0.0; Toolkit: 13.0.0; DNN: 9.19.0)`) // oom/testdata/real, a device line
-	p.tag(plog.NewResourceLogs(), lr, new([]failure.Failure))
+	p.tag(plog.NewResourceLogs(), lr, &batch{now: time.Now()})
 	assert.Empty(t, lr.EventName())
 	assert.Zero(t, lr.Attributes().Len())
 }

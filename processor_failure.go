@@ -51,27 +51,57 @@ func originOf(rl plog.ResourceLogs, lr plog.LogRecord) func() any {
 	}
 }
 
+// batch is what processLogs keeps while it reads one batch: the failures
+// that closed in it, its arrival, and the stream key of the resource it is
+// in (computed once, when a record of it first needs its stream).
+type batch struct {
+	closed []failure.Failure
+	now    time.Time
+	rl     plog.ResourceLogs // the resource hash is of
+	hash   uint64
+	hashed bool
+	// file and fileKey are the last record's log.file.path and its key:
+	// the records of one resource come from one file or a few.
+	file    string
+	fileKey uint64
+}
+
+func (b *batch) key(rl plog.ResourceLogs, lr plog.LogRecord) uint64 {
+	if !b.hashed || b.rl != rl {
+		b.rl, b.hashed, b.file = rl, true, ""
+		b.hash = incident.ResourceHash(rl.Resource().Attributes())
+		b.fileKey = incident.StreamOf(b.hash, pcommon.NewMap())
+	}
+	attrs := lr.Attributes()
+	file, ok := attrs.Get(fileAttribute)
+	if ok && file.Type() == pcommon.ValueTypeStr && file.Str() == b.file {
+		return b.fileKey
+	}
+	key := incident.StreamOf(b.hash, attrs)
+	if ok && file.Type() == pcommon.ValueTypeStr {
+		b.file, b.fileKey = file.Str(), key
+	}
+	return key
+}
+
 // statement gives a failure statement to the stage and returns its step;
 // sent: the record arrived with its sender's verdict.
-func (p *logsProcessor) statement(rl plog.ResourceLogs, lr plog.LogRecord, r *oom.Report, ts pcommon.Timestamp, text string, sent bool, now time.Time, closed *[]failure.Failure) failure.Step {
-	key := incident.StreamKey(rl.Resource().Attributes(), lr.Attributes())
+func (p *logsProcessor) statement(rl plog.ResourceLogs, lr plog.LogRecord, r *oom.Report, ts pcommon.Timestamp, text string, sent bool, b *batch) failure.Step {
 	st := failure.Statement{Report: r, At: ts.AsTime(), Text: text, Sent: sent, Origin: originOf(rl, lr)}
-	step, c := p.failures.Statement(key, st, now, *closed)
-	*closed = c
+	step, closed := p.failures.Statement(b.key(rl, lr), st, b.now, b.closed)
+	b.closed = closed
 	return step
 }
 
 // evidence gives a record that is not a statement to its stream's open
 // failure, if any.
-func (p *logsProcessor) evidence(rl plog.ResourceLogs, lr plog.LogRecord, text string, closed *[]failure.Failure) {
-	key := incident.StreamKey(rl.Resource().Attributes(), lr.Attributes())
-	*closed = p.failures.Evidence(key, text, p.now(), *closed)
+func (p *logsProcessor) evidence(rl plog.ResourceLogs, lr plog.LogRecord, text string, b *batch) {
+	b.closed = p.failures.Evidence(b.key(rl, lr), text, b.now, b.closed)
 }
 
 // attempted gives a record's allocation attempts to its stream.
-func (p *logsProcessor) attempted(rl plog.ResourceLogs, lr plog.LogRecord, n int, closed *[]failure.Failure) {
-	key := incident.StreamKey(rl.Resource().Attributes(), lr.Attributes())
-	*closed = p.failures.Attempted(key, n, p.now(), *closed)
+func (p *logsProcessor) attempted(rl plog.ResourceLogs, lr plog.LogRecord, n int, b *batch) {
+	b.closed = p.failures.Attempted(b.key(rl, lr), n, b.now, b.closed)
 }
 
 // appendFailures adds a record for each closed failure to ld.

@@ -25,7 +25,6 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 
-	"github.com/xlaoom/xlaoomprocessor/internal/failure"
 	"github.com/xlaoom/xlaoomprocessor/internal/incident"
 	"github.com/xlaoom/xlaoomprocessor/internal/metadata"
 	"github.com/xlaoom/xlaoomprocessor/internal/metadatatest"
@@ -226,7 +225,7 @@ func TestUndatedRecordIsDatedAtArrival(t *testing.T) {
 		p.now = func() time.Time { return now }
 		lr := plog.NewLogRecord()
 		lr.Body().SetStr(msg)
-		_, tagged := p.tag(plog.NewResourceLogs(), lr, new([]failure.Failure))
+		_, tagged := p.tag(plog.NewResourceLogs(), lr, &batch{now: now})
 		require.Equal(t, taggedOOM, tagged)
 		v, ok := lr.Attributes().Get(oomattr.Incident)
 		require.True(t, ok)

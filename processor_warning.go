@@ -6,7 +6,6 @@ package xlaoomprocessor // import "github.com/xlaoom/xlaoomprocessor"
 import (
 	"go.opentelemetry.io/collector/pdata/plog"
 
-	"github.com/xlaoom/xlaoomprocessor/internal/failure"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
@@ -17,17 +16,17 @@ import (
 // attributes, never xla.error.code, so nothing that counts failures counts it.
 // A record already carrying xla.memory.warning is left as it is. The
 // allocation attempts it tags are given to its stream's next failure.
-func (p *logsProcessor) warn(rl plog.ResourceLogs, lr plog.LogRecord, w *oom.Warning, text string, closed *[]failure.Failure) (string, tagging) {
+func (p *logsProcessor) warn(rl plog.ResourceLogs, lr plog.LogRecord, w *oom.Warning, text string, b *batch) (string, tagging) {
 	if oomattr.Warned(lr.Attributes()) {
 		return "", untouched
 	}
 	oomattr.PutWarning(*w, lr.Attributes())
 	nameEvent(lr, oomattr.EventWarning)
 	if w.Kind == oom.WarningAllocationAttempt {
-		p.attempted(rl, lr, w.Attempts, closed)
+		p.attempted(rl, lr, w.Attempts, b)
 	}
 	if p.failures.Open() {
-		p.evidence(rl, lr, text, closed)
+		p.evidence(rl, lr, text, b)
 	}
 	p.setSeverity(lr, plog.SeverityNumberWarn, "WARN")
 	return w.Kind, taggedWarning

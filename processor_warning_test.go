@@ -7,6 +7,7 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/golden"
 	"github.com/stretchr/testify/assert"
@@ -17,7 +18,6 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 
-	"github.com/xlaoom/xlaoomprocessor/internal/failure"
 	"github.com/xlaoom/xlaoomprocessor/internal/metadatatest"
 )
 
@@ -47,7 +47,7 @@ func TestWarningKeepsItsSeverity(t *testing.T) {
 	p := newTestProcessor(createDefaultConfig(), nil)
 	bare := plog.NewLogRecord()
 	bare.Body().SetStr(remat)
-	kind, got := p.tag(plog.NewResourceLogs(), bare, new([]failure.Failure))
+	kind, got := p.tag(plog.NewResourceLogs(), bare, &batch{now: time.Now()})
 	require.Equal(t, taggedWarning, got)
 	assert.Equal(t, "rematerialization", kind)
 	assert.Equal(t, plog.SeverityNumberWarn, bare.SeverityNumber())
@@ -56,7 +56,7 @@ func TestWarningKeepsItsSeverity(t *testing.T) {
 	info.Body().SetStr(remat)
 	info.SetSeverityNumber(plog.SeverityNumberInfo)
 	info.SetSeverityText("INFO")
-	p.tag(plog.NewResourceLogs(), info, new([]failure.Failure))
+	p.tag(plog.NewResourceLogs(), info, &batch{now: time.Now()})
 	assert.Equal(t, plog.SeverityNumberInfo, info.SeverityNumber())
 	assert.Equal(t, "INFO", info.SeverityText())
 }

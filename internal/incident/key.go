@@ -59,10 +59,22 @@ func hashString(h uint64, s string) uint64 {
 // attribute). A container's output is its resource (k8s.pod.uid,
 // k8s.container.name, container.id). It does not allocate for string values.
 func StreamKey(resource, record pcommon.Map) uint64 {
+	return StreamOf(ResourceHash(resource), record)
+}
+
+// ResourceHash is the resource's part of StreamKey, for a caller that keys
+// many records of one resource.
+func ResourceHash(resource pcommon.Map) uint64 {
 	var sum uint64
 	for k, v := range resource.All() {
 		sum += attributeHash(k, v) // a sum: the attributes' order does not matter
 	}
+	return sum
+}
+
+// StreamOf is StreamKey of a record whose resource hashes to resourceHash.
+func StreamOf(resourceHash uint64, record pcommon.Map) uint64 {
+	sum := resourceHash
 	for _, k := range streamRecordKeys {
 		if v, ok := record.Get(k); ok {
 			sum += attributeHash(k, v) * fnvPrime
