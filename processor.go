@@ -117,19 +117,29 @@ const (
 func (p *logsProcessor) tag(rl plog.ResourceLogs, lr plog.LogRecord, b *batch) (string, tagging) {
 	var texts oomrecord.Candidates
 	if !p.finder.Scan(lr, &texts) {
-		if lr.Body().Type() == pcommon.ValueTypeMap {
-			return p.hostStructured(rl.Resource().Attributes(), lr) // processor_hostkill.go: a journald entry, a k8sobjects Pod or Event
-		}
-		// 99.9 % of records: no Report is zeroed or copied, and while no
-		// failure is open anywhere, nothing else is done.
-		if p.failures.Open() {
-			if body := lr.Body().Str(); len(body) <= p.cfg.MaxScanSize {
-				p.evidence(rl, lr, body, b)
-			}
+		// 99.9 % of records: no Report is zeroed or copied; a string body
+		// while no failure is open anywhere costs one atomic load more.
+		if body := lr.Body(); body.Str() == "" || p.failures.Open() {
+			return p.notCandidate(rl, lr, b)
 		}
 		return "", untouched
 	}
 	return p.tagCandidate(rl, lr, &texts, b)
+}
+
+// notCandidate reads a record the prefilter passed over: a map body for a
+// host kill (processor_hostkill.go: a journald entry, a k8sobjects Pod or
+// Event), else, while a failure is open, a string body for its evidence.
+func (p *logsProcessor) notCandidate(rl plog.ResourceLogs, lr plog.LogRecord, b *batch) (string, tagging) {
+	if lr.Body().Type() == pcommon.ValueTypeMap {
+		return p.hostStructured(rl.Resource().Attributes(), lr)
+	}
+	if p.failures.Open() {
+		if body := lr.Body().Str(); len(body) <= p.cfg.MaxScanSize {
+			p.evidence(rl, lr, body, b)
+		}
+	}
+	return "", untouched
 }
 
 // tagCandidate recognises and tags a record whose texts passed the prefilter.
