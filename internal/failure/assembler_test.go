@@ -28,7 +28,7 @@ var t0 = time.Date(2026, 11, 26, 11, 16, 43, 0, time.UTC)
 
 func feed(a *Assembler, key uint64, at time.Time, closed []Failure, texts ...string) []Failure {
 	for _, text := range texts {
-		closed = Feed(a, key, text, at, at, closed)
+		closed = feedText(a, key, text, at, at, closed)
 	}
 	return closed
 }

@@ -49,7 +49,7 @@ func assemble(recs []string) []Failure {
 	a := New(Config{Window: time.Minute})
 	var closed []Failure
 	for _, text := range recs {
-		closed = Feed(a, 0, text, time.Time{}, time.Unix(0, 0), closed)
+		closed = feedText(a, 0, text, time.Time{}, time.Unix(0, 0), closed)
 	}
 	return a.Flush(closed)
 }

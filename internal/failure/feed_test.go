@@ -9,12 +9,12 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
-// Feed recognises one record's text of stream key as the processor does
+// feedText recognises one record's text of stream key as the processor does
 // and gives it to a: a failure statement, allocation attempts, or, while
 // the stream has an open failure, evidence. It returns closed with the
-// failures that closed appended. For callers that hold only text (xlaoom
-// explain and tests); the processor reads its records itself.
-func Feed(a *Assembler, key uint64, text string, at, now time.Time, closed []Failure) []Failure {
+// failures that closed appended: the tests' stand-in for the processor's
+// and explain's glue.
+func feedText(a *Assembler, key uint64, text string, at, now time.Time, closed []Failure) []Failure {
 	if !oom.MayContain(text) {
 		if a.Open() {
 			closed = a.Evidence(key, text, now, closed)
