@@ -120,6 +120,13 @@ func RetryRule(r *Report, refusedBefore int) string { return diagnosis.RetryRule
 // the program makes freeing it the action and the first step.
 func Decide(r *Report, refusedBefore int) string { return diagnosis.Decide(r, refusedBefore) }
 
+// PoolCause is the cause an allocator's own figures settle (the BFC
+// summary's free in pool and largest free chunk against the request): "" when
+// one is unknown.
+func PoolCause(request, free, largestFree Size) string {
+	return grammar.PoolCause(request, free, largestFree)
+}
+
 // Site is a code location (Report.Site).
 type Site = grammar.Site
 

@@ -157,12 +157,8 @@ func (e *evidence) apply(r *oom.Report) {
 	fill(&r.LargestFree, e.largestFree)
 	fill(&r.PoolSize, e.poolSize)
 	fill(&r.Free, e.free)
-	if r.Cause == "" && r.Requested.Known && e.free.Known && e.largestFree.Known {
-		// The allocator's own figures settle it (oom's allocator summary).
-		r.Cause = oom.CauseExhaustion
-		if e.free.Bytes >= r.Requested.Bytes && e.largestFree.Bytes < r.Requested.Bytes {
-			r.Cause = oom.CauseFragmentation
-		}
+	if r.Cause == "" {
+		r.Cause = oom.PoolCause(r.Requested, e.free, e.largestFree)
 	}
 	if hs := e.sortedHolders(); len(hs) > 0 && (r.MemoryHolder == "" || hs[0].Bytes >= r.MemoryHolderSize.Bytes) {
 		r.MemoryHolder, r.MemoryHolderSize = hs[0].Program, oom.KnownSize(hs[0].Bytes)

@@ -63,14 +63,7 @@ func summaryCause(s string) string {
 		return ""
 	}
 	tok, _, _ = strings.Cut(after, ",")
-	largest := grammar.ParseSizeToken(tok)
-	if !request.Known || !free.Known || !largest.Known {
-		return ""
-	}
-	if free.Bytes >= request.Bytes && largest.Bytes < request.Bytes {
-		return grammar.CauseFragmentation
-	}
-	return grammar.CauseExhaustion
+	return grammar.PoolCause(request, free, grammar.ParseSizeToken(tok))
 }
 
 // LargestHolder sums the in-use chunks of the dump by the executable they

@@ -23,6 +23,19 @@ const (
 	CauseExhaustion    = "exhaustion"    // not enough free memory at all
 )
 
+// PoolCause is the cause the allocator's own figures settle: the pool had the
+// request free in total but no chunk large enough (fragmentation), or not at
+// all (exhaustion); "" when a figure is unknown.
+func PoolCause(request, free, largestFree Size) string {
+	switch {
+	case !request.Known || !free.Known || !largestFree.Known:
+		return ""
+	case free.Bytes >= request.Bytes && largestFree.Bytes < request.Bytes:
+		return CauseFragmentation
+	}
+	return CauseExhaustion
+}
+
 // Size is a byte count read from a message. Known is false when the message did
 // not print it or it cannot be represented in an int64.
 type Size struct {
