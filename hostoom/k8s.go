@@ -19,6 +19,13 @@ var (
 	// "Container %s was using %s, request is %s, has larger consumption of
 	// %v. " (v1.19+; v1.14-v1.18: "Container %s was using %s, which exceeds
 	// its request of %s. ").
+	// kubelet's own log line as its eviction manager decides to evict for
+	// memory, pkg/kubelet/eviction/eviction_manager.go (from knowledge, not
+	// checked against the source): klog's structured "\"Eviction manager:
+	// must evict pod(s) to reclaim\" resourceName=\"memory\"" (1.21+),
+	// "eviction manager: must evict pod(s) to reclaim memory" before. The
+	// manager evicts one pod per pass; the pod is named on a later line.
+	kubeletEvictRe = regexp.MustCompile(`[Ee]viction manager: must evict pod\(s\) to reclaim(?:" resourceName="| )memory(?:"|$)`)
 	evictionRe = regexp.MustCompile(`The node was low on resource: memory\.(?: Threshold quantity: (\S+?), available: (\S+?)\.)?(?: Container (\S+) was using (\S+?)(?:, request is (\S+?)|, which exceeds its request of (\S+?))[,.])?`)
 )
 
@@ -30,6 +37,9 @@ func parseKubernetes(msg string) (Statement, bool) {
 		if m := systemOOMRe.FindStringSubmatch(msg); m != nil {
 			return Statement{Kind: NodeSystemOOM, Command: m[1], PID: num(m[2]), Constraint: ConstraintGlobal, Cgroup: "/"}, true
 		}
+	}
+	if strings.Contains(msg, "must evict pod(s)") && kubeletEvictRe.MatchString(msg) {
+		return Statement{Kind: Eviction, Constraint: ConstraintGlobal, Reason: "kubelet eviction manager"}, true
 	}
 	if strings.Contains(msg, "low on resource: memory") {
 		if m := evictionRe.FindStringSubmatch(msg); m != nil {

@@ -11,15 +11,17 @@ import (
 )
 
 // TestProcessorReach: the statements the processor reads from a string
-// body come through the XLA prefilter's host cues (oom's
-// oom.HostCues): the kernel's kill, reaper, usage and summary lines,
-// earlyoom's (but a SIGKILL line of before 1.7) and Ray's kills. "invoked
-// oom-killer" is left out (its cost): the joiner does without it. No
-// XLA failure is found in any of them. The rest reach the processor as
-// structured bodies (docs/incidents.md, "Host-memory kills").
+// body come through the XLA prefilter: its host cues (oom.HostCues: the
+// kernel's kill, reaper, usage and summary lines, earlyoom's 1.8+ and
+// SIGTERM lines, Ray's kills) or its host tails (oom.HostTails: Slurm's
+// and srun's lines, systemd-oomd's pressure kill and systemd's, kubelet's eviction
+// manager and eviction message, earlyoom's SIGKILL before 1.8). "invoked
+// oom-killer" is left out (its cost): the joiner does without it. No XLA
+// failure or warning is found in any of them. The rest reach the processor
+// as structured bodies (docs/incidents.md, "Host-memory kills").
 func TestProcessorReach(t *testing.T) {
 	reach := map[Kind]bool{KernelKilled: true, KernelReaped: true, KernelUsage: true, KernelSummary: true,
-		EarlyoomKill: true, RayOOM: true}
+		EarlyoomKill: true, RayOOM: true, SlurmOOM: true, SrunOOM: true, OomdKill: true, UnitOOM: true, Eviction: true}
 	all := append(append([]struct {
 		name, line string
 		want       Statement
@@ -28,12 +30,18 @@ func TestProcessorReach(t *testing.T) {
 		promised := reach[c.want.Kind]
 		switch {
 		case c.want.Kind == KernelSummary && !strings.Contains(c.line, "CONSTRAINT_"),
-			c.want.Kind == EarlyoomKill && c.want.Reason == "SIGKILL" && !strings.Contains(c.line, "cmdline"),
-			c.want.Kind == RayOOM && c.want.Reason == "raylet summary":
+			c.want.Kind == RayOOM && c.want.Reason == "raylet summary",
+			// "… being more than N%": no tail ends with '%' (its cost)
+			c.want.Kind == OomdKill && !strings.HasPrefix(c.want.Reason, "memory pressure"),
+			// the 1.14-1.18 message ends with the request's quantity
+			c.want.Kind == Eviction && strings.Contains(c.line, "exceeds its request"):
 			promised = false
 		}
 		if promised && !oom.MayContain(c.line) {
 			t.Errorf("%s: does not pass the prefilter: %q", c.name, c.line)
+		}
+		if promised && !oom.MayContain(c.line+"\n") {
+			t.Errorf("%s: does not pass the prefilter with its line break: %q", c.name, c.line)
 		}
 		if f := oom.Default().Find(c.line, true); f.Found != oom.FoundNothing {
 			t.Errorf("%s: the XLA recogniser finds %v", c.name, f.Found)

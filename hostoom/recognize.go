@@ -9,7 +9,7 @@ import "strings"
 // without any is passed over before any header is parsed.
 var anchors = []string{
 	"oom", "OOM", "Killed process", "Kill process", "memory: usage", "Task in ", "Memory cgroup stats",
-	"Out Of Memory", "low on resource: memory", "Memory on the node", "sending SIG", " due to memory ", " due to swap used",
+	"Out Of Memory", "low on resource: memory", "must evict pod(s)", "Memory on the node", "sending SIG", " due to memory ", " due to swap used",
 }
 
 // MayContain reports whether text may hold a statement Parse reads. It is

@@ -10,16 +10,25 @@ import (
 )
 
 var (
-	// slurmstepd, src/plugins/task/cgroup/task_cgroup_memory.c and the
-	// cgroup plugins: "Detected %u oom-kill event(s) in step %u.%u cgroup."
-	// (17.x-19.05), "Detected %PRIu64 oom-kill event(s) in %ps[ cgroup].
-	// Some of your processes may have been killed by the cgroup
-	// out-of-memory handler." (20.02-22.05, %ps is "StepId=J.S"), "Detected
-	// %lu oom_kill event%s in %ps. Some of the step tasks have been OOM
-	// Killed." (23.02+).
-	slurmRe = regexp.MustCompile(`Detected (\d+) oom[-_]kill events?(?:\(s\))? in (?:StepId=|step )(\d+)(?:\+\d+)?(?:\.(\w+))?(?: cgroup)?\.`)
-	// srun, src/srun/ (step launch's task exit handling): "srun: error:
-	// %s: task %s: Out Of Memory" (17.02+), "tasks 0-3" for several.
+	// slurmstepd's task/cgroup plugin, checked against Slurm's source
+	// (src/plugins/task/cgroup/task_cgroup_memory.c, and from 21.08 its
+	// cgroup/v1 and cgroup/v2 plugins), error() at the step's end:
+	//   17.11.3-17.11.9: "Detected %PRIu64 oom-kill event(s) in step %s
+	//     cgroup." (%s: "J.S", "J.batch", "J.extern");
+	//   17.11.10-20.02: the same + " Some of your processes may have been
+	//     killed by the cgroup out-of-memory handler.";
+	//   20.11: "… in %ps cgroup. Some of your processes …" (%ps:
+	//     "StepId=J.S", "+H" after a het step's component);
+	//   21.08-22.05: "… in %ps. Some of your processes …";
+	//   23.02+: "Detected %PRIu64 oom_kill event%s in %ps. Some of the step
+	//     tasks have been OOM Killed."
+	slurmRe = regexp.MustCompile(`Detected (\d+) oom[-_]kill events?(?:\(s\))? in (?:StepId=|JobId=|step )(\d+)(?:\.(\w+)(?:\+\d+)?)?(?: cgroup)?\.`)
+	// srun, "%s: %s %s: Out Of Memory" (hosts, "task"/"tasks", the task
+	// list) for a task exit whose status is SIG_OOM, once per srun:
+	// src/plugins/launch/slurm/launch_slurm.c 17.02-22.05, src/srun/launch.c
+	// 23.02+. slurmstepd sets SIG_OOM when its task plugin counted oom_kill
+	// events, so from 17.11.3 the line follows the "Detected" line of the
+	// same step (Kind.Echo).
 	srunRe = regexp.MustCompile(`srun: error: (\S+): tasks? (\S+): Out Of Memory`)
 	// Ray's memory monitor (python/ray/_private/..., raylet
 	// node_manager.cc; Ray 2.2+): "Task was killed due to the node running

@@ -73,6 +73,13 @@ func (k Kind) String() string {
 // Joiner joins into one kill.
 func (k Kind) Kernel() bool { return k >= KernelInvoked && k <= KernelReaped }
 
+// Echo reports whether the kind repeats a kill that another statement of
+// its source always reports: srun's "Out Of Memory" follows slurmstepd's
+// "Detected N oom_kill event(s)" line of the same step (slurm_ray.go), so
+// that the processor tags it as a statement and counts the step's kill
+// once.
+func (k Kind) Echo() bool { return k == SrunOOM }
+
 // Source is the program that printed a statement (attribute value).
 func (k Kind) Source() string {
 	switch {

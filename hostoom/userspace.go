@@ -24,10 +24,14 @@ var (
 	// in this unit.". The unit's "Failed with result 'oom-kill'." that
 	// follows is the same kill, so it is not a statement of its own.
 	unitRe = regexp.MustCompile(`(\S+\.(?:service|scope|slice|socket|mount|swap)): (?:(A process of this unit has been killed by the OOM killer)|systemd-oomd killed (\d+) process\(es\) in this unit)\.`)
-	// earlyoom, kill.c: "sending %s to process %d uid %d \"%s\": oom_score
-	// %d, VmRSS %lld MiB, cmdline \"%s\"" (v1.7+); "badness" for
-	// "oom_score" in v1.2-v1.6; no uid before v1.2.
-	earlyoomRe = regexp.MustCompile(`sending (SIG[A-Z]+) to process (\d+)(?: uid (\d+))? "(.*?)": (?:badness|oom_score) (-?\d+), VmRSS (\d+) MiB`)
+	// earlyoom, kill.c, checked against its tags: "sending %s to process
+	// %d \"%s\": badness %d, VmRSS %lu MiB" (v1.3-v1.3.1), " uid %d" after
+	// the pid (v1.4-v1.7), "oom_score %d" for badness and ", cmdline
+	// \"%s\"" at the end (v1.8-v1.8.2), ", oom_score_adj %d" after
+	// oom_score (v1.9.0). Its earlier "Killing process …" lines (v0.1-v1.2)
+	// are not read: v0.x-v1.0's "Killing process %d %s" is any program's
+	// words.
+	earlyoomRe = regexp.MustCompile(`sending (SIG[A-Z]+) to process (\d+)(?: uid (\d+))? "(.*?)": (?:badness|oom_score) (-?\d+),(?: oom_score_adj -?\d+,)? VmRSS (\d+) MiB`)
 )
 
 // parseUserspace reads systemd-oomd's, systemd's and earlyoom's lines.

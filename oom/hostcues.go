@@ -10,7 +10,7 @@ import "github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 // measurable cost to ordinary records: the kernel's "Killed process" and
 // "oom_reaper" figures ("…kB, file-rss:"), its memory cgroup's "memory:
 // usage …kB, limit", the oom-kill summary's CONSTRAINT_, earlyoom's
-// "sending SIGTERM to process" and "… MiB, cmdline" (1.7+), Ray's "…GB /
+// "sending SIGTERM to process" and "… MiB, cmdline" (1.8+), Ray's "…GB /
 // …GB". Each was chosen by its cost on ordinary lines (BENCHMARKS.md,
 // "Host-memory kills"): "invoked oom-killer" (its gfp names) and Ray's "GB)"
 // cost 1-4 % and are left out. The XLA recogniser finds no failure in them
@@ -22,4 +22,29 @@ var HostCues = []logtext.Cue{
 	{Text: "SIGTERM to process"},
 	{Text: "MiB, cmdline"},
 	{Text: "GB / #"},
+}
+
+// HostTails are how the host-memory kill lines that hold no scan key end
+// (Slurm's, srun's, systemd-oomd's pressure kill, systemd's, kubelet's,
+// earlyoom's SIGKILL before 1.8), as tail cues (package tails): a text
+// that ends with one (trailing whitespace aside) passes MayContain too. A
+// tail costs an ordinary record one table look-up of its last byte, and a
+// word comparison when that byte ends a tail (BENCHMARKS.md, "Host-memory
+// kills"). No tail ends with '%', which ends a quarter of the ordinary
+// lines measured (progress figures): systemd-oomd's "… being more than N%"
+// (memory and swap used) is read from the journal only. hostoom's tests
+// check that each format reaches the processor, and that the XLA
+// recogniser finds nothing in it.
+var HostTails = []string{
+	" OOM Killed.",           // slurmstepd 23.02+: "… Some of the step tasks have been OOM Killed."
+	"out-of-memory handler.", // slurmstepd 17.11.10-22.05
+	" cgroup.",               // slurmstepd 17.11.3-17.11.9: "… in step J.S cgroup."
+	": Out Of Memory",        // srun 17.02+
+	"with reclaim activity",  // systemd-oomd, memory pressure
+	"by the OOM killer.",     // systemd: "<unit>: A process of this unit has been killed by the OOM killer."
+	" in this unit.",         // systemd: "<unit>: systemd-oomd killed N process(es) in this unit."
+	`resourceName="memory"`,  // kubelet: "Eviction manager: must evict pod(s) to reclaim" (structured)
+	"to reclaim memory",      // kubelet before structured logging
+	"consumption of memory.", // kubelet's eviction message (1.19+)
+	"VmRSS # MiB",            // earlyoom 1.3-1.7
 }

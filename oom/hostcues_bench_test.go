@@ -54,3 +54,44 @@ func BenchmarkHostCuesPaired(b *testing.B) {
 		b.Fatalf("%d ordinary lines passed the prefilter", n)
 	}
 }
+
+// BenchmarkHostTailsPaired is what the host tails (HostTails) add to
+// MayContain on ordinary lines: BenchmarkHostCuesPaired's rounds, the
+// prefilter with every cue then with the tails too.
+func BenchmarkHostTailsPaired(b *testing.B) {
+	all := defaultRecognizer.prefilterCues()
+	with, without := logtext.BuildPrefilter(all, HostTails...), logtext.BuildPrefilter(all)
+	cfg := workload.DefaultConfig()
+	cfg.OOMFraction = 0
+	g := workload.New(cfg)
+	lines := make([]string, 1000)
+	for i := range lines {
+		lines[i] = g.Line().Text
+	}
+	n := 0
+	run := func(p *logtext.Prefilter) time.Duration {
+		start := time.Now()
+		for _, l := range lines {
+			if p.MayContain(l) {
+				n++
+			}
+		}
+		return time.Since(start)
+	}
+	ratios := make([]float64, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		var w, wo time.Duration
+		if i%2 == 0 {
+			wo, w = run(&without), run(&with)
+		} else {
+			w, wo = run(&with), run(&without)
+		}
+		ratios = append(ratios, float64(w)/float64(wo))
+	}
+	sort.Float64s(ratios)
+	b.ReportMetric(ratios[len(ratios)/2], "x-without")
+	if n != 0 {
+		b.Fatalf("%d ordinary lines passed the prefilter", n)
+	}
+}

@@ -41,8 +41,9 @@ func MayContain(text string) bool { return defaultRecognizer.MayContain(text) }
 func Recognize(text string) (grammar.Report, bool) { return defaultRecognizer.Recognize(text) }
 
 // MayContain reports whether text could hold an XLA OOM message or a
-// memory-pressure warning. It is the cheap first pass run on every record:
-// false means certainly not an OOM (the prefilter, logtext/prefilter.go).
+// memory-pressure warning, or a host-memory kill line (HostCues,
+// HostTails). It is the cheap first pass run on every record: false means
+// certainly not an OOM (the prefilter, logtext/prefilter.go).
 func (z *Recognizer) MayContain(text string) bool { return z.prefilter.MayContain(text) }
 
 // RecognizeWarning finds the first memory-pressure warning in text (see
@@ -91,7 +92,7 @@ func newRecognizer(failures [][]grammar.Family, warnings [][]grammar.WarningFami
 			z.Warnings = append(z.Warnings, w)
 		}
 	}
-	z.prefilter = logtext.BuildPrefilter(z.prefilterCues())
+	z.prefilter = logtext.BuildPrefilter(z.prefilterCues(), HostTails...)
 	z.wrapWords = logtext.BuildWrapVocabulary(z.exprs(), detailAnchors())
 	z.resolveRaised() // speakers.go
 	return z
