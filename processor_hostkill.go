@@ -74,9 +74,19 @@ func (h *hostStreams) add(res pcommon.Map, at pcommon.Timestamp, s hostoom.State
 // failure.
 func (p *logsProcessor) hostText(res pcommon.Map, lr plog.LogRecord, texts *oomrecord.Candidates) (string, tagging) {
 	for i := range texts.Len() {
-		if s, ok := hostoom.Parse(texts.Text(i)); ok {
-			return p.hostStatement(res, lr, s)
+		s, ok := hostoom.Parse(texts.Text(i))
+		switch {
+		case !ok:
+			continue
+		case s.Kind.Echo():
+			// srun's line repeats slurmstepd's of the same step: its
+			// statement, not a second kill.
+			if _, done := lr.Attributes().Get(oomattr.HostSource); !done {
+				oomattr.PutHostStatement(&s, lr.Attributes())
+			}
+			return "", untouched
 		}
+		return p.hostStatement(res, lr, s)
 	}
 	return "", untouched
 }
@@ -151,7 +161,7 @@ func (p *logsProcessor) hostStatement(res pcommon.Map, lr plog.LogRecord, s host
 	}
 	oomattr.PutHostKill(kill, attrs)
 	nameEvent(lr, oomattr.EventHostKill)
-	attrs.PutStr(oomattr.Incident, hostIncident(res, kill, p.cfg.IncidentResourceAttributes, ts, p.cfg))
+	attrs.PutStr(oomattr.Incident, hostIncident(res, attrs, kill, ts, p.cfg))
 	if p.cfg.SetSeverity && lr.SeverityNumber() == plog.SeverityNumberUnspecified {
 		lr.SetSeverityNumber(plog.SeverityNumberError)
 		if lr.SeverityText() == "" {
@@ -161,20 +171,26 @@ func (p *logsProcessor) hostStatement(res pcommon.Map, lr plog.LogRecord, s host
 	return kill.Kind.Source(), taggedHost
 }
 
-// hostIncident is the kill's xla.oom.incident.id: its job (the resource's
-// identity), its node and the cgroup whose memory ran out, in its window.
-func hostIncident(res pcommon.Map, k *hostoom.Kill, keys []string, ts pcommon.Timestamp, cfg *Config) string {
+// hostIncident is the kill's xla.oom.incident.id: its owner
+// (oomattr.HostKillKey: a pod's container, a Slurm step, a unit or a
+// cgroup on its node, a container), not the resource or the source that
+// reported it, in its window, so that the kernel's lines, a Pod's
+// OOMKilled status and Slurm's line of one kill carry one id. A kill that
+// names neither owner nor victim: its job (the resource's identity), its
+// node and its cgroup.
+func hostIncident(res, attrs pcommon.Map, k *hostoom.Kill, ts pcommon.Timestamp, cfg *Config) string {
 	m := pcommon.NewMap()
+	if key, _ := oomattr.HostKillKey(res, attrs); key != "" {
+		m.PutStr(oomattr.HostKillID, key)
+		return incident.ID(m, []string{oomattr.HostKillID}, ts, cfg.IncidentWindow)
+	}
 	res.CopyTo(m)
 	cg := k.LimitCgroup
 	if cg == "" {
 		cg = k.Cgroup
 	}
 	m.PutStr(oomattr.HostCgroup, cg)
-	if k.PodUID != "" {
-		m.PutStr(oomattr.K8sPodUID, k.PodUID)
-	}
-	all := append(append([]string{}, keys...), "host.name", "k8s.node.name", oomattr.K8sPodUID, oomattr.HostCgroup)
+	all := append(append([]string{}, cfg.IncidentResourceAttributes...), "host.name", "k8s.node.name", oomattr.HostCgroup)
 	return incident.ID(m, all, ts, cfg.IncidentWindow)
 }
 

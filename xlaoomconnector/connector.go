@@ -243,7 +243,9 @@ func (c *xlaOOMConnector) apply(b *batch, now time.Time) (overflowed int64) {
 		overflowed += c.state.add(k, job.resource, job.schemaURL, job.obs, now)
 	}
 	for _, k := range b.hostJobs {
-		overflowed += c.state.add(k, b.hostKills[k].resource, b.hostKills[k].schemaURL, b.hostKills[k].obs, now)
+		if fresh := c.freshKills(b.hostKills[k].obs, now); len(fresh) > 0 { // hostkill.go
+			overflowed += c.state.add(k, b.hostKills[k].resource, b.hostKills[k].schemaURL, fresh, now)
+		}
 	}
 	for _, k := range b.incidentJobs {
 		job := b.incidents[k]

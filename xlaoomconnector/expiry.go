@@ -31,6 +31,7 @@ type ended struct {
 // at is the emission time: the end marker's time, after the series' last point.
 func (st *state) expire(now time.Time, at pcommon.Timestamp) []ended {
 	st.incidents.expire(now)
+	st.hostKills.expire(now)
 	stale := func(s *series) bool { return !s.dirty && now.Sub(s.seen) >= st.expiry }
 	var out []ended
 	for key, rs := range st.resources {

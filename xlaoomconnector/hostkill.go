@@ -4,6 +4,8 @@
 package xlaoomconnector // import "github.com/xlaoom/xlaoomprocessor/xlaoomconnector"
 
 import (
+	"cmp"
+	"slices"
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/plog"
@@ -16,7 +18,8 @@ import (
 
 // Host-memory kills (package hostoom; the processor tags the record that
 // carries one, processor_hostkill.go) feed xla.oom.host.kills, a counter of
-// its own beside xla.oom.incidents: one per kill record, on the record's
+// its own beside xla.oom.incidents: one per kill, however many sources
+// report it (killMemory, hostkill_memory.go), on the first record's
 // resource reduced to incident_resource_attributes (the job), with the
 // kill's source, constraint and retry verdict as attributes, each from a
 // closed set, so that its series are bounded like the others'
@@ -60,6 +63,29 @@ func (c *xlaOOMConnector) addHostKill(into map[resourceKey]*jobBatch, rl plog.Re
 	}
 	m := measurement{kind: hostKill, attrs: attrKey{hostSource: get(oomattr.HostSource, hostSources),
 		hostConstraint: get(oomattr.HostConstraint, hostConstraints), retry: get(oomattr.Retry, retries)}}
+	key, once := oomattr.HostKillKey(rl.Resource().Attributes(), attrs)
 	job := c.jobOf(into, rl)
-	job.obs = append(job.obs, observation{measured: m, at: recordtime.Of(lr, now)})
+	job.obs = append(job.obs, observation{measured: m, at: recordtime.Of(lr, now),
+		kill: &killReport{key: key, once: once, source: m.attrs.hostSource}})
+}
+
+// killReport is whose kill a kill record reports (oomattr.HostKillKey) and
+// which source reported it.
+type killReport struct {
+	key    string
+	once   bool
+	source string
+}
+
+// freshKills keeps the kill records of obs, in record order, that report
+// a kill not counted yet (killMemory). The caller holds mu.
+func (c *xlaOOMConnector) freshKills(obs []observation, now time.Time) []observation {
+	slices.SortStableFunc(obs, func(a, b observation) int { return cmp.Compare(a.at, b.at) })
+	fresh := obs[:0]
+	for _, ob := range obs {
+		if ob.kill == nil || c.state.hostKills.observe(ob.kill.key, ob.kill.once, ob.kill.source, ob.at, now) {
+			fresh = append(fresh, ob)
+		}
+	}
+	return fresh
 }

@@ -39,6 +39,7 @@ type state struct {
 	retired [numMetrics]*lru.Map[retiredKey, retiredCounter]
 
 	incidents incidentMemory
+	hostKills killMemory // hostkill_memory.go
 }
 
 // retiredKey names an expired series.
@@ -64,6 +65,7 @@ func newState(cfg *Config) *state {
 		enabled:   cfg.Metrics.enabled(),
 		resources: map[resourceKey]*resourceState{},
 		incidents: newIncidentMemory(cfg.IncidentWindow, cfg.SeriesExpiry),
+		hostKills: newKillMemory(cfg.IncidentWindow, cfg.SeriesExpiry),
 	}
 	for id := range st.retired {
 		st.retired[id] = lru.New[retiredKey, retiredCounter]()
@@ -76,6 +78,7 @@ func newState(cfg *Config) *state {
 type observation struct {
 	measured measurement
 	at       pcommon.Timestamp // the record's time (recordtime.Of)
+	kill     *killReport       // a host kill's: whose kill, by whom (hostkill.go)
 }
 
 // add records the observations of one resource and returns how many
