@@ -19,9 +19,10 @@ import (
 
 // Host-memory kills (package hostoom). The processor reads them from two
 // kinds of record only, so that ordinary records cost what they did:
-//   - string texts that passed the XLA prefilter (its host cues) and held
-//     no XLA failure: the kernel's lines (a kernel log file, /dev/kmsg),
-//     earlyoom's and Ray's;
+//   - string texts that passed the XLA prefilter (its host cues and tails)
+//     and held no XLA failure: the kernel's lines (a kernel log file,
+//     /dev/kmsg), earlyoom's, Ray's, Slurm's, systemd-oomd's and systemd's,
+//     kubelet's evictions;
 //   - map bodies: a journald entry's MESSAGE (the kernel, systemd-oomd,
 //     systemd, earlyoom through the journal), a Pod or an Event object of
 //     the k8sobjects receiver.

@@ -26,7 +26,7 @@ var (
 	// "eviction manager: must evict pod(s) to reclaim memory" before. The
 	// manager evicts one pod per pass; the pod is named on a later line.
 	kubeletEvictRe = regexp.MustCompile(`[Ee]viction manager: must evict pod\(s\) to reclaim(?:" resourceName="| )memory(?:"|$)`)
-	evictionRe = regexp.MustCompile(`The node was low on resource: memory\.(?: Threshold quantity: (\S+?), available: (\S+?)\.)?(?: Container (\S+) was using (\S+?)(?:, request is (\S+?)|, which exceeds its request of (\S+?))[,.])?`)
+	evictionRe     = regexp.MustCompile(`The node was low on resource: memory\.(?: Threshold quantity: (\S+?), available: (\S+?)\.)?(?: Container (\S+) was using (\S+?)(?:, request is (\S+?)|, which exceeds its request of (\S+?))[,.])?`)
 )
 
 // parseKubernetes reads kubelet's SystemOOM and eviction messages (event

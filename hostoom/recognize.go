@@ -15,7 +15,8 @@ var anchors = []string{
 // MayContain reports whether text may hold a statement Parse reads. It is
 // for callers that read every line of a kernel or job log (xlaoom explain);
 // the processor reaches Parse only through the XLA prefilter's host cues
-// (oom.Recognizer.MayContain) and structured bodies (docs/incidents.md).
+// and tails (oom.Recognizer.MayContain) and structured bodies
+// (docs/incidents.md).
 func MayContain(text string) bool {
 	for _, a := range anchors {
 		if strings.Contains(text, a) {

@@ -31,7 +31,7 @@ var hostKillsDescriptor = descriptor{
 	name: "xla.oom.host.kills",
 	description: "Processes killed for host memory (the kernel's OOM killer, systemd-oomd, earlyoom, kubelet, Slurm, Ray), " +
 		"per job-level resource (the record resource reduced to incident_resource_attributes): one per kill the xla_oom " +
-		"processor joined from its source's lines, however many tasks it killed. Not XLA failures: they never count in xla.oom.incidents.",
+		"processor joined from its source's lines, however many tasks it killed and however many sources report it. Not XLA failures: they never count in xla.oom.incidents.",
 	unit: "{kill}",
 }
 
@@ -78,13 +78,27 @@ type killReport struct {
 }
 
 // freshKills keeps the kill records of obs, in record order, that report
-// a kill not counted yet (killMemory). The caller holds mu.
+// a kill not counted yet (killMemory). A later report of a kill counted in
+// the same batch, within the window, gives it the verdict its first did
+// not (a Pod's OOMKilled alone is unknown, the kernel's line of the same
+// kill decides), as settleRetry does for XLA incidents. The caller holds
+// mu.
 func (c *xlaOOMConnector) freshKills(obs []observation, now time.Time) []observation {
 	slices.SortStableFunc(obs, func(a, b observation) int { return cmp.Compare(a.at, b.at) })
 	fresh := obs[:0]
+	counted := map[string]int{} // the last kill of each owner counted in this batch, in fresh
 	for _, ob := range obs {
-		if ob.kill == nil || c.state.hostKills.observe(ob.kill.key, ob.kill.once, ob.kill.source, ob.at, now) {
+		switch {
+		case ob.kill == nil || c.state.hostKills.observe(ob.kill.key, ob.kill.once, ob.kill.source, ob.at, now):
+			if ob.kill != nil {
+				counted[ob.kill.key] = len(fresh)
+			}
 			fresh = append(fresh, ob)
+		default:
+			if i, ok := counted[ob.kill.key]; ok && fresh[i].measured.attrs.retry == oom.RetryUnknown &&
+				within(fresh[i].at, ob.at, c.state.hostKills.window) {
+				fresh[i].measured.attrs.retry = ob.measured.attrs.retry
+			}
 		}
 	}
 	return fresh

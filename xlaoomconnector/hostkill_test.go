@@ -161,3 +161,31 @@ func TestHostKillsOncePerKill(t *testing.T) {
 		})
 	}
 }
+
+// TestHostKillVerdictSettled: a kill counted from the Pod's OOMKilled
+// status (unknown alone) takes the verdict of the kernel's report of the
+// same kill in the same batch.
+func TestHostKillVerdictSettled(t *testing.T) {
+	const cid = "4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a"
+	status := &hostoom.Kill{Statement: hostoom.Statement{Kind: hostoom.PodOOMKilled, Constraint: hostoom.ConstraintCgroup,
+		PodUID: "8d1e6c0a-3f2b-4c5d-9e8f-7a6b5c4d3e2f", ContainerID: cid, Container: "trainer"}, Tasks: 1, Complete: true}
+	kernel := &hostoom.Kill{Statement: hostoom.Statement{Kind: hostoom.KernelKilled, PID: 4242, Command: "python",
+		Cgroup: "/kubepods/burstable/pod8d1e6c0a-3f2b-4c5d-9e8f-7a6b5c4d3e2f/" + cid, Constraint: hostoom.ConstraintCgroup}, Tasks: 1, Complete: true}
+	base := time.Date(2026, 11, 27, 18, 48, 30, 0, time.UTC)
+	ld := plog.NewLogs()
+	for i, k := range []*hostoom.Kill{kernel, status} {
+		rl := ld.ResourceLogs().AppendEmpty()
+		rl.Resource().Attributes().PutStr("service.name", "trainer")
+		lr := rl.ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
+		lr.SetTimestamp(pcommon.NewTimestampFromTime(base.Add(time.Duration(1-i) * time.Second))) // the status first
+		oomattr.PutHostKill(k, lr.Attributes())
+	}
+	if v, _ := ld.ResourceLogs().At(1).ScopeLogs().At(0).LogRecords().At(0).Attributes().Get(oomattr.Retry); v.Str() != "unknown" {
+		t.Fatalf("a Pod status alone: %q, want unknown", v.Str())
+	}
+	forEachTemporality(t, func(t *testing.T, cfg *Config) {
+		sink := new(consumertest.MetricsSink)
+		conn, _ := newTestConnector(t, cfg, settings(), sink)
+		assert.Equal(t, map[string]int64{"trainer/kubernetes/cgroup/futile": 1}, hostKillsBy(consumeAndEmit(t, conn, sink, ld)))
+	})
+}

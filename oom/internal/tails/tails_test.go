@@ -13,7 +13,7 @@ func TestMayEnd(t *testing.T) {
 		want bool
 	}{
 		{"slurmstepd: error: Detected 1 oom_kill event in StepId=1.0. Some of the step tasks have been OOM Killed.", true},
-		{"… have been OOM Killed.\n", true},     // the line break a reader kept
+		{"… have been OOM Killed.\n", true},      // the line break a reader kept
 		{"… have been OOM Killed. \r\n\t", true}, // and other trailing whitespace
 		{"… have been OOM Killed.x", false},
 		{"have been OOM killed.", false},
