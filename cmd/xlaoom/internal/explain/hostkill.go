@@ -33,7 +33,8 @@ func (h *hostScan) record(rec *Record) {
 	text := string(rec.Text)
 	for i, line := range strings.Split(text, "\n") {
 		l := hostoom.SplitHeader(strings.TrimRight(line, "\r"))
-		if s, ok := hostoom.ParseLine(l.Text); ok {
+		// srun's line echoes slurmstepd's of the same step: not a kill of its own.
+		if s, ok := hostoom.ParseLine(l.Text); ok && !s.Kind.Echo() {
 			s.Ref = int64(rec.Line + i)
 			h.kills = append(h.kills, h.j.Add(l.At, s)...)
 		}

@@ -77,3 +77,18 @@ func TestExplainHostLookalikes(t *testing.T) {
 		t.Errorf("status %d\n%s", status, out.String())
 	}
 }
+
+// TestExplainSlurmKill: a Slurm job's output with slurmstepd's line and
+// srun's echo of it is one kill, of the step.
+func TestExplainSlurmKill(t *testing.T) {
+	log := "epoch 3 step 1200 loss 2.31\n" +
+		"slurmstepd: error: Detected 1 oom_kill event in StepId=8841.0. Some of the step tasks have been OOM Killed.\n" +
+		"srun: error: node-7: task 0: Out Of Memory\n" +
+		"srun: Terminating StepId=8841.0\n"
+	var out, errOut bytes.Buffer
+	status := Main([]string{"explain"}, strings.NewReader(log), &out, &errOut)
+	if text := out.String(); status == ExitNone || strings.Count(text, "host-memory kill (slurm") != 1 ||
+		!strings.Contains(text, "summary: 1 host-memory kill") || !strings.Contains(text, "Slurm job 8841 step 0") {
+		t.Errorf("status %d\n%s%s", status, text, errOut.String())
+	}
+}
