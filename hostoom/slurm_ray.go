@@ -11,8 +11,9 @@ import (
 
 var (
 	// slurmstepd's task/cgroup plugin, checked against Slurm's source
-	// (src/plugins/task/cgroup/task_cgroup_memory.c, and from 21.08 its
-	// cgroup/v1 and cgroup/v2 plugins), error() at the step's end:
+	// (src/plugins/task/cgroup/task_cgroup_memory.c; the cgroup/v1 plugin
+	// counts the events from 21.08, cgroup/v2 from 22.05), error() at the
+	// step's end:
 	//   17.11.3-17.11.9: "Detected %PRIu64 oom-kill event(s) in step %s
 	//     cgroup." (%s: "J.S", "J.batch", "J.extern");
 	//   17.11.10-20.02: the same + " Some of your processes may have been
