@@ -112,6 +112,7 @@ var lookalikes = []string{
 	"sending SIGTERM to workers",
 	"Detected 3 GPUs in StepId=8841.0.",
 	`I1127 18:48:46.123456    2231 eviction_manager.go:395] "Eviction manager: must evict pod(s) to reclaim" resourceName="ephemeral-storage"`,
+	`I1127 18:48:46.123456    2231 eviction_manager.go:368] "Eviction manager: attempting to reclaim" resourceName="memory"`, // not yet a decision to evict
 	"srun: error: gpu-node-17: task 3: Exited with exit code 1",
 }
 
