@@ -12,8 +12,8 @@ import "github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 // usage …kB, limit", the oom-kill summary's CONSTRAINT_, earlyoom's
 // "sending SIGTERM to process" and "… MiB, cmdline" (1.8+), Ray's "…GB /
 // …GB". Each was chosen by its cost on ordinary lines (BENCHMARKS.md,
-// "Host-memory kills"): "invoked oom-killer" (its gfp names) and Ray's "GB)"
-// cost 1-4 % and are left out. The XLA recogniser finds no failure in them
+// "Host-memory kills"): "invoked oom-killer" (its gfp names, 0.5-1.2 %) and
+// Ray's "GB)" (3.6 %) are left out. The XLA recogniser finds no failure in them
 // (hostoom's tests check both).
 var HostCues = []logtext.Cue{
 	{Text: "kB, file-rss:"},
@@ -28,13 +28,13 @@ var HostCues = []logtext.Cue{
 // (Slurm's, srun's, systemd-oomd's pressure kill, systemd's, kubelet's,
 // earlyoom's SIGKILL before 1.8), as tail cues (package tails): a text
 // that ends with one (trailing whitespace aside) passes MayContain too. A
-// tail costs an ordinary record one table look-up of its last byte, and a
-// word comparison when that byte ends a tail (BENCHMARKS.md, "Host-memory
-// kills"). No tail ends with '%', which ends a quarter of the ordinary
-// lines measured (progress figures): systemd-oomd's "… being more than N%"
-// (memory and swap used) is read from the journal only. hostoom's tests
-// check that each format reaches the processor, and that the XLA
-// recogniser finds nothing in it.
+// tail costs an ordinary record a hash of its last four bytes looked up in
+// a table, without a branch (no cost measurable: BENCHMARKS.md,
+// "Host-memory kills"). A tail ends with four literal bytes, so
+// systemd-oomd's "… being more than N%" (memory and swap used) is read
+// from the journal only, and "oom_score_adj=N" (invoked oom-killer) not
+// as plain text. hostoom's tests check that each format reaches the
+// processor, and that the XLA recogniser finds nothing in it.
 var HostTails = []string{
 	" OOM Killed.",           // slurmstepd 23.02+: "… Some of the step tasks have been OOM Killed."
 	"out-of-memory handler.", // slurmstepd 17.11.10-22.05
