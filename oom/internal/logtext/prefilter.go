@@ -39,7 +39,7 @@ func (p *Prefilter) MayContain(text string) bool {
 	if len(text) < MinOnePassLen {
 		return p.MayContainPerKey(text)
 	}
-	from := p.keys.firstStep(text) // most texts: no step may hold a hit, and their last byte ends no tail
+	from := p.keys.firstStep(text) // most texts: no step may hold a hit, and their last four bytes end no tail
 	return from >= 0 && p.confirmFrom(text, from) || p.tails.May(text) && p.tails.EndsWithTail(text)
 }
 
