@@ -94,7 +94,8 @@ func every(d time.Duration, n int) []time.Duration {
 
 // TestHostKillCountedOnce: the reports of one kill by two or three sources
 // (the kernel's lines, a Pod's OOMKilled status, slurmstepd's and srun's
-// lines, systemd's unit line), each read by an agent of its own, carry one
+// lines, systemd's unit line, kubelet's SystemOOM line), each read by an
+// agent of its own, carry one
 // xla.oom.incident.id, and the connector downstream counts one kill in
 // xla.oom.host.kills; different kills count apart, the same unit killed
 // twice within the window included. Reports that straddle a bucket edge
@@ -135,6 +136,15 @@ func TestHostKillCountedOnce(t *testing.T) {
 			{resource: node, at: append(append(every(0, 3), time.Second), append(every(20*time.Second, 3), 21*time.Second)...),
 				lines: append(append(kernelKill(unitCG, 6001), "train.service: A process of this unit has been killed by the OOM killer."),
 					append(kernelKill(unitCG, 6002), "train.service: A process of this unit has been killed by the OOM killer.")...)},
+		}},
+		{name: "a global kill and kubelet's SystemOOM line", kills: 1, ids: map[string]int{"pid 4242": 1}, reports: []report{
+			{resource: node, at: every(0, 2), lines: []string{
+				"oom-kill:constraint=CONSTRAINT_NONE,nodemask=(null),cpuset=/,mems_allowed=0-1,global_oom,task_memcg=/,task=python3,pid=4242,uid=0",
+				"Out of memory: Killed process 4242 (python3) total-vm:30000000kB, anon-rss:16700000kB, file-rss:60000kB, shmem-rss:0kB, UID:0 pgtables:33000kB oom_score_adj:0",
+			}},
+			{resource: node, at: []time.Duration{time.Second}, lines: []string{
+				`I1127 18:48:31.000000    2231 oom_watcher_linux.go:80] "Got sys oom event" event="&{Pid:4242 ProcessName:python3 TimeOfDeath:2026-11-27 18:48:30 +0000 UTC ContainerName:/ VictimContainerName:/ Constraint:CONSTRAINT_NONE}"`,
+			}},
 		}},
 		{name: "across a bucket edge", kills: 1, ids: map[string]int{pod: 2}, reports: []report{
 			{resource: node, at: every(29*time.Second, 3), lines: kernelKill(podSlice+"/cri-containerd-"+trainerID+".scope", 4242)},
@@ -205,6 +215,8 @@ func ownerOf(attrs pcommon.Map) string {
 		return fmt.Sprint(a[oomattr.HostSlurmJob], ".", a[oomattr.HostSlurmStep])
 	case a[oomattr.HostUnit] != nil:
 		return fmt.Sprint(a[oomattr.HostUnit])
+	case a[oomattr.HostOwner] == "node":
+		return fmt.Sprint("pid ", a[oomattr.ProcessPID])
 	}
 	return strings.TrimSpace(fmt.Sprint(a))
 }

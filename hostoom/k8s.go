@@ -19,6 +19,12 @@ var (
 	// "Container %s was using %s, request is %s, has larger consumption of
 	// %v. " (v1.19+; v1.14-v1.18: "Container %s was using %s, which exceeds
 	// its request of %s. ").
+	// kubelet's own log line of the same SystemOOM, klog.V(1)'s "Got sys
+	// oom event" with cAdvisor's OomInstance printed with its field names
+	// ("%+v": Pid, ProcessName, TimeOfDeath, ContainerName,
+	// VictimContainerName, Constraint); from knowledge, not checked against
+	// the source. Only a victim in the root cgroup is logged.
+	sysOOMLogRe = regexp.MustCompile(`Got sys oom event.*?\bPid:(\d+) ProcessName:(\S*) .*?\bVictimContainerName:(\S*)(?:.*?\bConstraint:(CONSTRAINT_\w+))?`)
 	// kubelet's own log line as its eviction manager decides to evict for
 	// memory, pkg/kubelet/eviction/eviction_manager.go (from knowledge, not
 	// checked against the source): klog's structured "\"Eviction manager:
@@ -36,6 +42,15 @@ func parseKubernetes(msg string) (Statement, bool) {
 	if strings.Contains(msg, "System OOM encountered") {
 		if m := systemOOMRe.FindStringSubmatch(msg); m != nil {
 			return Statement{Kind: NodeSystemOOM, Command: m[1], PID: num(m[2]), Constraint: ConstraintGlobal, Cgroup: "/"}, true
+		}
+	}
+	if strings.Contains(msg, "Got sys oom event") {
+		if m := sysOOMLogRe.FindStringSubmatch(msg); m != nil && m[3] == "/" {
+			s := Statement{Kind: NodeSystemOOM, Command: m[2], PID: num(m[1]), Constraint: ConstraintGlobal, Cgroup: "/"}
+			if m[4] != "" {
+				s.Constraint = kernelConstraint(m[4])
+			}
+			return s, true
 		}
 	}
 	if strings.Contains(msg, "must evict pod(s)") && kubeletEvictRe.MatchString(msg) {

@@ -13,7 +13,8 @@ import (
 // TestProcessorReach: the statements the processor reads from a string
 // body come through the XLA prefilter: its host cues (oom.HostCues: the
 // kernel's kill, reaper, usage and summary lines, earlyoom's 1.8+ and
-// SIGTERM lines, Ray's kills) or its host tails (oom.HostTails: Slurm's
+// SIGTERM lines, Ray's kills, kubelet's "Got sys oom event" through its
+// CONSTRAINT_) or its host tails (oom.HostTails: Slurm's
 // and srun's lines, systemd-oomd's pressure kill and systemd's, kubelet's eviction
 // manager and eviction message, earlyoom's SIGKILL before 1.8). "invoked
 // oom-killer" is left out (its cost): the joiner does without it. No XLA
@@ -21,7 +22,8 @@ import (
 // as structured bodies (docs/incidents.md, "Host-memory kills").
 func TestProcessorReach(t *testing.T) {
 	reach := map[Kind]bool{KernelKilled: true, KernelReaped: true, KernelUsage: true, KernelSummary: true,
-		EarlyoomKill: true, RayOOM: true, SlurmOOM: true, SrunOOM: true, OomdKill: true, UnitOOM: true, Eviction: true}
+		EarlyoomKill: true, RayOOM: true, SlurmOOM: true, SrunOOM: true, OomdKill: true, UnitOOM: true, Eviction: true,
+		NodeSystemOOM: true}
 	all := append(append([]struct {
 		name, line string
 		want       Statement
@@ -34,7 +36,10 @@ func TestProcessorReach(t *testing.T) {
 			// "… being more than N%": no tail ends with '%' (its cost)
 			c.want.Kind == OomdKill && !strings.HasPrefix(c.want.Reason, "memory pressure"),
 			// the 1.14-1.18 message ends with the request's quantity
-			c.want.Kind == Eviction && strings.Contains(c.line, "exceeds its request"):
+			c.want.Kind == Eviction && strings.Contains(c.line, "exceeds its request"),
+			// the Event's message ends with the pid; kubelet's own line
+			// passes through CONSTRAINT_ (cAdvisor's OomInstance)
+			c.want.Kind == NodeSystemOOM && !strings.Contains(c.line, "CONSTRAINT_"):
 			promised = false
 		}
 		if promised && !oom.MayContain(c.line) {

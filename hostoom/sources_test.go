@@ -37,6 +37,10 @@ var sourceCases = []struct {
 		Statement{Kind: NodeSystemOOM, Command: "python3", PID: 4242, Constraint: ConstraintGlobal, Cgroup: "/"}},
 	{"kubelet eviction v1.19+", "The node was low on resource: memory. Threshold quantity: 100Mi, available: 91236Ki. Container trainer was using 31457280Ki, request is 16Gi, has larger consumption of memory. ",
 		Statement{Kind: Eviction, Constraint: ConstraintGlobal, Container: "trainer", RSS: 31457280 << 10, Limit: 16 << 30, Reason: "threshold 100Mi, available 91236Ki"}},
+	{"kubelet SystemOOM log line, structured (knowledge)", `I1127 18:48:46.123456    2231 oom_watcher_linux.go:80] "Got sys oom event" event="&{Pid:4242 ProcessName:python3 TimeOfDeath:2026-11-27 18:48:46.118 +0000 UTC ContainerName:/ VictimContainerName:/ Constraint:CONSTRAINT_NONE}"`,
+		Statement{Kind: NodeSystemOOM, Command: "python3", PID: 4242, Constraint: ConstraintGlobal, Cgroup: "/"}},
+	{"kubelet SystemOOM log line, unquoted (knowledge)", `I1127 18:48:46.123456    2231 oom_watcher_linux.go:80] "Got sys oom event" event=&{Pid:4242 ProcessName:python3 TimeOfDeath:2026-11-27 18:48:46.118 +0000 UTC ContainerName:/kubepods VictimContainerName:/ Constraint:CONSTRAINT_CPUSET}`,
+		Statement{Kind: NodeSystemOOM, Command: "python3", PID: 4242, Constraint: ConstraintCpuset, Cgroup: "/"}},
 	{"kubelet eviction manager, structured (knowledge)", `I1127 18:48:46.123456    2231 eviction_manager.go:395] "Eviction manager: must evict pod(s) to reclaim" resourceName="memory"`,
 		Statement{Kind: Eviction, Constraint: ConstraintGlobal, Reason: "kubelet eviction manager"}},
 	{"kubelet eviction manager, before structured logging (knowledge)", "I1127 18:48:46.123456    2231 eviction_manager.go:357] eviction manager: must evict pod(s) to reclaim memory",
@@ -113,6 +117,8 @@ var lookalikes = []string{
 	"Detected 3 GPUs in StepId=8841.0.",
 	`I1127 18:48:46.123456    2231 eviction_manager.go:395] "Eviction manager: must evict pod(s) to reclaim" resourceName="ephemeral-storage"`,
 	`I1127 18:48:46.123456    2231 eviction_manager.go:368] "Eviction manager: attempting to reclaim" resourceName="memory"`, // not yet a decision to evict
+	// a victim in a container's cgroup: kubelet logs no SystemOOM for it
+	`I1127 18:48:46.123456    2231 oom_watcher_linux.go:80] "Got sys oom event" event="&{Pid:4242 ProcessName:python3 TimeOfDeath:2026-11-27 18:48:46.118 +0000 UTC ContainerName:/kubepods/pod1 VictimContainerName:/kubepods/pod1/abc Constraint:CONSTRAINT_MEMCG}"`,
 	"srun: error: gpu-node-17: task 3: Exited with exit code 1",
 }
 
