@@ -95,11 +95,10 @@ func every(d time.Duration, n int) []time.Duration {
 // TestHostKillCountedOnce: the reports of one kill by two or three sources
 // (the kernel's lines, a Pod's OOMKilled status, slurmstepd's and srun's
 // lines, systemd's unit line, kubelet's SystemOOM line), each read by an
-// agent of its own, carry one
-// xla.oom.incident.id, and the connector downstream counts one kill in
-// xla.oom.host.kills; different kills count apart, the same unit killed
-// twice within the window included. Reports that straddle a bucket edge
-// carry two ids and still count once.
+// agent of its own, carry one xla.oom.incident.id, and the connector
+// downstream counts one kill in xla.oom.host.kills; different kills count
+// apart, the same unit killed twice within the window included. Reports
+// that straddle a bucket edge carry two ids and still count once.
 func TestHostKillCountedOnce(t *testing.T) {
 	node := map[string]any{"host.name": "node-7"}
 	cluster := map[string]any{"k8s.cluster.name": "c1"} // the k8sobjects receiver's
