@@ -18,6 +18,8 @@ var sourceCases = []struct {
 		Statement{Kind: OomdKill, Cgroup: "/system.slice/train.service", LimitCgroup: "/system.slice", Constraint: ConstraintCgroup, Reason: "memory pressure 71.00% > 60.00%"}},
 	{"systemd-oomd swap v250+", "Killed /system.slice/train.service due to memory used (16372150272) / total (16642998272) and swap used (4294967296) / total (4294967296) being more than 90.00%",
 		Statement{Kind: OomdKill, Cgroup: "/system.slice/train.service", Constraint: ConstraintGlobal, Reason: "memory used", Usage: 16372150272, Limit: 16642998272}},
+	{"systemd-oomd memory used v253+ (knowledge)", "Marked /user.slice/user-1000.slice/user@1000.service/app.slice/train.scope for killing due to memory used (16372150272) / total (16642998272) and swap used (4294967296) / total (4294967296) being more than 85.57%",
+		Statement{Kind: OomdKill, Cgroup: "/user.slice/user-1000.slice/user@1000.service/app.slice/train.scope", Constraint: ConstraintGlobal, Reason: "memory used", Usage: 16372150272, Limit: 16642998272}},
 	{"systemd kernel kill v243+", "train.service: A process of this unit has been killed by the OOM killer.",
 		Statement{Kind: UnitOOM, Cgroup: "train.service", Reason: "kernel"}},
 	{"systemd oomd kill v248+", "train.service: systemd-oomd killed 3 process(es) in this unit.",
