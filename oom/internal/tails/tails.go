@@ -143,7 +143,11 @@ func matchTail(text, tail string) bool {
 			}
 			i = k
 		} else {
-			if i == 0 || text[i-1] != c && !(c == '0' && text[i-1] >= '0' && text[i-1] <= '9') {
+			if i == 0 {
+				return false
+			}
+			anyDigit := c == '0' && text[i-1] >= '0' && text[i-1] <= '9'
+			if text[i-1] != c && !anyDigit {
 				return false
 			}
 			i--
