@@ -25,16 +25,16 @@ var HostCues = []logtext.Cue{
 }
 
 // HostTails are how the host-memory kill lines that hold no scan key end
-// (Slurm's, srun's, systemd-oomd's, systemd's, kubelet's,
+// (Slurm's, srun's, systemd-oomd's pressure kill, systemd's, kubelet's,
 // earlyoom's SIGKILL before 1.8), as tail cues (package tails): a text
 // that ends with one (trailing whitespace aside) passes MayContain too. A
-// tail costs an ordinary record a hash of its last four bytes (digits
-// hashed as '0') looked up in a table, without a branch (no cost
-// measurable: BENCHMARKS.md, "Host-memory kills"). A tail's last four
-// bytes are literal or single digits ('0'), so a line that ends with a
-// number of any length ("oom_score_adj=N" of invoked oom-killer, "pid: N")
-// has none. hostoom's tests check that each format reaches the processor,
-// and that the XLA recogniser finds nothing in it.
+// tail costs an ordinary record a hash of its last four bytes looked up in
+// a table, without a branch (no cost measurable: BENCHMARKS.md,
+// "Host-memory kills"). A tail ends with four literal bytes, so
+// systemd-oomd's "… being more than N%" (memory and swap used) is read
+// from the journal only, and "oom_score_adj=N" (invoked oom-killer) not
+// as plain text. hostoom's tests check that each format reaches the
+// processor, and that the XLA recogniser finds nothing in it.
 var HostTails = []string{
 	" OOM Killed.",           // slurmstepd 23.02+: "… Some of the step tasks have been OOM Killed."
 	"out-of-memory handler.", // slurmstepd 17.11.10-22.05
@@ -47,5 +47,4 @@ var HostTails = []string{
 	"to reclaim memory",      // kubelet before structured logging
 	"consumption of memory.", // kubelet's eviction message (1.19+)
 	"VmRSS # MiB",            // earlyoom 1.3-1.7
-	"being more than #.00%",  // systemd-oomd, memory and swap used: "%lu.%02lu%%"
 }

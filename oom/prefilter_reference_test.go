@@ -26,10 +26,10 @@ import (
 //     and one of KiB MiB GiB TiB PiB EiB; a size is digits, '.' and ','
 //     ending in a digit, and the verb starts at most 256 bytes before it;
 //   - a host tail (HostTails) ends the text, trailing whitespace aside,
-//     '#' a run of digits and dots, '0' any one digit.
+//     '#' a run of digits and dots.
 func referenceMayContain(text string) bool {
 	for _, tail := range HostTails {
-		re := regexp.MustCompile(strings.NewReplacer("#", "[0-9.]+", "0", "[0-9]").Replace(regexp.QuoteMeta(tail)) + "$")
+		re := regexp.MustCompile(strings.ReplaceAll(regexp.QuoteMeta(tail), "#", "[0-9.]+") + "$")
 		if trimmed := strings.TrimRight(text, " \t\r\n"); len(trimmed) >= 8 && re.MatchString(trimmed) {
 			return true
 		}

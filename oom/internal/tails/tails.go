@@ -15,9 +15,9 @@ import "strings"
 // that passes has its last eight bytes compared with the tails'
 // (BENCHMARKS.md, "Host-memory kills": one branch on the last byte alone
 // cost 4 % of MayContain, the lines that end with '.' mispredicting it).
-// In a tail, '#' stands for a run of one or more digits and dots, '0' for
-// any one digit, and every other byte for itself; trailing whitespace of
-// the text is passed over. Digits are hashed as '0'.
+// In a tail, '#' stands for a run of one or more digits and dots, and
+// every other byte for itself; trailing whitespace of the text is passed
+// over.
 
 // hashMul spreads a four-byte word over the table (Fibonacci hashing);
 // hashBits is the table's size, 4,096 bits.
@@ -52,30 +52,12 @@ type Set struct {
 // (then EndsWithTail says); most texts stop here.
 func (t *Set) May(text string) bool {
 	e := text[len(text)-4:]
-	h := hash(uint64(e[0]) | uint64(e[1])<<8 | uint64(e[2])<<16 | uint64(e[3])<<24)
+	h := (uint32(e[0]) | uint32(e[1])<<8 | uint32(e[2])<<16 | uint32(e[3])<<24) * hashMul >> (32 - hashBits)
 	return (t.ends[h>>6]>>(h&63)|spaceBit[e[3]])&1 != 0
 }
 
-// hash is the table index of four bytes (the low ones of w), their digits
-// as '0'.
-func hash(w uint64) uint64 {
-	return uint64(uint32(digitsAsZero(w))*hashMul) >> (32 - hashBits)
-}
-
-// digitsAsZero turns every ASCII digit byte of w into '0', without a
-// branch: a byte is a digit when its low seven bits are 0x30 or more and
-// under 0x3a (no sum carries into the next byte) and its high bit is
-// clear.
-func digitsAsZero(w uint64) uint64 {
-	const low7, high, zeros = 0x7f7f7f7f7f7f7f7f, 0x8080808080808080, 0x3030303030303030
-	l := w & low7
-	digit := (l + 0x5050505050505050) &^ (l + 0x4646464646464646) &^ w & high
-	mask := digit >> 7 * 0xff
-	return w&^mask | zeros&mask
-}
-
-// Add adds tails; it panics on one shorter than eight bytes or with a '#'
-// in its last four.
+// Add adds tails; it panics on one shorter than eight bytes or that ends
+// with '#'.
 func (t *Set) Add(texts ...string) {
 	for _, text := range texts {
 		t.add(text)
@@ -96,10 +78,9 @@ func (t *Set) add(text string) {
 		c.word |= uint64(lit[b]) << (8 * (8 - len(lit) + b))
 		c.mask |= 0xff << (8 * (8 - len(lit) + b))
 	}
-	c.word = digitsAsZero(c.word)
 	t.cues = append(t.cues, c)
 	e := text[len(text)-4:]
-	h := hash(uint64(e[0]) | uint64(e[1])<<8 | uint64(e[2])<<16 | uint64(e[3])<<24)
+	h := (uint32(e[0]) | uint32(e[1])<<8 | uint32(e[2])<<16 | uint32(e[3])<<24) * hashMul >> (32 - hashBits)
 	t.ends[h>>6] |= 1 << (h & 63)
 }
 
@@ -115,7 +96,6 @@ func (t *Set) EndsWithTail(text string) bool {
 	e := text[len(text)-8:]
 	w := uint64(e[0]) | uint64(e[1])<<8 | uint64(e[2])<<16 | uint64(e[3])<<24 |
 		uint64(e[4])<<32 | uint64(e[5])<<40 | uint64(e[6])<<48 | uint64(e[7])<<56
-	w = digitsAsZero(w)
 	for i := range t.cues {
 		if c := &t.cues[i]; w&c.mask == c.word && matchTail(text, c.text) {
 			return true
@@ -143,11 +123,7 @@ func matchTail(text, tail string) bool {
 			}
 			i = k
 		} else {
-			if i == 0 {
-				return false
-			}
-			anyDigit := c == '0' && text[i-1] >= '0' && text[i-1] <= '9'
-			if text[i-1] != c && !anyDigit {
+			if i == 0 || text[i-1] != c {
 				return false
 			}
 			i--
