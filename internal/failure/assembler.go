@@ -78,6 +78,11 @@ type building struct {
 	verdict  string // the first verdict other than unknown a statement was given
 	own      int    // the attempts in the failure's own statements
 	lastStmt time.Time
+	// ownAfter counts the records of the program's own output since the
+	// last statement; dying is set once the program showed it was dying
+	// (wenton.go).
+	ownAfter int
+	dying    bool
 }
 
 // New returns an empty assembler; zero fields of cfg take the defaults.
@@ -135,9 +140,12 @@ func (a *Assembler) Evidence(key uint64, text string, now time.Time, closed []Fa
 	b := s.cur
 	b.f.Records++
 	b.ev.read(text)
+	b.readOutput(text)
 	switch {
 	case oom.Raised(text):
 		closed = a.close(key, s, ClosedRaised, closed)
+	case b.wentOn(wentOnEarly):
+		closed = a.close(key, s, ClosedWentOn, closed)
 	case b.f.Records >= a.cfg.MaxRecords:
 		closed = a.close(key, s, ClosedBound, closed)
 	}
@@ -188,6 +196,7 @@ func (a *Assembler) Statement(key uint64, st Statement, now time.Time, closed []
 	b.f.Refused = min(s.refused+b.own, 1<<30)
 	b.f.Statements++
 	b.f.Records++
+	b.ownAfter = 0
 	if !st.At.IsZero() {
 		b.f.Last, b.lastStmt = st.At, st.At
 	}
@@ -301,6 +310,9 @@ func (a *Assembler) close(key uint64, s *stream, why Close, closed []Failure) []
 	a.opens.Remove(key)
 	f := b.f
 	f.Closed = why
+	if why != ClosedRaised && b.wentOn(wentOnLines) {
+		f.Closed = ClosedWentOn
+	}
 	b.ev.apply(&f.Report)
 	f.Holders = b.ev.sortedHolders()
 	f.Rule = oom.Decide(&f.Report, f.Refused)

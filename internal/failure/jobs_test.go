@@ -70,8 +70,8 @@ type manifestJob struct {
 
 // TestJobLogs: every failed job of oom/testdata/jobs is one failure, with
 // the request, the holder and the site its manifest names, closed at its
-// raised status; a job that ran on has none (but the program that caught
-// its own OOM, a known limit of jobcheck).
+// raised status; a job that ran on has none but those that went on after
+// its program caught its own OOM.
 func TestJobLogs(t *testing.T) {
 	const dir = "../../oom/testdata/jobs"
 	raw, err := os.ReadFile(filepath.Join(dir, "jobs-manifest.json"))
@@ -82,8 +82,8 @@ func TestJobLogs(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			fs := assemble(records(t, filepath.Join(dir, job.Log)))
 			if !job.Failed {
-				if name != "caught_oom_halving_exit0" {
-					assert.Empty(t, fs)
+				for _, f := range fs {
+					assert.Equal(t, ClosedWentOn, f.Closed, "a failure of a job that ran on")
 				}
 				return
 			}
@@ -122,4 +122,29 @@ func TestAssembledRulesReached(t *testing.T) {
 	for _, rule := range oom.AssembledRetryRules() {
 		assert.NotEmpty(t, reached[rule], "rule %q: no job's failure reaches it", rule)
 	}
+}
+
+// TestWentOnOnlyWhereTheProgramWentOn: of every log in testdata (the job
+// logs, the real captures, the message samples and the look-alikes), only
+// the jobs that ran on have a failure that closes as went_on: a program
+// that died of its OOM never loses its failure record to the rule.
+func TestWentOnOnlyWhereTheProgramWentOn(t *testing.T) {
+	var paths []string
+	err := filepath.WalkDir("../../oom/testdata", func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && (filepath.Ext(p) == ".log" || filepath.Ext(p) == ".txt") {
+			paths = append(paths, p)
+		}
+		return err
+	})
+	require.NoError(t, err)
+	require.NotEmpty(t, paths)
+	var wentOn []string
+	for _, p := range paths {
+		for _, f := range assemble(records(t, p)) {
+			if f.Closed == ClosedWentOn {
+				wentOn = append(wentOn, filepath.Base(p))
+			}
+		}
+	}
+	assert.Equal(t, []string{"caught_oom_halving_exit0.log"}, wentOn)
 }

@@ -25,6 +25,7 @@ type Totals struct {
 	Over       int64 // records longer than the processor's max_scan_size: not read
 	Failures   int64 // OOM failures (one per failure, however many records state it)
 	Generic    int64 // of which no known message family
+	Caught     int64 // OOMs a program caught and went on after: not failures
 	Warnings   int64 // memory-pressure warnings (the attempts no failure followed are one)
 	Attempts   int64 // allocation attempts: in warnings, or before a failure
 	Unreadable int   // inputs that could not be read (missing, a directory, binary, a read error)
@@ -41,6 +42,8 @@ func (t *Totals) count(f *Finding) {
 	switch {
 	case f.Failure == nil:
 		t.Warnings++
+	case f.WentOn():
+		t.Caught++
 	case f.Generic():
 		t.Failures++
 		t.Generic++
