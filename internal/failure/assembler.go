@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/xlaoom/xlaoomprocessor/hostoom"
 	"github.com/xlaoom/xlaoomprocessor/internal/lru"
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
@@ -39,8 +40,13 @@ type Config struct {
 	// longest ago is evicted.
 	MaxStreams int
 	// TTL forgets a stream not heard of for that long (its pending
-	// attempts).
+	// attempts, its last host kill).
 	TTL time.Duration
+	// HoldKills keeps a kernel kill open until its event ends, so that it
+	// counts every task a memory.oom.group kill took (hostoom.Joiner.Hold):
+	// for a reader of a whole log. Without it a kill is returned with the
+	// record of its "Killed process" line, which a processor tags.
+	HoldKills bool
 }
 
 // Assembler assembles the failures of many streams. Its methods are safe
@@ -68,7 +74,8 @@ type stream struct {
 	// later failure of the stream is given them.
 	refused int
 	cur     *building
-	seen    time.Time // wall clock of its last record
+	seen    time.Time       // wall clock of its last record
+	host    *hostoom.Joiner // its host-memory kill statements (host.go), if any
 }
 
 // building is a failure still open.
@@ -218,10 +225,10 @@ func (a *Assembler) Statement(key uint64, st Statement, now time.Time, closed []
 	return step, closed
 }
 
-// tidy forgets a stream that holds nothing: no open failure, no attempt.
-// The caller holds mu.
+// tidy forgets a stream that holds nothing: no open failure, no attempt,
+// no host kill. The caller holds mu.
 func (a *Assembler) tidy(key uint64, s *stream) {
-	if s.cur == nil && s.refused == 0 {
+	if s.cur == nil && s.refused == 0 && s.host == nil {
 		a.streams.Remove(key)
 	}
 }

@@ -53,7 +53,7 @@ type gatherer struct {
 const input = 0
 
 func newGatherer(emit func(*Finding) error) *gatherer {
-	return &gatherer{emit: emit, stage: failure.New(failure.Config{Window: incident.DefaultWindow})}
+	return &gatherer{emit: emit, stage: failure.New(failure.Config{Window: incident.DefaultWindow, HoldKills: true})}
 }
 
 // add takes the finding of one record (one failure or one warning).

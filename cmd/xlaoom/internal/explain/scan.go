@@ -125,6 +125,7 @@ func scan(name string, r io.Reader, t *Totals, found func(*Finding) error) (inpu
 			ferr = notes.record(rec, name, t, g)
 		}
 	})
+	notes.host.end(g.stage)
 	if ferr == nil {
 		ferr = g.flush() // what a read error left open is written too
 	}
@@ -143,7 +144,7 @@ func (notes *inputNotes) record(rec *Record, name string, t *Totals, g *gatherer
 		t.Over++
 		return nil
 	}
-	notes.host.record(rec) // hostkill.go
+	notes.host.record(rec, g.stage) // hostkill.go
 	// The prefilter reads the buffer in place: the 99.9 % of records that
 	// are not OOMs cost it and nothing else, but while a failure is open,
 	// when they are read for its evidence.
