@@ -23,12 +23,20 @@ const (
 )
 
 // readOutput counts the lines of text that read as the program's own
-// output, and notes a sign of its dying.
+// output, and notes a sign of its dying. An indented line (a frame, a dump
+// or breakdown line) and one with a native runtime log header (a C++
+// source file: the allocator's dump) are the report's: they are passed
+// over first, so that a 10,000-line dump costs two checks a line.
 func (b *building) readOutput(text string) {
 	for line := range strings.Lines(text) {
-		switch {
-		case b.dying:
+		if b.dying {
 			return
+		}
+		line = strings.TrimRight(line, " \t\r\n")
+		if line == "" || line[0] == ' ' || line[0] == '\t' || native(line) {
+			continue
+		}
+		switch {
 		case dying(line):
 			b.dying = true
 		case ownOutput(line):
@@ -40,22 +48,21 @@ func (b *building) readOutput(text string) {
 // wentOn reports whether the program went on after the failure.
 func (b *building) wentOn(lines int) bool { return !b.dying && b.ownAfter >= lines }
 
-// ownOutput reports whether line reads as the program's own output, not as
-// a piece of a failure's report: not indented (a frame, a dump or breakdown
-// line), no native runtime log header (a C++ source file), none of the
-// report's own unindented lines, no XLA memory vocabulary (the
-// recogniser's prefilter).
-func ownOutput(line string) bool {
-	line = strings.TrimRight(line, " \t\r\n")
-	if line == "" || line[0] == ' ' || line[0] == '\t' {
-		return false
-	}
+// native reports whether line's log header names a C++ source file.
+func native(line string) bool {
 	head := line[:min(len(line), 160)]
 	for _, src := range []string{".cc:", ".h:", ".cpp:", ".cu:"} {
 		if strings.Contains(head, src) {
-			return false
+			return true
 		}
 	}
+	return false
+}
+
+// ownOutput reports whether an unindented line without a native header
+// reads as the program's own output: none of the report's own unindented
+// lines, no XLA memory vocabulary (the recogniser's prefilter).
+func ownOutput(line string) bool {
 	for _, p := range reportLines {
 		if strings.HasPrefix(line, p) {
 			return false

@@ -35,7 +35,9 @@ func TestOwnOutput(t *testing.T) {
 		{"--------------------", false},
 		{"jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 1.00GiB.", false},
 	} {
-		assert.Equal(t, tc.own, ownOutput(tc.line), tc.line)
+		var b building
+		b.readOutput(tc.line)
+		assert.Equal(t, tc.own, b.ownAfter == 1, tc.line)
 	}
 }
 

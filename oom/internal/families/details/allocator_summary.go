@@ -72,14 +72,7 @@ func LargestHolder(flat string) (string, grammar.Size) {
 	var names [maxHolders]string
 	var bytes [maxHolders]int64
 	n := 0
-	grammar.EachAnchor(flat, annotationAnchor, func(i int) {
-		size, ok := chunkSize(flat[max(0, i-DetailSpan):i])
-		rest := flat[i+len(annotationAnchor) : min(len(flat), i+len(annotationAnchor)+DetailSpan)]
-		end := strings.IndexAny(rest, ",} ")
-		if !ok || end <= 0 {
-			return
-		}
-		name := rest[:end]
+	EachChunk(flat, func(name string, size int64) {
 		k := 0
 		for k < n && names[k] != name {
 			k++
@@ -103,6 +96,22 @@ func LargestHolder(flat string) (string, grammar.Size) {
 		return "", grammar.Size{}
 	}
 	return names[best], grammar.KnownSize(bytes[best])
+}
+
+// EachChunk calls add with the executable and the bytes of each in-use
+// chunk of an allocator dump in text whose annotation names it: "InUse at
+// 7f0c00000000 of size 1073741824 tag lower allocation_annotation
+// xla.execute{executable=jit_step} next 1". The one reading of a chunk line,
+// for one record (LargestHolder) and for a failure's every record
+// (internal/failure).
+func EachChunk(text string, add func(program string, bytes int64)) {
+	grammar.EachAnchor(text, annotationAnchor, func(i int) {
+		size, ok := chunkSize(text[max(0, i-DetailSpan):i])
+		rest := text[i+len(annotationAnchor) : min(len(text), i+len(annotationAnchor)+DetailSpan)]
+		if end := strings.IndexAny(rest, ",;} \r\n"); ok && end > 0 {
+			add(rest[:end], size)
+		}
+	})
 }
 
 // chunkSize reads "InUse at <hex> of size <n> tag <tag>" ending before.
