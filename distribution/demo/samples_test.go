@@ -116,3 +116,18 @@ func TestSamplesWarnBeforeFailing(t *testing.T) {
 		}
 	}
 }
+
+// Every sample record starts with a header the operators date (the demo's
+// records are all dated by their logs, none by when they were read).
+func TestSamplesAreDated(t *testing.T) {
+	recs, err := ReadRecords("logs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if _, ok := oom.HeaderTime(r.Text); !ok {
+			first, _, _ := strings.Cut(r.Text, "\n")
+			t.Errorf("%s/%s: a record without a header: %q", r.Host, r.Job, first)
+		}
+	}
+}

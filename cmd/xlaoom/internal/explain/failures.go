@@ -91,10 +91,7 @@ func (g *gatherer) settle() error {
 }
 
 func (g *gatherer) failure(f *Finding, text string) {
-	var at time.Time
-	if secs, dated := oom.HeaderTime(text); dated {
-		at = time.Unix(secs, 0)
-	}
+	at, _ := oom.HeaderTime(text)
 	step, closed := g.stage.Statement(input, failure.Statement{Report: f.Failure, At: at, Text: text}, time.Time{}, g.closed)
 	g.closed = closed
 	if o := g.open; o != nil && o.ID == step.ID {
