@@ -24,9 +24,6 @@ import (
 
 const jobsDir = "testdata/jobs"
 
-// jobLineStart is the agent's multiline line_start_pattern (examples/agent.yaml).
-var jobLineStart = regexp.MustCompile(`^(?:\([A-Za-z0-9_]+ pid=\d+\) )?(?:[IWEF]\d{4} \d\d:\d\d:\d\d|\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d)`)
-
 // jobAttemptLine is a line that starts an allocation attempt: StreamExecutor's
 // refusals and the cudaMallocAsync refusals, other than the refusal of the
 // failing request itself (which is the failure, not an attempt on the way).
@@ -63,7 +60,7 @@ func readJobRecords(t *testing.T, name string, failing *int64) (records []string
 		if m := jobAsyncLine.FindStringSubmatch(line); m != nil && (failing == nil || m[1] != strconv.FormatInt(*failing, 10)) {
 			attemptLines++
 		}
-		if jobLineStart.MatchString(line) && len(cur) > 0 {
+		if StartsRecord(line) && len(cur) > 0 {
 			records = append(records, strings.Join(cur, "\n"))
 			cur = nil
 		}

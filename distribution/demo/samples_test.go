@@ -75,8 +75,8 @@ func TestLineStartIsTheConfiguredOne(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(string(b), "line_start_pattern: '"+LineStart+"'") {
-			t.Errorf("%s: multiline.line_start_pattern is not demo.LineStart", f)
+		if !strings.Contains(string(b), "line_start_pattern: '"+oom.LineStart+"'") {
+			t.Errorf("%s: multiline.line_start_pattern is not oom.LineStart", f)
 		}
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"regexp"
 	"testing"
 	"time"
 
@@ -18,11 +17,8 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
-// header starts a record, as the agent's multiline rule does (a glog or
-// TSL/ISO header); any other line joins the record before it.
-var header = regexp.MustCompile(`^(?:[IWEF]\d{4} \d\d:\d\d:\d\d|\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d)`)
-
-// records splits a log into records as the agent groups them.
+// records splits a log into records as the agent groups them: a line
+// with a log header starts one (oom.LineStart), any other joins it.
 func records(t *testing.T, path string) []string {
 	t.Helper()
 	f, err := os.Open(path)
@@ -33,7 +29,7 @@ func records(t *testing.T, path string) []string {
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
-		if header.MatchString(line) || len(recs) == 0 {
+		if oom.StartsRecord(line) || len(recs) == 0 {
 			recs = append(recs, line)
 			continue
 		}
