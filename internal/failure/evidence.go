@@ -23,10 +23,9 @@ type evidence struct {
 
 // The anchors of the evidence, looked for before anything is parsed.
 const (
-	statsAnchor      = "Stats:"
-	summaryAnchor    = "Allocator memory summary:"
-	annotationAnchor = "executable="
-	frameAnchor      = `File "`
+	statsAnchor   = "Stats:"
+	summaryAnchor = "Allocator memory summary:"
+	frameAnchor   = `File "`
 )
 
 // read takes what text states: the allocator's Stats and summary, the
@@ -39,9 +38,7 @@ func (e *evidence) read(text string) {
 	if i := strings.Index(text, summaryAnchor); i >= 0 {
 		e.readSummary(text[i+len(summaryAnchor):])
 	}
-	if strings.Contains(text, annotationAnchor) {
-		oom.EachChunk(text, e.addHolder)
-	}
+	oom.EachChunk(text, e.addHolder)
 	if strings.Contains(text, frameAnchor) {
 		if s, ok := UserFrame(text); ok {
 			// Copies: the caller's text may be a buffer it reuses.

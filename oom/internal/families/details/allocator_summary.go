@@ -116,9 +116,14 @@ func EachChunk(text string, add func(program string, bytes int64)) {
 
 // chunkSize reads "InUse at <hex> of size <n> tag <tag>" ending before.
 func chunkSize(before string) (int64, bool) {
-	i := strings.LastIndex(before, "InUse at ")
+	// The last "InUse at" before the annotation, found forwards: Index
+	// scans a line many times faster than LastIndex.
+	i := strings.Index(before, "InUse at ")
 	if i < 0 {
 		return 0, false
+	}
+	for j := strings.Index(before[i+1:], "InUse at "); j >= 0; j = strings.Index(before[i+1:], "InUse at ") {
+		i += 1 + j
 	}
 	_, after, ok := strings.Cut(before[i:], " of size ")
 	if !ok {
