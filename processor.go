@@ -38,7 +38,6 @@ type logsProcessor struct {
 	stop     chan struct{}
 	stopOnce sync.Once
 	wg       sync.WaitGroup
-	hosts    hostStreams // the joiners of host-memory kill statements (processor_hostkill.go)
 }
 
 func newLogsProcessor(cfg *Config, finder *oomrecord.Finder, telemetry *metadata.TelemetryBuilder, next consumer.Logs) *logsProcessor {
@@ -132,7 +131,7 @@ func (p *logsProcessor) tag(rl plog.ResourceLogs, lr plog.LogRecord, b *batch) (
 // Event), else, while a failure is open, a string body for its evidence.
 func (p *logsProcessor) notCandidate(rl plog.ResourceLogs, lr plog.LogRecord, b *batch) (string, tagging) {
 	if lr.Body().Type() == pcommon.ValueTypeMap {
-		return p.hostStructured(rl.Resource().Attributes(), lr)
+		return p.hostStructured(rl, lr, b)
 	}
 	if p.failures.Open() {
 		if body := lr.Body().Str(); len(body) <= p.cfg.MaxScanSize {
@@ -150,7 +149,7 @@ func (p *logsProcessor) tagCandidate(rl plog.ResourceLogs, lr plog.LogRecord, te
 	found := p.finder.Read(texts, p.cfg.MemoryWarnings)
 	switch found.Found {
 	case oom.FoundNothing:
-		if label, t := p.hostText(rl.Resource().Attributes(), lr, texts); t != untouched {
+		if label, t := p.hostText(rl, lr, texts, b); t != untouched {
 			return label, t // processor_hostkill.go
 		}
 		if p.failures.Open() {

@@ -109,6 +109,11 @@ func (p *logsProcessor) appendFailures(ctx context.Context, ld plog.Logs, closed
 	now := p.now()
 	for i := range closed {
 		f := &closed[i]
+		p.telemetry.ProcessorXlaOomFailures.Add(ctx, 1,
+			metric.WithAttributes(attribute.String(oomattr.FailureClosed, string(f.Closed))))
+		if f.Closed == failure.ClosedWentOn {
+			continue // the job did not fail of it: no record, no incident
+		}
 		o, _ := f.Origin.(*origin)
 		rl := ld.ResourceLogs().AppendEmpty()
 		if o != nil {
@@ -118,8 +123,6 @@ func (p *logsProcessor) appendFailures(ctx context.Context, ld plog.Logs, closed
 		sl := rl.ScopeLogs().AppendEmpty()
 		sl.Scope().SetName(metadata.ScopeName)
 		p.failureRecord(f, o, rl.Resource().Attributes(), sl.LogRecords().AppendEmpty(), now)
-		p.telemetry.ProcessorXlaOomFailures.Add(ctx, 1,
-			metric.WithAttributes(attribute.String(oomattr.FailureClosed, string(f.Closed))))
 	}
 }
 

@@ -5,7 +5,6 @@ package xlaoomprocessor // import "github.com/xlaoom/xlaoomprocessor"
 
 import (
 	"strconv"
-	"sync"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
@@ -27,9 +26,9 @@ import (
 //     systemd, earlyoom through the journal), a Pod or an Event object of
 //     the k8sobjects receiver.
 //
-// Each stream's statements (one per resource: one node's kernel) are
-// joined by a hostoom.Joiner; the record whose line completes a kill
-// carries it (oomattr.PutHostKill), the others of the same kill only their
+// Each stream's statements (one node's kernel log) are joined into kills
+// by the failure stage (internal/failure, host.go); the record whose line
+// completes a kill carries it (oomattr.PutHostKill), the others of the same kill only their
 // statement. A kill's owner, when it is a pod or a container, is moved to
 // the resource level (k8s.pod.uid, container.id) after the batch, so that
 // k8sattributes enriches it as it does the job's logs.
@@ -37,43 +36,9 @@ import (
 // taggedHost is what tag returns for a record that carries a host kill.
 const taggedHost tagging = 100
 
-// maxHostStreams bounds the joiners kept: one per node (resource) that
-// printed a kill statement; the oldest is dropped first.
-const maxHostStreams = 1024
-
-// hostStreams are the per-stream joiners, behind a mutex; reached only by
-// records that hold a host statement.
-type hostStreams struct {
-	mu      sync.Mutex
-	streams map[uint64]*hostoom.Joiner
-	order   []uint64
-}
-
-// streamKeys name the stream of a resource: its node, then its job.
-var streamKeys = []string{"host.name", "host.id", "k8s.node.name", "service.instance.id", "service.name"}
-
-func (h *hostStreams) add(res pcommon.Map, at pcommon.Timestamp, s hostoom.Statement) []hostoom.Kill {
-	key, _ := incident.JobKey(res, streamKeys) // none: the one stream of unnamed resources
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	j := h.streams[key]
-	if j == nil {
-		if h.streams == nil {
-			h.streams = map[uint64]*hostoom.Joiner{}
-		}
-		if len(h.order) >= maxHostStreams {
-			delete(h.streams, h.order[0])
-			h.order = h.order[1:]
-		}
-		j = &hostoom.Joiner{}
-		h.streams[key], h.order = j, append(h.order, key)
-	}
-	return j.Add(at.AsTime(), s)
-}
-
 // hostText reads the texts that passed the prefilter and held no XLA
 // failure.
-func (p *logsProcessor) hostText(res pcommon.Map, lr plog.LogRecord, texts *oomrecord.Candidates) (string, tagging) {
+func (p *logsProcessor) hostText(rl plog.ResourceLogs, lr plog.LogRecord, texts *oomrecord.Candidates, b *batch) (string, tagging) {
 	for i := range texts.Len() {
 		s, ok := hostoom.Parse(texts.Text(i))
 		switch {
@@ -87,14 +52,14 @@ func (p *logsProcessor) hostText(res pcommon.Map, lr plog.LogRecord, texts *oomr
 			}
 			return "", untouched
 		}
-		return p.hostStatement(res, lr, s)
+		return p.hostStatement(rl, lr, s, b)
 	}
 	return "", untouched
 }
 
 // hostStructured reads a map body (tag passes over any other on its
 // body's type): a journald entry or a k8sobjects Pod or Event.
-func (p *logsProcessor) hostStructured(res pcommon.Map, lr plog.LogRecord) (string, tagging) {
+func (p *logsProcessor) hostStructured(rl plog.ResourceLogs, lr plog.LogRecord, b *batch) (string, tagging) {
 	if oomattr.Tagged(lr.Attributes()) {
 		return "", untouched
 	}
@@ -113,7 +78,7 @@ func (p *logsProcessor) hostStructured(res pcommon.Map, lr plog.LogRecord) (stri
 	}
 	if text != "" {
 		if s, ok := hostoom.Parse(text); ok {
-			return p.hostStatement(res, lr, s)
+			return p.hostStatement(rl, lr, s, b)
 		}
 		return "", untouched
 	}
@@ -124,13 +89,13 @@ func (p *logsProcessor) hostStructured(res pcommon.Map, lr plog.LogRecord) (stri
 	switch kind.Str() {
 	case "Pod":
 		for _, s := range hostoom.PodKills(object.AsRaw()) {
-			return p.hostStatement(res, lr, s) // one container per record: the first
+			return p.hostStatement(rl, lr, s, b) // one container per record: the first
 		}
 	case "Event":
 		for _, key := range []string{"message", "note"} {
 			if m, ok := object.Get(key); ok && m.Type() == pcommon.ValueTypeStr {
 				if s, ok := hostoom.Parse(m.Str()); ok {
-					return p.hostStatement(res, lr, s)
+					return p.hostStatement(rl, lr, s, b)
 				}
 			}
 		}
@@ -139,13 +104,13 @@ func (p *logsProcessor) hostStructured(res pcommon.Map, lr plog.LogRecord) (stri
 }
 
 // hostStatement joins one statement and tags its record.
-func (p *logsProcessor) hostStatement(res pcommon.Map, lr plog.LogRecord, s hostoom.Statement) (string, tagging) {
+func (p *logsProcessor) hostStatement(rl plog.ResourceLogs, lr plog.LogRecord, s hostoom.Statement, b *batch) (string, tagging) {
 	if _, done := lr.Attributes().Get(oomattr.HostSource); done {
 		return "", untouched // read upstream: processing twice equals processing once
 	}
-	now := p.now()
-	ts := recordtime.Of(lr, now)
-	kills := p.hosts.add(res, ts, s)
+	ts := recordtime.Of(lr, b.now)
+	var kills []hostoom.Kill
+	kills, b.closed = p.failures.HostStatement(b.key(rl, lr), ts.AsTime(), s, b.now, b.closed)
 	var kill *hostoom.Kill
 	for i := range kills {
 		// A kill closed by this record's own line; one an earlier event left
@@ -162,7 +127,7 @@ func (p *logsProcessor) hostStatement(res pcommon.Map, lr plog.LogRecord, s host
 	}
 	oomattr.PutHostKill(kill, attrs)
 	nameEvent(lr, oomattr.EventHostKill)
-	attrs.PutStr(oomattr.Incident, hostIncident(res, attrs, kill, ts, p.cfg))
+	attrs.PutStr(oomattr.Incident, hostIncident(rl.Resource().Attributes(), attrs, kill, ts, p.cfg))
 	if p.cfg.SetSeverity && lr.SeverityNumber() == plog.SeverityNumberUnspecified {
 		lr.SetSeverityNumber(plog.SeverityNumberError)
 		if lr.SeverityText() == "" {

@@ -24,9 +24,6 @@ import (
 
 const jobsDir = "testdata/jobs"
 
-// jobLineStart is the agent's multiline line_start_pattern (examples/agent.yaml).
-var jobLineStart = regexp.MustCompile(`^(?:\([A-Za-z0-9_]+ pid=\d+\) )?(?:[IWEF]\d{4} \d\d:\d\d:\d\d|\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d)`)
-
 // jobAttemptLine is a line that starts an allocation attempt: StreamExecutor's
 // refusals and the cudaMallocAsync refusals, other than the refusal of the
 // failing request itself (which is the failure, not an attempt on the way).
@@ -35,11 +32,12 @@ var (
 	jobAsyncLine   = regexp.MustCompile(`cuMemAllocAsync failed to allocate (\d+) bytes`)
 )
 
-// jobsKnownIncident are jobs that exited 0 but hold a failure record: the
+// jobsCaught are jobs that exited 0 but hold a failure statement: the
 // program caught its own OOM, so the allocator's report of the request it
 // refused (the BFC warning) was logged and no status followed. One record
-// cannot tell that the status was caught.
-var jobsKnownIncident = map[string]bool{"caught_oom_halving_exit0": true}
+// cannot tell; the failure stage, which reads what follows, closes it as
+// went_on (internal/failure).
+var jobsCaught = map[string]bool{"caught_oom_halving_exit0": true}
 
 type jobManifest struct {
 	Jobs map[string]struct {
@@ -62,7 +60,7 @@ func readJobRecords(t *testing.T, name string, failing *int64) (records []string
 		if m := jobAsyncLine.FindStringSubmatch(line); m != nil && (failing == nil || m[1] != strconv.FormatInt(*failing, 10)) {
 			attemptLines++
 		}
-		if jobLineStart.MatchString(line) && len(cur) > 0 {
+		if StartsRecord(line) && len(cur) > 0 {
 			records = append(records, strings.Join(cur, "\n"))
 			cur = nil
 		}
@@ -104,11 +102,11 @@ func TestJobs(t *testing.T) {
 				}
 			}
 			failed := failures > 0
-			if failed != job.Failed && !jobsKnownIncident[name] {
+			if failed != job.Failed && !jobsCaught[name] {
 				t.Errorf("%d failure records; the job failed: %v", failures, job.Failed)
 			}
-			if jobsKnownIncident[name] && (job.Failed || !failed) {
-				t.Errorf("known limit changed: failed %v, %d failure records", job.Failed, failures)
+			if jobsCaught[name] && (job.Failed || !failed) {
+				t.Errorf("a caught OOM changed: failed %v, %d failure records", job.Failed, failures)
 			}
 			if attempts != attemptLines {
 				t.Errorf("%d attempts counted (%d attempt warnings), %d attempt lines in the log", attempts, attemptWarnings, attemptLines)

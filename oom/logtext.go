@@ -3,7 +3,12 @@
 
 package oom
 
-import "github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
+import (
+	"strings"
+	"time"
+
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
+)
 
 // What the failure stage and explain read of a record's text the way the
 // recogniser reads it: one definition each, in internal/logtext.
@@ -14,9 +19,94 @@ import "github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 // ("jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: ...").
 func Raised(text string) bool { return logtext.Raised(text) }
 
-// HeaderTime reads the time of a record's log header (absl/glog "E1126
-// 11:16:43.148", TSL/ISO "2025-09-12 07:02:43", vLLM "ERROR 09-12
-// 07:23:02", behind a Ray prefix) from the month and day on, in seconds:
-// only the gap between two records of one job means anything, as a year is
-// not always printed (a gap across New Year reads as negative).
-func HeaderTime(text string) (seconds int64, ok bool) { return logtext.HeaderTime(text) }
+// LineStart is the agent's multiline.line_start_pattern (examples/agent.yaml,
+// and the recombine is_first_entry of its container logs): a log header
+// (absl/glog, TSL/ISO/Python timestamps, vLLM level and date), optionally
+// behind a vLLM/Ray process prefix. A line without one continues the record
+// before it. StartsRecord and HeaderTime read exactly this grammar, by hand:
+// it runs on every line xlaoom explain reads.
+const LineStart = `^(?:\([A-Za-z0-9_]+ pid=\d+\) )?(?:[IWEF]\d{4} \d\d:\d\d:\d\d|\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d)`
+
+// StartsRecord reports whether line starts with a log header (LineStart).
+func StartsRecord(line string) bool {
+	_, ok := header(line)
+	return ok
+}
+
+// HeaderTime reads the time of a record's log header (LineStart) from the
+// month and day on, to the fraction of a second, in the year 2000: a year
+// is not always printed, so only the gap between two records of one job
+// means anything (a gap across New Year reads as negative), or a caller
+// gives it the year it knows.
+func HeaderTime(text string) (time.Time, bool) {
+	month, ok := header(text)
+	if !ok {
+		return time.Time{}, false
+	}
+	day, clock := month+3, month+6 // "MM-DD hh:mm:ss"
+	if text[month+2] != '-' {
+		day, clock = month+2, month+5 // glog's "MMDD hh:mm:ss"
+	}
+	num := func(i int) int { return int(text[i]-'0')*10 + int(text[i+1]-'0') }
+	nanos, end := 0, clock+8
+	if end < len(text) && (text[end] == '.' || text[end] == ',') {
+		digits, _ := logtext.LeadingDigits(text[end+1 : min(len(text), end+10)])
+		for i := range 9 {
+			nanos *= 10
+			if i < len(digits) {
+				nanos += int(digits[i] - '0')
+			}
+		}
+	}
+	return time.Date(2000, time.Month(num(month)), num(day), num(clock), num(clock+3), num(clock+6), nanos, time.UTC), true
+}
+
+// header returns where the month of text's log header starts: "MM-DD
+// hh:mm:ss", or glog's "MMDD hh:mm:ss", from there.
+func header(text string) (month int, ok bool) {
+	at := 0
+	if text != "" && text[0] == '(' { // "(EngineCore_DP0 pid=896988) "
+		i := 1
+		for i < len(text) && (logtext.IsDigit(text[i]) || 'a' <= text[i]|0x20 && text[i]|0x20 <= 'z' || text[i] == '_') {
+			i++
+		}
+		if i == 1 || !shapeAt(text, i, " pid=#") {
+			return 0, false
+		}
+		i += len(" pid=")
+		for i < len(text) && logtext.IsDigit(text[i]) {
+			i++
+		}
+		if !shapeAt(text, i, ") ") {
+			return 0, false
+		}
+		at = i + 2
+	}
+	switch {
+	case shapeAt(text, at, "####-##-##?##:##:##"): // TSL, ISO, Python: "2025-09-12 07:00:03"
+		return at + 5, true
+	case at < len(text) && strings.IndexByte("IWEF", text[at]) >= 0 && shapeAt(text, at+1, "#### ##:##:##"): // absl/glog
+		return at + 1, true
+	}
+	for _, level := range [...]string{"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"} { // vLLM "ERROR 09-12 07:23:02"
+		if strings.HasPrefix(text[at:], level) {
+			return at + len(level) + 1, shapeAt(text, at+len(level), " ##-## ##:##:##")
+		}
+	}
+	return 0, false
+}
+
+// shapeAt reports whether s holds pattern at i: '#' is an ASCII digit, '?'
+// a space or 'T', any other byte itself.
+func shapeAt(s string, i int, pattern string) bool {
+	if i < 0 || len(s)-i < len(pattern) {
+		return false
+	}
+	for j := 0; j < len(pattern); j++ {
+		c, p := s[i+j], pattern[j]
+		if p == '#' && !logtext.IsDigit(c) || p == '?' && c != ' ' && c != 'T' || p != '#' && p != '?' && c != p {
+			return false
+		}
+	}
+	return true
+}

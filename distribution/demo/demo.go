@@ -9,17 +9,12 @@ package demo
 import (
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
-)
 
-// LineStart is the multiline.line_start_pattern of the demo and the example
-// configs: a log header (absl/glog, TSL/ISO/Python timestamps, vLLM level and
-// date), optionally behind a vLLM/Ray process prefix. A line without one
-// continues the previous record.
-const LineStart = `^(?:\([A-Za-z0-9_]+ pid=\d+\) )?(?:[IWEF]\d{4} \d\d:\d\d:\d\d|\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d)`
+	"github.com/xlaoom/xlaoomprocessor/oom"
+)
 
 // Record is one multi-line log record of a sample file.
 type Record struct {
@@ -42,7 +37,6 @@ func ReadRecords(root string) ([]Record, error) {
 // ReadFiles splits files (<dir>/<host>/<job>.log) into records the way
 // file_log's multiline setting does, in the order of their names.
 func ReadFiles(files []string) ([]Record, error) {
-	start := regexp.MustCompile(LineStart)
 	files = slices.Clone(files)
 	sort.Strings(files)
 	var out []Record
@@ -62,7 +56,7 @@ func ReadFiles(files []string) ([]Record, error) {
 			cur = nil
 		}
 		for _, line := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
-			if start.MatchString(line) {
+			if oom.StartsRecord(line) {
 				flush()
 			}
 			cur = append(cur, line)

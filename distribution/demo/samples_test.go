@@ -75,8 +75,8 @@ func TestLineStartIsTheConfiguredOne(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(string(b), "line_start_pattern: '"+LineStart+"'") {
-			t.Errorf("%s: multiline.line_start_pattern is not demo.LineStart", f)
+		if !strings.Contains(string(b), "line_start_pattern: '"+oom.LineStart+"'") {
+			t.Errorf("%s: multiline.line_start_pattern is not oom.LineStart", f)
 		}
 	}
 }
@@ -113,6 +113,21 @@ func TestSamplesWarnBeforeFailing(t *testing.T) {
 	for host, i := range lastWarning {
 		if j, ok := firstOOM[host]; !ok || j < i {
 			t.Errorf("%s: no OOM after its last warning (record %d, first OOM %d, %v)", host, i, j, ok)
+		}
+	}
+}
+
+// Every sample record starts with a header the operators date (the demo's
+// records are all dated by their logs, none by when they were read).
+func TestSamplesAreDated(t *testing.T) {
+	recs, err := ReadRecords("logs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if _, ok := oom.HeaderTime(r.Text); !ok {
+			first, _, _ := strings.Cut(r.Text, "\n")
+			t.Errorf("%s/%s: a record without a header: %q", r.Host, r.Job, first)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/xlaoom/xlaoomprocessor/hostoom"
 	"github.com/xlaoom/xlaoomprocessor/internal/lru"
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
@@ -39,8 +40,13 @@ type Config struct {
 	// longest ago is evicted.
 	MaxStreams int
 	// TTL forgets a stream not heard of for that long (its pending
-	// attempts).
+	// attempts, its last host kill).
 	TTL time.Duration
+	// HoldKills keeps a kernel kill open until its event ends, so that it
+	// counts every task a memory.oom.group kill took (hostoom.Joiner.Hold):
+	// for a reader of a whole log. Without it a kill is returned with the
+	// record of its "Killed process" line, which a processor tags.
+	HoldKills bool
 }
 
 // Assembler assembles the failures of many streams. Its methods are safe
@@ -68,7 +74,8 @@ type stream struct {
 	// later failure of the stream is given them.
 	refused int
 	cur     *building
-	seen    time.Time // wall clock of its last record
+	seen    time.Time       // wall clock of its last record
+	host    *hostoom.Joiner // its host-memory kill statements (host.go), if any
 }
 
 // building is a failure still open.
@@ -78,6 +85,11 @@ type building struct {
 	verdict  string // the first verdict other than unknown a statement was given
 	own      int    // the attempts in the failure's own statements
 	lastStmt time.Time
+	// ownAfter counts the records of the program's own output since the
+	// last statement; dying is set once the program showed it was dying
+	// (wenton.go).
+	ownAfter int
+	dying    bool
 }
 
 // New returns an empty assembler; zero fields of cfg take the defaults.
@@ -135,9 +147,12 @@ func (a *Assembler) Evidence(key uint64, text string, now time.Time, closed []Fa
 	b := s.cur
 	b.f.Records++
 	b.ev.read(text)
+	b.readOutput(text)
 	switch {
 	case oom.Raised(text):
 		closed = a.close(key, s, ClosedRaised, closed)
+	case b.wentOn(wentOnEarly):
+		closed = a.close(key, s, ClosedWentOn, closed)
 	case b.f.Records >= a.cfg.MaxRecords:
 		closed = a.close(key, s, ClosedBound, closed)
 	}
@@ -188,6 +203,7 @@ func (a *Assembler) Statement(key uint64, st Statement, now time.Time, closed []
 	b.f.Refused = min(s.refused+b.own, 1<<30)
 	b.f.Statements++
 	b.f.Records++
+	b.ownAfter = 0
 	if !st.At.IsZero() {
 		b.f.Last, b.lastStmt = st.At, st.At
 	}
@@ -209,10 +225,10 @@ func (a *Assembler) Statement(key uint64, st Statement, now time.Time, closed []
 	return step, closed
 }
 
-// tidy forgets a stream that holds nothing: no open failure, no attempt.
-// The caller holds mu.
+// tidy forgets a stream that holds nothing: no open failure, no attempt,
+// no host kill. The caller holds mu.
 func (a *Assembler) tidy(key uint64, s *stream) {
-	if s.cur == nil && s.refused == 0 {
+	if s.cur == nil && s.refused == 0 && s.host == nil {
 		a.streams.Remove(key)
 	}
 }
@@ -301,6 +317,9 @@ func (a *Assembler) close(key uint64, s *stream, why Close, closed []Failure) []
 	a.opens.Remove(key)
 	f := b.f
 	f.Closed = why
+	if why != ClosedRaised && b.wentOn(wentOnLines) {
+		f.Closed = ClosedWentOn
+	}
 	b.ev.apply(&f.Report)
 	f.Holders = b.ev.sortedHolders()
 	f.Rule = oom.Decide(&f.Report, f.Refused)

@@ -4,7 +4,6 @@
 package failure
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/xlaoom/xlaoomprocessor/oom"
@@ -24,10 +23,9 @@ type evidence struct {
 
 // The anchors of the evidence, looked for before anything is parsed.
 const (
-	statsAnchor      = "Stats:"
-	summaryAnchor    = "Allocator memory summary:"
-	annotationAnchor = "executable="
-	frameAnchor      = `File "`
+	statsAnchor   = "Stats:"
+	summaryAnchor = "Allocator memory summary:"
+	frameAnchor   = `File "`
 )
 
 // read takes what text states: the allocator's Stats and summary, the
@@ -40,11 +38,7 @@ func (e *evidence) read(text string) {
 	if i := strings.Index(text, summaryAnchor); i >= 0 {
 		e.readSummary(text[i+len(summaryAnchor):])
 	}
-	if strings.Contains(text, annotationAnchor) {
-		for line := range strings.Lines(text) {
-			e.readChunk(line)
-		}
-	}
+	oom.EachChunk(text, e.addHolder)
 	if strings.Contains(text, frameAnchor) {
 		if s, ok := UserFrame(text); ok {
 			// Copies: the caller's text may be a buffer it reuses.
@@ -106,35 +100,7 @@ func (e *evidence) readSummary(s string) {
 	}
 }
 
-// readChunk tallies one dump line "InUse at 302000200 of size 1073741824 tag
-// lower allocation_annotation xla.execute{executable=jit_step} next 3".
-func (e *evidence) readChunk(line string) {
-	_, rest, ok := strings.Cut(line, "InUse at ")
-	if !ok {
-		return
-	}
-	_, rest, ok = strings.Cut(rest, " of size ")
-	if !ok {
-		return
-	}
-	num, rest, _ := strings.Cut(rest, " ")
-	size, err := strconv.ParseInt(num, 10, 64)
-	if err != nil || size < 0 {
-		return
-	}
-	_, name, ok := strings.Cut(rest, annotationAnchor)
-	if !ok {
-		return
-	}
-	if end := strings.IndexAny(name, "},; \r\n"); end >= 0 {
-		name = name[:end]
-	}
-	if name == "" {
-		return
-	}
-	e.addHolder(name, size)
-}
-
+// addHolder tallies one in-use chunk of program (oom.EachChunk).
 func (e *evidence) addHolder(name string, size int64) {
 	for i := range e.nHolders {
 		if h := &e.holders[i]; h.Program == name {

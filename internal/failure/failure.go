@@ -32,6 +32,9 @@ const (
 	ClosedBound   Close = "bound"   // it took the most records one failure may
 	ClosedEvicted Close = "evicted" // its stream was evicted to keep the bound on streams
 	ClosedFlush   Close = "flush"   // the caller flushed: shutdown, the end of an input
+	// ClosedWentOn: the program went on (wenton.go); the job did not fail
+	// of it, and no failure record is made.
+	ClosedWentOn Close = "went_on"
 )
 
 // Holder is an executable and the in-use bytes its chunks hold in the

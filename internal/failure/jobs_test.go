@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"regexp"
 	"testing"
 	"time"
 
@@ -18,11 +17,8 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
-// header starts a record, as the agent's multiline rule does (a glog or
-// TSL/ISO header); any other line joins the record before it.
-var header = regexp.MustCompile(`^(?:[IWEF]\d{4} \d\d:\d\d:\d\d|\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d)`)
-
-// records splits a log into records as the agent groups them.
+// records splits a log into records as the agent groups them: a line
+// with a log header starts one (oom.LineStart), any other joins it.
 func records(t *testing.T, path string) []string {
 	t.Helper()
 	f, err := os.Open(path)
@@ -33,7 +29,7 @@ func records(t *testing.T, path string) []string {
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
-		if header.MatchString(line) || len(recs) == 0 {
+		if oom.StartsRecord(line) || len(recs) == 0 {
 			recs = append(recs, line)
 			continue
 		}
@@ -70,8 +66,8 @@ type manifestJob struct {
 
 // TestJobLogs: every failed job of oom/testdata/jobs is one failure, with
 // the request, the holder and the site its manifest names, closed at its
-// raised status; a job that ran on has none (but the program that caught
-// its own OOM, a known limit of jobcheck).
+// raised status; a job that ran on has none but those that went on after
+// its program caught its own OOM.
 func TestJobLogs(t *testing.T) {
 	const dir = "../../oom/testdata/jobs"
 	raw, err := os.ReadFile(filepath.Join(dir, "jobs-manifest.json"))
@@ -82,8 +78,8 @@ func TestJobLogs(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			fs := assemble(records(t, filepath.Join(dir, job.Log)))
 			if !job.Failed {
-				if name != "caught_oom_halving_exit0" {
-					assert.Empty(t, fs)
+				for _, f := range fs {
+					assert.Equal(t, ClosedWentOn, f.Closed, "a failure of a job that ran on")
 				}
 				return
 			}
@@ -122,4 +118,29 @@ func TestAssembledRulesReached(t *testing.T) {
 	for _, rule := range oom.AssembledRetryRules() {
 		assert.NotEmpty(t, reached[rule], "rule %q: no job's failure reaches it", rule)
 	}
+}
+
+// TestWentOnOnlyWhereTheProgramWentOn: of every log in testdata (the job
+// logs, the real captures, the message samples and the look-alikes), only
+// the jobs that ran on have a failure that closes as went_on: a program
+// that died of its OOM never loses its failure record to the rule.
+func TestWentOnOnlyWhereTheProgramWentOn(t *testing.T) {
+	var paths []string
+	err := filepath.WalkDir("../../oom/testdata", func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && (filepath.Ext(p) == ".log" || filepath.Ext(p) == ".txt") {
+			paths = append(paths, p)
+		}
+		return err
+	})
+	require.NoError(t, err)
+	require.NotEmpty(t, paths)
+	var wentOn []string
+	for _, p := range paths {
+		for _, f := range assemble(records(t, p)) {
+			if f.Closed == ClosedWentOn {
+				wentOn = append(wentOn, filepath.Base(p))
+			}
+		}
+	}
+	assert.Equal(t, []string{"caught_oom_halving_exit0.log"}, wentOn)
 }

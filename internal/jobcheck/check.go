@@ -55,31 +55,13 @@ type Observed struct {
 	ExplainRetry string
 }
 
-// KnownLimit is a job whose number of incidents cannot follow its manifest
-// with a per-record processor, and why. When the job gets the number its
-// manifest implies, Check says so: the limit is gone and must be removed.
-type KnownLimit struct {
-	Incidents int
-	Why       string
-}
-
-// KnownLimits are the known limits by job name.
-var KnownLimits = map[string]KnownLimit{
-	"caught_oom_halving_exit0": {
-		Incidents: 1,
-		Why: "the program catches its own OOM and exits 0, but the BFC allocator's warning states the request that then " +
-			"fails; no status is printed, and a per-record processor cannot know that the program caught it",
-	},
-}
-
 // Result is the outcome for one job.
 type Result struct {
 	Job Job
-	// WantIncidents is 1 for a job that failed, 0 for one that did not, or
-	// the job's KnownLimit.
+	// WantIncidents is 1 for a job that failed, 0 for one that did not.
 	WantIncidents int
 	Incidents     int64 // the connector's count
-	IncidentIDs   int   // distinct xla.oom.incident.id among the failure records (else the statements)
+	IncidentIDs   int   // distinct xla.oom.incident.id among the failure records
 	// Statements is the number of records tagged with xla.error.code (but
 	// the failure records); FailureRecords the number of failure records.
 	Statements, FailureRecords int
@@ -185,31 +167,20 @@ func Check(job Job, log string, obs Observed) Result {
 	}
 
 	// One incident per failure.
-	manifestIncidents := 0
 	if job.Failed {
-		manifestIncidents = 1
+		r.WantIncidents = 1
 	}
-	r.WantIncidents = manifestIncidents
-	limit, limited := KnownLimits[job.Name]
-	if limited {
-		r.WantIncidents = limit.Incidents
-	}
-	switch {
-	case limited && obs.Incidents == int64(manifestIncidents):
-		p.add(fmt.Sprintf("known limit gone: %d incidents, as the manifest implies; remove the job from jobcheck.KnownLimits (%s)", obs.Incidents, limit.Why), "")
-	case obs.Incidents != int64(r.WantIncidents):
+	if obs.Incidents != int64(r.WantIncidents) {
 		p.add(fmt.Sprintf("xla.oom.incidents = %d, want %d", obs.Incidents, r.WantIncidents), "")
 	}
 
 	attempts := Attempts(log)
 	r.AttemptsInLog = len(attempts)
-	ids := map[string]bool{}
 	requested := map[int64]bool{}
 	for _, rec := range obs.Records {
 		inRecord := Attempts(rec.Body)
 		if rec.ErrorCode != "" {
 			r.Statements++
-			ids[rec.IncidentID] = true
 			r.AttemptsInFailures += rec.Attempts
 			checkFailureSizes(&p, job, attempts, rec)
 			if rec.HasRequested {
@@ -259,22 +230,16 @@ func Check(job Job, log string, obs Observed) Result {
 		}
 	}
 	checkRetry(&p, &r, job, obs)
-	r.IncidentIDs = len(ids)
-	if len(failures) > 0 {
-		// A failure record names its failure's incident once; its statements,
-		// dated by their arrival where the agent parses no time, can straddle
-		// a bucket edge and carry two ids (docs/incidents.md, "Incidents").
-		ids := map[string]bool{}
-		for _, f := range failures {
-			ids[f.IncidentID] = true
-		}
-		r.IncidentIDs = len(ids)
+	// A failure record names its failure's incident once; its statements,
+	// dated by their arrival where the agent parses no time, can straddle a
+	// bucket edge and carry two ids (docs/incidents.md, "Incidents").
+	ids := map[string]bool{}
+	for _, f := range failures {
+		ids[f.IncidentID] = true
 	}
+	r.IncidentIDs = len(ids)
 	if r.IncidentIDs != r.WantIncidents {
 		p.add(fmt.Sprintf("the failure records carry %d distinct xla.oom.incident.id, want %d", r.IncidentIDs, r.WantIncidents), "")
-	}
-	if ids[""] {
-		p.add("a failure record has no xla.oom.incident.id", "")
 	}
 	for n := range requested {
 		r.Requested = append(r.Requested, n)
@@ -329,11 +294,7 @@ func WriteTable(w io.Writer, results []Result) error {
 		if r.Job.ReturnCode < 0 {
 			exit = "holder"
 		}
-		want := fmt.Sprint(r.WantIncidents)
-		if _, ok := KnownLimits[r.Job.Name]; ok {
-			want += ", known limit"
-		}
-		_, _ = fmt.Fprintf(tw, "%s\t%s\t%v\t%d (%s)\t%d\t%d\t%s\t%s\t%d\t%d\t%d\t%d\t%s\t%d\n", r.Job.Name, exit, r.Job.Failed, r.Incidents, want,
+		_, _ = fmt.Fprintf(tw, "%s\t%s\t%v\t%d (%d)\t%d\t%d\t%s\t%s\t%d\t%d\t%d\t%d\t%s\t%d\n", r.Job.Name, exit, r.Job.Failed, r.Incidents, r.WantIncidents,
 			r.IncidentIDs, r.FailureRecords, failing, stated, r.AttemptsInLog, r.AttemptWarnings, r.AttemptsInFailures, r.FailingRefusals,
 			retryColumn(&r), len(r.Problems))
 	}

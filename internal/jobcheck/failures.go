@@ -22,9 +22,6 @@ func checkFailures(p *problems, r *Result, job Job, failures []Record, obs Obser
 	if job.Failed {
 		want = 1
 	}
-	if limit, ok := KnownLimits[job.Name]; ok {
-		want = limit.Incidents
-	}
 	if len(failures) != want {
 		p.add(fmt.Sprintf("%d failure records (xla.oom.failure), want %d", len(failures), want), "")
 	}
@@ -59,7 +56,9 @@ func checkFailures(p *problems, r *Result, job Job, failures []Record, obs Obser
 		}
 	}
 	for _, rec := range obs.Records {
-		if rec.ErrorCode != "" && rec.FailureID != "" && !ids[rec.FailureID] {
+		// A job that ran on may have caught an OOM: a failure that went on
+		// has statements and no record.
+		if job.Failed && rec.ErrorCode != "" && rec.FailureID != "" && !ids[rec.FailureID] {
 			p.add("a statement names a failure that has no failure record", firstLine(rec.Body))
 		}
 	}

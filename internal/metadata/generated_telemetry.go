@@ -65,7 +65,7 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	var err, errs error
 	builder.ProcessorXlaOomFailures, err = builder.meter.Int64Counter(
 		"otelcol_processor_xla_oom_failures",
-		metric.WithDescription("Failure records (xla.oom.failure) the processor made, one per failure and stream, by xla.oom.failure.closed (why the failure closed). [Alpha]"),
+		metric.WithDescription("Failures the processor assembled, one per failure and stream, by xla.oom.failure.closed (why the failure closed); all but went_on (the program caught it and went on) got a failure record (xla.oom.failure). [Alpha]"),
 		metric.WithUnit("{failure}"),
 	)
 	errs = errors.Join(errs, err)

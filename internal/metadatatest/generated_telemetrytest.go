@@ -24,7 +24,7 @@ func NewSettings(tt *componenttest.Telemetry) processor.Settings {
 func AssertEqualProcessorXlaOomFailures(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_processor_xla_oom_failures",
-		Description: "Failure records (xla.oom.failure) the processor made, one per failure and stream, by xla.oom.failure.closed (why the failure closed). [Alpha]",
+		Description: "Failures the processor assembled, one per failure and stream, by xla.oom.failure.closed (why the failure closed); all but went_on (the program caught it and went on) got a failure record (xla.oom.failure). [Alpha]",
 		Unit:        "{failure}",
 		Data: metricdata.Sum[int64]{
 			Temporality: metricdata.CumulativeTemporality,

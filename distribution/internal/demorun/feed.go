@@ -20,6 +20,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/xlaoom/xlaoomprocessor/distribution/demo"
+	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
 // logsOf reads files (<dir>/<host>/<job>.log) into records: one per log
@@ -37,7 +38,7 @@ func logsOf(files []string, year int, now time.Time) (plog.Logs, int, error) {
 	// keeps the time of the one before it in its file.
 	times := make([]time.Time, len(recs))
 	for i, r := range recs {
-		if t, ok := demo.HeaderTime(r.Text, year); ok {
+		if t, ok := headerTime(r.Text, year); ok {
 			times[i] = t
 		} else if i > 0 && recs[i-1].File == r.File {
 			times[i] = times[i-1]
@@ -62,7 +63,7 @@ func logsOf(files []string, year int, now time.Time) (plog.Logs, int, error) {
 		lr := sl.LogRecords().AppendEmpty()
 		lr.Body().SetStr(r.Text)
 		lr.SetObservedTimestamp(pcommon.NewTimestampFromTime(now))
-		if t, ok := demo.HeaderTime(r.Text, year); ok {
+		if t, ok := headerTime(r.Text, year); ok {
 			lr.SetTimestamp(pcommon.NewTimestampFromTime(t))
 		}
 		path, err := filepath.Abs(r.File)
@@ -93,4 +94,12 @@ func send(addr string, ld plog.Logs, timeout time.Duration) error {
 		return fmt.Errorf("POST /v1/logs: %s: %s", resp.Status, msg)
 	}
 	return nil
+}
+
+// headerTime is when a record's log header says it was logged, in year
+// (file_log gives a header without one the current year), as the demo's
+// agent config dates it.
+func headerTime(text string, year int) (time.Time, bool) {
+	t, ok := oom.HeaderTime(text)
+	return t.AddDate(year-t.Year(), 0, 0), ok
 }

@@ -197,7 +197,7 @@ func explainInput(name string, stdin io.Reader, p printer, t *Totals, stderr io.
 		}
 		return nil
 	})
-	if herr := printHostKills(p, shown, notes.host.flush(), t); herr != nil { // hostkill.go
+	if herr := printHostKills(p, shown, notes.host.kills, t); herr != nil { // hostkill.go
 		return herr
 	}
 	if notes.empty && err == nil {

@@ -53,7 +53,7 @@ type gatherer struct {
 const input = 0
 
 func newGatherer(emit func(*Finding) error) *gatherer {
-	return &gatherer{emit: emit, stage: failure.New(failure.Config{Window: incident.DefaultWindow})}
+	return &gatherer{emit: emit, stage: failure.New(failure.Config{Window: incident.DefaultWindow, HoldKills: true})}
 }
 
 // add takes the finding of one record (one failure or one warning).
@@ -91,10 +91,7 @@ func (g *gatherer) settle() error {
 }
 
 func (g *gatherer) failure(f *Finding, text string) {
-	var at time.Time
-	if secs, dated := oom.HeaderTime(text); dated {
-		at = time.Unix(secs, 0)
-	}
+	at, _ := oom.HeaderTime(text)
 	step, closed := g.stage.Statement(input, failure.Statement{Report: f.Failure, At: at, Text: text}, time.Time{}, g.closed)
 	g.closed = closed
 	if o := g.open; o != nil && o.ID == step.ID {

@@ -46,6 +46,10 @@ type Finding struct {
 	FitFraction float64
 }
 
+// WentOn reports whether the failure's program caught it and went on: not
+// a failure of the job (internal/failure, wenton.go).
+func (f *Finding) WentOn() bool { return f.Whole != nil && f.Whole.Closed == failure.ClosedWentOn }
+
 // Generic reports whether the failure belongs to no known message family:
 // only the last-resort layer recognised it.
 func (f *Finding) Generic() bool { return f.Failure != nil && f.Failure.Family == oom.FamilyGeneric }

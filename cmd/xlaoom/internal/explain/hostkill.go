@@ -6,47 +6,47 @@ package explain
 import (
 	"fmt"
 	"strings"
+	"time"
 	"unsafe"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/xlaoom/xlaoomprocessor/hostoom"
+	"github.com/xlaoom/xlaoomprocessor/internal/failure"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
 // hostScan finds the host-memory kills of one input (a saved kernel log:
 // dmesg, dmesg -T, journalctl -k, /dev/kmsg; a job log with Slurm's or
-// Ray's lines), line by line, and joins the kernel's lines of each kill.
+// Ray's lines), line by line; the failure stage of the input joins the
+// kernel's lines of each kill, holding each until its event ends.
 type hostScan struct {
-	j     hostoom.Joiner
 	kills []hostoom.Kill
 }
 
 // record reads the lines of one record; only a record that may hold a
 // statement is copied.
-func (h *hostScan) record(rec *Record) {
+func (h *hostScan) record(rec *Record, stage *failure.Assembler) {
 	if !hostoom.MayContain(unsafe.String(unsafe.SliceData(rec.Text), len(rec.Text))) {
 		return
 	}
-	h.j.Hold = true // a whole log: every task of a memory.oom.group kill is counted
 	text := string(rec.Text)
 	for i, line := range strings.Split(text, "\n") {
 		l := hostoom.SplitHeader(strings.TrimRight(line, "\r"))
 		// srun's line echoes slurmstepd's of the same step: not a kill of its own.
 		if s, ok := hostoom.ParseLine(l.Text); ok && !s.Kind.Echo() {
 			s.Ref = int64(rec.Line + i)
-			h.kills = append(h.kills, h.j.Add(l.At, s)...)
+			var kills []hostoom.Kill
+			kills, _ = stage.HostStatement(input, l.At, s, time.Time{}, nil) // one stream: nothing is evicted
+			h.kills = append(h.kills, kills...)
 		}
 	}
 }
 
-// flush returns the input's kills, in order.
-func (h *hostScan) flush() []hostoom.Kill {
-	h.kills = append(h.kills, h.j.Flush()...)
-	k := h.kills
-	h.kills = nil
-	return k
+// end takes the kills the stage still holds at the end of the input.
+func (h *hostScan) end(stage *failure.Assembler) {
+	h.kills = append(h.kills, stage.FlushKills(input)...)
 }
 
 // printHostKills writes each kill, counts it, and says how many there were.

@@ -89,7 +89,7 @@ func newJSONPrinter(w io.Writer) *jsonPrinter {
 
 func (p *jsonPrinter) finding(f *Finding) error {
 	severity := "ERROR"
-	if f.Failure == nil {
+	if f.Failure == nil || f.WentOn() {
 		severity = "WARN"
 	}
 	return p.enc.Encode(jsonFinding{Source: f.Source, Line: f.Line, Severity: severity, Attributes: f.Attributes.AsRaw(),

@@ -15,9 +15,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/xlaoom/xlaoomprocessor/internal/workload"
+	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
-var lineStartRegexp = regexp.MustCompile(LineStart)
+var lineStartRegexp = regexp.MustCompile(oom.LineStart)
 
 // edgeLines are lines near the pattern's edges.
 var edgeLines = []string{
@@ -31,7 +32,7 @@ var edgeLines = []string{
 	"Traceback (most recent call last):", "\tBuffer 1:", "E0912 ０7:01:12",
 }
 
-// TestStartsRecordIsLineStart checks the hand-written matcher against the
+// TestStartsRecordIsLineStart checks oom's hand-written matcher against the
 // pattern on every line of the samples, the real captures, the benchmark
 // traffic and the edge cases above.
 func TestStartsRecordIsLineStart(t *testing.T) {
@@ -55,7 +56,7 @@ func TestStartsRecordIsLineStart(t *testing.T) {
 		if want {
 			starts++
 		}
-		assert.Equal(t, want, startsRecord([]byte(l)), "%q", l)
+		assert.Equal(t, want, oom.StartsRecord(l), "%q", l)
 	}
 	assert.Greater(t, starts, 1000)
 	assert.Less(t, starts, len(lines))
@@ -69,8 +70,8 @@ func FuzzStartsRecord(f *testing.F) {
 		if bytes.IndexByte(line, '\n') >= 0 {
 			t.Skip("one line at a time")
 		}
-		if got, want := startsRecord(line), lineStartRegexp.Match(line); got != want {
-			t.Fatalf("startsRecord(%q) = %v, the pattern says %v", line, got, want)
+		if got, want := oom.StartsRecord(string(line)), lineStartRegexp.Match(line); got != want {
+			t.Fatalf("oom.StartsRecord(%q) = %v, the pattern says %v", line, got, want)
 		}
 	})
 }
@@ -80,8 +81,8 @@ func FuzzStartsRecord(f *testing.F) {
 // recombine operator's is_first_entry for container logs (a quoted string
 // there, so its backslashes are doubled).
 func TestLineStartIsTheAgentOne(t *testing.T) {
-	multiline := "line_start_pattern: '" + LineStart + "'"
-	recombine := `is_first_entry: 'body matches "` + strings.ReplaceAll(LineStart, `\`, `\\`) + `"'`
+	multiline := "line_start_pattern: '" + oom.LineStart + "'"
+	recombine := `is_first_entry: 'body matches "` + strings.ReplaceAll(oom.LineStart, `\`, `\\`) + `"'`
 	for _, tt := range []struct {
 		file string
 		want []string

@@ -8,10 +8,13 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"unsafe"
+
+	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
 // Record is one log record as the agent (examples/agent.yaml) hands it to
-// the processor: a line matching LineStart and the lines after it that do
+// the processor: a line matching oom.LineStart and the lines after it that do
 // not, joined with "\n", surrounding whitespace trimmed as file_log trims it.
 type Record struct {
 	// Text is the record's text; nil when Over. It is only valid during the
@@ -80,7 +83,7 @@ func (s *splitter) add(chunk []byte, emit func(*Record)) {
 	switch {
 	case s.joined:
 		// continues a CRI partial line: neither a new record nor a new line
-	case !s.open || startsRecord(chunk):
+	case !s.open || oom.StartsRecord(unsafe.String(unsafe.SliceData(chunk), len(chunk))):
 		s.flush(emit)
 		s.open, s.rec = true, Record{Line: s.line}
 		s.buf = s.buf[:0]

@@ -25,6 +25,7 @@ type Totals struct {
 	Over       int64 // records longer than the processor's max_scan_size: not read
 	Failures   int64 // OOM failures (one per failure, however many records state it)
 	Generic    int64 // of which no known message family
+	Caught     int64 // OOMs a program caught and went on after: not failures
 	Warnings   int64 // memory-pressure warnings (the attempts no failure followed are one)
 	Attempts   int64 // allocation attempts: in warnings, or before a failure
 	Unreadable int   // inputs that could not be read (missing, a directory, binary, a read error)
@@ -41,6 +42,8 @@ func (t *Totals) count(f *Finding) {
 	switch {
 	case f.Failure == nil:
 		t.Warnings++
+	case f.WentOn():
+		t.Caught++
 	case f.Generic():
 		t.Failures++
 		t.Generic++
@@ -122,6 +125,7 @@ func scan(name string, r io.Reader, t *Totals, found func(*Finding) error) (inpu
 			ferr = notes.record(rec, name, t, g)
 		}
 	})
+	notes.host.end(g.stage)
 	if ferr == nil {
 		ferr = g.flush() // what a read error left open is written too
 	}
@@ -140,7 +144,7 @@ func (notes *inputNotes) record(rec *Record, name string, t *Totals, g *gatherer
 		t.Over++
 		return nil
 	}
-	notes.host.record(rec) // hostkill.go
+	notes.host.record(rec, g.stage) // hostkill.go
 	// The prefilter reads the buffer in place: the 99.9 % of records that
 	// are not OOMs cost it and nothing else, but while a failure is open,
 	// when they are read for its evidence.

@@ -50,7 +50,10 @@ func (p *textPrinter) finding(f *Finding) error {
 func writeFailure(b *strings.Builder, f *Finding) {
 	r := f.Failure
 	what := "XLA out-of-memory failure"
-	if f.Generic() {
+	switch {
+	case f.WentOn():
+		what = "caught by the program, which went on (not a failure of the job)"
+	case f.Generic():
 		what = "memory failure, not a known family"
 	}
 	fmt.Fprintf(b, "%s:%d: %s %s: %s\n", f.Source, f.Line, r.Code, r.Name, what)
@@ -300,6 +303,9 @@ func summary(w io.Writer, t *Totals) error {
 	failures := plural(t.Failures, "OOM failure", "OOM failures")
 	if t.Generic > 0 {
 		failures += fmt.Sprintf(" (%d not a known family)", t.Generic)
+	}
+	if t.Caught > 0 {
+		failures += ", " + plural(t.Caught, "OOM", "OOMs") + " caught by the program"
 	}
 	warnings := plural(t.Warnings, "memory warning", "memory warnings")
 	if t.Attempts > 0 {
