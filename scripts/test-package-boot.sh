@@ -276,9 +276,9 @@ else
   in_ct test -d "$jdir" || fail "no journal directory in the container (/var/log/journal or /run/log/journal)"
   # The kill's lines as journald stores kernel lines: this boot, now, no dmesg timestamp.
   boot=$(in_ct cat /proc/sys/kernel/random/boot_id | tr -d -)
-  awk -v boot="$boot" -v mid="$mid" -v rt="$(($(date +%s%N) / 1000))" -v mono="$(awk '{printf "%d", $1 * 1000000}' /proc/uptime)" '
+  awk -v boot="$boot" -v mid="$mid" -v rt="$(($(date +%s%N) / 1000))" -v mono="$(awk '{printf "%.0f", $1 * 1000000}' /proc/uptime)" '
     { msg = $0; sub(/^\[[ 0-9.]+\] /, "", msg)
-      printf "__REALTIME_TIMESTAMP=%d\n__MONOTONIC_TIMESTAMP=%d\n_BOOT_ID=%s\n_MACHINE_ID=%s\n_TRANSPORT=kernel\nSYSLOG_IDENTIFIER=kernel\nSYSLOG_FACILITY=0\nPRIORITY=4\nMESSAGE=%s\n\n", rt + NR, mono + NR, boot, mid, msg }
+      printf "__REALTIME_TIMESTAMP=%.0f\n__MONOTONIC_TIMESTAMP=%.0f\n_BOOT_ID=%s\n_MACHINE_ID=%s\n_TRANSPORT=kernel\nSYSLOG_IDENTIFIER=kernel\nSYSLOG_FACILITY=0\nPRIORITY=4\nMESSAGE=%s\n\n", rt + NR, mono + NR, boot, mid, msg }
   ' hostoom/testdata/memcg-v1-linux-6.18.dmesg.txt >"$run/kill.export"
   "$remote" --output="$run/kill.journal" - <"$run/kill.export" >"$run/journal-remote.log" 2>&1 || { cat "$run/journal-remote.log" >&2; fail "systemd-journal-remote"; }
   # Renamed into place whole: the collector's journalctl --follow picks up the new file.
