@@ -257,12 +257,16 @@ show_incidents
 in_ct grep -q '"xla.oom.incident.id"' /var/lib/otelcol-xlaoom/records.json || fail "records.json holds no tagged record"
 
 phase "2b. a kernel OOM kill from the journal (journald/kernel as otelcol-xlaoom in systemd-journal)"
-in_ct id -nG otelcol-xlaoom | tr ' ' '\n' | grep -qx systemd-journal || fail "the preinst did not add otelcol-xlaoom to systemd-journal: $(in_ct id otelcol-xlaoom)"
+case " $(in_ct id -nG otelcol-xlaoom) " in
+*" systemd-journal "*) ;;
+*) fail "the preinst did not add otelcol-xlaoom to systemd-journal: $(in_ct id otelcol-xlaoom)" ;;
+esac
 # journalctl_of_service: the collector's journalctl, as the service's user, with --dmesg.
 journalctl_of_service() {
-  in_ct sh -c 'for d in /proc/[0-9]*; do [ "$(cat $d/comm 2>/dev/null)" = journalctl ] && echo ${d#/proc/}; done' | while read -r p; do
-    in_ct grep -q "^Uid:[[:space:]]*$uid[[:space:]]" "/proc/$p/status" && in_ct cat "/proc/$p/cmdline" | tr '\0' ' ' | grep -q -- "--dmesg" && echo "$p"
-  done | grep -q .
+  in_ct sh -c 'for d in /proc/[0-9]*; do
+    [ "$(cat "$d/comm" 2>/dev/null)" = journalctl ] || continue
+    grep -q "^Uid:[[:space:]]*$1[[:space:]]" "$d/status" && tr "\0" " " <"$d/cmdline" | grep -q -- --dmesg && exit 0
+  done; exit 1' sh "$uid"
 }
 wait_for "the collector's journalctl --dmesg runs as otelcol-xlaoom" 30 journalctl_of_service
 remote=
@@ -326,6 +330,9 @@ wait_for "the metrics answer again" 60 metrics
 drop "$job3" cupy_then_jax_oom.log
 wait_for "xla_oom_incidents_total{service_name=\"$job3\"} 1" 90 counted "$job3" 1
 [ "$(incidents "$job1")$(incidents "$job2")" = 00 ] || fail "after the upgrade a job was counted again"
+if [ -n "$remote" ]; then
+  [ "$(host_kills)" = 0 ] || fail "after the upgrade the kill from the journal was counted again: $(metrics | grep xla_oom_host_kills)"
+fi
 show_incidents
 
 phase "5. remove, then purge"
@@ -349,4 +356,4 @@ in_ct getent passwd otelcol-xlaoom >/dev/null || fail "purge deleted the system 
 
 phase "stopping the container"
 stop_container
-echo "boot test OK in $((SECONDS - started))s: ${version//-/\~} installed, started, switched to all-in-one.yaml, 3 incidents each counted once across a restart and an upgrade to ${next//-/\~}, removed and purged"
+echo "boot test OK in $((SECONDS - started))s: ${version//-/\~} installed, started, switched to all-in-one.yaml, 3 incidents and a kernel kill from the journal each counted once across a restart and an upgrade to ${next//-/\~}, removed and purged"
