@@ -10,6 +10,13 @@
 #      the environment file, a restart, a real job log (oom/testdata/jobs) under
 #      /var/log/xla/<job>/: its incident, xla_oom_incidents_total, on
 #      127.0.0.1:9464 and its tagged records in /var/lib/otelcol-xlaoom/records.json;
+#   2b. the kernel's OOM lines from the journal, as the packaged environment
+#      file sets it (XLAOOM_KERNEL_SOURCE=journald/kernel): the user is in
+#      systemd-journal, the collector's journalctl --dmesg runs as that user,
+#      and a real kernel kill (hostoom/testdata) in a journal file of this boot
+#      (written by systemd-journal-remote, put into the container's journal
+#      directory) is one host kill, xla_oom_host_kills_total 1; skipped,
+#      saying so, without systemd-journal-remote;
 #   3. a stop and a start: the job is not read or counted again (checkpoints),
 #      a second job's log is;
 #   4. an upgrade to a newer build (goreleaser, version VERSION-dev.1, whose
@@ -249,6 +256,49 @@ wait_for "xla_oom_incidents_total{service_name=\"$job1\"} 1" 90 counted "$job1" 
 show_incidents
 in_ct grep -q '"xla.oom.incident.id"' /var/lib/otelcol-xlaoom/records.json || fail "records.json holds no tagged record"
 
+phase "2b. a kernel OOM kill from the journal (journald/kernel as otelcol-xlaoom in systemd-journal)"
+case " $(in_ct id -nG otelcol-xlaoom) " in
+*" systemd-journal "*) ;;
+*) fail "the preinst did not add otelcol-xlaoom to systemd-journal: $(in_ct id otelcol-xlaoom)" ;;
+esac
+# journalctl_of_service: the collector's journalctl, as the service's user, with --dmesg.
+journalctl_of_service() {
+  in_ct sh -c 'for d in /proc/[0-9]*; do
+    [ "$(cat "$d/comm" 2>/dev/null)" = journalctl ] || continue
+    grep -q "^Uid:[[:space:]]*$1[[:space:]]" "$d/status" && tr "\0" " " <"$d/cmdline" | grep -q -- --dmesg && exit 0
+  done; exit 1' sh "$uid"
+}
+wait_for "the collector's journalctl --dmesg runs as otelcol-xlaoom" 30 journalctl_of_service
+remote=
+for r in /usr/lib/systemd/systemd-journal-remote /lib/systemd/systemd-journal-remote; do [ -x "$r" ] && remote=$r && break; done
+if [ -z "$remote" ]; then
+  echo "    SKIPPED the kill from the journal: systemd-journal-remote is not installed (apt-get install -y systemd-journal-remote)"
+else
+  mid=$(in_ct cat /etc/machine-id)
+  jdir=/var/log/journal/$mid
+  in_ct test -d "$jdir" || jdir=/run/log/journal/$mid
+  in_ct test -d "$jdir" || fail "no journal directory in the container (/var/log/journal or /run/log/journal)"
+  # The kill's lines as journald stores kernel lines: this boot, now, no dmesg timestamp.
+  boot=$(in_ct cat /proc/sys/kernel/random/boot_id | tr -d -)
+  awk -v boot="$boot" -v mid="$mid" -v rt="$(($(date +%s%N) / 1000))" -v mono="$(awk '{printf "%.0f", $1 * 1000000}' /proc/uptime)" '
+    { msg = $0; sub(/^\[[ 0-9.]+\] /, "", msg)
+      printf "__REALTIME_TIMESTAMP=%.0f\n__MONOTONIC_TIMESTAMP=%.0f\n_BOOT_ID=%s\n_MACHINE_ID=%s\n_TRANSPORT=kernel\nSYSLOG_IDENTIFIER=kernel\nSYSLOG_FACILITY=0\nPRIORITY=4\nMESSAGE=%s\n\n", rt + NR, mono + NR, boot, mid, msg }
+  ' hostoom/testdata/memcg-v1-linux-6.18.dmesg.txt >"$run/kill.export"
+  "$remote" --output="$run/kill.journal" - <"$run/kill.export" >"$run/journal-remote.log" 2>&1 || { cat "$run/journal-remote.log" >&2; fail "systemd-journal-remote"; }
+  # Renamed into place whole: the collector's journalctl --follow picks up the new file.
+  cp "$run/kill.journal" "$ct/root/kill.journal"
+  in_ct cp /root/kill.journal "$jdir/.kill.journal.tmp"
+  in_ct chown root:systemd-journal "$jdir/.kill.journal.tmp"
+  in_ct chmod 0640 "$jdir/.kill.journal.tmp"
+  in_ct mv "$jdir/.kill.journal.tmp" "$jdir/kernel-oom-test.journal"
+  host_kills() { metrics | awk 'index($0, "xla_oom_host_kills_total{") == 1 { v = $0; sub(/.*} /, "", v); split(v, f, " "); n += f[1] } END { print n + 0 }'; }
+  killed() { [ "$(host_kills)" = 1 ]; }
+  wait_for "xla_oom_host_kills_total 1 (pid 29330, from the journal)" 60 killed
+  in_ct grep -q '"xla.oom.host_kill"' /var/lib/otelcol-xlaoom/records.json || fail "records.json holds no host kill record"
+  in_ct grep -q 'Killed process 29330' /var/lib/otelcol-xlaoom/records.json || fail "records.json lacks the kill's line"
+  ! in_ct grep -q 'Call Trace' /var/lib/otelcol-xlaoom/records.json || fail "a kernel line that is no OOM line left the node"
+fi
+
 phase "3. stop, start: no job counted twice"
 in_ct systemctl stop otelcol-xlaoom
 before=$(records_of "$job1")
@@ -259,6 +309,9 @@ drop "$job2" cuda_async_near_full_oom.log
 wait_for "xla_oom_incidents_total{service_name=\"$job2\"} 1" 90 counted "$job2" 1
 [ "$(incidents "$job1")" = 0 ] || fail "after a restart $job1 was counted again: $(metrics | grep "$job1")"
 [ "$(records_of "$job1")" = "$before" ] || fail "after a restart $job1's records were written again"
+if [ -n "$remote" ]; then # the journal cursor: the kill of 2b is not read again
+  [ "$(host_kills)" = 0 ] || fail "after a restart the kill from the journal was counted again: $(metrics | grep xla_oom_host_kills)"
+fi
 
 phase "4. upgrade to $next: the edited config kept, the service restarted"
 pid=$(mainpid)
@@ -277,6 +330,9 @@ wait_for "the metrics answer again" 60 metrics
 drop "$job3" cupy_then_jax_oom.log
 wait_for "xla_oom_incidents_total{service_name=\"$job3\"} 1" 90 counted "$job3" 1
 [ "$(incidents "$job1")$(incidents "$job2")" = 00 ] || fail "after the upgrade a job was counted again"
+if [ -n "$remote" ]; then
+  [ "$(host_kills)" = 0 ] || fail "after the upgrade the kill from the journal was counted again: $(metrics | grep xla_oom_host_kills)"
+fi
 show_incidents
 
 phase "5. remove, then purge"
@@ -300,4 +356,4 @@ in_ct getent passwd otelcol-xlaoom >/dev/null || fail "purge deleted the system 
 
 phase "stopping the container"
 stop_container
-echo "boot test OK in $((SECONDS - started))s: ${version//-/\~} installed, started, switched to all-in-one.yaml, 3 incidents each counted once across a restart and an upgrade to ${next//-/\~}, removed and purged"
+echo "boot test OK in $((SECONDS - started))s: ${version//-/\~} installed, started, switched to all-in-one.yaml, 3 incidents and a kernel kill from the journal each counted once across a restart and an upgrade to ${next//-/\~}, removed and purged"

@@ -112,6 +112,7 @@ diff <(echo "$want") "$work/deb-files.txt" || fail "the .deb's files differ from
 dpkg-deb --control "$deb" "$work/deb-control"
 diff <(echo "$conffiles") <(sort "$work/deb-control/conffiles") || fail "the .deb's conffiles differ"
 grep -q useradd "$work/deb-control/preinst" || fail "the .deb's preinst does not create the user"
+grep -q 'usermod -a -G systemd-journal' "$work/deb-control/preinst" || fail "the .deb's preinst does not let the user read the journal"
 grep -q 'chown otelcol-xlaoom' "$work/deb-control/postinst" || fail "the .deb's postinst does not hand the storage directory to the user"
 grep -q 'deb-systemd-invoke' "$work/deb-control/postinst" || fail "the .deb's postinst does not start the service"
 [ -f "$work/deb-control/prerm" ] || fail "the .deb has no prerm"

@@ -23,6 +23,7 @@ import (
 	"github.com/open-telemetry/opentelemetry-collector-contrib/processor/resourcedetectionprocessor"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/processor/transformprocessor"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/receiver/filelogreceiver"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/receiver/journaldreceiver"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/confmap/provider/envprovider"
@@ -82,6 +83,9 @@ func Receivers() []Entry[receiver.Factory] {
 	return []Entry[receiver.Factory]{
 		{otlpreceiver.NewFactory, "go.opentelemetry.io/collector/receiver/otlpreceiver " + coreBeta},
 		{filelogreceiver.NewFactory, contribMod + "receiver/filelogreceiver " + contrib},
+		// journald reads the kernel's OOM lines where the journal alone keeps
+		// them (it runs journalctl: the host's, or the node's through root_path).
+		{journaldreceiver.NewFactory, contribMod + "receiver/journaldreceiver " + contrib},
 	}
 }
 

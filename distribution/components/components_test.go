@@ -123,7 +123,7 @@ func TestFactoriesAreTheListedOnes(t *testing.T) {
 		got  []string
 		want string
 	}{
-		{types(set(f.Receivers), f.ReceiverModules), "file_log otlp"},
+		{types(set(f.Receivers), f.ReceiverModules), "file_log journald otlp"},
 		{types(set(f.Processors), f.ProcessorModules), "batch k8s_attributes memory_limiter resource_detection transform xla_oom"},
 		{types(set(f.Connectors), f.ConnectorModules), "count xla_oom"},
 		{types(set(f.Exporters), f.ExporterModules), "debug file load_balancing otlp_grpc otlp_http prometheus prometheus_remote_write"},

@@ -55,9 +55,12 @@ func TestHelmValues(t *testing.T) {
 	for _, c := range []struct {
 		values, kind string
 		config       []string // what the rendered config must hold
+		pod          []string // what the rendered workload must hold
 	}{
-		{"agent-values.yaml", "DaemonSet", []string{"file_storage", "type: recombine", "k8s.job.name", "routing_key: service", "node_from_env_var"}},
-		{"gateway-values.yaml", "Deployment", []string{"health_check", "cert_file: /etc/otelcol-xlaoom/tls/tls.crt", "prometheus", "xla_oom"}},
+		{"agent-values.yaml", "DaemonSet", []string{"file_storage", "type: recombine", "k8s.job.name", "routing_key: service", "node_from_env_var", "root_path: /hostfs"},
+			// The node's root for journald/kernel, and the chroot it runs journalctl in.
+			[]string{"mountPath: /hostfs", "path: /\n", "- SYS_CHROOT"}},
+		{"gateway-values.yaml", "Deployment", []string{"health_check", "cert_file: /etc/otelcol-xlaoom/tls/tls.crt", "prometheus", "xla_oom"}, nil},
 	} {
 		t.Run(c.values, func(t *testing.T) {
 			values := filepath.Join(deployDir, "helm", c.values)
@@ -90,6 +93,12 @@ func TestHelmValues(t *testing.T) {
 					}
 					workloads++
 					checkPodSpec(t, d)
+					b, _ := yaml.Marshal(d)
+					for _, want := range c.pod {
+						if !strings.Contains(string(b), want) {
+							t.Errorf("%s lacks %q", kind, want)
+						}
+					}
 				}
 			}
 			if workloads != 1 || len(configs) != 1 {
@@ -100,7 +109,9 @@ func TestHelmValues(t *testing.T) {
 					t.Errorf("rendered config lacks %q", want)
 				}
 			}
-			validateConfig(t, configs[0])
+			// journald/kernel's root_path must exist where the collector
+			// starts: the node's root at /hostfs in the pod, a directory here.
+			validateConfig(t, strings.ReplaceAll(configs[0], "root_path: /hostfs", "root_path: "+t.TempDir()))
 		})
 	}
 }

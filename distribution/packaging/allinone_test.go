@@ -54,6 +54,7 @@ func TestAllInOneIsTheExample(t *testing.T) {
 	fileLog := section(t, want, "receivers", "file_log")
 	fileLog["storage"] = "file_storage"
 	fileLog["start_at"] = "${env:XLAOOM_START_AT:-beginning}"
+	section(t, want, "receivers", "journald/kernel")["storage"] = "file_storage" // its cursor
 	// The records under the service's storage directory, rotated.
 	section(t, want, "exporters")["file/records"] = map[string]any{
 		"path":     "${env:XLAOOM_RECORDS_FILE:-/var/lib/otelcol-xlaoom/records.json}",

@@ -10,3 +10,6 @@ getent passwd otelcol-xlaoom >/dev/null 2>&1 || useradd --system --gid otelcol-x
 # The kernel's log (file_log/kernel): /var/log/kern.log is readable by the adm
 # group on Debian and Ubuntu. Where the group exists, the service joins it.
 if getent group adm >/dev/null 2>&1; then usermod -a -G adm otelcol-xlaoom; fi
+# The kernel's log in the journal (journald/kernel, the packaged default):
+# journalctl shows the system journal to the systemd-journal group.
+if getent group systemd-journal >/dev/null 2>&1; then usermod -a -G systemd-journal otelcol-xlaoom; fi
