@@ -64,12 +64,14 @@ func (p *logsProcessor) hostStructured(rl plog.ResourceLogs, lr plog.LogRecord, 
 		return "", untouched
 	}
 	body := lr.Body().Map()
-	var text string
+	var text, transport string
 	var object pcommon.Map
 	for k, v := range body.All() {
 		switch {
 		case k == "MESSAGE" && v.Type() == pcommon.ValueTypeStr: // journald
 			text = v.Str()
+		case k == "_TRANSPORT" && v.Type() == pcommon.ValueTypeStr:
+			transport = v.Str()
 		case k == "object" && v.Type() == pcommon.ValueTypeMap: // a k8sobjects watch event
 			object = v.Map()
 		case k == "kind" && v.Type() == pcommon.ValueTypeStr: // a k8sobjects pull
@@ -77,7 +79,9 @@ func (p *logsProcessor) hostStructured(rl plog.ResourceLogs, lr plog.LogRecord, 
 		}
 	}
 	if text != "" {
-		if s, ok := hostoom.Parse(text); ok {
+		// The kernel's lines count only from the kernel: a program's entry
+		// that quotes one (a monitor, a log shipper) is not a second kill.
+		if s, ok := hostoom.Parse(text); ok && (!s.Kind.Kernel() || transport == "" || transport == "kernel") {
 			return p.hostStatement(rl, lr, s, b)
 		}
 		return "", untouched

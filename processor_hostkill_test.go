@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 
+	"github.com/xlaoom/xlaoomprocessor/hostoom"
 	"github.com/xlaoom/xlaoomprocessor/internal/metadata"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
 )
@@ -45,11 +46,33 @@ func kernelBatch(lines []string, body func(plog.LogRecord, string)) plog.Logs {
 
 func stringBody(lr plog.LogRecord, l string) { lr.Body().SetStr(l) }
 
+// journaldBody is a kernel entry as the journald receiver gives it: the
+// line without dmesg's "[ seconds]" in MESSAGE.
 func journaldBody(lr plog.LogRecord, l string) {
 	m := lr.Body().SetEmptyMap()
-	m.PutStr("MESSAGE", l)
+	m.PutStr("MESSAGE", hostoom.SplitHeader(l).Text)
 	m.PutStr("_TRANSPORT", "kernel")
 	m.PutStr("SYSLOG_IDENTIFIER", "kernel")
+}
+
+// quotedBody is a program's journal entry that quotes a kernel line.
+func quotedBody(lr plog.LogRecord, l string) {
+	m := lr.Body().SetEmptyMap()
+	m.PutStr("MESSAGE", hostoom.SplitHeader(l).Text)
+	m.PutStr("_TRANSPORT", "stdout")
+	m.PutStr("SYSLOG_IDENTIFIER", "node-monitor")
+}
+
+// A program's journal entries that quote the kernel's kill lines are no kill.
+func TestProcessorHostKillQuotedInJournal(t *testing.T) {
+	p := hostTestProcessor(t)
+	ld := kernelBatch(realKillLines(t), quotedBody)
+	if _, err := p.processLogs(context.Background(), ld); err != nil {
+		t.Fatal(err)
+	}
+	if got := kills(t, ld); len(got) != 0 {
+		t.Errorf("%d kill records from a program's entries, want 0", len(got))
+	}
 }
 
 func realKillLines(t *testing.T) []string {
