@@ -48,6 +48,13 @@ type Config struct {
 	// failure record is sent then.
 	FailureQuietInterval time.Duration `mapstructure:"failure_quiet_interval"`
 
+	// HostKillTails also reads the host-memory kill lines that hold none of
+	// the prefilter's keys (Slurm's, srun's, systemd's, kubelet's) by how
+	// they end (oom.EndsWithHostTail): for a collector that reads such lines
+	// as plain text and not the kernel's log. Off, an ordinary record costs
+	// nothing more; on, about 8 % (BENCHMARKS.md).
+	HostKillTails bool `mapstructure:"host_kill_tails"`
+
 	_ struct{} // prevent unkeyed literals
 }
 

@@ -73,6 +73,7 @@ var configCases = []struct {
 		},
 	},
 	{name: "failure_quiet_interval", want: withDefaults(func(c *Config) { c.FailureQuietInterval = 30 * time.Second })},
+	{name: "host_kill_tails", want: withDefaults(func(c *Config) { c.HostKillTails = true })},
 	{name: "attributes_only", want: withDefaults(func(c *Config) {
 		c.SearchBody = false
 		c.Attributes = []string{"exception.stacktrace"}

@@ -153,8 +153,10 @@ func TestHostKillCountedOnce(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			var tagged []plog.Logs
 			ids := map[string]map[string]bool{}
+			cfg := createDefaultConfig()
+			cfg.HostKillTails = true // Slurm's and systemd's plain lines too
 			for _, r := range c.reports {
-				out := run(t, createDefaultConfig(), processortest.NewNopSettings(metadata.Type), r.logs(base))
+				out := run(t, cfg, processortest.NewNopSettings(metadata.Type), r.logs(base))
 				tagged = append(tagged, out)
 				for _, rl := range out.ResourceLogs().All() {
 					for _, lr := range rl.ScopeLogs().At(0).LogRecords().All() {

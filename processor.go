@@ -120,6 +120,8 @@ func (p *logsProcessor) tag(rl plog.ResourceLogs, lr plog.LogRecord, b *batch) (
 		// while no failure is open anywhere costs one atomic load more.
 		if body := lr.Body(); body.Str() == "" || p.failures.Open() {
 			return p.notCandidate(rl, lr, b)
+		} else if p.cfg.HostKillTails && oom.EndsWithHostTail(body.Str()) {
+			return p.hostTail(rl, lr, body.Str(), b) // processor_hostkill.go
 		}
 		return "", untouched
 	}

@@ -40,21 +40,36 @@ const taggedHost tagging = 100
 // failure.
 func (p *logsProcessor) hostText(rl plog.ResourceLogs, lr plog.LogRecord, texts *oomrecord.Candidates, b *batch) (string, tagging) {
 	for i := range texts.Len() {
-		s, ok := hostoom.Parse(texts.Text(i))
-		switch {
-		case !ok:
-			continue
-		case s.Kind.Echo():
-			// srun's line repeats slurmstepd's of the same step: its
-			// statement, not a second kill.
-			if _, done := lr.Attributes().Get(oomattr.HostSource); !done {
-				oomattr.PutHostStatement(&s, lr.Attributes())
-			}
-			return "", untouched
+		if label, t, ok := p.hostLine(rl, lr, texts.Text(i), b); ok {
+			return label, t
 		}
-		return p.hostStatement(rl, lr, s, b)
 	}
 	return "", untouched
+}
+
+// hostTail reads a string body that ends with a host tail (HostKillTails).
+func (p *logsProcessor) hostTail(rl plog.ResourceLogs, lr plog.LogRecord, text string, b *batch) (string, tagging) {
+	label, t, _ := p.hostLine(rl, lr, text, b)
+	return label, t
+}
+
+// hostLine reads one text for a host statement; ok is false when it holds
+// none.
+func (p *logsProcessor) hostLine(rl plog.ResourceLogs, lr plog.LogRecord, text string, b *batch) (string, tagging, bool) {
+	s, ok := hostoom.Parse(text)
+	switch {
+	case !ok:
+		return "", untouched, false
+	case s.Kind.Echo():
+		// srun's line repeats slurmstepd's of the same step: its
+		// statement, not a second kill.
+		if _, done := lr.Attributes().Get(oomattr.HostSource); !done {
+			oomattr.PutHostStatement(&s, lr.Attributes())
+		}
+		return "", untouched, true
+	}
+	label, t := p.hostStatement(rl, lr, s, b)
+	return label, t, true
 }
 
 // hostStructured reads a map body (tag passes over any other on its

@@ -224,3 +224,25 @@ func TestProcessorHostKillK8sObjects(t *testing.T) {
 		t.Errorf("kills %v", sources)
 	}
 }
+
+// Slurm's plain lines hold no OOM keyword: read by how they end where
+// host_kill_tails asks, passed over (at no cost) where it does not.
+func TestProcessorHostKillTails(t *testing.T) {
+	line := "slurmstepd: error: Detected 1 oom_kill event in StepId=8841.0. Some of the step tasks have been OOM Killed."
+	for _, on := range []bool{false, true} {
+		cfg := createDefaultConfig()
+		cfg.HostKillTails = on
+		tb, err := metadata.NewTelemetryBuilder(componenttest.NewNopTelemetrySettings())
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := newTestProcessor(cfg, tb)
+		ld := kernelBatch([]string{line}, stringBody)
+		if _, err := p.processLogs(context.Background(), ld); err != nil {
+			t.Fatal(err)
+		}
+		if got := len(kills(t, ld)); got != map[bool]int{false: 0, true: 1}[on] {
+			t.Errorf("host_kill_tails %v: %d kill records", on, got)
+		}
+	}
+}

@@ -3,7 +3,10 @@
 
 package oom
 
-import "github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
+import (
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/tails"
+)
 
 // HostCues let the host-memory kill lines that hold a scan key through the
 // same one pass, so that the processor reads them (package hostoom) at no
@@ -26,15 +29,15 @@ var HostCues = []logtext.Cue{
 
 // HostTails are how the host-memory kill lines that hold no scan key end
 // (Slurm's, srun's, systemd-oomd's pressure kill, systemd's, kubelet's,
-// earlyoom's SIGKILL before 1.8), as tail cues (package tails): a text
-// that ends with one (trailing whitespace aside) passes MayContain too. A
-// tail costs an ordinary record a hash of its last four bytes looked up in
-// a table, without a branch (no cost measurable: BENCHMARKS.md,
-// "Host-memory kills"). A tail ends with four literal bytes, so
-// systemd-oomd's "… being more than N%" (memory and swap used) is read
-// from the journal only, and "oom_score_adj=N" (invoked oom-killer) not
-// as plain text. hostoom's tests check that each format reaches the
-// processor, and that the XLA recogniser finds nothing in it.
+// earlyoom's SIGKILL before 1.8), as tail cues (package tails; trailing
+// whitespace aside). They are not in MayContain: checked on every record
+// they cost ordinary records 8 % (BENCHMARKS.md, "Host-memory kills"), so
+// the processor checks them (EndsWithHostTail) only where its
+// host_kill_tails setting asks. A tail ends with four literal bytes, so
+// systemd-oomd's "… being more than N%" (memory and swap used) is read from
+// the journal only, and "oom_score_adj=N" (invoked oom-killer) not as plain
+// text. hostoom's tests check that each format ends with one, and that the
+// XLA recogniser finds nothing in it.
 var HostTails = []string{
 	" OOM Killed.",           // slurmstepd 23.02+: "… Some of the step tasks have been OOM Killed."
 	"out-of-memory handler.", // slurmstepd 17.11.10-22.05
@@ -48,3 +51,11 @@ var HostTails = []string{
 	"consumption of memory.", // kubelet's eviction message (1.19+)
 	"VmRSS # MiB",            // earlyoom 1.3-1.7
 }
+
+var hostTails = func() (t tails.Set) {
+	t.Add(HostTails...)
+	return t
+}()
+
+// EndsWithHostTail reports whether text ends with one of HostTails.
+func EndsWithHostTail(text string) bool { return hostTails.MayEnd(text) }

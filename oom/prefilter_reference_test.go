@@ -4,7 +4,6 @@
 package oom
 
 import (
-	"regexp"
 	"strings"
 	"testing"
 
@@ -25,15 +24,7 @@ import (
 //     whose unit ends in 'B' right after a digit ("512B") or after a digit
 //     and one of KiB MiB GiB TiB PiB EiB; a size is digits, '.' and ','
 //     ending in a digit, and the verb starts at most 256 bytes before it;
-//   - a host tail (HostTails) ends the text, trailing whitespace aside,
-//     '#' a run of digits and dots.
 func referenceMayContain(text string) bool {
-	for _, tail := range HostTails {
-		re := regexp.MustCompile(strings.ReplaceAll(regexp.QuoteMeta(tail), "#", "[0-9.]+") + "$")
-		if trimmed := strings.TrimRight(text, " \t\r\n"); len(trimmed) >= 8 && re.MatchString(trimmed) {
-			return true
-		}
-	}
 	for _, c := range referenceCues() {
 		if c.SizeAfter {
 			if referenceSizeAfter(text, c.Text) {

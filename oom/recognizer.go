@@ -41,8 +41,7 @@ func MayContain(text string) bool { return defaultRecognizer.MayContain(text) }
 func Recognize(text string) (grammar.Report, bool) { return defaultRecognizer.Recognize(text) }
 
 // MayContain reports whether text could hold an XLA OOM message or a
-// memory-pressure warning, or a host-memory kill line (HostCues,
-// HostTails). It is the cheap first pass run on every record: false means
+// memory-pressure warning, or a host-memory kill line (HostCues). It is the cheap first pass run on every record: false means
 // certainly not an OOM (the prefilter, logtext/prefilter.go).
 func (z *Recognizer) MayContain(text string) bool { return z.prefilter.MayContain(text) }
 
@@ -92,7 +91,7 @@ func newRecognizer(failures [][]grammar.Family, warnings [][]grammar.WarningFami
 			z.Warnings = append(z.Warnings, w)
 		}
 	}
-	z.prefilter = logtext.BuildPrefilter(z.prefilterCues(), HostTails...)
+	z.prefilter = logtext.BuildPrefilter(z.prefilterCues())
 	z.wrapWords = logtext.BuildWrapVocabulary(z.exprs(), detailAnchors())
 	z.resolveRaised() // speakers.go
 	return z

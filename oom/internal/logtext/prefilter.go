@@ -6,8 +6,6 @@ package logtext
 import (
 	"math/bits"
 	"strings"
-
-	"github.com/xlaoom/xlaoomprocessor/oom/internal/tails"
 )
 
 // MayContain is Recognizer.MayContain.
@@ -36,11 +34,14 @@ import (
 // RuntimeErrors, "failed to allocate" in other programs' lines) Recognize
 // rejects.
 func (p *Prefilter) MayContain(text string) bool {
-	if len(text) < MinOnePassLen {
-		return p.MayContainPerKey(text)
+	if len(text) >= MinOnePassLen {
+		// Most texts: no step may hold a hit, and no hit is looked at.
+		if from := p.keys.firstStep(text); from >= 0 {
+			return p.confirmFrom(text, from)
+		}
+		return false
 	}
-	from := p.keys.firstStep(text) // most texts: no step may hold a hit, and their last four bytes end no tail
-	return from >= 0 && p.confirmFrom(text, from) || p.tails.May(text) && p.tails.EndsWithTail(text)
+	return p.MayContainPerKey(text)
 }
 
 // confirmFrom confirms the key hits of text from the step at from on (from
@@ -125,7 +126,7 @@ func (p *Prefilter) MayContainPerKey(text string) bool {
 			off += j + 1
 		}
 	}
-	return p.tails.MayEnd(text)
+	return false
 }
 
 // worthConfirming: most hits stop here, at the byte after the key (no cue
@@ -239,5 +240,4 @@ type Prefilter struct {
 	scanOf    [256]uint8 // the index in scans of the scan for a key's first byte
 	singleKey [256]bool  // single-byte keys
 	keys      keyWords
-	tails     tails.Set // how lines that hold no key end (BuildPrefilter)
 }

@@ -147,12 +147,11 @@ func newKeyedCue(c Cue, at int) keyedCue {
 // key of this list that its text holds. Each key's first byte is distinct.
 var ScanKeys = []string{"R", "B", "lloc"}
 
-// BuildPrefilter turns cues into the scan tables, and tailCues (package
-// tails) into theirs. It knows only the cues' text: the Recognizer gives it
-// every cue (Recognizer.prefilterCues). It panics on a cue that holds no key.
-func BuildPrefilter(all []Cue, tailCues ...string) Prefilter {
+// BuildPrefilter turns cues into the scan tables. It knows only the cues'
+// text: the Recognizer gives it every cue (Recognizer.prefilterCues). It
+// panics on a cue that holds no key.
+func BuildPrefilter(all []Cue) Prefilter {
 	var p Prefilter
-	p.tails.Add(tailCues...)
 	for _, k := range ScanKeys {
 		if len(k) == 1 {
 			p.singleKey[k[0]] = true
