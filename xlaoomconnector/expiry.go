@@ -66,8 +66,5 @@ func (st *state) expire(now time.Time, at pcommon.Timestamp) []ended {
 func (st *state) retire(k retiredKey, s *series) {
 	retired := st.retired[k.series.metric]
 	retired.Put(k, retiredCounter{count: s.count, start: s.start, lastPoint: s.lastPoint})
-	if retired.Len() > st.limit {
-		oldest, _, _ := retired.Oldest()
-		retired.Remove(oldest)
-	}
+	retired.Trim(st.limit)
 }

@@ -96,20 +96,11 @@ func (m *killMemory) observe(key string, once bool, source string, t pcommon.Tim
 	h.kills[h.next] = k
 	h.next = (h.next + 1) % killsPerOwner
 	h.n = min(h.n+1, killsPerOwner)
-	if m.open.Len() > maxIncidents {
-		oldest, _, _ := m.open.Oldest()
-		m.open.Remove(oldest)
-	}
+	m.open.Trim(maxIncidents)
 	return true
 }
 
 // expire forgets the owners that received no record for the expiry.
 func (m *killMemory) expire(now time.Time) {
-	for {
-		key, h, ok := m.open.Oldest()
-		if !ok || now.Sub(h.seen) < m.expiry {
-			return
-		}
-		m.open.Remove(key)
-	}
+	m.open.RemoveStale(func(h *ownerKills) bool { return now.Sub(h.seen) >= m.expiry })
 }

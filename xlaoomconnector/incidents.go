@@ -90,23 +90,13 @@ func (m *incidentMemory) observe(job resourceKey, t pcommon.Timestamp, now time.
 		return false
 	}
 	h.add(t)
-	if m.open.Len() > maxIncidents {
-		// Forgetting the oldest job's incident: a late copy of it would count again.
-		oldest, _, _ := m.open.Oldest()
-		m.open.Remove(oldest)
-	}
+	m.open.Trim(maxIncidents) // the oldest job's incident: a late copy of it would count again
 	return true
 }
 
 // expire forgets the incidents that received no record for the expiry.
 func (m *incidentMemory) expire(now time.Time) {
-	for {
-		job, h, ok := m.open.Oldest()
-		if !ok || now.Sub(h.seen) < m.expiry {
-			return
-		}
-		m.open.Remove(job)
-	}
+	m.open.RemoveStale(func(h *jobIncidentHistory) bool { return now.Sub(h.seen) >= m.expiry })
 }
 
 func (m *incidentMemory) len() int { return m.open.Len() }

@@ -67,6 +67,25 @@ func (l *Map[K, V]) Oldest() (K, *V, bool) {
 	return ent.key, &ent.value, true
 }
 
+// Trim drops the entries touched longest ago until at most n are left.
+func (l *Map[K, V]) Trim(n int) {
+	for l.Len() > max(n, 0) {
+		l.Remove(l.order.Front().Value.(*entry[K, V]).key)
+	}
+}
+
+// RemoveStale drops the entries touched longest ago for as long as stale
+// says so of them: what expires from the front.
+func (l *Map[K, V]) RemoveStale(stale func(*V) bool) {
+	for {
+		key, v, ok := l.Oldest()
+		if !ok || !stale(v) {
+			return
+		}
+		l.Remove(key)
+	}
+}
+
 // Remove drops key.
 func (l *Map[K, V]) Remove(key K) {
 	if e, ok := l.items[key]; ok {
