@@ -17,8 +17,12 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/processor"
 	"go.opentelemetry.io/collector/processor/processortest"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 
 	"github.com/xlaoom/xlaoomprocessor/internal/metadata"
+	"github.com/xlaoom/xlaoomprocessor/internal/metadatatest"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
 	"github.com/xlaoom/xlaoomprocessor/xlaoomconnector"
 )
@@ -216,4 +220,31 @@ func TestFailureAgentKilledMidFailure(t *testing.T) {
 	assert.Equal(t, "1", str(fs[0], oomattr.FailureStatements), "the raised status alone")
 	assert.Empty(t, str(fs[0], oomattr.InUse), "the Stats read before the kill are lost")
 	assert.Equal(t, map[string]int64{"trainer/": 1}, p.incidents())
+}
+
+// A program that caught its own OOM and went on printing (a batch-size
+// search): its statement keeps its tags and names the failure, but the
+// failure closes as went_on, with no failure record and no incident; the
+// processor's telemetry counts it by that reason.
+func TestFailureCaughtAndWentOn(t *testing.T) {
+	tel := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
+	sink := new(consumertest.LogsSink)
+	proc, err := NewFactory().CreateLogs(context.Background(), metadatatest.NewSettings(tel), createDefaultConfig(), sink)
+	require.NoError(t, err)
+	require.NoError(t, proc.Start(context.Background(), componenttest.NewNopHost()))
+	ld := hostBatch("h0", jobAllocator, jobStats,
+		"[job] batch of 400000 rows does not fit; halving", "[job] batch of 200000 rows fits", "[job] step 0 loss 0.0000")
+	require.NoError(t, proc.ConsumeLogs(context.Background(), ld))
+	require.NoError(t, proc.Shutdown(context.Background()))
+
+	p := &pipeline{t: t, sink: sink}
+	assert.Empty(t, p.failureRecords())
+	assert.Empty(t, p.incidents())
+	statement := sink.AllLogs()[0].ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(0)
+	assert.Equal(t, "E0007", str(statement, oomattr.ErrorCode))
+	assert.NotEmpty(t, str(statement, oomattr.FailureID))
+	metadatatest.AssertEqualProcessorXlaOomFailures(t, tel, []metricdata.DataPoint[int64]{
+		{Value: 1, Attributes: attribute.NewSet(attribute.String(oomattr.FailureClosed, "went_on"))},
+	}, metricdatatest.IgnoreTimestamp())
 }
