@@ -18,18 +18,18 @@ import (
 
 // Host-memory kills (package hostoom). The processor reads them from two
 // kinds of record only, so that ordinary records cost what they did:
-//   - string texts that passed the XLA prefilter (its host cues and tails)
-//     and held no XLA failure: the kernel's lines (a kernel log file,
-//     /dev/kmsg), earlyoom's, Ray's, Slurm's, systemd-oomd's and systemd's,
-//     kubelet's evictions;
+//   - string texts that passed the XLA prefilter (its host cues) and held
+//     no XLA failure: the kernel's lines (a kernel log file, /dev/kmsg),
+//     earlyoom's, Ray's; with host_kill_tails, string bodies that end like
+//     Slurm's, systemd-oomd's, systemd's and kubelet's kill lines;
 //   - map bodies: a journald entry's MESSAGE (the kernel, systemd-oomd,
 //     systemd, earlyoom through the journal), a Pod or an Event object of
 //     the k8sobjects receiver.
 //
 // Each stream's statements (one node's kernel log) are joined into kills
 // by the failure stage (internal/failure, host.go); the record whose line
-// completes a kill carries it (oomattr.PutHostKill), the others of the same kill only their
-// statement. A kill's owner, when it is a pod or a container, is moved to
+// completes a kill carries it (oomattr.PutHostKill), the others of the
+// same kill only their statement. A kill's owner, when it is a pod or a container, is moved to
 // the resource level (k8s.pod.uid, container.id) after the batch, so that
 // k8sattributes enriches it as it does the job's logs.
 
@@ -147,12 +147,7 @@ func (p *logsProcessor) hostStatement(rl plog.ResourceLogs, lr plog.LogRecord, s
 	oomattr.PutHostKill(kill, attrs)
 	nameEvent(lr, oomattr.EventHostKill)
 	attrs.PutStr(oomattr.Incident, hostIncident(rl.Resource().Attributes(), attrs, kill, ts, p.cfg))
-	if p.cfg.SetSeverity && lr.SeverityNumber() == plog.SeverityNumberUnspecified {
-		lr.SetSeverityNumber(plog.SeverityNumberError)
-		if lr.SeverityText() == "" {
-			lr.SetSeverityText("ERROR")
-		}
-	}
+	p.setSeverity(lr, plog.SeverityNumberError, "ERROR")
 	return kill.Kind.Source(), taggedHost
 }
 

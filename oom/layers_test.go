@@ -22,7 +22,7 @@ import (
 // (families/grammar < families/details, families/breakdown < families,
 // families/generic).
 var layers = map[string]int{
-	"internal/tails":              -1, // how lines that hold no scan key end (the prefilter's tail cues)
+	"internal/tails":              -1, // how lines that hold no scan key end (oom.EndsWithHostTail)
 	"internal/logtext":            0,  // a record becomes statements
 	"internal/speaker":            1,  // who printed each statement
 	"internal/families/grammar":   2,  // what a family is; the facts (Report)

@@ -1,20 +1,19 @@
 // Copyright The xla_oom Authors
 // SPDX-License-Identifier: Apache-2.0
 
-// Package tails is the prefilter's tail cues (logtext.BuildPrefilter): how
-// a line ends, for the lines that hold none of its scan keys.
+// Package tails is the host tail cues (oom.EndsWithHostTail): how a line
+// ends, for the lines that hold none of the prefilter's scan keys.
 package tails // import "github.com/xlaoom/xlaoomprocessor/oom/internal/tails"
 
 import "strings"
 
 // Tail cues: how a line ends, for lines that hold none of the prefilter's
-// scan keys (the host-memory kill lines of Slurm, systemd, kubelet). The
-// one pass never looks for them: MayContain hashes the text's last four
-// bytes into a table of the tails' (and looks its last byte up in a table
-// of whitespace), with no branch but the one on the result; only a text
-// that passes has its last eight bytes compared with the tails'
-// (BENCHMARKS.md, "Host-memory kills": one branch on the last byte alone
-// cost 4 % of MayContain, the lines that end with '.' mispredicting it).
+// scan keys (the host-memory kill lines of Slurm, systemd, kubelet). MayEnd
+// hashes the text's last four bytes into a table of the tails' (and looks
+// its last byte up in a table of whitespace), with no branch but the one
+// on the result; only a text that passes has its last eight bytes compared
+// with the tails' (one branch on the last byte alone mispredicted on the
+// lines that end with '.').
 // In a tail, '#' stands for a run of one or more digits and dots, and
 // every other byte for itself; trailing whitespace of the text is passed
 // over.
@@ -48,9 +47,9 @@ type Set struct {
 	cues []cue
 }
 
-// May reports whether text, of eight bytes or more, may end with a tail
-// (then EndsWithTail says); most texts stop here.
-func (t *Set) May(text string) bool {
+// may reports whether text, of eight bytes or more, may end with a tail
+// (then endsWithTail says); most texts stop here.
+func (t *Set) may(text string) bool {
 	e := text[len(text)-4:]
 	h := (uint32(e[0]) | uint32(e[1])<<8 | uint32(e[2])<<16 | uint32(e[3])<<24) * hashMul >> (32 - hashBits)
 	return (t.ends[h>>6]>>(h&63)|spaceBit[e[3]])&1 != 0
@@ -84,9 +83,9 @@ func (t *Set) add(text string) {
 	t.ends[h>>6] |= 1 << (h & 63)
 }
 
-// EndsWithTail reports whether text ends with one of the tails (after
-// May). A text shorter than eight bytes holds none.
-func (t *Set) EndsWithTail(text string) bool {
+// endsWithTail reports whether text ends with one of the tails (after
+// may). A text shorter than eight bytes holds none.
+func (t *Set) endsWithTail(text string) bool {
 	for len(text) > 8 && isLineSpace(text[len(text)-1]) {
 		text = text[:len(text)-1]
 	}
@@ -106,7 +105,7 @@ func (t *Set) EndsWithTail(text string) bool {
 
 // MayEnd is the whole test.
 func (t *Set) MayEnd(text string) bool {
-	return len(text) >= 8 && t.May(text) && t.EndsWithTail(text)
+	return len(text) >= 8 && t.may(text) && t.endsWithTail(text)
 }
 
 // matchTail matches tail at the end of text.
