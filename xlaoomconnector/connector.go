@@ -279,7 +279,7 @@ func sortedKeys(m map[resourceKey]*jobBatch) []resourceKey {
 // xla_oom processor tagged it (no second parse), else read from the texts
 // that passed the prefilter (the failure, else a warning when the warning
 // metrics want one and the processor wrote none). marked and warned are the
-// record's tags (oomattr.Marks); texts is what Scan found when not marked.
+// record's tags (oomattr.MarksAll); texts is what Scan found when not marked.
 func (c *xlaOOMConnector) read(lr plog.LogRecord, texts *oomrecord.Candidates, marked, warned bool) (found oom.Finding, tagged bool) {
 	if r, ok := oomattr.Get(lr.Attributes()); ok {
 		return oom.Finding{Found: oom.FoundFailure, Report: r}, true

@@ -73,13 +73,8 @@ func (m *killMemory) observe(key string, once bool, source string, t pcommon.Tim
 	if key == "" {
 		return true
 	}
-	h, ok := m.open.Get(key)
-	if !ok || now.Sub(h.seen) >= m.expiry {
-		m.open.Put(key, ownerKills{})
-		h, _ = m.open.Get(key)
-	}
+	h := m.open.Touched(key, func(h *ownerKills) bool { return now.Sub(h.seen) >= m.expiry })
 	h.seen = now
-	m.open.Touch(key)
 	src := killSource(source)
 	for i := range h.n {
 		k := &h.kills[i]

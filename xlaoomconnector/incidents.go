@@ -79,13 +79,8 @@ func newIncidentMemory(window, expiry time.Duration) incidentMemory {
 // observe files a record of job at record time t, arriving at now, and
 // reports whether it opens a new incident.
 func (m *incidentMemory) observe(job resourceKey, t pcommon.Timestamp, now time.Time) bool {
-	h, ok := m.open.Get(job)
-	if !ok || now.Sub(h.seen) >= m.expiry {
-		m.open.Put(job, jobIncidentHistory{})
-		h, _ = m.open.Get(job)
-	}
+	h := m.open.Touched(job, func(h *jobIncidentHistory) bool { return now.Sub(h.seen) >= m.expiry })
 	h.seen = now
-	m.open.Touch(job)
 	if h.join(t, m.window) {
 		return false
 	}

@@ -49,6 +49,19 @@ func (l *Map[K, V]) Put(key K, value V) {
 	l.items[key] = l.order.PushBack(&entry[K, V]{key: key, value: value})
 }
 
+// Touched returns the entry of key, made the most recently touched: a zero
+// value in place of one that is missing or that stale says is stale.
+func (l *Map[K, V]) Touched(key K, stale func(*V) bool) *V {
+	if v, ok := l.Get(key); ok && !stale(v) {
+		l.Touch(key)
+		return v
+	}
+	var zero V
+	l.Put(key, zero)
+	v, _ := l.Get(key)
+	return v
+}
+
 // Touch makes key the most recently touched entry.
 func (l *Map[K, V]) Touch(key K) {
 	if e, ok := l.items[key]; ok {

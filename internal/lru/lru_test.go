@@ -30,6 +30,16 @@ func TestOrder(t *testing.T) {
 	key, _, _ = m.Oldest()
 	assert.Equal(t, "a", key)
 
+	fresh := m.Touched("e", func(*int) bool { return false }) // a, e
+	assert.Equal(t, 0, *fresh, "a new entry is a zero value")
+	*fresh = 5
+	assert.Equal(t, 0, *m.Touched("a", func(v *int) bool { return *v >= 0 }), "a stale one is replaced") // e, a
+	key, _, _ = m.Oldest()
+	assert.Equal(t, "e", key)
+	assert.Equal(t, 5, *m.Touched("e", func(*int) bool { return false }), "a live one is kept") // a, e
+	key, _, _ = m.Oldest()
+	assert.Equal(t, "a", key)
+
 	m.Trim(0)
 	m.RemoveStale(func(*int) bool { return true })
 	_, _, ok = m.Oldest()

@@ -119,8 +119,10 @@ func putSize(attrs pcommon.Map, k string, v int64) {
 	}
 }
 
-// MarksAll is Marks, and whether attrs carry a host-memory kill (HostKilled),
-// in one pass: the connector asks all three of every record.
+// MarksAll reports in one pass over attrs whether they carry an OOM tag
+// (xla.error.code), a memory-warning tag and a host-memory kill
+// (HostKilled): the connector asks all three of every record, in one pass
+// rather than a Get each.
 func MarksAll(attrs pcommon.Map) (tagged, warned, hostKill bool) {
 	var source, cause bool
 	for k := range attrs.All() {

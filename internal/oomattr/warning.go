@@ -60,21 +60,6 @@ func PutWarning(w oom.Warning, attrs pcommon.Map) {
 	}
 }
 
-// Marks reports in one pass over attrs whether they carry an OOM tag
-// (xla.error.code) and a memory-warning tag: the connector asks both of every
-// record, and one pass costs about two thirds of two Gets.
-func Marks(attrs pcommon.Map) (tagged, warned bool) {
-	for k := range attrs.All() {
-		switch k {
-		case ErrorCode:
-			tagged = true
-		case WarningKind:
-			warned = true
-		}
-	}
-	return tagged, warned
-}
-
 // Warned reports whether attrs already carry a memory-warning tag.
 func Warned(attrs pcommon.Map) bool {
 	_, ok := attrs.Get(WarningKind)
