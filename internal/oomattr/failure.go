@@ -116,14 +116,8 @@ func putSite(s oom.Site, attrs pcommon.Map) {
 
 func getSite(attrs pcommon.Map) oom.Site {
 	var s oom.Site
-	if v, ok := attrs.Get(CodeFilePath); ok && v.Type() == pcommon.ValueTypeStr {
-		s.File = v.Str()
-	}
-	if v, ok := attrs.Get(CodeLineNumber); ok && v.Type() == pcommon.ValueTypeInt {
-		s.Line = v.Int()
-	}
-	if v, ok := attrs.Get(CodeFunctionName); ok && v.Type() == pcommon.ValueTypeStr {
-		s.Function = v.Str()
-	}
+	s.File, _ = getStr(attrs, CodeFilePath)
+	s.Line, _ = getInt(attrs, CodeLineNumber)
+	s.Function, _ = getStr(attrs, CodeFunctionName)
 	return s
 }

@@ -29,14 +29,6 @@ func putGeneric(r *oom.Report, attrs pcommon.Map) {
 	}
 }
 
-// getGeneric reads the mark back into Report.Family (the only family the
-// attributes carry).
-func getGeneric(attrs pcommon.Map, r *oom.Report) {
-	if v, ok := attrs.Get(Generic); ok && v.Type() == pcommon.ValueTypeBool && v.Bool() {
-		r.Family = oom.FamilyGeneric
-	}
-}
-
 // IsGeneric reports whether attrs carry the last-resort mark.
 func IsGeneric(attrs pcommon.Map) bool {
 	v, ok := attrs.Get(Generic)

@@ -8,6 +8,7 @@ package oomattr
 
 import (
 	"strconv"
+	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
@@ -256,22 +257,20 @@ func putAllocation(a *oom.Allocation, m pcommon.Map) {
 func getAllocation(m pcommon.Map) oom.Allocation {
 	var a oom.Allocation
 	size := func(k string) oom.Size {
-		if v, ok := m.Get(k); ok && v.Type() == pcommon.ValueTypeInt {
-			return oom.KnownSize(v.Int())
+		if n, ok := getInt(m, k); ok {
+			return oom.KnownSize(n)
 		}
 		return oom.Size{}
 	}
 	str := func(k string) string {
-		if v, ok := m.Get(k); ok && v.Type() == pcommon.ValueTypeStr {
-			return v.Str()
-		}
-		return ""
+		s, _ := getStr(m, k)
+		return s
 	}
 	a.Size, a.Unpadded, a.Padding = size(AllocationSize), size(AllocationUnpaddedSize), size(AllocationPaddingSize)
 	a.OpName, a.Shape, a.Label, a.Type = str(AllocationOp), str(AllocationShape), str(AllocationLabel), str(AllocationType)
 	if src := str(AllocationSource); src != "" {
 		a.SourceFile = src
-		if i := lastColon(src); i > 0 {
+		if i := strings.LastIndexByte(src, ':'); i > 0 {
 			if n, err := strconv.ParseInt(src[i+1:], 10, 64); err == nil {
 				a.SourceFile, a.SourceLine = src[:i], n
 			}
@@ -283,13 +282,20 @@ func getAllocation(m pcommon.Map) oom.Allocation {
 	return a
 }
 
-func lastColon(s string) int {
-	for i := len(s) - 1; i >= 0; i-- {
-		if s[i] == ':' {
-			return i
-		}
+// getStr and getInt read a value of their type; one of another type is
+// absent, never trusted.
+func getStr(m pcommon.Map, k string) (string, bool) {
+	if v, ok := m.Get(k); ok && v.Type() == pcommon.ValueTypeStr {
+		return v.Str(), true
 	}
-	return -1
+	return "", false
+}
+
+func getInt(m pcommon.Map, k string) (int64, bool) {
+	if v, ok := m.Get(k); ok && v.Type() == pcommon.ValueTypeInt {
+		return v.Int(), true
+	}
+	return 0, false
 }
 
 // Tagged reports whether attrs already carry an XLA OOM tag.
@@ -307,28 +313,22 @@ func Get(attrs pcommon.Map) (oom.Report, bool) {
 	}
 	var r oom.Report // declared after the check: it escapes, and most records are not tagged
 	for _, f := range stringFields(&r) {
-		if v, ok := attrs.Get(f.key); ok && v.Type() == pcommon.ValueTypeStr {
-			*f.value = v.Str()
-		}
+		*f.value, _ = getStr(attrs, f.key)
 	}
 	for _, f := range sizeFields(&r) {
-		if v, ok := attrs.Get(f.key); ok && v.Type() == pcommon.ValueTypeInt {
-			*f.size = oom.KnownSize(v.Int())
+		if n, ok := getInt(attrs, f.key); ok {
+			*f.size = oom.KnownSize(n)
 		}
 	}
-	getGeneric(attrs, &r)
+	if IsGeneric(attrs) {
+		r.Family = oom.FamilyGeneric
+	}
 	r.Site = getSite(attrs)
-	if v, ok := attrs.Get(ExceptionType); ok && v.Type() == pcommon.ValueTypeStr {
-		r.ExceptionType = v.Str()
-	}
-	if v, ok := attrs.Get(Replica); ok && v.Type() == pcommon.ValueTypeInt {
-		r.Replica, r.HasReplica = v.Int(), true
-	}
-	if v, ok := attrs.Get(Attempts); ok && v.Type() == pcommon.ValueTypeInt {
-		r.Attempts = int(v.Int())
-	}
-	if v, ok := attrs.Get(Partition); ok && v.Type() == pcommon.ValueTypeInt {
-		r.Partition, r.HasPartition = v.Int(), true
+	r.ExceptionType, _ = getStr(attrs, ExceptionType)
+	r.Replica, r.HasReplica = getInt(attrs, Replica)
+	r.Partition, r.HasPartition = getInt(attrs, Partition)
+	if n, ok := getInt(attrs, Attempts); ok {
+		r.Attempts = int(n)
 	}
 	if v, ok := attrs.Get(Remediation); ok && v.Type() == pcommon.ValueTypeSlice {
 		s := v.Slice()

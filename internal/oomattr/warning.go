@@ -76,17 +76,15 @@ func GetWarning(attrs pcommon.Map) (oom.Warning, bool) {
 	}
 	var w oom.Warning
 	for _, f := range warningStrings(&w) {
-		if v, ok := attrs.Get(f.key); ok && v.Type() == pcommon.ValueTypeStr {
-			*f.value = v.Str()
-		}
+		*f.value, _ = getStr(attrs, f.key)
 	}
 	for _, f := range warningSizes(&w) {
-		if v, ok := attrs.Get(f.key); ok && v.Type() == pcommon.ValueTypeInt {
-			*f.size = oom.KnownSize(v.Int())
+		if n, ok := getInt(attrs, f.key); ok {
+			*f.size = oom.KnownSize(n)
 		}
 	}
-	if v, ok := attrs.Get(Attempts); ok && v.Type() == pcommon.ValueTypeInt {
-		w.Attempts = int(v.Int())
+	if n, ok := getInt(attrs, Attempts); ok {
+		w.Attempts = int(n)
 	}
 	w.Phase = oom.WarningPhase(w.Kind)
 	return w, true
