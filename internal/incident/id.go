@@ -6,7 +6,6 @@ package incident // import "github.com/xlaoom/xlaoomprocessor/internal/incident"
 import (
 	"encoding/binary"
 	"encoding/hex"
-	"hash/fnv"
 	"iter"
 	"time"
 
@@ -38,20 +37,9 @@ func Job(resource pcommon.Map, keys []string) iter.Seq2[string, pcommon.Value] {
 // buckets, get different IDs. A burst that straddles a bucket edge gets two
 // IDs, where the connector's xla.oom.incidents counts one incident.
 func ID(resource pcommon.Map, keys []string, t pcommon.Timestamp, window time.Duration) string {
-	h := fnv.New64a()
-	var buf []byte
-	for k, v := range Job(resource, keys) {
-		// Length-prefixed name, type, length-prefixed value: no two
-		// identities write the same bytes.
-		buf = appendString(buf, k)
-		buf = append(buf, byte(v.Type()))
-		buf = appendString(buf, v.AsString())
+	h, _ := JobKey(resource, keys)
+	for _, b := range binary.BigEndian.AppendUint64(nil, uint64(t)-uint64(t)%uint64(window)) {
+		h = hashByte(h, b) // the bucket: fixed width, last
 	}
-	buf = binary.BigEndian.AppendUint64(buf, uint64(t)-uint64(t)%uint64(window)) // fixed width, last
-	_, _ = h.Write(buf)
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-func appendString(buf []byte, s string) []byte {
-	return append(binary.AppendUvarint(buf, uint64(len(s))), s...)
+	return hex.EncodeToString(binary.BigEndian.AppendUint64(nil, h))
 }

@@ -18,8 +18,8 @@ func JobKey(resource pcommon.Map, keys []string) (key uint64, ok bool) {
 	h := uint64(fnvOffset)
 	for k, v := range Job(resource, keys) {
 		ok = true
-		// Length-prefixed name, type, length-prefixed value, as ID hashes
-		// them: no two identities write the same bytes.
+		// Length-prefixed name, type, length-prefixed value: no two
+		// identities write the same bytes.
 		h = hashString(h, k)
 		h = hashByte(h, byte(v.Type()))
 		if v.Type() == pcommon.ValueTypeStr {

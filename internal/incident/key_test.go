@@ -4,6 +4,7 @@
 package incident
 
 import (
+	"encoding/binary"
 	"hash/fnv"
 	"testing"
 
@@ -32,13 +33,12 @@ func TestJobKey(t *testing.T) {
 	assert.False(t, ok)
 }
 
-// hashString is FNV-1a over the uvarint length and the bytes, as ID writes
-// them through hash/fnv.
+// hashString is FNV-1a (hash/fnv) over the uvarint length and the bytes.
 func TestJobKeyIsFNV1a(t *testing.T) {
 	long := string(make([]byte, 300)) // a two-byte length
 	for _, s := range []string{"", "trainer", long} {
 		h := fnv.New64a()
-		_, _ = h.Write(appendString(nil, s))
+		_, _ = h.Write(append(binary.AppendUvarint(nil, uint64(len(s))), s...))
 		assert.Equal(t, h.Sum64(), hashString(fnvOffset, s), "%d bytes", len(s))
 	}
 }
