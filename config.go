@@ -12,6 +12,7 @@ import (
 
 	"github.com/xlaoom/xlaoomprocessor/internal/failure"
 	"github.com/xlaoom/xlaoomprocessor/internal/incident"
+	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomrecord"
 )
 
@@ -65,7 +66,7 @@ func createDefaultConfig() *Config {
 		Sources:        oomrecord.DefaultSources(),
 		SetSeverity:    true,
 		MemoryWarnings: true,
-		TopAllocations: defaultTopAllocations,
+		TopAllocations: oomattr.DefaultTopAllocations,
 		IncidentWindow: incident.DefaultWindow,
 
 		FailureQuietInterval: failure.DefaultQuiet,
@@ -76,8 +77,7 @@ func createDefaultConfig() *Config {
 
 // Defaults of the optional settings.
 const (
-	defaultTopAllocations = 5
-	maxTopAllocations     = 100
+	maxTopAllocations = 100
 	// A failure's alert waits at most this long for a failure no raised
 	// status closes.
 	maxFailureQuietInterval = 10 * time.Minute

@@ -17,6 +17,7 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/internal/failure"
 	"github.com/xlaoom/xlaoomprocessor/internal/incident"
 	"github.com/xlaoom/xlaoomprocessor/internal/metadata"
+	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomrecord"
 )
 
@@ -65,7 +66,7 @@ var configCases = []struct {
 			},
 			SetSeverity:    false,
 			MemoryWarnings: true,
-			TopAllocations: defaultTopAllocations,
+			TopAllocations: oomattr.DefaultTopAllocations,
 			IncidentWindow: incident.DefaultWindow,
 
 			IncidentResourceAttributes: incident.DefaultResourceAttributes(),

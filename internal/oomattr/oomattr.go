@@ -115,7 +115,8 @@ const (
 	AllocationType         = "type"
 )
 
-// DefaultTopAllocations is how many allocations Put writes.
+// DefaultTopAllocations is how many allocations Put writes: the
+// processor's and explain's default too.
 const DefaultTopAllocations = 5
 
 // sizeFields pairs each size attribute with its Report field, so that Put and
