@@ -10,21 +10,14 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
-// GPU driver families: the CUDA or ROCm driver itself ran out of device
-// memory outside XLA's buffer pool, while StreamExecutor launched a kernel,
-// loaded a compiled module, created the device context, allocated unified
-// or pinned host memory, or copied a program's constants. XLA reports these
-// under INTERNAL (older builds), UNKNOWN, RESOURCE_EXHAUSTED or no status at
-// all; the driver's out-of-memory error name is what makes them OOMs, so
-// every expression ends in it. A failure that names another driver error is
-// not an OOM. Sources: xla/stream_executor/cuda/cuda_driver.cc,
-// cuda_executor.cc, cuda_stream.cc, cuda_unified_allocator.cc,
-// cuda_host_allocator.cc and their rocm/ counterparts (2022-2026).
+// GPU driver families: the CUDA or ROCm driver ran out of device memory
+// outside XLA's pool (kernel launch, module load, context, unified or pinned
+// memory, constants). The status varies by build, so the driver's
+// out-of-memory name, which ends every expression, makes them OOMs. Sources:
+// xla/stream_executor/{cuda,rocm}/ (2022-2026).
 
-// driverOutOfMemory is the driver's out-of-memory error as StreamExecutor
-// prints it: CUDA's name (with or without ": out of memory" after it),
-// ROCm's name, and the number older ROCm builds print for
-// hipErrorMemoryAllocation.
+// driverOutOfMemory is the driver's out-of-memory error; hipError_t(1002) is
+// what older ROCm builds print.
 const driverOutOfMemory = `(?:CUDA_ERROR_OUT_OF_MEMORY|HIP_ERROR_OutOfMemory|hipErrorOutOfMemory|hipError_t\(1002\))`
 
 // Categories that say what failed; the code stays E0007.
@@ -40,12 +33,9 @@ const (
 
 var gpuDriverFamilies = []grammar.Family{
 	{
-		// A real job (testdata/jobs/two_jobs_second.log) whose pool set-up
-		// backed off eleven times beside another job raised the driver's
-		// status itself: "RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out
-		// of memory [executable_name='…']". The same words end every
-		// allocation attempt's log line, so only the raised status counts:
-		// the text alone (str(e)) or behind an exception class.
+		// A real job (testdata/jobs/two_jobs_second.log) beside another
+		// raised the driver's status itself. The same words end every
+		// attempt's log line, so only the raised status counts.
 		ID:      "gpu-driver-status",
 		Summary: "The driver's own out-of-memory status, raised with no message of XLA's: XLA's memory pool could not be set up or grown, usually because another process or library holds the GPU.",
 		Kind:    grammar.Fatal, Code: grammar.CodeGeneric, Phase: grammar.PhaseRuntime, Backend: grammar.BackendGPU, Category: categoryPoolSetup,
@@ -88,9 +78,8 @@ var gpuDriverFamilies = []grammar.Family{
 		Anchor: "DevicePrimaryCtxRetain: ",
 		Expr:   `failed call to (?:cu|hip)DevicePrimaryCtxRetain: ` + driverOutOfMemory + `(?:: out of memory)?(?:; total memory reported: (?P<capacity>\d+))?`,
 		Read: func(r *grammar.Report, m grammar.Match) bool {
-			// The total ends the message: read it even at the very end of the
-			// text, where the standard group leaves a bare number unset as
-			// possibly cut (a device's total is never printed shortened).
+			// The total ends the message: read it even at the end of the text
+			// (a device's total is never printed shortened).
 			r.Capacity = grammar.ParseSizeToken(m.Group("capacity"))
 			return true
 		},
@@ -141,9 +130,8 @@ var gpuDriverFamilies = []grammar.Family{
 		Example: `jaxlib.xla_extension.XlaRuntimeError: INTERNAL: Failed to allocate 1048576 bytes for new constant`,
 	},
 	{
-		// xla/stream_executor/gpu/gpu_command_buffer.cc (2025+): instantiating
-		// the CUDA graph of a command buffer needs driver memory outside XLA's
-		// pool; the driver's own error follows "Original error:".
+		// gpu_command_buffer.cc (2025+): a CUDA graph needs driver memory
+		// outside XLA's pool.
 		ID:      "gpu-runtime-command-buffer",
 		Summary: "The driver had no memory left to instantiate a command buffer (CUDA graph) of the compiled program.",
 		Kind:    grammar.Fatal, Code: grammar.CodeGeneric, Phase: grammar.PhaseRuntime, Backend: grammar.BackendGPU, Category: categoryGraph,
@@ -155,12 +143,9 @@ var gpuDriverFamilies = []grammar.Family{
 	},
 }
 
-// roomForTheDriver is the step every driver-level failure shares: XLA's
-// pool leaves the driver the rest of the GPU, so give XLA less, not more.
 const roomForTheDriver = "XLA preallocates 75% of the GPU for its buffer pool; the driver needs the rest for contexts, loaded modules and kernel resources. " +
 	"Leave it more room: lower XLA_PYTHON_CLIENT_MEM_FRACTION (e.g. .70 or .60), or set XLA_PYTHON_CLIENT_PREALLOCATE=false so XLA allocates on demand."
 
-// anotherProcess is the step that looks for other users of the GPU.
 const anotherProcess = "Check with nvidia-smi (rocm-smi on AMD) whether another process holds memory on the same GPU; give each process its own GPU (CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES) or cap every process's XLA_PYTHON_CLIENT_MEM_FRACTION so they fit together."
 
 func kernelLaunchAdvice(r *grammar.Report) []string {
@@ -227,7 +212,6 @@ func constantAdvice(r *grammar.Report) []string {
 	return a
 }
 
-// sizeNote is " (X)" when the size is known.
 func sizeNote(s grammar.Size) string {
 	if !s.Known {
 		return ""
@@ -236,29 +220,19 @@ func sizeNote(s grammar.Size) string {
 }
 
 // devicePrefix reads the "[N] " that XlaFormatDevice puts before a message
-// (read here rather than in the expression, which then starts at its anchor).
+// (here, so that the expression starts at its anchor).
 func devicePrefix(m grammar.Match) string {
-	before := m.Text[max(0, m.Start()-24):m.Start()]
-	if !strings.HasSuffix(before, "] ") {
-		return ""
-	}
-	before = before[:len(before)-2]
-	i := len(before)
-	for i > 0 && logtext.IsDigit(before[i-1]) {
-		i--
-	}
-	if i == len(before) || i == 0 || before[i-1] != '[' {
+	before, ok := strings.CutSuffix(m.Text[max(0, m.Start()-24):m.Start()], "] ")
+	i := strings.LastIndexByte(before, '[') + 1
+	if !ok || i == 0 || i == len(before) || logtext.DigitsEnd(before, i) != len(before) {
 		return ""
 	}
 	return before[i:]
 }
 
 // raisedStatus reports whether a status match is what the program raised,
-// not the status that ends an allocation's log line ("Failed to allocate
-// device memory of S (N bytes): RESOURCE_EXHAUSTED: : …", "… with VMM: …",
-// "could not allocate … (RESOURCE_EXHAUSTED: : …)"): an exception class
-// stands right before it, or no allocation is named in its sentence (the
-// message printed alone, behind an application's words).
+// not the status ending an allocation's log line: an exception class stands
+// right before it, or its sentence names no allocation.
 func raisedStatus(m grammar.Match) bool {
 	before := strings.TrimRight(m.Text[max(0, m.Loc[0]-statusSentenceSpan):m.Loc[0]], " ")
 	word := before[strings.LastIndexAny(before, " \n\t")+1:]
@@ -282,7 +256,6 @@ func driverStatusAdvice(*grammar.Report) []string {
 	return a
 }
 
-// unifiedMemoryAction is the kind of unifiedMemoryAdvice's first step.
 func unifiedMemoryAction(r *grammar.Report) string {
 	if r.MemorySpace == "host" {
 		return grammar.ActionReduceHostMemory
