@@ -65,7 +65,7 @@ var attemptFamilies = []grammar.WarningFamily{
 		Expr:   asyncRefusalExpr,
 		Read: func(r *grammar.Report, m grammar.Match) bool {
 			r.Device = grammar.AllocatorDevice(m.Group("allocator"))
-			readCUDAFreeTotal(r, asyncFigures(m))
+			readCUDAFreeTotal(r, m)
 			return asyncPoolReservation(r.Requested, r.Capacity)
 		},
 		Example: "E1126 11:17:57.846859    2708 gpu_cudamallocasync_allocator.cc:366] gpu_async_0 cuMemAllocAsync failed to allocate 63763120128 bytes: RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory\n" +
@@ -100,10 +100,6 @@ const asyncRefusalExpr = `(?:(?P<allocator>[\w.\-]+) )?cu(?:MemAlloc|daMalloc)As
 // Trace block 2026 builds print between them.
 const cudaFiguresSpan = 512
 
-func asyncFigures(m grammar.Match) string {
-	return m.Text[m.Loc[1]:min(len(m.Text), m.Loc[1]+cudaFiguresSpan)]
-}
-
 // asyncPoolReservation reports whether a cudaMallocAsync refusal is the
 // pool's reservation: the device total times a fraction of at most three
 // decimals (XLA_PYTHON_CLIENT_MEM_FRACTION), to the byte; another size lands
@@ -118,8 +114,9 @@ func asyncPoolReservation(requested, total grammar.Size) bool {
 }
 
 // readCUDAFreeTotal reads CUDA's "Free memory/Total memory: F/T" after a
-// refusal into r.
-func readCUDAFreeTotal(r *grammar.Report, after string) {
+// refusal m into r.
+func readCUDAFreeTotal(r *grammar.Report, m grammar.Match) {
+	after := m.Text[m.Loc[1]:min(len(m.Text), m.Loc[1]+cudaFiguresSpan)]
 	const label = "Free memory/Total memory: "
 	if i := strings.Index(after, label); i >= 0 {
 		if free, total, ok := details.CUDAFreeTotal(after[i+len(label):]); ok {

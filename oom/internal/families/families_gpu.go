@@ -127,7 +127,7 @@ var gpuFamilies = []grammar.Family{
 		Read: func(r *grammar.Report, m grammar.Match) bool {
 			r.Device = grammar.AllocatorDevice(m.Group("allocator"))
 			var figures grammar.Report
-			readCUDAFreeTotal(&figures, asyncFigures(m))
+			readCUDAFreeTotal(&figures, m)
 			return !asyncPoolReservation(r.Requested, figures.Capacity)
 		},
 		Example: "E1103 18:23:55.103160 3413767 gpu_cudamallocasync_allocator.cc:361] gpu_async_0 cuMemAllocAsync failed to allocate 1073741824 bytes: RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory\n" +

@@ -39,11 +39,9 @@ var gpuDriverFamilies = []grammar.Family{
 		ID:      "gpu-driver-status",
 		Summary: "The driver's own out-of-memory status, raised with no message of XLA's: XLA's memory pool could not be set up or grown, usually because another process or library holds the GPU.",
 		Kind:    grammar.Fatal, Code: grammar.CodeGeneric, Phase: grammar.PhaseRuntime, Backend: grammar.BackendGPU, Category: categoryPoolSetup,
-		Anchor: "RESOURCE_EXHAUSTED: : ",
-		Expr:   `RESOURCE_EXHAUSTED: : ` + driverOutOfMemory,
-		Read: func(_ *grammar.Report, m grammar.Match) bool {
-			return raisedStatus(m)
-		},
+		Anchor:  "RESOURCE_EXHAUSTED: : ",
+		Expr:    `RESOURCE_EXHAUSTED: : ` + driverOutOfMemory,
+		Read:    raisedStatus,
 		Advice:  grammar.AdviceTraits{Own: driverStatusAdvice, OwnAction: grammar.ConstAction(grammar.ActionFreeHeldMemory)},
 		Example: `jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory [executable_name='jit_broadcast_in_dim']`,
 	},
@@ -148,17 +146,19 @@ const roomForTheDriver = "XLA preallocates 75% of the GPU for its buffer pool; t
 
 const anotherProcess = "Check with nvidia-smi (rocm-smi on AMD) whether another process holds memory on the same GPU; give each process its own GPU (CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES) or cap every process's XLA_PYTHON_CLIENT_MEM_FRACTION so they fit together."
 
+// outsidePool is the advice of a failure outside XLA's pool: what failed,
+// room for the driver, other processes, then more.
+func outsidePool(what string, more ...string) []string {
+	return append([]string{what, roomForTheDriver, anotherProcess}, more...)
+}
+
 func kernelLaunchAdvice(r *grammar.Report) []string {
-	var a grammar.Advice
 	k := "a kernel"
 	if r.Instruction != "" {
 		k = "kernel " + r.Instruction
 	}
-	a.Add("The GPU driver could not get memory to launch ", k, ": its local memory, stack and launch resources are allocated outside XLA's buffer pool, and the pool left none.")
-	a.Add(roomForTheDriver)
-	a.Add(anotherProcess)
-	a.Add("If the kernel is a custom one (Pallas, Triton, a custom call) with a large per-thread stack or many threads, a smaller block size needs less.")
-	return a
+	return outsidePool("The GPU driver could not get memory to launch "+k+": its local memory, stack and launch resources are allocated outside XLA's buffer pool, and the pool left none.",
+		"If the kernel is a custom one (Pallas, Triton, a custom call) with a large per-thread stack or many threads, a smaller block size needs less.")
 }
 
 func commandBufferAdvice(*grammar.Report) []string {
@@ -171,12 +171,8 @@ func commandBufferAdvice(*grammar.Report) []string {
 }
 
 func moduleLoadAdvice(*grammar.Report) []string {
-	var a grammar.Advice
-	a.Add("Loading the compiled GPU code (CUBIN, PTX or HSACO) needs device memory outside XLA's buffer pool, and none was left.")
-	a.Add(roomForTheDriver)
-	a.Add(anotherProcess)
-	a.Add("Every distinct compiled program keeps its modules loaded: compile fewer variants (fixed input shapes, fewer static arguments) in long-running processes.")
-	return a
+	return outsidePool("Loading the compiled GPU code (CUBIN, PTX or HSACO) needs device memory outside XLA's buffer pool, and none was left.",
+		"Every distinct compiled program keeps its modules loaded: compile fewer variants (fixed input shapes, fewer static arguments) in long-running processes.")
 }
 
 func contextInitAdvice(r *grammar.Report) []string {
@@ -192,24 +188,15 @@ func contextInitAdvice(r *grammar.Report) []string {
 }
 
 func unifiedMemoryAdvice(r *grammar.Report) []string {
-	var a grammar.Advice
 	if r.MemorySpace == "host" {
-		a.Add("The driver could not allocate", sizeNote(r.Requested), " of pinned host memory, which backs transfers and host offload: transfer or offload less at once, or raise the memory the process may lock (container memory limit, ulimit -l).")
-		a.Add("Check the host's free RAM: other processes, or data the program keeps in host memory (datasets, checkpoints), may hold it.")
-		return a
+		return []string{"The driver could not allocate" + sizeNote(r.Requested) + " of pinned host memory, which backs transfers and host offload: transfer or offload less at once, or raise the memory the process may lock (container memory limit, ulimit -l).",
+			"Check the host's free RAM: other processes, or data the program keeps in host memory (datasets, checkpoints), may hold it."}
 	}
-	a.Add("The driver could not allocate", sizeNote(r.Requested), " of unified (managed) memory, which is backed by device memory: free device memory first or keep less in managed memory.")
-	a.Add(roomForTheDriver)
-	a.Add(anotherProcess)
-	return a
+	return outsidePool("The driver could not allocate" + sizeNote(r.Requested) + " of unified (managed) memory, which is backed by device memory: free device memory first or keep less in managed memory.")
 }
 
 func constantAdvice(r *grammar.Report) []string {
-	var a grammar.Advice
-	a.Add("The program's constants", sizeNote(r.Requested), " are copied to the device when it loads, outside XLA's buffer pool, and no memory was left: pass large arrays to jitted functions as arguments instead of closing over them (closed-over arrays become constants).")
-	a.Add(roomForTheDriver)
-	a.Add(anotherProcess)
-	return a
+	return outsidePool("The program's constants" + sizeNote(r.Requested) + " are copied to the device when it loads, outside XLA's buffer pool, and no memory was left: pass large arrays to jitted functions as arguments instead of closing over them (closed-over arrays become constants).")
 }
 
 func sizeNote(s grammar.Size) string {
@@ -233,7 +220,7 @@ func devicePrefix(m grammar.Match) string {
 // raisedStatus reports whether a status match is what the program raised,
 // not the status ending an allocation's log line: an exception class stands
 // right before it, or its sentence names no allocation.
-func raisedStatus(m grammar.Match) bool {
+func raisedStatus(_ *grammar.Report, m grammar.Match) bool {
 	before := strings.TrimRight(m.Text[max(0, m.Loc[0]-statusSentenceSpan):m.Loc[0]], " ")
 	word := before[strings.LastIndexAny(before, " \n\t")+1:]
 	if strings.HasSuffix(word, "Error:") || strings.HasSuffix(word, "Exception:") {
