@@ -203,11 +203,8 @@ func Decide(r *grammar.Report, refusedBefore int) string {
 
 func heldMemoryStep(refused int) string {
 	s := "Memory outside this program's pool was taken when it failed"
-	switch {
-	case refused == 1:
-		s += " (the GPU driver refused an allocation before it)"
-	case refused > 1:
-		s += " (the GPU driver refused " + strconv.Itoa(refused) + " allocations before it)"
+	if refused > 0 {
+		s += " (the GPU driver refused " + oneOrMany(refused, "an allocation", strconv.Itoa(refused)+" allocations") + " before it)"
 	}
 	return s + ": find the other process or library on this GPU (nvidia-smi --query-compute-apps=pid,used_memory --format=csv) " +
 		"and stop it or give each its own share; a restart on a free GPU may succeed."
