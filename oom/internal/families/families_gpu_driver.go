@@ -162,12 +162,10 @@ func kernelLaunchAdvice(r *grammar.Report) []string {
 }
 
 func commandBufferAdvice(*grammar.Report) []string {
-	var a grammar.Advice
-	a.Add("XLA runs parts of the program as CUDA graphs (command buffers); instantiating one needs driver memory outside XLA's buffer pool, and none was left.")
-	a.Add(roomForTheDriver)
-	a.Add("Or turn command buffers off (slower launches, no graph memory): XLA_FLAGS=--xla_gpu_enable_command_buffer= (an empty list).")
-	a.Add(anotherProcess)
-	return a
+	return []string{"XLA runs parts of the program as CUDA graphs (command buffers); instantiating one needs driver memory outside XLA's buffer pool, and none was left.",
+		roomForTheDriver,
+		"Or turn command buffers off (slower launches, no graph memory): XLA_FLAGS=--xla_gpu_enable_command_buffer= (an empty list).",
+		anotherProcess}
 }
 
 func moduleLoadAdvice(*grammar.Report) []string {
@@ -176,15 +174,13 @@ func moduleLoadAdvice(*grammar.Report) []string {
 }
 
 func contextInitAdvice(r *grammar.Report) []string {
-	var a grammar.Advice
 	s := "The GPU had no memory left to create this process's driver context (a few hundred MiB)"
 	if r.Capacity.Known {
 		s += " although it has " + grammar.HumanSize(r.Capacity) + " in total"
 	}
-	a.Add(s, ": another process holds the GPU. ", anotherProcess)
-	a.Add("Several JAX processes on one GPU each preallocate 75% of it by default: run one process per GPU, or set XLA_PYTHON_CLIENT_PREALLOCATE=false (or a smaller XLA_PYTHON_CLIENT_MEM_FRACTION) in every one of them.")
-	a.Add("If another framework or a second client in this same process started first and preallocated (XLA's preallocation included), it left no room for this context: start this one first, or lower the first one's share.")
-	return a
+	return []string{s + ": another process holds the GPU. " + anotherProcess,
+		"Several JAX processes on one GPU each preallocate 75% of it by default: run one process per GPU, or set XLA_PYTHON_CLIENT_PREALLOCATE=false (or a smaller XLA_PYTHON_CLIENT_MEM_FRACTION) in every one of them.",
+		"If another framework or a second client in this same process started first and preallocated (XLA's preallocation included), it left no room for this context: start this one first, or lower the first one's share."}
 }
 
 func unifiedMemoryAdvice(r *grammar.Report) []string {
@@ -236,11 +232,9 @@ func raisedStatus(_ *grammar.Report, m grammar.Match) bool {
 const statusSentenceSpan = 160
 
 func driverStatusAdvice(*grammar.Report) []string {
-	var a grammar.Advice
-	a.Add("The GPU driver refused XLA's memory pool the memory it asked for, even after the pool backed off (the refused sizes come before this in the log: \"Failed to allocate device memory of …\"), and failed the program with its own status.")
-	a.Add("Another process, or a library in this process (PyTorch, CuPy or TensorFlow allocating before JAX), holds part of this GPU, or XLA_PYTHON_CLIENT_MEM_FRACTION asks for more than is free: nvidia-smi --query-compute-apps=pid,used_memory --format=csv shows who.")
-	a.Add(anotherProcess)
-	return a
+	return []string{"The GPU driver refused XLA's memory pool the memory it asked for, even after the pool backed off (the refused sizes come before this in the log: \"Failed to allocate device memory of …\"), and failed the program with its own status.",
+		"Another process, or a library in this process (PyTorch, CuPy or TensorFlow allocating before JAX), holds part of this GPU, or XLA_PYTHON_CLIENT_MEM_FRACTION asks for more than is free: nvidia-smi --query-compute-apps=pid,used_memory --format=csv shows who.",
+		anotherProcess}
 }
 
 func unifiedMemoryAction(r *grammar.Report) string {
