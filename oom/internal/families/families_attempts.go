@@ -35,10 +35,7 @@ var attemptFamilies = []grammar.WarningFamily{
 			if statusBefore(m) {
 				return false // a returned status: gpu-driver-alloc-status
 			}
-			if n := m.Group("requested_bytes"); n != "" {
-				r.Requested = grammar.ParseSizeToken(n)
-			}
-			return true
+			return readRequestedBytes(r, m)
 		},
 		Cues:    []logtext.Cue{{Text: "allocate", SizeAfter: true}},
 		Example: `2024-06-24 17:01:13.933585: E external/xla/xla/stream_executor/rocm/rocm_driver.cc:1268] failed to allocate 154.06GiB (165425291480 bytes) from device: HIP_ERROR_OutOfMemory`,
@@ -130,6 +127,14 @@ func readCUDAFreeTotal(r *grammar.Report, m grammar.Match) {
 func statusBefore(m grammar.Match) bool {
 	before := strings.TrimRight(m.Text[max(0, m.Loc[0]-len("RESOURCE_EXHAUSTED: ")-1):m.Loc[0]], " ")
 	return slices.ContainsFunc(driverStatusPrefixes, func(s string) bool { return strings.HasSuffix(before, s) })
+}
+
+// readRequestedBytes reads a driver refusal's bare "N bytes" size.
+func readRequestedBytes(r *grammar.Report, m grammar.Match) bool {
+	if n := m.Group("requested_bytes"); n != "" {
+		r.Requested = grammar.ParseSizeToken(n)
+	}
+	return true
 }
 
 // driverStatusPrefixes: ROCm's wrapper returns INTERNAL as well.

@@ -90,12 +90,7 @@ var gpuFamilies = []grammar.Family{
 		Anchor: " from device: ",
 		Expr: `(?:RESOURCE_EXHAUSTED|Resource exhausted|INTERNAL|Internal): [Ff]ailed to allocate (?:` + grammar.SizeGroup("requested") + ` \((?P<requested_exact>\d+) bytes\)|(?P<requested_bytes>\d+) bytes) from device: ` +
 			`(?:CUDA_ERROR_OUT_OF_MEMORY|HIP_ERROR_OutOfMemory|hipErrorOutOfMemory|hipError_t\(1002\)|cudaErrorMemoryAllocation|out of memory)`,
-		Read: func(r *grammar.Report, m grammar.Match) bool {
-			if n := m.Group("requested_bytes"); n != "" {
-				r.Requested = grammar.ParseSizeToken(n)
-			}
-			return true
-		},
+		Read:    readRequestedBytes,
 		Cues:    []logtext.Cue{{Text: "allocate", SizeAfter: true}},
 		Example: `jax.errors.JaxRuntimeError: INTERNAL: failed to allocate 165425291480 bytes from device: hipErrorOutOfMemory`,
 	},
