@@ -7,9 +7,7 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
 )
 
-// ActionOfRow is the kind of the step row gives for c: its own, else the
-// one its actionOf reads (a family's lead or note, a step whose fix depends
-// on the figures).
+// ActionOfRow is the kind of the step row gives for c.
 func ActionOfRow(row *AdviceRow, c AdviceCase) string {
 	if row.ActionOf != nil {
 		return row.ActionOf(c)
@@ -17,12 +15,7 @@ func ActionOfRow(row *AdviceRow, c AdviceCase) string {
 	return row.Action
 }
 
-// leadAction and noteAction are the kinds of a family's lead step and note.
-func leadAction(c AdviceCase) string { return c.Traits.LeadAction }
-func noteAction(c AdviceCase) string { return c.Traits.NoteAction }
-
-// adviseWithAction is remediate and the kind of the first step: that of the
-// row that gave it, or of the family's own advice.
+// adviseWithAction is the advice and the kind of its first step.
 func adviseWithAction(r *grammar.Report, flat string, traits grammar.AdviceTraits) ([]string, string) {
 	c := AdviceCase{R: r, Flat: flat, Traits: traits}
 	if traits.Own != nil {

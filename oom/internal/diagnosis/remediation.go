@@ -4,18 +4,17 @@
 package diagnosis
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
 )
 
-// The advice of a report is read off tables of rows (condition → step),
-// tried in order: every row whose condition holds adds its step. Which
-// table applies is itself a table (codeAdvice), first match wins. The
-// wording is ours; the facts (flags, APIs) come from the OpenXLA error
-// pages E0100, E0101, E1000, E1001, E3000, the OOM debugging guide and
-// JAX's GPU memory allocation notes.
+// Advice is read off tables of rows: every row whose condition holds adds
+// its step. The wording is ours; the facts (flags, APIs) come from the
+// OpenXLA error pages E0100, E0101, E1000, E1001, E3000, the OOM debugging
+// guide and JAX's GPU memory allocation notes.
 
 // AdviceCase is what a row reads: the report, its flattened text and the
 // traits of the family that matched it.
@@ -27,14 +26,13 @@ type AdviceCase struct {
 
 // AdviceRow is one step of advice and the condition that calls for it.
 type AdviceRow struct {
-	Name string                  // short, unique within its table
-	When func(c AdviceCase) bool // whether the step applies
+	Name string // short, unique within its table
+	When func(c AdviceCase) bool
 	Say  func(c AdviceCase) string
-	// sayEach, used instead of say, appends one step per item (e.g. one
-	// per padded allocation) to a.
+	// SayEach, used instead of Say, appends one step per item (e.g. per
+	// padded allocation).
 	SayEach func(c AdviceCase, a grammar.Advice) grammar.Advice
-	// Action is the kind of the step (actions.go); actionOf, when set,
-	// reads it instead (a family's lead or note).
+	// Action is the kind of the step; ActionOf, when set, reads it instead.
 	Action   string
 	ActionOf func(c AdviceCase) string
 }
@@ -83,13 +81,10 @@ var CodeAdvice = []struct {
 	{"device memory", always, deviceAdvice},
 }
 
-// AdviseSeen returns the ordered steps for c.r (the ones its own numbers
-// call for first, the general ones after), telling seen which rows gave
-// steps; adviseWithAction (actions.go) calls it.
+// AdviseSeen returns the tables' ordered steps for c.R, telling seen which
+// rows gave steps. A family's own advice (Traits.Own) is not a table: the
+// caller, adviseWithAction, gives it.
 func AdviseSeen(c AdviceCase, seen adviceSeen) []string {
-	if c.Traits.Own != nil {
-		return c.Traits.Own(c.R)
-	}
 	var a grammar.Advice
 	for _, t := range CodeAdvice {
 		if t.When(c) {
@@ -97,26 +92,12 @@ func AdviseSeen(c AdviceCase, seen adviceSeen) []string {
 			break
 		}
 	}
-	if !hasBreakdownFigures(&c.R.Breakdown) {
-		return a
+	if b := &c.R.Breakdown; len(b.Allocations) == 0 && !b.Total.Known && !b.AvailableAfter.Known {
+		return a // no breakdown was read
 	}
 	// The breakdown's numbers come right after the headline's own.
-	b := BreakdownAdvice.Walk("breakdown", c, seen)
-	if len(b) == 0 {
-		return a
-	}
-	out := make(grammar.Advice, 0, len(a)+len(b))
-	out = append(out, a[:min(1, len(a))]...)
-	out = append(out, b...)
-	return append(out, a[min(1, len(a)):]...)
+	return slices.Insert(a, min(1, len(a)), BreakdownAdvice.Walk("breakdown", c, seen)...)
 }
-
-// hasBreakdownFigures reports whether a breakdown was read at all.
-func hasBreakdownFigures(b *grammar.Breakdown) bool {
-	return len(b.Allocations) > 0 || b.Total.Known || b.AvailableAfter.Known
-}
-
-// Conditions shared by several tables.
 
 func always(AdviceCase) bool { return true }
 
@@ -127,21 +108,20 @@ func hasCode(code string) func(c AdviceCase) bool {
 func fragmented(c AdviceCase) bool { return c.R.Cause == grammar.CauseFragmentation }
 func exhausted(c AdviceCase) bool  { return c.R.Cause == grammar.CauseExhaustion }
 
-// causeNotKnown: neither fragmentation nor exhaustion was read.
 func causeNotKnown(c AdviceCase) bool { return !fragmented(c) && !exhausted(c) }
 
-// sayConst is a step that reads nothing from the report.
+// larger reports whether both sizes are known and a is the larger.
+func larger(a, b grammar.Size) bool { return a.Known && b.Known && a.Bytes > b.Bytes }
+
 func sayConst(s string) func(AdviceCase) string { return func(AdviceCase) string { return s } }
 
-// flatHas holds when the record's text contains s.
 func flatHas(s string) func(c AdviceCase) bool {
 	return func(c AdviceCase) bool { return strings.Contains(c.Flat, s) }
 }
 
 func isHostSpace(c AdviceCase) bool { return c.R.MemorySpace == "host" }
 
-// familyLead is the matching family's first step, ahead of the code's own
-// advice ("" for none).
+// familyLead is the matching family's first step ("" for none).
 func familyLead(c AdviceCase) string {
 	if c.Traits.Lead == nil {
 		return ""
@@ -149,17 +129,19 @@ func familyLead(c AdviceCase) string {
 	return c.Traits.Lead(c.R)
 }
 
-// leadRow and noteRow place the matching family's lead step and note.
+// LeadRow and NoteRow place the matching family's lead step and note.
 var (
 	LeadRow = AdviceRow{Name: "family's lead step",
-		When: func(c AdviceCase) bool { return familyLead(c) != "" },
-		Say:  familyLead, ActionOf: leadAction}
+		When:     func(c AdviceCase) bool { return familyLead(c) != "" },
+		Say:      familyLead,
+		ActionOf: func(c AdviceCase) string { return c.Traits.LeadAction }}
 	NoteRow = AdviceRow{Name: "family's note",
-		When: func(c AdviceCase) bool { return c.Traits.Note != "" },
-		Say:  func(c AdviceCase) string { return c.Traits.Note }, ActionOf: noteAction}
+		When:     func(c AdviceCase) bool { return c.Traits.Note != "" },
+		Say:      func(c AdviceCase) string { return c.Traits.Note },
+		ActionOf: func(c AdviceCase) string { return c.Traits.NoteAction }}
 )
 
-// FmtRatio formats a ratio for advice text ("1.24×").
+// FmtRatio formats a ratio for advice ("1.24×").
 func FmtRatio(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) + "×" }
 
 // freeNote is "; only X is free" when the free memory is known.

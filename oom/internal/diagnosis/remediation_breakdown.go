@@ -9,10 +9,8 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
 )
 
-// BreakdownAdvice is what a memory breakdown's numbers call for: the
-// culprit with its source line, padding waste and the dimension to align,
-// buffer donation, and what the runtime figures say. Its steps go right
-// after the first step of the code's advice.
+// BreakdownAdvice is what a memory breakdown's numbers call for. Its steps
+// go right after the first step of the code's advice.
 var BreakdownAdvice = AdviceTable{
 	{Name: "culprit", Action: grammar.ActionShrinkFootprint, When: func(c AdviceCase) bool { return c.R.Breakdown.Culprit() >= 0 }, Say: func(c AdviceCase) string {
 		b := &c.R.Breakdown
@@ -78,7 +76,6 @@ var BreakdownAdvice = AdviceTable{
 	}},
 }
 
-// maxPaddingSteps bounds the padded allocations named.
 const maxPaddingSteps = 3
 
 // paddedAllocations are the first allocations padded to more than 1.5×
@@ -114,7 +111,7 @@ func paddingStep(e *grammar.Allocation) string {
 	return s + " TPU arrays are tiled (8,128) on their two minor-most dimensions: make those multiples of 8 and 128, or reorder dimensions so a large one is minor-most."
 }
 
-// fragmentationPct is the share of a runtime buffer assignment lost to
+// fragmentationPct is the runtime buffer assignment's share lost to
 // fragmentation, in percent (0 when not known).
 func fragmentationPct(c AdviceCase) float64 {
 	b := &c.R.Breakdown
@@ -124,7 +121,7 @@ func fragmentationPct(c AdviceCase) float64 {
 	return float64(b.Fragmentation.Bytes) / float64(b.Total.Bytes) * 100
 }
 
-// shortOp keeps an operator name readable in advice.
+// shortOp cuts an operator name to 160 bytes on a character boundary.
 func shortOp(op string) string {
 	if len(op) > 160 {
 		op = op[:160]

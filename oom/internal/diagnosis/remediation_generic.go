@@ -7,13 +7,12 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
 )
 
-// GenericAdvice is the advice of a last-resort finding: honest about what
-// is not known, and a hint that the message is new to xla_oom.
+// GenericAdvice is the advice of a last-resort finding.
 func GenericAdvice(r *grammar.Report) []string {
 	return GenericAdviceTable.Walk("generic", AdviceCase{R: r}, nil)
 }
 
-// GenericAdviceTable is the last-resort finding's advice, row by row.
+// GenericAdviceTable is the last-resort finding's advice.
 var GenericAdviceTable = AdviceTable{
 	{Name: "what failed", Action: grammar.ActionInvestigate, When: always, Say: func(c AdviceCase) string {
 		r := c.R
@@ -35,7 +34,6 @@ var GenericAdviceTable = AdviceTable{
 		Say: sayConst("Report the message (with sizes and names scrubbed as you need) to the xla_oom project, so that it becomes a known family with exact fields and advice.")},
 }
 
-// lastResortMemory names the memory a last-resort finding is about.
 func lastResortMemory(r *grammar.Report) string {
 	switch {
 	case r.MemorySpace == "host":

@@ -11,8 +11,7 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
 )
 
-// E0007 and the other codes: the host ran out of RAM. Nothing on a device
-// helps, so only this is said.
+// The host ran out of RAM: nothing on a device helps.
 var hostRAMAdvice = AdviceTable{
 	{Name: "host RAM", Action: grammar.ActionReduceHostMemory, When: always, Say: func(c AdviceCase) string {
 		return "The host ran out of RAM allocating " + grammar.HumanSize(c.R.Requested) +
@@ -27,9 +26,7 @@ func hostRAM(c AdviceCase) bool {
 	return c.R.Backend == grammar.BackendCPU && c.R.MemorySpace != "host" || c.Traits.HostRAM
 }
 
-// E0007 and the other codes: a GPU allocator could not get device memory.
-// Whether a larger share of the GPU would help depends on how the request
-// compares with the whole device and with XLA's pool on it.
+// A GPU allocator could not get device memory (E0007 and the rest).
 var deviceAdvice = AdviceTable{
 	LeadRow,
 	NoteRow,
@@ -55,9 +52,8 @@ var deviceAdvice = AdviceTable{
 	}},
 	{Name: "smaller footprint", Action: grammar.ActionShrinkFootprint, When: always,
 		Say: sayConst("Reduce the per-device footprint: a smaller batch, jax.checkpoint (remat) on large blocks, bfloat16 for large tensors, donate_argnums for inputs not needed after the step, or shard over more GPUs.")},
-	// The driver refused allocations in the failure's own record (attempts):
-	// the GPU's memory is held outside XLA's pool, so a larger share for XLA
-	// cannot be had.
+	// The driver refused allocations in the failure's own record: the memory
+	// is held outside XLA's pool.
 	{Name: "driver refused on the way", Action: grammar.ActionFreeHeldMemory, When: func(c AdviceCase) bool {
 		return c.R.RefusedBefore > 0 && c.R.MemorySpace != "host" && !tooBigForDevice(c)
 	}, Say: func(c AdviceCase) string {
@@ -73,28 +69,22 @@ var deviceAdvice = AdviceTable{
 		Say: sayConst("Read the \"Peak buffers\" list printed below the error: it names the operators and shapes that hold the memory at the peak.")},
 }
 
-// tooBigForDevice: the one request is larger than the whole device.
-func tooBigForDevice(c AdviceCase) bool {
-	r := c.R
-	return r.Capacity.Known && r.Requested.Known && r.Requested.Bytes > r.Capacity.Bytes
-}
+func tooBigForDevice(c AdviceCase) bool { return larger(c.R.Requested, c.R.Capacity) }
 
 // tooBigForPool: the request fits the device but not XLA's whole pool.
 func tooBigForPool(c AdviceCase) bool {
-	r := c.R
-	return !tooBigForDevice(c) && r.PoolLimit.Known && r.Requested.Known && r.Requested.Bytes > r.PoolLimit.Bytes
+	return !tooBigForDevice(c) && larger(c.R.Requested, c.R.PoolLimit)
 }
 
-// poolCouldNotGrow: the allocator said exhaustion while counting more than
-// the request as free. Its summary counts bytes it has not claimed from
-// the device as free, so claiming them failed.
+// poolCouldNotGrow: exhaustion while counting the request as free: the
+// summary counts bytes not yet claimed from the device, so claiming failed.
 func poolCouldNotGrow(c AdviceCase) bool {
 	r := c.R
 	return exhausted(c) && r.Free.Known && r.Requested.Known && r.Free.Bytes >= r.Requested.Bytes
 }
 
-// poolTooSmall advises on a GPU request larger than XLA's whole memory pool:
-// freeing arrays cannot help, only a larger pool or a smaller array can.
+// poolTooSmall advises on a request larger than XLA's whole pool: only a
+// larger pool or a smaller array helps.
 func poolTooSmall(c AdviceCase) string {
 	r := c.R
 	s := "The request (" + grammar.HumanSize(r.Requested) + ") is larger than XLA's whole memory pool on this GPU (pool limit " + grammar.HumanSize(r.PoolLimit) + freeNote(r) +
@@ -117,9 +107,8 @@ func poolTooSmall(c AdviceCase) string {
 const maxPoolShare = 0.95
 
 // poolShareNeeded is the XLA_PYTHON_CLIENT_MEM_FRACTION whose pool holds the
-// request and what is already live: the request's share of the GPU rounded
-// up to a multiple of 0.05, with 0.05 to spare (0 when the GPU's capacity is
-// not known).
+// request: its share of the GPU rounded up to 0.05, plus 0.05 to spare (0
+// when the capacity is not known).
 func poolShareNeeded(r *grammar.Report) float64 {
 	if !r.Requested.Known || !r.Capacity.Known || r.Capacity.Bytes <= 0 {
 		return 0
@@ -127,9 +116,7 @@ func poolShareNeeded(r *grammar.Report) float64 {
 	return math.Ceil(float64(r.Requested.Bytes)/float64(r.Capacity.Bytes)*20+1) / 20
 }
 
-// poolTooSmallAction is the kind of poolTooSmall's step: a larger share of
-// the GPU where one can hold the request (or the GPU's size is not known),
-// else a sharded or smaller array.
+// poolTooSmallAction is the kind of poolTooSmall's step.
 func poolTooSmallAction(c AdviceCase) string {
 	if poolShareNeeded(c.R) > maxPoolShare {
 		return grammar.ActionShard

@@ -15,19 +15,17 @@ import (
 // preallocated. XLA_PYTHON_CLIENT_MEM_FRACTION does not touch that pool.
 const hostLimitVar = "XLA_PJRT_GPU_HOST_MEMORY_LIMIT_GB"
 
-// Pinned host memory for a GPU (transfers, host offload,
-// memory_kind="pinned_host" arrays). No GPU setting helps, so none is
-// offered; when the failure names XLA's host pool (its allocator, or the
-// status's hint to set hostLimitVar) the limit to raise is hostLimitVar.
+// Pinned host memory for a GPU (transfers, host offload): no GPU setting
+// helps; where the failure names XLA's host pool, hostLimitVar is the limit.
 var pinnedHostAdvice = AdviceTable{
 	LeadRow,
 	NoteRow,
-	{Name: "larger than the host pool", Action: grammar.ActionSetMemoryLimit, When: func(c AdviceCase) bool { return namesHostPool(c) && overHostPool(c.R) }, Say: func(c AdviceCase) string {
+	{Name: "larger than the host pool", Action: grammar.ActionSetMemoryLimit, When: func(c AdviceCase) bool { return namesHostPool(c) && larger(c.R.Requested, c.R.PoolLimit) }, Say: func(c AdviceCase) string {
 		r := c.R
 		return "The request (" + grammar.HumanSize(r.Requested) + ") is larger than XLA's whole pinned host memory pool (pool limit " + grammar.HumanSize(r.PoolLimit) +
 			"), so freeing other host buffers cannot make room: " + hostPoolSetting(r) + "."
 	}},
-	{Name: "host pool full", Action: grammar.ActionSetMemoryLimit, When: func(c AdviceCase) bool { return namesHostPool(c) && !overHostPool(c.R) }, Say: func(c AdviceCase) string {
+	{Name: "host pool full", Action: grammar.ActionSetMemoryLimit, When: func(c AdviceCase) bool { return namesHostPool(c) && !larger(c.R.Requested, c.R.PoolLimit) }, Say: func(c AdviceCase) string {
 		what := "the request"
 		if c.R.Requested.Known {
 			what += " (" + grammar.HumanSize(c.R.Requested) + ")"
@@ -38,16 +36,10 @@ var pinnedHostAdvice = AdviceTable{
 		Say: sayConst("This is pinned host memory used for transfers and host offload: transfer or offload less at once, or raise the host memory available to the process.")},
 }
 
-// namesHostPool: the record names XLA's pinned host pool.
 func namesHostPool(c AdviceCase) bool {
 	return strings.Contains(c.Flat, "xla_gpu_host_bfc") || strings.Contains(c.Flat, hostLimitVar)
 }
 
-func overHostPool(r *grammar.Report) bool {
-	return r.Requested.Known && r.PoolLimit.Known && r.Requested.Bytes > r.PoolLimit.Bytes
-}
-
-// hostPoolSetting says what to set hostLimitVar to.
 func hostPoolSetting(r *grammar.Report) string {
 	if gib := hostPoolNeedGiB(r); gib > 0 {
 		return "set " + hostLimitVar + " to at least " + strconv.FormatInt(gib, 10) +
@@ -56,9 +48,8 @@ func hostPoolSetting(r *grammar.Report) string {
 	return "raise " + hostLimitVar + " (GiB; default 64, 16 when the pool is preallocated) if the host has the RAM to pin"
 }
 
-// hostPoolNeedGiB is the smallest host pool, in whole GiB, that holds the
-// request and what the pool already held (limit - free, when both are
-// known); 0 when the request is unknown.
+// hostPoolNeedGiB is the smallest pool in whole GiB that holds the request
+// and what the pool already held; 0 when the request is unknown.
 func hostPoolNeedGiB(r *grammar.Report) int64 {
 	if !r.Requested.Known {
 		return 0

@@ -24,17 +24,11 @@ func AlignmentHint(shape string) string {
 		}
 		dims = append(dims, n)
 	}
-	if len(dims) == 0 {
-		return ""
-	}
 	// minor-to-major order from the layout {4,3,2,0,1:T(8,128)}; default: row-major
 	order := make([]int, 0, len(dims))
 	tile := [2]int64{8, 128}
 	if lc := strings.IndexByte(shape[rb:], '{'); lc >= 0 {
-		lay := shape[rb+lc+1:]
-		if e := strings.IndexByte(lay, '}'); e >= 0 {
-			lay = lay[:e]
-		}
+		lay, _, _ := strings.Cut(shape[rb+lc+1:], "}")
 		dimsPart, tilePart, _ := strings.Cut(lay, ":")
 		for _, f := range strings.Split(dimsPart, ",") {
 			n, err := strconv.Atoi(strings.TrimSpace(f))
@@ -44,16 +38,13 @@ func AlignmentHint(shape string) string {
 			}
 			order = append(order, n)
 		}
-		if t, ok := strings.CutPrefix(tilePart, "T("); ok {
-			if e := strings.IndexByte(t, ')'); e >= 0 {
-				if x, y, ok := strings.Cut(t[:e], ","); ok {
-					a, err1 := strconv.ParseInt(x, 10, 64)
-					b, err2 := strconv.ParseInt(y, 10, 64)
-					if err1 == nil && err2 == nil && a > 0 && b > 0 {
-						tile = [2]int64{a, b}
-					}
-				}
-			}
+		t, hasTile := strings.CutPrefix(tilePart, "T(")
+		t, _, closed := strings.Cut(t, ")")
+		x, y, pair := strings.Cut(t, ",")
+		a, err1 := strconv.ParseInt(x, 10, 64)
+		b, err2 := strconv.ParseInt(y, 10, 64)
+		if hasTile && closed && pair && err1 == nil && err2 == nil && a > 0 && b > 0 {
+			tile = [2]int64{a, b}
 		}
 	}
 	if len(order) != len(dims) {

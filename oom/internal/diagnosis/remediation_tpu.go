@@ -10,8 +10,7 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
 )
 
-// E1000: the compiled program does not fit in HBM. How far it is over
-// (compileHbmRatio) decides between sharding, batch cuts and flags.
+// E1000: the compiled program does not fit in HBM; how far over decides.
 var compileHbmAdvice = AdviceTable{
 	LeadRow,
 	{Name: "2× or more over: shard", Action: grammar.ActionShard, When: farOver, Say: func(c AdviceCase) string {
@@ -65,8 +64,6 @@ func CompileHbmNeed(c AdviceCase) grammar.Size {
 // compileHbmRatio is need / capacity, 0 when either is unknown.
 func compileHbmRatio(c AdviceCase) float64 { return grammar.Ratio(CompileHbmNeed(c), c.R.Capacity) }
 
-// How far the program is over the device: 2× or more, more than 15%, or
-// less (0 when a size is not known).
 func farOver(c AdviceCase) bool  { return compileHbmRatio(c) >= 2 }
 func wellOver(c AdviceCase) bool { x := compileHbmRatio(c); return x > 1.15 && x < 2 }
 func justOver(c AdviceCase) bool { x := compileHbmRatio(c); return x > 0 && x <= 1.15 }
@@ -149,7 +146,6 @@ var scopedVmemAdvice = AdviceTable{
 	NoteRow,
 }
 
-// scopedNeed is the kernel's request, else what it uses.
 func scopedNeed(c AdviceCase) grammar.Size {
 	if c.R.Requested.Known {
 		return c.R.Requested
@@ -157,7 +153,6 @@ func scopedNeed(c AdviceCase) grammar.Size {
 	return c.R.Used
 }
 
-// scopedSpace is the scoped memory space, vmem unless the message said.
 func scopedSpace(c AdviceCase) string {
 	if c.R.MemorySpace == "" {
 		return "vmem"

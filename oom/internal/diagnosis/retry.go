@@ -11,47 +11,39 @@ import (
 
 // Retry verdicts (Report.Retry, attribute xla.oom.retry): whether running
 // the same program again, with the same configuration on the same devices,
-// can succeed. Restart policies and retry loops branch on it.
+// can succeed.
 const (
-	// RetryFutile: it fails the same way again; the program or its
-	// configuration must change.
+	// RetryFutile: it fails the same way again.
 	RetryFutile = "futile"
 	// RetryMayHelp: the failure depended on something outside the program
-	// (memory another process or library held, a fragmented pool), so a
-	// restart may succeed.
+	// (memory held elsewhere, a fragmented pool).
 	RetryMayHelp = "may_help"
 	// RetryUnknown: the record does not show which.
 	RetryUnknown = "unknown"
 )
 
-// retryCase is what a retry rule reads: the report and the driver's
-// refusals of device memory that came with the failure.
+// retryCase is what a retry rule reads. refusedBefore counts the driver's
+// refusals before the failure (its record's, or the caller's count from the
+// records before); ownRefused: the driver refused the failing request itself.
 type retryCase struct {
-	r *grammar.Report
-	// refusedBefore counts the allocations the GPU driver refused before
-	// the failure: in its own record, or, where the caller read more of the
-	// log, in the records before it. ownRefused: the driver refused the
-	// failing request itself (the platform and cuda_async allocators log it).
+	r             *grammar.Report
 	refusedBefore int
 	ownRefused    bool
 }
 
-// retryRule is one row of the verdict table: a condition, the verdict it
-// gives and the evidence for it. The rows are tried in order; the first
-// whose condition holds decides, and none holding means RetryUnknown.
+// retryRule is one row of the verdict table; the first whose condition holds
+// decides, none holding means RetryUnknown.
 type retryRule struct {
 	Name      string // short, unique: RetryRule returns it
 	Verdict   string
 	when      func(c retryCase) bool
 	Condition string // when, in words (docs/incidents.md)
-	Evidence  string // why the verdict holds: the catalog, the source, the captures
-	// Holder: the rule decides on memory held outside the program, so the
-	// failure's action is to free it (grammar.ActionFreeHeldMemory).
+	Evidence  string
+	// Holder: memory held outside the program decides, so the action is to
+	// free it.
 	Holder bool
-	// Assembled: the rule reads facts that only a whole failure holds (the
-	// allocator's Stats, printed in records of their own), so it decides
-	// failures the failure stage assembled (internal/failure), never one
-	// record.
+	// Assembled: the rule reads facts only a whole failure holds (the
+	// allocator's Stats records), so it decides assembled failures only.
 	Assembled bool
 }
 
@@ -106,7 +98,7 @@ var RetryRules = []retryRule{
 			"record does not print the device's size (real captures platform_device_put, platform_jit).",
 	},
 	{
-		Name: "pool could not grow", Verdict: RetryMayHelp, Holder: true, when: poolCouldNotGrowReport,
+		Name: "pool could not grow", Verdict: RetryMayHelp, Holder: true, when: func(c retryCase) bool { return poolCouldNotGrow(AdviceCase{R: c.r}) },
 		Condition: "`cause` = exhaustion although free ≥ requested",
 		Evidence: "The BFC allocator counted at least the request as free, yet failed for exhaustion: its summary counts bytes " +
 			"not yet claimed from the device as free (\"unallocated bytes\", xla/tsl/framework/bfc_allocator.cc), so claiming " +
@@ -133,7 +125,7 @@ var RetryRules = []retryRule{
 }
 
 // ownPoolFilled: the pool's own in-use bytes leave no room for the request
-// under its limit (see the rule's evidence).
+// under its limit.
 func ownPoolFilled(c retryCase) bool {
 	r := c.r
 	if !r.InUse.Known || !r.PoolLimit.Known || !r.Requested.Known || r.PoolLimit.Bytes <= 0 {
@@ -146,10 +138,9 @@ func ownPoolFilled(c retryCase) bool {
 		r.Cause != grammar.CauseFragmentation && r.MemorySpace != "host"
 }
 
-// compileTime: the catalog code is one whose phase is compile, or a TPU
-// failure reads as compile-time without one (the last-resort layer). A GPU
-// failure while compiling is not: the GPU autotuner allocates device memory
-// that other arrays or processes may hold.
+// compileTime: a compile-phase code, or a TPU failure read as compile-time
+// without one. A GPU failure while compiling is not: the autotuner allocates
+// device memory that others may hold.
 func compileTime(c retryCase) bool {
 	switch c.r.Code {
 	case grammar.CodeHbm, grammar.CodeVmem, grammar.CodeSparseCore:
@@ -159,105 +150,80 @@ func compileTime(c retryCase) bool {
 }
 
 func requestOverDevice(c retryCase) bool {
-	r := c.r
-	return r.Requested.Known && r.Capacity.Known && r.Capacity.Bytes > 0 && r.Requested.Bytes > r.Capacity.Bytes
+	return c.r.Capacity.Bytes > 0 && larger(c.r.Requested, c.r.Capacity)
 }
 
 func requestOverPool(c retryCase) bool {
-	r := c.r
-	return r.Requested.Known && r.PoolLimit.Known && r.PoolLimit.Bytes > 0 && r.Requested.Bytes > r.PoolLimit.Bytes
+	return c.r.PoolLimit.Bytes > 0 && larger(c.r.Requested, c.r.PoolLimit)
 }
 
-// holderOutsideFamilies are the families whose message itself says that the
-// memory is held outside the program.
-var holderOutsideFamilies = map[string]bool{"gpu-driver-status": true, "gpu-driver-context-init": true}
-
-func holderOutsideNamed(c retryCase) bool { return holderOutsideFamilies[c.r.Family] }
+// holderOutsideNamed: the family's message itself says the memory is held
+// outside the program.
+func holderOutsideNamed(c retryCase) bool {
+	return c.r.Family == "gpu-driver-status" || c.r.Family == "gpu-driver-context-init"
+}
 
 func driverRefusedBefore(c retryCase) bool { return c.refusedBefore > 0 && c.r.MemorySpace != "host" }
+
+// driverRefusedRequest: cudaMallocAsync asks the driver for every request, so
+// its failure family is the driver's refusal (its start-up reservation is an
+// attempt, not this family).
 func driverRefusedRequest(c retryCase) bool {
-	return (c.ownRefused || driverAllocatorFamilies[c.r.Family]) && c.r.MemorySpace != "host"
+	return (c.ownRefused || c.r.Family == "gpu-cuda-async-allocator") && c.r.MemorySpace != "host"
 }
 
-// driverAllocatorFamilies are the families whose failure is the driver's own
-// refusal of the request: cudaMallocAsync asks the driver for every request
-// (its pool reservation at start-up is an attempt, not this family).
-var driverAllocatorFamilies = map[string]bool{"gpu-cuda-async-allocator": true}
-
-func poolCouldNotGrowReport(c retryCase) bool {
-	return poolCouldNotGrow(AdviceCase{R: c.r})
-}
-
-// decideRetry is the verdict of retryRules on c and the rule that gave it
-// ("" for none).
-func decideRetry(c retryCase) (verdict, rule string) {
-	if i := deciding(c); i >= 0 {
-		return RetryRules[i].Verdict, RetryRules[i].Name
-	}
-	return RetryUnknown, ""
-}
-
-// deciding is the index of the first rule whose condition holds, -1 for none.
-func deciding(c retryCase) int {
+// decidingRule is the first rule whose condition holds for r, nil for none.
+func decidingRule(r *grammar.Report, refusedBefore int) *retryRule {
+	c := retryCase{r: r, refusedBefore: max(refusedBefore, r.RefusedBefore), ownRefused: r.OwnRefused}
 	for i := range RetryRules {
 		if RetryRules[i].when(c) {
-			return i
+			return &RetryRules[i]
 		}
 	}
-	return -1
+	return nil
 }
 
-// Decide sets a whole failure's verdict from all its records' facts (r,
-// merged) and the driver's refusals before it, and returns the deciding
-// rule ("" for none). Where the rule found memory held outside the program,
-// the action is to free it, and the advice leads with that step.
+// Decide sets a whole failure's verdict from its merged facts and the
+// driver's refusals before it, and returns the deciding rule ("" for none).
+// Where the rule found memory held outside the program, the action is to
+// free it, and the advice leads with that step.
 func Decide(r *grammar.Report, refusedBefore int) string {
-	c := retryCaseOf(r, refusedBefore)
-	i := deciding(c)
-	if i < 0 {
+	rule := decidingRule(r, refusedBefore)
+	if rule == nil {
 		r.Retry = RetryUnknown
 		return ""
 	}
-	rule := &RetryRules[i]
 	r.Retry = rule.Verdict
 	if rule.Holder && r.Action != grammar.ActionFreeHeldMemory {
 		r.Action = grammar.ActionFreeHeldMemory
-		r.Remediation = append([]string{heldMemoryStep(c.refusedBefore)}, r.Remediation...)
+		r.Remediation = append([]string{heldMemoryStep(max(refusedBefore, r.RefusedBefore))}, r.Remediation...)
 	}
 	return rule.Name
 }
 
-// heldMemoryStep is the first step of a failure that memory held outside
-// the program decided.
 func heldMemoryStep(refused int) string {
 	s := "Memory outside this program's pool was taken when it failed"
-	switch {
-	case refused == 1:
-		s += " (the GPU driver refused an allocation before it)"
-	case refused > 1:
-		s += " (the GPU driver refused " + strconv.Itoa(refused) + " allocations before it)"
+	if refused > 0 {
+		s += " (the GPU driver refused " + oneOrMany(refused, "an allocation", strconv.Itoa(refused)+" allocations") + " before it)"
 	}
 	return s + ": find the other process or library on this GPU (nvidia-smi --query-compute-apps=pid,used_memory --format=csv) " +
 		"and stop it or give each its own share; a restart on a free GPU may succeed."
 }
 
 // RetryVerdict is the retry verdict of a recognised failure r, given the
-// allocations the GPU driver refused before it: Recognize counts those in
-// the failure's own record; a caller that read the whole log (xlaoom
-// explain) passes the number it counted in the records before, and the
-// larger count is used.
+// driver's refusals a caller counted before it (the larger of that and the
+// record's own count is used).
 func RetryVerdict(r *grammar.Report, refusedBefore int) string {
-	v, _ := decideRetry(retryCaseOf(r, refusedBefore))
-	return v
+	if rule := decidingRule(r, refusedBefore); rule != nil {
+		return rule.Verdict
+	}
+	return RetryUnknown
 }
 
-// RetryRule is the name of the rule that decides RetryVerdict(r,
-// refusedBefore), "" when none does (the verdict is RetryUnknown).
+// RetryRule is the name of the rule that decides RetryVerdict, "" for none.
 func RetryRule(r *grammar.Report, refusedBefore int) string {
-	_, name := decideRetry(retryCaseOf(r, refusedBefore))
-	return name
-}
-
-func retryCaseOf(r *grammar.Report, refusedBefore int) retryCase {
-	return retryCase{r: r, refusedBefore: max(refusedBefore, r.RefusedBefore), ownRefused: r.OwnRefused}
+	if rule := decidingRule(r, refusedBefore); rule != nil {
+		return rule.Name
+	}
+	return ""
 }

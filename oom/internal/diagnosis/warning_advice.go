@@ -10,15 +10,9 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
 )
 
-// What to do about a memory warning that no failure followed. The processor
-// does not write it (a warning's attributes are its kind and figures); tools
-// that explain a log, such as `xlaoom explain`, print it.
-
 // BackOff reports whether n refused requests that fell from first to last
-// bytes are an allocator's back-off: XLA's BFC pool set-up and growth retry
-// at 0.9 of the size per step (families/families_attempts.go), so each step asks for
-// about a tenth less. Sizes are rounded as printed, so a step between 0.85
-// and 0.95 counts.
+// bytes are an allocator's back-off: XLA's BFC pool retries at 0.9 of the
+// size; sizes are rounded as printed, so a step in 0.85-0.95 counts.
 func BackOff(first, last int64, n int) bool {
 	if n < 2 || first <= 0 || last <= 0 || last >= first {
 		return false
@@ -27,10 +21,10 @@ func BackOff(first, last int64, n int) bool {
 	return step >= 0.85 && step <= 0.95
 }
 
-// WarningAdvice returns ordered steps for a warning, nil for a kind that has
-// none. For allocation_attempt w is the whole series of one job: Requested
-// the first request, Last the last refused one (when it differs), Attempts
-// how many were refused, and Free and Capacity CUDA's figures when printed.
+// WarningAdvice returns the steps for a warning that no failure followed
+// (explain prints them), nil for a kind that has none. For an
+// allocation_attempt w is one job's whole series: Requested the first
+// request, Last the last refused one, Attempts how many.
 func WarningAdvice(w *grammar.Warning) []string {
 	if w.Kind != grammar.WarningAllocationAttempt {
 		return nil

@@ -7,15 +7,9 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
 )
 
-// FailureGroups is the family table: every group of message families, in matching order. Each
-// group's entries live in its families_<group>.go file; this is the one place
-// that says which groups exist and in which order they are tried.
-//
-// The order matters in two ways. Families are tried group by group, entries
-// in order, so when two messages of one record fill the same field (a device,
-// a size of the same code) the earlier family's value wins; and when two
-// families match at the same place, the earlier one is the failure. A new
-// group goes where its messages should win over the groups after it.
+// FailureGroups is every group of message families in matching order: when
+// two messages of one record fill the same field, or two families match at
+// the same place, the earlier family wins.
 var FailureGroups = [][]grammar.Family{
 	tpuFamilies,          // TPU compiler and runtime messages with sizes
 	tpuSizelessFamilies,  // the same messages without sizes: a full message is read by the group above
@@ -26,10 +20,9 @@ var FailureGroups = [][]grammar.Family{
 	gpuAutotunerFamilies, // last of the failures: its status wraps an example failure whose own message gives the sizes
 }
 
-// WarningGroups are the memory-pressure warnings (families_warnings.go). They
-// never make a record an OOM, so their order only decides which of two
-// warnings at the same place is reported.
+// WarningGroups are the memory-pressure warnings; their order only decides
+// which of two warnings at the same place is reported.
 var WarningGroups = [][]grammar.WarningFamily{
 	warningFamilies,
-	attemptFamilies, // allocation attempts: counted in a failure's record, a warning alone (families_attempts.go)
+	attemptFamilies, // allocation attempts: counted in a failure's record, a warning alone
 }

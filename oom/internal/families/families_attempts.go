@@ -5,6 +5,7 @@ package families
 
 import (
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/details"
@@ -13,37 +14,16 @@ import (
 )
 
 // Allocation attempts: an allocator asked the driver for memory and was
-// refused. The allocator recovers from most of these on its own, so a refusal
-// is memory pressure, never a failure (docs/message-formats.md, "Attempts and
-// failures"):
-//
-//   - XLA's BFC pool is reserved at start-up (or grown, with
-//     XLA_PYTHON_CLIENT_PREALLOCATE=false) through StreamExecutor; a refused
-//     reservation is retried at 0.9 of the size until it fits, each try
-//     logged at ERROR by cuda_executor.cc. Jobs that then run to completion
-//     log a series of these (59.38GiB, 53.45GiB, 48.10GiB, ...).
-//   - The cudaMallocAsync allocator reserves its pool at start-up the same way
-//     and runs on without it when the reservation is refused.
-//   - Older StreamExecutor driver wrappers (cuda_driver.cc, rocm_driver.cc)
-//     log the same refusal, at INFO or at ERROR depending on the release.
-//   - The StreamExecutor memory allocator logs a refused region.
-//
-// When the program does fail, it fails with a status (the exception, or the
-// BFC allocator's own report of the request it could not serve), and the
-// refusals before it are that failure's context: counted in Report.Attempts,
-// never read for its sizes, except that a refusal of the very request that
-// failed lends its exact byte count (the platform allocator logs the driver's
-// refusal of the request itself).
+// refused. The allocator recovers from most on its own (XLA's BFC pool
+// retries at 0.9 of the size), so a refusal is memory pressure, never a
+// failure; docs/message-formats.md, "Attempts and failures", has the evidence.
 var attemptFamilies = []grammar.WarningFamily{
 	executorAttempt("device", `E1126 11:16:21.043170     523 cuda_executor.cc:1365] [0] Failed to allocate device memory of 59.38GiB (63763906560 bytes): RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory`),
 	executorAttempt("host", `E0822 14:03:11.512345  181818 cuda_executor.cc:1349] [0] Failed to allocate host memory of 2.00GiB (2147483648 bytes): RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory`),
 	executorAttempt("collective", `E0822 14:03:11.512345  181818 cuda_executor.cc:1349] [1] Failed to allocate collective memory of 512.00MiB (536870912 bytes): RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory`),
 	{
-		// StreamExecutor's CUDA/ROCm driver wrappers (xla/stream_executor/
-		// {cuda,rocm}/*_driver.cc; older tensorflow/stream_executor). The
-		// status form of ROCm's wording ("RESOURCE_EXHAUSTED: failed to
-		// allocate N bytes from device: ...", returned since 2026-07) is the
-		// failure family gpu-driver-alloc-status.
+		// StreamExecutor's CUDA/ROCm driver wrappers (*_driver.cc). ROCm's
+		// status form, returned since 2026-07, is gpu-driver-alloc-status.
 		ID:      "gpu-driver-alloc-attempt",
 		Summary: "Attempt: the CUDA or ROCm driver refused a device allocation (log line, any level); the allocator retries with less or the request fails with a status.",
 		Kind:    grammar.WarningAllocationAttempt, Attempt: true, Raised: "gpu-driver-alloc-status",
@@ -55,10 +35,7 @@ var attemptFamilies = []grammar.WarningFamily{
 			if statusBefore(m) {
 				return false // a returned status: gpu-driver-alloc-status
 			}
-			if n := m.Group("requested_bytes"); n != "" {
-				r.Requested = grammar.ParseSizeToken(n)
-			}
-			return true
+			return readRequestedBytes(r, m)
 		},
 		Cues:    []logtext.Cue{{Text: "allocate", SizeAfter: true}},
 		Example: `2024-06-24 17:01:13.933585: E external/xla/xla/stream_executor/rocm/rocm_driver.cc:1268] failed to allocate 154.06GiB (165425291480 bytes) from device: HIP_ERROR_OutOfMemory`,
@@ -73,11 +50,10 @@ var attemptFamilies = []grammar.WarningFamily{
 		Example: `W0822 14:03:11.512345  181818 stream_executor_allocator.cc:68] could not allocate pinned host of size: 68719476736 (RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory)`,
 	},
 	{
-		// gpu_cudamallocasync_allocator.cc logs every refused cuMemAllocAsync
-		// the same way. The pool's reservation at start-up asks for the
-		// device's total times the memory fraction and the allocator runs on
-		// without it (a real job near a full GPU did); any other refusal is
-		// the failure family gpu-cuda-async-allocator.
+		// The pool's reservation at start-up (the device's total times the
+		// memory fraction) is refused and the allocator runs on without it
+		// (a real job near a full GPU did); any other refusal is the failure
+		// family gpu-cuda-async-allocator.
 		ID:      "gpu-cuda-async-reservation-attempt",
 		Summary: "Attempt: CUDA refused the cudaMallocAsync allocator's pool reservation at start-up (log line; the allocator runs on without it).",
 		Kind:    grammar.WarningAllocationAttempt, Attempt: true, Raised: "gpu-cuda-async-allocator",
@@ -86,7 +62,7 @@ var attemptFamilies = []grammar.WarningFamily{
 		Expr:   asyncRefusalExpr,
 		Read: func(r *grammar.Report, m grammar.Match) bool {
 			r.Device = grammar.AllocatorDevice(m.Group("allocator"))
-			readCUDAFreeTotal(r, asyncFigures(m))
+			readCUDAFreeTotal(r, m)
 			return asyncPoolReservation(r.Requested, r.Capacity)
 		},
 		Example: "E1126 11:17:57.846859    2708 gpu_cudamallocasync_allocator.cc:366] gpu_async_0 cuMemAllocAsync failed to allocate 63763120128 bytes: RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory\n" +
@@ -95,8 +71,7 @@ var attemptFamilies = []grammar.WarningFamily{
 }
 
 // executorAttempt is StreamExecutor's refused allocation of one memory kind
-// (cuda_executor.cc, "[<ordinal>] Failed to allocate <kind> memory of ..."):
-// one entry per kind, so that each anchor is the kind's own phrase.
+// (cuda_executor.cc): one entry per kind, so each anchor is its own phrase.
 func executorAttempt(kind, example string) grammar.WarningFamily {
 	w := grammar.WarningFamily{
 		ID:      "gpu-executor-" + kind + "-alloc-attempt",
@@ -118,23 +93,14 @@ func executorAttempt(kind, example string) grammar.WarningFamily {
 const asyncRefusalExpr = `(?:(?P<allocator>[\w.\-]+) )?cu(?:MemAlloc|daMalloc)Async failed to allocate (?P<requested>\d+)(?: bytes)?`
 
 // cudaFiguresSpan bounds where CUDA's "Free memory/Total memory: F/T" is
-// looked for after a cudaMallocAsync refusal: on its next line, or after the
-// Source Location Trace block that 2026 builds print between them.
+// looked for after a refusal: the next line, or past the Source Location
+// Trace block 2026 builds print between them.
 const cudaFiguresSpan = 512
 
-// asyncFigures is the text after a cudaMallocAsync refusal where CUDA's
-// free/total figures stand.
-func asyncFigures(m grammar.Match) string {
-	return m.Text[m.Loc[1]:min(len(m.Text), m.Loc[1]+cudaFiguresSpan)]
-}
-
-// asyncPoolReservation reports whether a cudaMallocAsync refusal of
-// requested bytes, on a device of total bytes (CUDA's figure printed after
-// it), is the pool's reservation: the request is the device total times a
-// fraction of at most three decimals (XLA_PYTHON_CLIENT_MEM_FRACTION, 0.75 by
-// default), to the byte. A request of any other size is one in about 10^7 to
-// land there. Without CUDA's total in the record it cannot be told, and is
-// not one.
+// asyncPoolReservation reports whether a cudaMallocAsync refusal is the
+// pool's reservation: the device total times a fraction of at most three
+// decimals (XLA_PYTHON_CLIENT_MEM_FRACTION), to the byte; another size lands
+// there about once in 10^7. Without CUDA's total it is not one.
 func asyncPoolReservation(requested, total grammar.Size) bool {
 	t := total.Bytes
 	if !total.Known || !requested.Known || t <= 0 || requested.Bytes <= 0 || requested.Bytes > t || requested.Bytes > math.MaxInt64/1000 {
@@ -144,10 +110,10 @@ func asyncPoolReservation(requested, total grammar.Size) bool {
 	return rest <= 1000 || t-rest <= 1000
 }
 
-// readCUDAFreeTotal reads " Reported by CUDA: Free memory/Total memory: F/T"
-// from the text after a refusal into a warning's figures (a failure's record
-// reads the same label with the other details, cudaFreeTotal).
-func readCUDAFreeTotal(r *grammar.Report, after string) {
+// readCUDAFreeTotal reads CUDA's "Free memory/Total memory: F/T" after a
+// refusal m into r.
+func readCUDAFreeTotal(r *grammar.Report, m grammar.Match) {
+	after := m.Text[m.Loc[1]:min(len(m.Text), m.Loc[1]+cudaFiguresSpan)]
 	const label = "Free memory/Total memory: "
 	if i := strings.Index(after, label); i >= 0 {
 		if free, total, ok := details.CUDAFreeTotal(after[i+len(label):]); ok {
@@ -157,18 +123,19 @@ func readCUDAFreeTotal(r *grammar.Report, after string) {
 }
 
 // statusBefore reports whether the match is the message of a returned status
-// ("RESOURCE_EXHAUSTED: <match>", "INTERNAL: <match>"), not a log line of its
-// own.
+// ("INTERNAL: <match>"), not a log line of its own.
 func statusBefore(m grammar.Match) bool {
 	before := strings.TrimRight(m.Text[max(0, m.Loc[0]-len("RESOURCE_EXHAUSTED: ")-1):m.Loc[0]], " ")
-	for _, s := range driverStatusPrefixes {
-		if strings.HasSuffix(before, s) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(driverStatusPrefixes, func(s string) bool { return strings.HasSuffix(before, s) })
 }
 
-// driverStatusPrefixes are the status codes a driver refusal is returned
-// under (ROCm's wrapper returns INTERNAL as well as RESOURCE_EXHAUSTED).
+// readRequestedBytes reads a driver refusal's bare "N bytes" size.
+func readRequestedBytes(r *grammar.Report, m grammar.Match) bool {
+	if n := m.Group("requested_bytes"); n != "" {
+		r.Requested = grammar.ParseSizeToken(n)
+	}
+	return true
+}
+
+// driverStatusPrefixes: ROCm's wrapper returns INTERNAL as well.
 var driverStatusPrefixes = []string{"RESOURCE_EXHAUSTED:", "Resource exhausted:", "INTERNAL:", "Internal:"}

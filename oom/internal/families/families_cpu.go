@@ -9,8 +9,6 @@ import (
 )
 
 // CPU families: the host runtime running out of RAM.
-// docs/message-formats.md lists them with their grammar and an example.
-
 var cpuFamilies = []grammar.Family{
 	{
 		ID:      "cpu-runtime",
@@ -47,8 +45,7 @@ var cpuFamilies = []grammar.Family{
 		Anchor: "staging buffer of size ",
 		Expr:   `Failed to allocate staging buffer of size (?P<size>\d+)`,
 		Read: func(r *grammar.Report, m grammar.Match) bool {
-			// The message ends with its size: read it whole, as it is
-			// whether or not more text follows.
+			// The message ends with its size: read it whole even at the end.
 			r.Requested = grammar.ParseSizeToken(m.Group("size"))
 			r.MemorySpace = "host"
 			return true

@@ -10,10 +10,8 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
-// GPU families: the statuses XLA's allocators return (generic code E0007)
-// and the log lines allocators and drivers print on the way, plus the GPU
-// autotuner running out of memory while compiling.
-// docs/message-formats.md lists them with their grammar and an example.
+// GPU families: the statuses XLA's allocators return (E0007), the lines
+// allocators and drivers print on the way, and the autotuner's.
 
 var gpuFamilies = []grammar.Family{
 	{
@@ -29,9 +27,8 @@ var gpuFamilies = []grammar.Family{
 				r.Backend = grammar.BackendCPU
 			}
 			if a := m.Group("allocator"); a != "" {
-				// The allocator adapter that prints this clause serves
-				// StreamExecutor (GPU) devices: GPU_0_bfc, gpu_async_0,
-				// SE_0_space_0 (platform allocator).
+				// The adapter printing this clause serves StreamExecutor (GPU)
+				// devices: GPU_0_bfc, gpu_async_0, SE_0_space_0.
 				if r.Backend = grammar.AllocatorBackend(a); r.Backend == "" {
 					r.Backend = grammar.BackendGPU
 				}
@@ -45,8 +42,7 @@ var gpuFamilies = []grammar.Family{
 		ID:      "gpu-platform-allocator",
 		Summary: "The platform allocator (allocating on demand) could not get the request from the device.",
 		Kind:    grammar.Fatal, Code: grammar.CodeGeneric, Phase: grammar.PhaseRuntime, Backend: grammar.BackendGPU,
-		// "re|quest for ": the anchor starts at a rare byte ("q"), which
-		// strings.Index skips to at vector speed (see tpu-compile-hbm-used).
+		// "re|quest for ": from the rare "q" (see tpu-compile-hbm-used).
 		Anchor:  "quest for ",
 		Expr:    `[Ff]ailed to allocate request for ` + grammar.SizeGroup("requested") + `(?: \((?P<requested_exact>\d+)B\))?(?: on device ordinal (?P<device>\d+))?`,
 		Cues:    []logtext.Cue{{Text: "request for", SizeAfter: true}},
@@ -86,21 +82,15 @@ var gpuFamilies = []grammar.Family{
 		Example: `W tensorflow/core/common_runtime/bfc_allocator.cc:268] Ran out of memory trying to allocate 1.00GiB.  See logs for memory state.`,
 	},
 	{
-		// ROCm's driver wrapper returns its refusal as a status since 2026-07;
-		// the same words on a log line of their own are an attempt
-		// (gpu-driver-alloc-attempt).
+		// ROCm's wrapper returns its refusal as a status since 2026-07; the
+		// words on a line of their own are gpu-driver-alloc-attempt.
 		ID:      "gpu-driver-alloc-status",
 		Summary: "The CUDA or ROCm driver refused a device allocation, returned as the failing status.",
 		Kind:    grammar.Fatal, Code: grammar.CodeGeneric, Phase: grammar.PhaseRuntime, Backend: grammar.BackendGPU,
 		Anchor: " from device: ",
 		Expr: `(?:RESOURCE_EXHAUSTED|Resource exhausted|INTERNAL|Internal): [Ff]ailed to allocate (?:` + grammar.SizeGroup("requested") + ` \((?P<requested_exact>\d+) bytes\)|(?P<requested_bytes>\d+) bytes) from device: ` +
 			`(?:CUDA_ERROR_OUT_OF_MEMORY|HIP_ERROR_OutOfMemory|hipErrorOutOfMemory|hipError_t\(1002\)|cudaErrorMemoryAllocation|out of memory)`,
-		Read: func(r *grammar.Report, m grammar.Match) bool {
-			if n := m.Group("requested_bytes"); n != "" {
-				r.Requested = grammar.ParseSizeToken(n)
-			}
-			return true
-		},
+		Read:    readRequestedBytes,
 		Cues:    []logtext.Cue{{Text: "allocate", SizeAfter: true}},
 		Example: `jax.errors.JaxRuntimeError: INTERNAL: failed to allocate 165425291480 bytes from device: hipErrorOutOfMemory`,
 	},
@@ -122,9 +112,8 @@ var gpuFamilies = []grammar.Family{
 		Example: `E0822 14:03:11.512345  181818 sycl_executor.cc:328] DeviceAllocate: Failed to allocate device memory of size 17179869184, got RESOURCE_EXHAUSTED: SyclMallocDevice: Failed to allocate device memory: out of device memory`,
 	},
 	{
-		// The allocator has no retry of its own except its pool reservation
-		// at start-up, which is an attempt (gpu-cuda-async-reservation-attempt):
-		// the refusal of any other request is the request failing.
+		// The allocator retries nothing but its start-up reservation (an
+		// attempt): any other refusal is the request failing.
 		ID:      "gpu-cuda-async-allocator",
 		Summary: "The cudaMallocAsync allocator could not allocate a request (log line); CUDA's free/total figures often follow.",
 		Kind:    grammar.LogOnly, Code: grammar.CodeGeneric, Phase: grammar.PhaseRuntime, Backend: grammar.BackendGPU,
@@ -133,7 +122,7 @@ var gpuFamilies = []grammar.Family{
 		Read: func(r *grammar.Report, m grammar.Match) bool {
 			r.Device = grammar.AllocatorDevice(m.Group("allocator"))
 			var figures grammar.Report
-			readCUDAFreeTotal(&figures, asyncFigures(m))
+			readCUDAFreeTotal(&figures, m)
 			return !asyncPoolReservation(r.Requested, figures.Capacity)
 		},
 		Example: "E1103 18:23:55.103160 3413767 gpu_cudamallocasync_allocator.cc:361] gpu_async_0 cuMemAllocAsync failed to allocate 1073741824 bytes: RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory\n" +
@@ -170,8 +159,8 @@ var gpuFamilies = []grammar.Family{
 	},
 }
 
-// The GPU autotuner comes after every runtime family: its status wraps an
-// example failure whose own message gives the sizes.
+// After every runtime family: its status wraps an example failure whose own
+// message gives the sizes.
 var gpuAutotunerFamilies = []grammar.Family{
 	{
 		ID:      "gpu-compile-autotuner",

@@ -10,21 +10,14 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
-// GPU driver families: the CUDA or ROCm driver itself ran out of device
-// memory outside XLA's buffer pool, while StreamExecutor launched a kernel,
-// loaded a compiled module, created the device context, allocated unified
-// or pinned host memory, or copied a program's constants. XLA reports these
-// under INTERNAL (older builds), UNKNOWN, RESOURCE_EXHAUSTED or no status at
-// all; the driver's out-of-memory error name is what makes them OOMs, so
-// every expression ends in it. A failure that names another driver error is
-// not an OOM. Sources: xla/stream_executor/cuda/cuda_driver.cc,
-// cuda_executor.cc, cuda_stream.cc, cuda_unified_allocator.cc,
-// cuda_host_allocator.cc and their rocm/ counterparts (2022-2026).
+// GPU driver families: the CUDA or ROCm driver ran out of device memory
+// outside XLA's pool (kernel launch, module load, context, unified or pinned
+// memory, constants). The status varies by build, so the driver's
+// out-of-memory name, which ends every expression, makes them OOMs. Sources:
+// xla/stream_executor/{cuda,rocm}/ (2022-2026).
 
-// driverOutOfMemory is the driver's out-of-memory error as StreamExecutor
-// prints it: CUDA's name (with or without ": out of memory" after it),
-// ROCm's name, and the number older ROCm builds print for
-// hipErrorMemoryAllocation.
+// driverOutOfMemory is the driver's out-of-memory error; hipError_t(1002) is
+// what older ROCm builds print.
 const driverOutOfMemory = `(?:CUDA_ERROR_OUT_OF_MEMORY|HIP_ERROR_OutOfMemory|hipErrorOutOfMemory|hipError_t\(1002\))`
 
 // Categories that say what failed; the code stays E0007.
@@ -40,20 +33,15 @@ const (
 
 var gpuDriverFamilies = []grammar.Family{
 	{
-		// A real job (testdata/jobs/two_jobs_second.log) whose pool set-up
-		// backed off eleven times beside another job raised the driver's
-		// status itself: "RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out
-		// of memory [executable_name='…']". The same words end every
-		// allocation attempt's log line, so only the raised status counts:
-		// the text alone (str(e)) or behind an exception class.
+		// A real job (testdata/jobs/two_jobs_second.log) beside another
+		// raised the driver's status itself. The same words end every
+		// attempt's log line, so only the raised status counts.
 		ID:      "gpu-driver-status",
 		Summary: "The driver's own out-of-memory status, raised with no message of XLA's: XLA's memory pool could not be set up or grown, usually because another process or library holds the GPU.",
 		Kind:    grammar.Fatal, Code: grammar.CodeGeneric, Phase: grammar.PhaseRuntime, Backend: grammar.BackendGPU, Category: categoryPoolSetup,
-		Anchor: "RESOURCE_EXHAUSTED: : ",
-		Expr:   `RESOURCE_EXHAUSTED: : ` + driverOutOfMemory,
-		Read: func(_ *grammar.Report, m grammar.Match) bool {
-			return raisedStatus(m)
-		},
+		Anchor:  "RESOURCE_EXHAUSTED: : ",
+		Expr:    `RESOURCE_EXHAUSTED: : ` + driverOutOfMemory,
+		Read:    raisedStatus,
 		Advice:  grammar.AdviceTraits{Own: driverStatusAdvice, OwnAction: grammar.ConstAction(grammar.ActionFreeHeldMemory)},
 		Example: `jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory [executable_name='jit_broadcast_in_dim']`,
 	},
@@ -88,9 +76,8 @@ var gpuDriverFamilies = []grammar.Family{
 		Anchor: "DevicePrimaryCtxRetain: ",
 		Expr:   `failed call to (?:cu|hip)DevicePrimaryCtxRetain: ` + driverOutOfMemory + `(?:: out of memory)?(?:; total memory reported: (?P<capacity>\d+))?`,
 		Read: func(r *grammar.Report, m grammar.Match) bool {
-			// The total ends the message: read it even at the very end of the
-			// text, where the standard group leaves a bare number unset as
-			// possibly cut (a device's total is never printed shortened).
+			// The total ends the message: read it even at the end of the text
+			// (a device's total is never printed shortened).
 			r.Capacity = grammar.ParseSizeToken(m.Group("capacity"))
 			return true
 		},
@@ -141,9 +128,8 @@ var gpuDriverFamilies = []grammar.Family{
 		Example: `jaxlib.xla_extension.XlaRuntimeError: INTERNAL: Failed to allocate 1048576 bytes for new constant`,
 	},
 	{
-		// xla/stream_executor/gpu/gpu_command_buffer.cc (2025+): instantiating
-		// the CUDA graph of a command buffer needs driver memory outside XLA's
-		// pool; the driver's own error follows "Original error:".
+		// gpu_command_buffer.cc (2025+): a CUDA graph needs driver memory
+		// outside XLA's pool.
 		ID:      "gpu-runtime-command-buffer",
 		Summary: "The driver had no memory left to instantiate a command buffer (CUDA graph) of the compiled program.",
 		Kind:    grammar.Fatal, Code: grammar.CodeGeneric, Phase: grammar.PhaseRuntime, Backend: grammar.BackendGPU, Category: categoryGraph,
@@ -155,79 +141,60 @@ var gpuDriverFamilies = []grammar.Family{
 	},
 }
 
-// roomForTheDriver is the step every driver-level failure shares: XLA's
-// pool leaves the driver the rest of the GPU, so give XLA less, not more.
 const roomForTheDriver = "XLA preallocates 75% of the GPU for its buffer pool; the driver needs the rest for contexts, loaded modules and kernel resources. " +
 	"Leave it more room: lower XLA_PYTHON_CLIENT_MEM_FRACTION (e.g. .70 or .60), or set XLA_PYTHON_CLIENT_PREALLOCATE=false so XLA allocates on demand."
 
-// anotherProcess is the step that looks for other users of the GPU.
 const anotherProcess = "Check with nvidia-smi (rocm-smi on AMD) whether another process holds memory on the same GPU; give each process its own GPU (CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES) or cap every process's XLA_PYTHON_CLIENT_MEM_FRACTION so they fit together."
 
+// outsidePool is the advice of a failure outside XLA's pool: what failed,
+// room for the driver, other processes, then more.
+func outsidePool(what string, more ...string) []string {
+	return append([]string{what, roomForTheDriver, anotherProcess}, more...)
+}
+
 func kernelLaunchAdvice(r *grammar.Report) []string {
-	var a grammar.Advice
 	k := "a kernel"
 	if r.Instruction != "" {
 		k = "kernel " + r.Instruction
 	}
-	a.Add("The GPU driver could not get memory to launch ", k, ": its local memory, stack and launch resources are allocated outside XLA's buffer pool, and the pool left none.")
-	a.Add(roomForTheDriver)
-	a.Add(anotherProcess)
-	a.Add("If the kernel is a custom one (Pallas, Triton, a custom call) with a large per-thread stack or many threads, a smaller block size needs less.")
-	return a
+	return outsidePool("The GPU driver could not get memory to launch "+k+": its local memory, stack and launch resources are allocated outside XLA's buffer pool, and the pool left none.",
+		"If the kernel is a custom one (Pallas, Triton, a custom call) with a large per-thread stack or many threads, a smaller block size needs less.")
 }
 
 func commandBufferAdvice(*grammar.Report) []string {
-	var a grammar.Advice
-	a.Add("XLA runs parts of the program as CUDA graphs (command buffers); instantiating one needs driver memory outside XLA's buffer pool, and none was left.")
-	a.Add(roomForTheDriver)
-	a.Add("Or turn command buffers off (slower launches, no graph memory): XLA_FLAGS=--xla_gpu_enable_command_buffer= (an empty list).")
-	a.Add(anotherProcess)
-	return a
+	return []string{"XLA runs parts of the program as CUDA graphs (command buffers); instantiating one needs driver memory outside XLA's buffer pool, and none was left.",
+		roomForTheDriver,
+		"Or turn command buffers off (slower launches, no graph memory): XLA_FLAGS=--xla_gpu_enable_command_buffer= (an empty list).",
+		anotherProcess}
 }
 
 func moduleLoadAdvice(*grammar.Report) []string {
-	var a grammar.Advice
-	a.Add("Loading the compiled GPU code (CUBIN, PTX or HSACO) needs device memory outside XLA's buffer pool, and none was left.")
-	a.Add(roomForTheDriver)
-	a.Add(anotherProcess)
-	a.Add("Every distinct compiled program keeps its modules loaded: compile fewer variants (fixed input shapes, fewer static arguments) in long-running processes.")
-	return a
+	return outsidePool("Loading the compiled GPU code (CUBIN, PTX or HSACO) needs device memory outside XLA's buffer pool, and none was left.",
+		"Every distinct compiled program keeps its modules loaded: compile fewer variants (fixed input shapes, fewer static arguments) in long-running processes.")
 }
 
 func contextInitAdvice(r *grammar.Report) []string {
-	var a grammar.Advice
 	s := "The GPU had no memory left to create this process's driver context (a few hundred MiB)"
 	if r.Capacity.Known {
 		s += " although it has " + grammar.HumanSize(r.Capacity) + " in total"
 	}
-	a.Add(s, ": another process holds the GPU. ", anotherProcess)
-	a.Add("Several JAX processes on one GPU each preallocate 75% of it by default: run one process per GPU, or set XLA_PYTHON_CLIENT_PREALLOCATE=false (or a smaller XLA_PYTHON_CLIENT_MEM_FRACTION) in every one of them.")
-	a.Add("If another framework or a second client in this same process started first and preallocated (XLA's preallocation included), it left no room for this context: start this one first, or lower the first one's share.")
-	return a
+	return []string{s + ": another process holds the GPU. " + anotherProcess,
+		"Several JAX processes on one GPU each preallocate 75% of it by default: run one process per GPU, or set XLA_PYTHON_CLIENT_PREALLOCATE=false (or a smaller XLA_PYTHON_CLIENT_MEM_FRACTION) in every one of them.",
+		"If another framework or a second client in this same process started first and preallocated (XLA's preallocation included), it left no room for this context: start this one first, or lower the first one's share."}
 }
 
 func unifiedMemoryAdvice(r *grammar.Report) []string {
-	var a grammar.Advice
 	if r.MemorySpace == "host" {
-		a.Add("The driver could not allocate", sizeNote(r.Requested), " of pinned host memory, which backs transfers and host offload: transfer or offload less at once, or raise the memory the process may lock (container memory limit, ulimit -l).")
-		a.Add("Check the host's free RAM: other processes, or data the program keeps in host memory (datasets, checkpoints), may hold it.")
-		return a
+		return []string{"The driver could not allocate" + sizeNote(r.Requested) + " of pinned host memory, which backs transfers and host offload: transfer or offload less at once, or raise the memory the process may lock (container memory limit, ulimit -l).",
+			"Check the host's free RAM: other processes, or data the program keeps in host memory (datasets, checkpoints), may hold it."}
 	}
-	a.Add("The driver could not allocate", sizeNote(r.Requested), " of unified (managed) memory, which is backed by device memory: free device memory first or keep less in managed memory.")
-	a.Add(roomForTheDriver)
-	a.Add(anotherProcess)
-	return a
+	return outsidePool("The driver could not allocate" + sizeNote(r.Requested) + " of unified (managed) memory, which is backed by device memory: free device memory first or keep less in managed memory.")
 }
 
 func constantAdvice(r *grammar.Report) []string {
-	var a grammar.Advice
-	a.Add("The program's constants", sizeNote(r.Requested), " are copied to the device when it loads, outside XLA's buffer pool, and no memory was left: pass large arrays to jitted functions as arguments instead of closing over them (closed-over arrays become constants).")
-	a.Add(roomForTheDriver)
-	a.Add(anotherProcess)
-	return a
+	return outsidePool("The program's constants" + sizeNote(r.Requested) + " are copied to the device when it loads, outside XLA's buffer pool, and no memory was left: pass large arrays to jitted functions as arguments instead of closing over them (closed-over arrays become constants).")
 }
 
-// sizeNote is " (X)" when the size is known.
 func sizeNote(s grammar.Size) string {
 	if !s.Known {
 		return ""
@@ -236,30 +203,20 @@ func sizeNote(s grammar.Size) string {
 }
 
 // devicePrefix reads the "[N] " that XlaFormatDevice puts before a message
-// (read here rather than in the expression, which then starts at its anchor).
+// (here, so that the expression starts at its anchor).
 func devicePrefix(m grammar.Match) string {
-	before := m.Text[max(0, m.Start()-24):m.Start()]
-	if !strings.HasSuffix(before, "] ") {
-		return ""
-	}
-	before = before[:len(before)-2]
-	i := len(before)
-	for i > 0 && logtext.IsDigit(before[i-1]) {
-		i--
-	}
-	if i == len(before) || i == 0 || before[i-1] != '[' {
+	before, ok := strings.CutSuffix(m.Text[max(0, m.Start()-24):m.Start()], "] ")
+	i := strings.LastIndexByte(before, '[') + 1
+	if !ok || i == 0 || i == len(before) || logtext.DigitsEnd(before, i) != len(before) {
 		return ""
 	}
 	return before[i:]
 }
 
 // raisedStatus reports whether a status match is what the program raised,
-// not the status that ends an allocation's log line ("Failed to allocate
-// device memory of S (N bytes): RESOURCE_EXHAUSTED: : …", "… with VMM: …",
-// "could not allocate … (RESOURCE_EXHAUSTED: : …)"): an exception class
-// stands right before it, or no allocation is named in its sentence (the
-// message printed alone, behind an application's words).
-func raisedStatus(m grammar.Match) bool {
+// not the status ending an allocation's log line: an exception class stands
+// right before it, or its sentence names no allocation.
+func raisedStatus(_ *grammar.Report, m grammar.Match) bool {
 	before := strings.TrimRight(m.Text[max(0, m.Loc[0]-statusSentenceSpan):m.Loc[0]], " ")
 	word := before[strings.LastIndexAny(before, " \n\t")+1:]
 	if strings.HasSuffix(word, "Error:") || strings.HasSuffix(word, "Exception:") {
@@ -275,14 +232,11 @@ func raisedStatus(m grammar.Match) bool {
 const statusSentenceSpan = 160
 
 func driverStatusAdvice(*grammar.Report) []string {
-	var a grammar.Advice
-	a.Add("The GPU driver refused XLA's memory pool the memory it asked for, even after the pool backed off (the refused sizes come before this in the log: \"Failed to allocate device memory of …\"), and failed the program with its own status.")
-	a.Add("Another process, or a library in this process (PyTorch, CuPy or TensorFlow allocating before JAX), holds part of this GPU, or XLA_PYTHON_CLIENT_MEM_FRACTION asks for more than is free: nvidia-smi --query-compute-apps=pid,used_memory --format=csv shows who.")
-	a.Add(anotherProcess)
-	return a
+	return []string{"The GPU driver refused XLA's memory pool the memory it asked for, even after the pool backed off (the refused sizes come before this in the log: \"Failed to allocate device memory of …\"), and failed the program with its own status.",
+		"Another process, or a library in this process (PyTorch, CuPy or TensorFlow allocating before JAX), holds part of this GPU, or XLA_PYTHON_CLIENT_MEM_FRACTION asks for more than is free: nvidia-smi --query-compute-apps=pid,used_memory --format=csv shows who.",
+		anotherProcess}
 }
 
-// unifiedMemoryAction is the kind of unifiedMemoryAdvice's first step.
 func unifiedMemoryAction(r *grammar.Report) string {
 	if r.MemorySpace == "host" {
 		return grammar.ActionReduceHostMemory

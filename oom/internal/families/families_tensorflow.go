@@ -4,21 +4,18 @@
 package families
 
 import (
+	"cmp"
 	"strings"
 
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
-// TensorFlow families: a TensorFlow op could not allocate its output or
-// scratch tensor. TensorFlow's GPU and TPU ops allocate through the same TSL
-// BFC allocator as XLA (its "Allocator (GPU_0_bfc) ran out of memory" warning
-// precedes them), and often only the final error reaches the application
-// log, so they are tagged: code E0007, a category that names TensorFlow, and
-// TensorFlow's own advice. Sources: tensorflow/core/framework/op_kernel.cc
-// (allocate_tensor), common_runtime/executor.cc (old "tensor of shape" and
-// "Compute status" lines), the eager "[Op:X]" suffix and graph-mode node
-// lines.
+// TensorFlow families: a TensorFlow op could not allocate a tensor. Its ops
+// allocate through the same BFC allocator as XLA and often only this error
+// reaches the log, so they are tagged (E0007, a TensorFlow category and
+// advice). Sources: tensorflow/core/framework/op_kernel.cc,
+// common_runtime/executor.cc.
 
 // CategoryTensorFlow is the category of a TensorFlow op's allocation failure.
 const CategoryTensorFlow = "TensorFlow Op: Tensor Allocation Failure"
@@ -68,13 +65,9 @@ var tensorflowFamilies = []grammar.Family{
 		Anchor: "failed to allocate memory",
 		Expr:   `failed to allocate memory(?: \[Op:(?P<op>\w+)\]| \[\[\{\{node (?P<node>[^{}\s]+)\}\}\]\])?`,
 		Read: func(r *grammar.Report, m grammar.Match) bool {
-			// The phrase alone is too common: TensorFlow's own marks must be
-			// there, the op or node it names right after it (what str(e)
-			// prints: "failed to allocate memory [Op:AddV2]"), or the status
-			// or exception that TensorFlow puts right before it
-			// ("ResourceExhaustedError: ", "Resource exhausted: ", optionally
-			// with a {{function_node ...}} tag).
-			op := firstNonEmpty(m.Group("op"), m.Group("node"))
+			// The phrase alone is too common: the op or node must follow it
+			// (str(e)), or TensorFlow's status or exception precede it.
+			op := cmp.Or(m.Group("op"), m.Group("node"))
 			if op == "" && !resourceExhaustedBefore(m.Text[max(0, m.Start()-tfStatusSpan):m.Start()]) {
 				return false
 			}
@@ -86,12 +79,12 @@ var tensorflowFamilies = []grammar.Family{
 	},
 }
 
-// tfStatusSpan bounds how far before "failed to allocate memory" its status
-// may start: the function_node tag between them is at most a device name long.
+// tfStatusSpan bounds how far before the message its status may start: the
+// function_node tag between them is at most a device name long.
 const tfStatusSpan = 200
 
-// resourceExhaustedBefore reports whether before ends with a resource
-// exhausted status or exception, and then at most a {{function_node ...}} tag.
+// resourceExhaustedBefore: before ends with a resource-exhausted status or
+// exception, and then at most a {{function_node ...}} tag.
 func resourceExhaustedBefore(before string) bool {
 	before = strings.TrimRight(before, " ")
 	if strings.HasSuffix(before, "}}") {

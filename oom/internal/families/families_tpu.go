@@ -12,16 +12,13 @@ import (
 
 // TPU families: the compiler's out-of-memory statuses (E1000, E1001, E3000)
 // and the runtime's buffer and program-load failures (E0100, E0101).
-// docs/message-formats.md lists them with their grammar and an example.
-
 var tpuFamilies = []grammar.Family{
 	{
 		ID:      "tpu-compile-hbm-used",
 		Summary: "The compiled program needs more of a memory space (HBM, or VMEM/SMEM) than the chip has.",
 		Kind:    grammar.Fatal, Code: grammar.CodeHbm, Phase: grammar.PhaseCompile, Backend: grammar.BackendTPU,
-		// The anchor starts at the "y" of "memory" on purpose: strings.Index
-		// skips to the anchor's first byte at vector speed, and "y" is far
-		// rarer in log text than the "a" or "m" a whole word would start with.
+		// The anchor starts at the rare "y" of "memory": strings.Index skips
+		// to its first byte at vector speed.
 		Anchor: "y in memory space",
 		Expr: `[Rr]an out of memory in memory space (?P<space>\w+)\.? Used ` + grammar.SizeGroup("used") + `(?: of ` + grammar.SizeGroup("capacity") +
 			`(?: \w+)?\.?(?: Exceeded \w+ capacity by ` + grammar.SizeGroup("exceeded") + `)?)?`,
@@ -36,8 +33,7 @@ var tpuFamilies = []grammar.Family{
 		Anchor: "Aborting compilation early",
 		Expr:   `Aborting compilation early because it.?s unlikely to have enough memory\.? Requires ` + grammar.SizeGroup("requested") + `(?:,? has ` + grammar.SizeGroup("capacity") + ` available)?`,
 		Read: func(r *grammar.Report, _ grammar.Match) bool {
-			// "has X available": what the device has free for the program
-			// (xla.oom.free.size) and, for the compiler, its capacity.
+			// "has X available" is both free and, for the compiler, capacity.
 			r.Free = r.Capacity
 			return true
 		},
@@ -51,14 +47,10 @@ var tpuFamilies = []grammar.Family{
 		Summary: "The program's HLO temporaries need more HBM than is available (the 2026 wording of the compiler's HBM overflow).",
 		Kind:    grammar.Fatal, Code: grammar.CodeHbm, Phase: grammar.PhaseCompile, Backend: grammar.BackendTPU,
 		Anchor: "required for HLO temporaries",
-		// jax's own test (tests/memories_test.py, test_oom) pins only the
-		// frame, "(.*)" around each size. The parentheses are taken whole
-		// (one level of nested ones too, so the frame still matches), and a
-		// size is read only where their content is one size token in a unit
-		// XLA prints (grammar.ParseSize); any other content is absent, never
-		// a guess from part of it. As tpu-compile-early-abort's "Requires X,
-		// has Y available": what the program requires is the request, the
-		// HBM available to it is its capacity and, at compile time, free.
+		// jax's test (tests/memories_test.py, test_oom) pins only "(.*)"
+		// around each size: the parentheses are taken whole (one nested level
+		// too) and a size is read only where their content is one size
+		// token. As tpu-compile-early-abort: available HBM is capacity and free.
 		Expr: `Ran out of memory on HBM,? the total memory required for HLO temporaries \((?P<requested>` + parenContent +
 			`)\)(?: exceeds available HBM(?: \((?P<capacity>` + parenContent + `)\))?)?`,
 		Read: func(r *grammar.Report, _ grammar.Match) bool {
@@ -119,10 +111,9 @@ var tpuFamilies = []grammar.Family{
 		Expr: `Attempting to allocate ` + grammar.SizeGroup("requested") + `\.?(?P<not_possible> That was not possible\.?` +
 			`(?: There (?:are|is) ` + grammar.SizeGroup("free") + ` free\.?(?:;? ?\((?P<device>[\w:.\-]+)\))?)?)?`,
 		Read: func(_ *grammar.Report, m grammar.Match) bool {
-			// Cut short, the message is still this one when it names the
-			// buffer error or stops inside "That was not possible".
-			// (The prefix is checked here, not in the expression: an optional
-			// text before the anchor would make every match try many starts.)
+			// Cut short, it is still this message after the buffer error or
+			// inside "That was not possible" (the prefix is checked here: an
+			// optional text before the anchor makes every match try many starts).
 			return m.Took("not_possible") || strings.HasSuffix(m.Text[:m.Start()], "Error allocating device buffer: ") ||
 				grammar.CutInside(m, " That was not possible.")
 		},
@@ -137,8 +128,7 @@ var tpuFamilies = []grammar.Family{
 		Expr: `Attempting to reserve ` + grammar.SizeGroup("requested") + `(?P<bottom> at the bottom of memory\.?(?: That was not possible\.?(?: There (?:are|is) ` + grammar.SizeGroup("free") +
 			` free(?:,? ` + grammar.SizeGroup("reserved") + ` reserved(?:,? and ` + grammar.SizeGroup("reservable") + ` reservable)?)?)?)?)?`,
 		Read: func(_ *grammar.Report, m grammar.Match) bool {
-			// Cut short, the message is still this one when the reservation
-			// sentence is there or the text stops inside it.
+			// Cut short, it is still this message inside the reservation sentence.
 			return m.Took("bottom") || grammar.CutInside(m, " at the bottom of memory.")
 		},
 		Example: `RESOURCE_EXHAUSTED: Attempting to reserve 6.48G at the bottom of memory. That was not possible. There are 6.78G free, 0B reserved, and 3.33G reservable.`,
@@ -162,8 +152,7 @@ var tpuFamilies = []grammar.Family{
 	},
 }
 
-// vmemUnlessHBM: the compiler's on-chip memories (vmem, smem) have their own
-// code.
+// vmemUnlessHBM: the on-chip memories (vmem, smem) have their own code.
 func vmemUnlessHBM(r *grammar.Report, _ grammar.Match) bool {
 	if r.MemorySpace != "" && r.MemorySpace != "hbm" {
 		r.Code = grammar.CodeVmem
@@ -171,8 +160,6 @@ func vmemUnlessHBM(r *grammar.Report, _ grammar.Match) bool {
 	return true
 }
 
-// oneAllocationTooLarge is the first step when a single allocation exceeds
-// the memory it was assigned to.
 func oneAllocationTooLarge(r *grammar.Report) string {
 	need := r.Used
 	if !need.Known {
@@ -185,20 +172,13 @@ func oneAllocationTooLarge(r *grammar.Report) string {
 		" memory: check that this array is sharded as intended (mesh axes, sharding constraints) rather than replicated or gathered, and that no jax.debug.print materializes it."
 }
 
-// sparseCoreSpace names a SparseCore memory space id (E3000 doc); an unknown
-// id is kept as printed.
+// sparseCoreSpaces name the SparseCore memory space ids (E3000 doc).
+var sparseCoreSpaces = map[string]string{"0": "smem", "201": "tilespmem", "202": "spmem", "203": "hbm", "204": "sync_flags"}
+
+// sparseCoreSpace names a space id; an unknown id is kept as printed.
 func sparseCoreSpace(id string) string {
-	switch id {
-	case "0":
-		return "smem"
-	case "201":
-		return "tilespmem"
-	case "202":
-		return "spmem"
-	case "203":
-		return "hbm"
-	case "204":
-		return "sync_flags"
+	if s, ok := sparseCoreSpaces[id]; ok {
+		return s
 	}
 	return id
 }

@@ -10,13 +10,9 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
-// TPU families for messages that carry no sizes: the compiler's bare
-// "Ran out of memory in memory space X." (printed alone, or with a request to
-// file a bug when the compiler itself should have prevented it) and the
-// runtime's "Error loading program: Fatal error". Registered after the TPU
-// families with sizes, so that a full message is read by those. A program
-// load cut before its first size (inside "Attempting to reserve") is not
-// read: its words alone do not say it failed.
+// TPU messages that carry no sizes, tried after the sized families so that
+// a full message is read by those. A program load cut before its first size
+// is not read: its words alone do not say it failed.
 
 var tpuSizelessFamilies = []grammar.Family{
 	{
@@ -24,13 +20,11 @@ var tpuSizelessFamilies = []grammar.Family{
 		Summary: "The compiler ran out of a memory space (HBM, VMEM, SMEM) and printed no sizes.",
 		Kind:    grammar.Fatal, Code: grammar.CodeHbm, Phase: grammar.PhaseCompile, Backend: grammar.BackendTPU,
 		Anchor: "y in memory space", // from the rare "y": see tpu-compile-hbm-used
-		// The period, then anything but the "Used" of the sized family, or the
-		// end of the text; " while allocating on stack for" (the VMEM stack
-		// family) does not match. Failing here, not in read, keeps the sized
-		// records free of a second match.
+		// The period, then anything but the sized family's "Used", or the
+		// end (not the VMEM stack family's " while allocating"): failing in
+		// the expression keeps sized records free of a second match.
 		Expr: `[Rr]an out of memory in memory space (?P<space>\w+)(?P<stop>\.(?: [^U]|$)|$)`,
-		// The message is short: a short window keeps the regexp run cheap on
-		// every sized message (the same anchor), whose sentence it fails on.
+		// A short window keeps the run cheap on every sized message.
 		Span: 64,
 		Read: func(r *grammar.Report, m grammar.Match) bool {
 			// A space name that ends the text may be cut ("hb" of "hbm"):
@@ -47,30 +41,25 @@ var tpuSizelessFamilies = []grammar.Family{
 		ID:      "tpu-runtime-program-load-fatal",
 		Summary: "Loading a compiled program into HBM failed and the runtime printed no sizes, only \"Fatal error\".",
 		Kind:    grammar.Fatal, Code: grammar.CodeProgram, Phase: grammar.PhaseRuntime, Backend: grammar.BackendTPU,
-		// Anchored on its last words: the expression then runs only on this
-		// message, not on every program-load message (a regexp run costs
-		// about half a microsecond even when it fails at once).
+		// Anchored on its last words, so the expression runs only on this
+		// message (a regexp run costs about half a microsecond even failing).
 		Anchor: "Fatal error",
 		Expr:   `Error loading program(?: '[^']{0,160}')?: Fatal error`,
 		Read: func(_ *grammar.Report, m grammar.Match) bool {
-			// Only a resource-exhausted status makes it a memory failure; it
-			// may stand a little before (XRT's "From /job:...:" comes between).
+			// Only a resource-exhausted status a little before (XRT's "From
+			// /job:...:" comes between) makes it a memory failure.
 			return resourceExhaustedWithin(m.Text[max(0, m.Start()-programStatusSpan):m.Start()])
 		},
 		Example: `RuntimeError: RESOURCE_EXHAUSTED: Error loading program: Fatal error`,
 	},
 }
 
-// knownMemorySpaces are the memory spaces the TPU compiler reports running
-// out of.
 var knownMemorySpaces = map[string]bool{"hbm": true, "vmem": true, "smem": true}
 
-// programStatusSpan bounds how far before "Error loading program" its status
-// may start.
+// programStatusSpan bounds how far before the message its status may start.
 const programStatusSpan = 120
 
-// resourceExhaustedWithin reports whether before holds a resource-exhausted
-// status in its last sentence.
+// resourceExhaustedWithin: a resource-exhausted status in before's last sentence.
 func resourceExhaustedWithin(before string) bool {
 	if i := strings.LastIndex(before, ". "); i >= 0 {
 		before = before[i+2:]

@@ -10,10 +10,8 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
-// Memory-pressure warnings (see oom/warning.go): lines in which XLA or its
-// allocators say memory is short while the program goes on. They are
-// warningFamily entries: the prefilter and the docs know them, Recognize never
-// reads them, and RecognizeWarning reads them into a Warning.
+// Memory-pressure warnings: memory is short while the program goes on.
+// Recognize never reads them; RecognizeWarning does.
 var warningFamilies = []grammar.WarningFamily{
 	{
 		ID:      "xla-compile-remat-shortfall",
@@ -76,19 +74,16 @@ var warningFamilies = []grammar.WarningFamily{
 		Phase:   grammar.PhaseRuntime, Backend: grammar.BackendGPU,
 		Anchor: "Memory usage: ",
 		Expr:   `Memory usage: (?P<free>\d+) bytes free, (?P<capacity>\d+) bytes total`,
-		// The figures line has no byte the prefilter keys on; it passes with
-		// the handle failure of the same record.
+		// The figures line has nothing the prefilter keys on: it passes with
+		// the record's handle failure.
 		Cues:    []logtext.Cue{{Text: "INTERNAL_ERROR", Near: "Memory usage: "}},
 		Example: "E0301 12:00:00.000000 4242 cuda_dnn.cc:449] Could not create cudnn handle: CUDNN_STATUS_INTERNAL_ERROR\nE0301 12:00:00.000000 4242 cuda_dnn.cc:453] Memory usage: 4194304 bytes free, 85031714816 bytes total.",
 	},
 }
 
-// The GPU autotuners log a failure to pick an algorithm and go on with a
-// default one: "Failed to determine best cudnn convolution algorithm[ for:
-// <hlo> Original error]: <status>" (the HLO instruction can be long) and
-// "Failed to find best cuBLAS algorithm, GEMM performance might be
-// suboptimal: <status>". They are memory warnings when the status says memory
-// ran out.
+// The GPU autotuners log a failure to pick an algorithm, then a status (the
+// HLO between can be long): a memory warning when the status says memory ran
+// out.
 const (
 	autotuneSpan         = 4096 // bounds the .*? below: the window ends this far past the anchor
 	autotuneMemoryStatus = `(?P<between>.*?)(?:Out of memory while trying to allocate ` + `(?P<requested>` + grammar.SizePattern + `)` +
@@ -96,9 +91,8 @@ const (
 )
 
 // readAutotuneFallback reads the scratch request and limit. It rejects a
-// status that belongs to another message (another fallback starts before it)
-// and the strict conv picker, whose same text fails the compile (it then
-// offers "To ignore this failure and try to use a fallback algorithm").
+// status of another fallback, and the strict conv picker, whose same text
+// fails the compile (it then offers "To ignore this failure ...").
 func readAutotuneFallback(r *grammar.Report, m grammar.Match) bool {
 	between := m.Group("between")
 	if strings.Contains(between, "Failed to determine best") || strings.Contains(between, "Failed to find best") {

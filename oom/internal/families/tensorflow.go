@@ -4,6 +4,7 @@
 package families
 
 import (
+	"cmp"
 	"math/bits"
 	"strings"
 
@@ -11,15 +12,8 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
-// TensorFlow's own ops allocate through the same TSL BFC allocator as XLA,
-// and their failure names the tensor instead of a byte count:
-// "OOM when allocating tensor with shape[16,64,64,64] and type float on
-// /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc".
-// These helpers turn that into the Report's sizes, backend and device.
-
-// dtypeBytes is the size of one element of each TensorFlow dtype (as
-// DataTypeString prints it) whose size is fixed. Strings, resources and
-// variants have none: a tensor of them has no computable byte size.
+// dtypeBytes is the element size of each fixed-size TensorFlow dtype (as
+// DataTypeString prints it); strings, resources and variants have none.
 var dtypeBytes = map[string]int64{
 	"float": 4, "half": 2, "bfloat16": 2, "double": 8,
 	"int8": 1, "uint8": 1, "bool": 1, "qint8": 1, "quint8": 1,
@@ -29,10 +23,9 @@ var dtypeBytes = map[string]int64{
 	"complex64": 8, "complex128": 16,
 }
 
-// TensorBytes returns the byte size of a tensor of the given shape (the
-// comma-separated dimensions between the brackets, "" for a scalar) and
-// dtype. It is unknown for an unknown dtype, a dimension that is not a
-// number (a partially known shape) or a product that overflows an int64.
+// TensorBytes returns the byte size of a tensor of shape (the dimensions
+// between the brackets, "" for a scalar) and dtype; unknown for an unknown
+// dtype, a dimension that is not a number or an int64 overflow.
 func TensorBytes(shape, dtype string) grammar.Size {
 	elem, ok := dtypeBytes[dtype]
 	if !ok {
@@ -57,10 +50,9 @@ func TensorBytes(shape, dtype string) grammar.Size {
 	return grammar.KnownSize(int64(n))
 }
 
-// tfDevice reads a TensorFlow device name ("/job:localhost/replica:0/task:0/device:GPU:0",
-// old "/gpu:0") into the backend and the device the Report uses elsewhere:
-// a GPU's ordinal ("0", as GPU_0_bfc gives), a TPU as "TPU:0" (as PyTorch/XLA
-// prints it), and nothing for the host CPU.
+// tfDevice reads a TensorFlow device name (".../device:GPU:0", old "/gpu:0")
+// into the backend and device as the Report has them elsewhere: a GPU's
+// ordinal ("0"), a TPU as "TPU:0" (as PyTorch/XLA prints it), none for CPU.
 func tfDevice(name string) (backend, device string) {
 	i := strings.LastIndex(name, "device:")
 	var t string
@@ -89,9 +81,7 @@ func tfDevice(name string) (backend, device string) {
 	return "", ""
 }
 
-// readTensorFlowTensor fills r from the named groups of the tensor
-// allocation failure: shape (new "shape[..]" or old "shape [..]" wording),
-// dtype, the device name, the allocator and the eager op or graph node.
+// readTensorFlowTensor fills r from the tensor allocation failure's groups.
 func readTensorFlowTensor(r *grammar.Report, m grammar.Match) bool {
 	shape, hasShape := m.Group("shape"), m.Took("shape")
 	if !hasShape {
@@ -109,19 +99,11 @@ func readTensorFlowTensor(r *grammar.Report, m grammar.Match) bool {
 	if a := strings.ToLower(m.Group("allocator")); a == "cpu" || strings.Contains(a, "host") || strings.Contains(a, "cpu") {
 		r.MemorySpace = "host"
 	}
-	r.Instruction = firstNonEmpty(m.Group("op"), m.Group("node"))
+	r.Instruction = cmp.Or(m.Group("op"), m.Group("node"))
 	return true
 }
 
-func firstNonEmpty(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
-
-// tensorFlowAdvice is the advice for a TensorFlow op that could not allocate
-// its tensor: TensorFlow's own switches, not JAX's.
+// tensorFlowAdvice gives TensorFlow's own switches, not JAX's.
 func tensorFlowAdvice(r *grammar.Report) []string {
 	var a grammar.Advice
 	if r.Requested.Known {
