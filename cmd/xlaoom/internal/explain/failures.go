@@ -118,7 +118,7 @@ func (g *gatherer) complete(c *failure.Failure) {
 		}
 		f.Whole = c
 		f.Failure = &c.Report
-		f.Retry, f.RetryRule, f.FitFraction = c.Report.Retry, c.Rule, c.Report.FitFraction
+		f.Retry, f.FitFraction = c.Report.Retry, c.Report.FitFraction
 		f.Attributes = pcommon.NewMap()
 		oomattr.PutFailure(c, f.Attributes, topAllocations)
 		f.Attributes.Remove(oomattr.FailureID) // names the processor's stream, which a file is not

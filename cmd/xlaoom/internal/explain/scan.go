@@ -14,6 +14,9 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
@@ -44,13 +47,12 @@ func (t *Totals) count(f *Finding) {
 		t.Warnings++
 	case f.WentOn():
 		t.Caught++
-	case f.Generic():
-		t.Failures++
-		t.Generic++
-		t.LastRetry = f.Retry
 	default:
 		t.Failures++
 		t.LastRetry = f.Retry
+		if f.Generic() {
+			t.Generic++
+		}
 	}
 }
 
@@ -163,8 +165,11 @@ func (notes *inputNotes) record(rec *Record, name string, t *Totals, g *gatherer
 		g.evidence(text)
 		return g.settle()
 	}
-	f := &Finding{Source: name, Line: rec.Line, Failure: failure, Warning: warning,
-		Attributes: attributes(failure, warning), Lines: []int{rec.Line}}
+	f := &Finding{Source: name, Line: rec.Line, Failure: failure, Warning: warning, Lines: []int{rec.Line}}
+	if warning != nil { // a failure's attributes are written once it closed (complete)
+		f.Attributes = pcommon.NewMap()
+		oomattr.PutWarning(*warning, f.Attributes)
+	}
 	return g.add(f, text)
 }
 
