@@ -91,16 +91,6 @@ func (w *wrapper) decideHostKill(k *hostKill, status int, retries *int, sigs *si
 			status, k, k.advice(), w.o.futileExit)
 		return w.o.futileExit, false
 	}
-	if *retries < w.o.retries {
-		*retries++
-		w.say("the job exited %d: %s; may pass on a rerun: rerun %d of %d in %v", status, k, *retries, w.o.retries, w.o.retryDelay)
-		if !w.wait(sigs) {
-			w.say("stopped by %v before the rerun: exit %d, the job's status", sigs.stopped(), status)
-			return status, false
-		}
-		return 0, true
-	}
-	w.decided("the job exited %d: %s; may pass on a rerun (%s)%s: exit %d",
-		status, k, k.advice(), w.retriesSpent(*retries), w.o.mayHelpExit)
-	return w.o.mayHelpExit, false
+	what := fmt.Sprintf("the job exited %d: %s; may pass on a rerun", status, k)
+	return w.mayHelp(what, "", " ("+k.advice()+")", status, retries, sigs)
 }
