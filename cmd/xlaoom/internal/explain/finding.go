@@ -58,18 +58,3 @@ var (
 	maxScanSize    = oomrecord.DefaultSources().MaxScanSize
 	topAllocations = oomattr.DefaultTopAllocations
 )
-
-// find recognises the text of a record that passed the prefilter the way the
-// processor does (one flattening): a failure first, a warning only when there
-// is none. Recognize may keep pieces of text, so the caller passes a string of
-// its own.
-func find(text string) (failure *oom.Report, warning *oom.Warning) {
-	switch f := oom.Default().Find(text, true); f.Found {
-	case oom.FoundFailure:
-		return &f.Report, nil
-	case oom.FoundWarning:
-		return nil, &f.Warning
-	case oom.FoundNothing:
-	}
-	return nil, nil
-}

@@ -158,17 +158,21 @@ func (notes *inputNotes) record(rec *Record, name string, t *Totals, g *gatherer
 		notes.invalidAt = rec.Line
 	}
 	// The agent's UTF-8 decoder turns invalid bytes into U+FFFD before the
-	// processor sees the record.
+	// processor sees the record. The copy is the finding's own: it may keep
+	// pieces of it.
 	text := strings.ToValidUTF8(string(rec.Text), "\uFFFD")
-	failure, warning := find(text)
-	if failure == nil && warning == nil {
+	found := oom.Default().Find(text, true) // as the processor: a failure first, else a warning
+	if found.Found == oom.FoundNothing {
 		g.evidence(text)
 		return g.settle()
 	}
-	f := &Finding{Source: name, Line: rec.Line, Failure: failure, Warning: warning, Lines: []int{rec.Line}}
-	if warning != nil { // a failure's attributes are written once it closed (complete)
+	f := &Finding{Source: name, Line: rec.Line, Lines: []int{rec.Line}}
+	if found.Found == oom.FoundFailure { // its attributes are written once it closed (complete)
+		f.Failure = &found.Report
+	} else {
+		f.Warning = &found.Warning
 		f.Attributes = pcommon.NewMap()
-		oomattr.PutWarning(*warning, f.Attributes)
+		oomattr.PutWarning(found.Warning, f.Attributes)
 	}
 	return g.add(f, text)
 }
