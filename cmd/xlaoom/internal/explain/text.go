@@ -38,9 +38,12 @@ func (p *textPrinter) finding(f *Finding) error {
 		b.WriteByte('\n')
 	}
 	p.n++
-	if f.Failure != nil {
+	switch {
+	case f.Failure != nil:
 		writeFailure(b, f)
-	} else {
+	case f.Warning.Kind == oom.WarningAllocationAttempt:
+		writeAttempts(b, f)
+	default:
 		writeWarning(b, f)
 	}
 	_, err := io.WriteString(p.w, b.String())
@@ -84,10 +87,6 @@ func writeFailure(b *strings.Builder, f *Finding) {
 
 func writeWarning(b *strings.Builder, f *Finding) {
 	w := f.Warning
-	if w.Kind == oom.WarningAllocationAttempt {
-		writeAttempts(b, f)
-		return
-	}
 	writeWarningHead(b, f, "")
 	writeSizes(b, f.Attributes)
 	if ratio, ok := w.Pressure(); ok {
