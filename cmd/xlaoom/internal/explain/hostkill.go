@@ -37,8 +37,7 @@ func (h *hostScan) record(rec *Record, stage *failure.Assembler) {
 		// srun's line echoes slurmstepd's of the same step: not a kill of its own.
 		if s, ok := hostoom.ParseLine(l.Text); ok && !s.Kind.Echo() {
 			s.Ref = int64(rec.Line + i)
-			var kills []hostoom.Kill
-			kills, _ = stage.HostStatement(input, l.At, s, time.Time{}, nil) // one stream: nothing is evicted
+			kills, _ := stage.HostStatement(input, l.At, s, time.Time{}, nil) // one stream: nothing is evicted
 			h.kills = append(h.kills, kills...)
 		}
 	}
@@ -49,7 +48,7 @@ func (h *hostScan) end(stage *failure.Assembler) {
 	h.kills = append(h.kills, stage.FlushKills(input)...)
 }
 
-// printHostKills writes each kill, counts it, and says how many there were.
+// printHostKills writes each kill and counts it.
 func printHostKills(p printer, name string, kills []hostoom.Kill, t *Totals) error {
 	for i := range kills {
 		k := &kills[i]

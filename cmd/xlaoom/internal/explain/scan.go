@@ -95,7 +95,7 @@ func scan(name string, r io.Reader, t *Totals, found func(*Finding) error) (inpu
 		t.Inputs++
 		return notes, nil // nothing was read: 0 bytes
 	}
-	if len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b { // a rotated log.gz
+	if bytes.HasPrefix(head, []byte{0x1f, 0x8b}) { // a rotated log.gz
 		gz, gzErr := gzip.NewReader(br)
 		if gzErr != nil {
 			return notes, fmt.Errorf("gzip: %w", gzErr)
