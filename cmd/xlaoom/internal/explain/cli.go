@@ -162,7 +162,7 @@ func explain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return ExitError
 	}
 	_, _ = fmt.Fprint(summaryTo, hostSummary(&t))
-	return withHostKills(&t, exitStatus(&t))
+	return exitStatus(&t)
 }
 
 func displayName(name string) string {

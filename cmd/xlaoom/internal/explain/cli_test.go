@@ -15,7 +15,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/pcommon"
 
+	"github.com/xlaoom/xlaoomprocessor/internal/failure"
+	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
@@ -134,9 +137,11 @@ func TestOutputError(t *testing.T) {
 // TestGenericFinding: a memory failure that only the last-resort layer
 // recognises is said to be no known family, with how to report it.
 func TestGenericFinding(t *testing.T) {
-	r := oom.Report{Code: "E0007", Name: "ResourceExhausted", Category: "Resource Exhausted: Out of Memory",
-		Family: oom.FamilyGeneric, Remediation: []string{"Reduce the batch size."}}
-	f := &Finding{Source: "job.log", Line: 7, Failure: &r, Attributes: attributes(&r, nil)}
+	w := &failure.Failure{Report: oom.Report{Code: "E0007", Name: "ResourceExhausted", Category: "Resource Exhausted: Out of Memory",
+		Family: oom.FamilyGeneric, Remediation: []string{"Reduce the batch size."}}}
+	attrs := pcommon.NewMap()
+	oomattr.PutFailure(w, attrs, topAllocations)
+	f := &Finding{Source: "job.log", Line: 7, Failure: &w.Report, Whole: w, Attributes: attrs}
 	require.True(t, f.Generic())
 	var out bytes.Buffer
 	require.NoError(t, (&textPrinter{w: &out}).finding(f))

@@ -4,6 +4,7 @@
 package explain
 
 import (
+	"slices"
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -15,16 +16,9 @@ import (
 )
 
 // One finding per failure, as the failure stage (internal/failure) assembles
-// it: the processor's definition, one stream per input. The allocator's
-// report, its dump and Stats, the status the runtime logs and the exception
-// the program raised are one failure, which closes at the raised status, when
-// a failure statement comes the incident window (one minute) or more after
-// the last, or at the end of the input; the finding holds every fact its
-// records stated and the verdict decided on all of them.
-//
-// Allocation attempts are never findings of their own: those that came before
-// a failure (after the failure before it) are summarised in it, and those
-// that no failure followed are one warning.
+// it, one stream per input (docs/explain.md). Allocation attempts are never
+// findings of their own: those before a failure are summarised in it, those
+// no failure followed are one warning.
 
 // maxHeld bounds the findings held while a failure or an attempt series is
 // still open: past it, they are written as they stand. maxRecords bounds the
@@ -118,7 +112,7 @@ func (g *gatherer) complete(c *failure.Failure) {
 		}
 		f.Whole = c
 		f.Failure = &c.Report
-		f.Retry, f.RetryRule, f.FitFraction = c.Report.Retry, c.Rule, c.Report.FitFraction
+		f.Retry, f.FitFraction = c.Report.Retry, c.Report.FitFraction
 		f.Attributes = pcommon.NewMap()
 		oomattr.PutFailure(c, f.Attributes, topAllocations)
 		f.Attributes.Remove(oomattr.FailureID) // names the processor's stream, which a file is not
@@ -137,20 +131,14 @@ func (g *gatherer) takeAttempts(f *Finding) {
 	}
 	g.attempts = nil
 	f.Attempts.merge(&a.Attempts)
-	for i, h := range g.held {
-		if h == a {
-			g.held = append(g.held[:i], g.held[i+1:]...)
-			break
-		}
-	}
+	g.held = slices.DeleteFunc(g.held, func(h *Finding) bool { return h == a })
 }
 
-// addRecordAttempts counts the attempts inside a failure's own record (a
-// refusal logged in the lines the exception's record took): the record's
-// Report.Attempts, what the processor writes as xla.oom.attempts. A lone
-// refusal of the very request that failed (the platform allocator logs the
-// driver's refusal of the request itself) is the failure, and neither
-// counts it.
+// addRecordAttempts counts the attempts inside a failure's own record
+// (Report.Attempts, the processor's xla.oom.attempts), with their sizes when
+// the record reads as an attempt warning too. A lone refusal of the very
+// request that failed (the platform allocator logs the driver's) is the
+// failure: neither explain nor the processor counts it.
 func (g *gatherer) addRecordAttempts(f, rec *Finding, text string) {
 	n := rec.Failure.Attempts
 	if n == 0 {

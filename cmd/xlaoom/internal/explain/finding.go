@@ -18,17 +18,17 @@ import (
 type Finding struct {
 	Source string // file name, or "stdin"
 	Line   int    // line number of the first line of the finding's first record
-	// Failure is set for an OOM: the whole failure's facts (Whole.Report)
-	// once it closed. Warning otherwise, read from its record, but for an
-	// attempt warning's figures (the series').
+	// Failure is set for an OOM: the record's report, then Whole.Report once
+	// the failure closed (as every failure has when it is written). Warning
+	// otherwise, but for an attempt warning's figures (the series').
 	Failure *oom.Report
 	Warning *oom.Warning
-	// ID is the failure's id in the stage; Whole the failure it closed as.
-	ID    string
-	Whole *failure.Failure
+	ID      string           // the failure's id in the stage
+	Whole   *failure.Failure // the failure it closed as
 	// Attributes are those the processor writes (with its default settings)
 	// on the failure's record (xla.oom.failure), or on a warning's record,
-	// but for xla.oom.incident.id and xla.oom.failure.id: see attributes.
+	// but for xla.oom.incident.id (it hashes the record's resource and time,
+	// which a line of text lacks) and xla.oom.failure.id (see complete).
 	Attributes pcommon.Map
 	// Lines are the first lines of every record the finding gathers, Line
 	// first; Later the failures the records after the first state.
@@ -37,12 +37,10 @@ type Finding struct {
 	// Attempts are the allocation attempts the failure came after, or those
 	// of an allocation_attempt warning.
 	Attempts Attempts
-	// Retry is the failure's retry verdict (oom.RetryFutile, ...) decided
-	// on the whole failure, RetryRule the rule that gave it ("" for none),
-	// and FitFraction the factor by which the per-device demand must shrink
-	// to fit (0 when unknown). Unset on a warning.
+	// Retry is the failure's retry verdict (oom.RetryFutile, ...) decided on
+	// the whole failure, FitFraction the factor by which the per-device
+	// demand must shrink to fit (0 when unknown). Unset on a warning.
 	Retry       string
-	RetryRule   string
 	FitFraction float64
 }
 
@@ -60,33 +58,3 @@ var (
 	maxScanSize    = oomrecord.DefaultSources().MaxScanSize
 	topAllocations = oomattr.DefaultTopAllocations
 )
-
-// find recognises the text of a record that passed the prefilter the way the
-// processor does (one flattening): a failure first, a warning only when there
-// is none. Recognize may keep pieces of text, so the caller passes a string of
-// its own.
-func find(text string) (failure *oom.Report, warning *oom.Warning) {
-	switch f := oom.Default().Find(text, true); f.Found {
-	case oom.FoundFailure:
-		return &f.Report, nil
-	case oom.FoundWarning:
-		return nil, &f.Warning
-	case oom.FoundNothing:
-	}
-	return nil, nil
-}
-
-// attributes builds what the processor writes for a failure or a warning,
-// with the attribute contract's own writers so that the two cannot drift.
-// xla.oom.incident.id is left out: it hashes the record's job (its resource)
-// and time window, which the processor takes from the record's resource and
-// timestamp, and a line of text carries neither.
-func attributes(failure *oom.Report, warning *oom.Warning) pcommon.Map {
-	m := pcommon.NewMap()
-	if failure != nil {
-		oomattr.PutTop(*failure, m, topAllocations)
-	} else {
-		oomattr.PutWarning(*warning, m)
-	}
-	return m
-}

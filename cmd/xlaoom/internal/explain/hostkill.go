@@ -37,8 +37,7 @@ func (h *hostScan) record(rec *Record, stage *failure.Assembler) {
 		// srun's line echoes slurmstepd's of the same step: not a kill of its own.
 		if s, ok := hostoom.ParseLine(l.Text); ok && !s.Kind.Echo() {
 			s.Ref = int64(rec.Line + i)
-			var kills []hostoom.Kill
-			kills, _ = stage.HostStatement(input, l.At, s, time.Time{}, nil) // one stream: nothing is evicted
+			kills, _ := stage.HostStatement(input, l.At, s, time.Time{}, nil) // one stream: nothing is evicted
 			h.kills = append(h.kills, kills...)
 		}
 	}
@@ -49,7 +48,7 @@ func (h *hostScan) end(stage *failure.Assembler) {
 	h.kills = append(h.kills, stage.FlushKills(input)...)
 }
 
-// printHostKills writes each kill, counts it, and says how many there were.
+// printHostKills writes each kill and counts it.
 func printHostKills(p printer, name string, kills []hostoom.Kill, t *Totals) error {
 	for i := range kills {
 		k := &kills[i]
@@ -62,9 +61,8 @@ func printHostKills(p printer, name string, kills []hostoom.Kill, t *Totals) err
 		case *jsonPrinter:
 			m := pcommon.NewMap()
 			oomattr.PutHostKill(k, m)
-			verdict, _ := k.Retry()
 			err = p.enc.Encode(jsonHostKill{Source: name, Line: int(k.Ref), Kind: "host_kill", Severity: "ERROR",
-				Attributes: m.AsRaw(), Retry: verdict, Statements: k.Statements})
+				Attributes: m.AsRaw(), Retry: t.LastHostRetry, Statements: k.Statements})
 		}
 		if err != nil {
 			return outputError{err}
@@ -88,52 +86,41 @@ type jsonHostKill struct {
 func hostKillText(name string, k *hostoom.Kill) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n%s:%d: host-memory kill (%s, %d statements)\n", name, k.Ref, k.Kind.Source(), k.Statements)
-	fmt.Fprintf(&b, "  cause:      %s\n", k.Cause())
+	var killed, rss, limit string
 	if k.PID != 0 || k.Command != "" {
-		fmt.Fprintf(&b, "  killed:     %s, pid %d", k.Command, k.PID)
+		killed = fmt.Sprintf("%s, pid %d", k.Command, k.PID)
 		if k.Tasks > 1 {
-			fmt.Fprintf(&b, " and %d more tasks (memory.oom.group)", k.Tasks-1)
+			killed += fmt.Sprintf(" and %d more tasks (memory.oom.group)", k.Tasks-1)
 		}
-		b.WriteString("\n")
 	}
 	if k.RSS > 0 {
-		fmt.Fprintf(&b, "  rss:        %s\n", oom.HumanBytes(k.RSS))
+		rss = oom.HumanBytes(k.RSS)
 	}
 	if k.Limit > 0 {
-		fmt.Fprintf(&b, "  limit:      %s (usage %s)\n", oom.HumanBytes(k.Limit), oom.HumanBytes(k.Usage))
-	}
-	if k.Constraint != "" {
-		fmt.Fprintf(&b, "  constraint: %s\n", k.Constraint)
-	}
-	if o := k.Owner(); o.Kind != "" {
-		fmt.Fprintf(&b, "  owner:      %s\n", ownerText(o))
+		limit = oom.HumanBytes(k.Limit) + " (usage " + oom.HumanBytes(k.Usage) + ")"
 	}
 	verdict, rule := k.Retry()
-	if rule != "" {
-		verdict += " (rule: " + rule + ")"
+	for _, f := range [...][2]string{{"cause", k.Cause()}, {"killed", killed}, {"rss", rss}, {"limit", limit},
+		{"constraint", string(k.Constraint)}, {"owner", ownerText(k.Owner())}, {"retry", verdict + ruleText(rule)}} {
+		if f[1] != "" {
+			fmt.Fprintf(&b, "  %-11s %s\n", f[0]+":", f[1])
+		}
 	}
-	fmt.Fprintf(&b, "  retry:      %s\n  what to do:\n", verdict)
-	for i, a := range k.Advice() {
-		fmt.Fprintf(&b, "    %d. %s\n", i+1, a)
-	}
+	writeSteps(&b, "what to do:", k.Advice())
 	return b.String()
 }
 
+// ownerText names the kill's owner; "" when none is known.
 func ownerText(o hostoom.Owner) string {
 	switch o.Kind {
+	case "":
+		return ""
 	case hostoom.OwnerPod:
-		s := "pod " + o.PodUID
-		if o.ContainerID != "" {
-			s += ", container " + o.ContainerID
-		}
-		return s
+		return "pod " + o.PodUID + prefixed(", container ", o.ContainerID)
 	case hostoom.OwnerContainer:
 		return "container " + o.ContainerID
 	case hostoom.OwnerSlurm:
-		if o.SlurmStep != "" {
-			return "Slurm job " + o.SlurmJob + " step " + o.SlurmStep
-		}
-		return "Slurm job " + o.SlurmJob
+		return "Slurm job " + o.SlurmJob + prefixed(" step ", o.SlurmStep)
 	case hostoom.OwnerUnit:
 		return "systemd unit " + o.Unit
 	case hostoom.OwnerNode:
@@ -149,19 +136,4 @@ func hostSummary(t *Totals) string {
 	}
 	return fmt.Sprintf("summary: %s (the kernel's OOM killer or another killer acting for host memory; not XLA failures)\n",
 		plural(t.HostKills, "host-memory kill", "host-memory kills"))
-}
-
-// withHostKills is the exit status once host kills count as OOMs: a kill
-// exits as an OOM does, and futile when the last kill was.
-func withHostKills(t *Totals, status int) int {
-	if status == ExitError || t.HostKills == 0 {
-		return status
-	}
-	if t.LastHostRetry == oom.RetryFutile {
-		return ExitFutile
-	}
-	if status == ExitNone {
-		return ExitFound
-	}
-	return status
 }

@@ -10,27 +10,19 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
-// jsonFinding is one line of --json output: one failure, or one warning.
-// Attributes holds exactly the attributes the processor writes on the
-// finding's first record (Line), but for xla.oom.incident.id (see
-// attributes); Severity is the severity text the processor gives a record
-// that has none. Records lists the first line of every record the finding
-// gathers (its records, failures.go), Line first; Attempts the allocation
-// attempts it came after (a failure) or holds (an allocation_attempt
-// warning), with the lines of their records.
+// jsonFinding is one line of --json output: one failure or one warning, with
+// the attributes the processor writes (Finding.Attributes), the severity it
+// gives a record that has none, the first line of every record gathered (Line
+// first) and the allocation attempts it came after or holds.
 type jsonFinding struct {
-	Source     string         `json:"source"`
-	Line       int            `json:"line"`
-	Severity   string         `json:"severity"`
-	Attributes map[string]any `json:"attributes"`
-	Records    []int          `json:"records"`
-	Attempts   *jsonAttempts  `json:"attempts,omitempty"`
-	// Retry is the failure's verdict from all its records and the attempts
-	// before it (Finding.Retry; the attributes' xla.oom.retry is what the
-	// processor writes on the first record: that record and the attempts
-	// before it), FitFraction capacity / demand where known.
-	Retry       string  `json:"retry,omitempty"`
-	FitFraction float64 `json:"fit_fraction,omitempty"`
+	Source      string         `json:"source"`
+	Line        int            `json:"line"`
+	Severity    string         `json:"severity"`
+	Attributes  map[string]any `json:"attributes"`
+	Records     []int          `json:"records"`
+	Attempts    *jsonAttempts  `json:"attempts,omitempty"`
+	Retry       string         `json:"retry,omitempty"`
+	FitFraction float64        `json:"fit_fraction,omitempty"`
 }
 
 // jsonAttempts is Attempts: sizes in bytes, absent where not printed.

@@ -14,6 +14,9 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
@@ -44,13 +47,12 @@ func (t *Totals) count(f *Finding) {
 		t.Warnings++
 	case f.WentOn():
 		t.Caught++
-	case f.Generic():
-		t.Failures++
-		t.Generic++
-		t.LastRetry = f.Retry
 	default:
 		t.Failures++
 		t.LastRetry = f.Retry
+		if f.Generic() {
+			t.Generic++
+		}
 	}
 }
 
@@ -93,7 +95,7 @@ func scan(name string, r io.Reader, t *Totals, found func(*Finding) error) (inpu
 		t.Inputs++
 		return notes, nil // nothing was read: 0 bytes
 	}
-	if len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b { // a rotated log.gz
+	if bytes.HasPrefix(head, []byte{0x1f, 0x8b}) { // a rotated log.gz
 		gz, gzErr := gzip.NewReader(br)
 		if gzErr != nil {
 			return notes, fmt.Errorf("gzip: %w", gzErr)
@@ -156,15 +158,22 @@ func (notes *inputNotes) record(rec *Record, name string, t *Totals, g *gatherer
 		notes.invalidAt = rec.Line
 	}
 	// The agent's UTF-8 decoder turns invalid bytes into U+FFFD before the
-	// processor sees the record.
+	// processor sees the record. The copy is the finding's own: it may keep
+	// pieces of it.
 	text := strings.ToValidUTF8(string(rec.Text), "\uFFFD")
-	failure, warning := find(text)
-	if failure == nil && warning == nil {
+	found := oom.Default().Find(text, true) // as the processor: a failure first, else a warning
+	if found.Found == oom.FoundNothing {
 		g.evidence(text)
 		return g.settle()
 	}
-	f := &Finding{Source: name, Line: rec.Line, Failure: failure, Warning: warning,
-		Attributes: attributes(failure, warning), Lines: []int{rec.Line}}
+	f := &Finding{Source: name, Line: rec.Line, Lines: []int{rec.Line}}
+	if found.Found == oom.FoundFailure { // its attributes are written once it closed (complete)
+		f.Failure = &found.Report
+	} else {
+		f.Warning = &found.Warning
+		f.Attributes = pcommon.NewMap()
+		oomattr.PutWarning(found.Warning, f.Attributes)
+	}
 	return g.add(f, text)
 }
 

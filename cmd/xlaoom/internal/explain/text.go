@@ -38,9 +38,12 @@ func (p *textPrinter) finding(f *Finding) error {
 		b.WriteByte('\n')
 	}
 	p.n++
-	if f.Failure != nil {
+	switch {
+	case f.Failure != nil:
 		writeFailure(b, f)
-	} else {
+	case f.Warning.Kind == oom.WarningAllocationAttempt:
+		writeAttempts(b, f)
+	default:
 		writeWarning(b, f)
 	}
 	_, err := io.WriteString(p.w, b.String())
@@ -78,25 +81,13 @@ func writeFailure(b *strings.Builder, f *Finding) {
 	field(b, "attempts", prefixed("after ", f.Attempts.Text()))
 	field(b, "also stated at", laterText(f))
 	writeBreakdown(b, &r.Breakdown)
-	if len(r.Remediation) > 0 {
-		b.WriteString("  what to do\n")
-		for i, step := range r.Remediation {
-			fmt.Fprintf(b, "    %d. %s\n", i+1, step)
-		}
-	}
+	writeSteps(b, "what to do", r.Remediation)
 	field(b, "docs", r.DocURL)
 }
 
 func writeWarning(b *strings.Builder, f *Finding) {
 	w := f.Warning
-	if w.Kind == oom.WarningAllocationAttempt {
-		writeAttempts(b, f)
-		return
-	}
-	fmt.Fprintf(b, "%s:%d: memory warning %s (not an OOM)\n", f.Source, f.Line, w.Kind)
-	field(b, "meaning", w.Explanation)
-	field(b, "phase", joinNonEmpty(" · ", w.Phase, prefixed("backend ", w.Backend)))
-	field(b, "family", w.Family+"  "+familyDocs+w.Family)
+	writeWarningHead(b, f, "")
 	writeSizes(b, f.Attributes)
 	if ratio, ok := w.Pressure(); ok {
 		field(b, "pressure", strconv.FormatFloat(100*ratio, 'f', 1, 64)+" % of the limit")
@@ -104,15 +95,21 @@ func writeWarning(b *strings.Builder, f *Finding) {
 	field(b, "where", prefixed("device ", w.Device))
 }
 
+// writeWarningHead writes a warning's first line, ending in more, what it
+// means and where it comes from.
+func writeWarningHead(b *strings.Builder, f *Finding, more string) {
+	w := f.Warning
+	fmt.Fprintf(b, "%s:%d: memory warning %s (not an OOM)%s\n", f.Source, f.Line, w.Kind, more)
+	field(b, "meaning", w.Explanation)
+	field(b, "phase", joinNonEmpty(" · ", w.Phase, prefixed("backend ", w.Backend)))
+	field(b, "family", w.Family+"  "+familyDocs+w.Family)
+}
+
 // writeAttempts writes the allocation attempts that no failure followed, as
 // one warning: what they mean, their figures and what to do.
 func writeAttempts(b *strings.Builder, f *Finding) {
 	w, a := f.Warning, &f.Attempts
-	fmt.Fprintf(b, "%s:%d: memory warning %s (not an OOM): %s, no failure followed\n", f.Source, f.Line, w.Kind,
-		plural(int64(a.Count), "refused allocation", "refused allocations"))
-	field(b, "meaning", w.Explanation)
-	field(b, "phase", joinNonEmpty(" · ", w.Phase, prefixed("backend ", w.Backend)))
-	field(b, "family", w.Family+"  "+familyDocs+w.Family)
+	writeWarningHead(b, f, ": "+plural(int64(a.Count), "refused allocation", "refused allocations")+", no failure followed")
 	field(b, "attempts", a.Text())
 	if a.First.Known {
 		field(b, "first asked", sizeText(a.First.Bytes))
@@ -127,12 +124,7 @@ func writeAttempts(b *strings.Builder, f *Finding) {
 	if len(f.Lines) > 1 {
 		field(b, "lines", linesText(f.Lines))
 	}
-	if steps := oom.WarningAdvice(w); len(steps) > 0 {
-		b.WriteString("  what to do\n")
-		for i, step := range steps {
-			fmt.Fprintf(b, "    %d. %s\n", i+1, step)
-		}
-	}
+	writeSteps(b, "what to do", oom.WarningAdvice(w))
 }
 
 // laterText names the records after a failure's first that state it too,
@@ -216,20 +208,14 @@ func allocationText(a *oom.Allocation) string {
 }
 
 func where(r *oom.Report) string {
-	var parts []string
-	if r.Program != "" {
-		parts = append(parts, "program "+r.Program)
-	}
-	if r.Device != "" {
-		parts = append(parts, "device "+r.Device)
-	}
+	var replica, partition string
 	if r.HasReplica {
-		parts = append(parts, "replica "+strconv.FormatInt(r.Replica, 10))
+		replica = "replica " + strconv.FormatInt(r.Replica, 10)
 	}
 	if r.HasPartition {
-		parts = append(parts, "partition "+strconv.FormatInt(r.Partition, 10))
+		partition = "partition " + strconv.FormatInt(r.Partition, 10)
 	}
-	return strings.Join(parts, " · ")
+	return joinNonEmpty(" · ", prefixed("program ", r.Program), prefixed("device ", r.Device), replica, partition)
 }
 
 // siteText is the frame of the user's code that asked: "train.py:194 in
@@ -261,6 +247,17 @@ func holdersText(f *failure.Failure) string {
 		parts = append(parts, h.Program+" "+oom.HumanBytes(h.Bytes)+" ("+plural(int64(h.Chunks), "chunk", "chunks")+")")
 	}
 	return strings.Join(parts, ", ")
+}
+
+// writeSteps writes a numbered list under its title; none when empty.
+func writeSteps(b *strings.Builder, title string, steps []string) {
+	if len(steps) == 0 {
+		return
+	}
+	b.WriteString("  " + title + "\n")
+	for i, step := range steps {
+		fmt.Fprintf(b, "    %d. %s\n", i+1, step)
+	}
 }
 
 // field writes one "  label   value" line; an empty value writes nothing.

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -43,7 +44,7 @@ func readMemcg() (memcgCounts, error) {
 		return memcgCounts{}, err
 	}
 	defer func() { _ = f.Close() }() // read only
-	var v1, v2 string
+	var rel [2]string                // the cgroup's path in the v1 memory hierarchy, in the v2 one
 	for sc := bufio.NewScanner(f); sc.Scan(); {
 		parts := strings.SplitN(sc.Text(), ":", 3)
 		if len(parts) != 3 {
@@ -51,64 +52,47 @@ func readMemcg() (memcgCounts, error) {
 		}
 		switch {
 		case parts[0] == "0" && parts[1] == "":
-			v2 = parts[2]
-		case hasController(parts[1], "memory"):
-			v1 = parts[2]
+			rel[1] = parts[2]
+		case slices.Contains(strings.Split(parts[1], ","), "memory"):
+			rel[0] = parts[2]
 		}
 	}
-	if v1 != "" {
-		dir := filepath.Join(cgroupRoot, "memory", v1)
-		if _, err := os.Stat(filepath.Join(dir, "memory.oom_control")); err == nil {
-			return readV1(dir)
-		}
-	}
-	if v2 != "" {
-		dir := filepath.Join(cgroupRoot, v2)
-		if _, err := os.Stat(filepath.Join(dir, "memory.events")); err == nil {
-			return readV2(dir)
+	for i, files := range memcgLayouts {
+		dir := filepath.Join(cgroupRoot, files.root, rel[i])
+		if _, err := os.Stat(filepath.Join(dir, files.counters)); rel[i] != "" && err == nil {
+			return readCounts(dir, i == 1, files)
 		}
 	}
 	return memcgCounts{}, errors.New("no memory cgroup: neither memory.oom_control (v1) nor memory.events (v2) of this process's cgroup is readable")
 }
 
-func hasController(list, name string) bool {
-	for _, c := range strings.Split(list, ",") {
-		if c == name {
-			return true
-		}
-	}
-	return false
+// memcgLayout names the files of a memory cgroup hierarchy that hold the
+// counters.
+type memcgLayout struct {
+	root, counters, limit, peak string
+	note                        string // why counters may lack oom_kill
 }
 
-func readV2(dir string) (memcgCounts, error) {
-	c := memcgCounts{path: dir, v2: true}
-	kv, err := readKeyed(filepath.Join(dir, "memory.events"))
+// memcgLayouts are v1's and v2's.
+var memcgLayouts = [2]memcgLayout{
+	{"memory", "memory.oom_control", "memory.limit_in_bytes", "memory.max_usage_in_bytes", " (Linux before 4.13)"},
+	{"", "memory.events", "memory.max", "memory.peak", ""},
+}
+
+func readCounts(dir string, v2 bool, files memcgLayout) (memcgCounts, error) {
+	c := memcgCounts{path: dir, v2: v2}
+	path := filepath.Join(dir, files.counters)
+	kv, err := readKeyed(path)
 	if err != nil {
 		return c, err
 	}
 	var ok bool
 	if c.oomKill, ok = kv["oom_kill"]; !ok {
-		return c, fmt.Errorf("%s: no oom_kill counter", filepath.Join(dir, "memory.events"))
+		return c, fmt.Errorf("%s: no oom_kill counter%s", path, files.note)
 	}
-	c.oomAtLimit = kv["oom"]
-	c.limit = readNumber(filepath.Join(dir, "memory.max"))
-	c.peak = readNumber(filepath.Join(dir, "memory.peak"))
-	return c, nil
-}
-
-func readV1(dir string) (memcgCounts, error) {
-	c := memcgCounts{path: dir}
-	kv, err := readKeyed(filepath.Join(dir, "memory.oom_control"))
-	if err != nil {
-		return c, err
-	}
-	var ok bool
-	// oom_kill is in memory.oom_control since Linux 4.13.
-	if c.oomKill, ok = kv["oom_kill"]; !ok {
-		return c, fmt.Errorf("%s: no oom_kill counter (Linux before 4.13)", filepath.Join(dir, "memory.oom_control"))
-	}
-	c.limit = readNumber(filepath.Join(dir, "memory.limit_in_bytes"))
-	c.peak = readNumber(filepath.Join(dir, "memory.max_usage_in_bytes"))
+	c.oomAtLimit = kv["oom"] // v2 only: v1's oom_control has no such key
+	c.limit = readNumber(filepath.Join(dir, files.limit))
+	c.peak = readNumber(filepath.Join(dir, files.peak))
 	return c, nil
 }
 

@@ -3,11 +3,7 @@
 
 package run
 
-import (
-	"fmt"
-
-	"github.com/xlaoom/xlaoomprocessor/oom"
-)
+import "fmt"
 
 // hostKill is what the memory cgroup's counters say about one run: the
 // kernel's OOM killer killed kills of the job's processes.
@@ -42,16 +38,6 @@ func hostKillBetween(before memcgCounts, beforeErr error) *hostKill {
 	return k
 }
 
-// retry is the verdict of the retry table's evidence rule: a job that
-// filled its own cgroup fails again with the same limit; a kill of the
-// whole node's memory depended on what else ran there.
-func (k *hostKill) retry() string {
-	if k.ownLimit {
-		return oom.RetryFutile
-	}
-	return oom.RetryMayHelp
-}
-
 // String names the kill in the wrapper's line.
 func (k *hostKill) String() string {
 	where := "the node ran out of memory (not the cgroup's own limit)"
@@ -64,14 +50,6 @@ func (k *hostKill) String() string {
 	return fmt.Sprintf("the kernel's OOM killer killed %d process(es) of the job in %s: %s", k.kills, k.after.path, where)
 }
 
-// advice is the first step for an accelerator job that a host kill ended.
-func (k *hostKill) advice() string {
-	if k.ownLimit {
-		return "raise the memory request/limit, or lower host memory: stream the checkpoint restore, fewer or lighter data-loader workers, a lower pinned-host limit"
-	}
-	return "a neighbour may have held the memory; reserve the job's memory (a request equal to its limit)"
-}
-
 func bytesText(n int64) string {
 	switch {
 	case n >= 1<<30:
@@ -82,25 +60,19 @@ func bytesText(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
-// decideHostKill exits as for an XLA failure of the same verdict: futile,
-// or may_help (rerun up to --retries, then --may-help-exit). rerun is true
-// when the wrapper should run the job again.
+// decideHostKill exits as for an XLA failure of the same verdict (the retry
+// table's evidence rule): futile when the job filled its own cgroup, as it
+// will again with the same limit; else may_help, as a kill of the node's
+// memory depended on what else ran there (rerun up to --retries, then
+// --may-help-exit). rerun is true when the wrapper should run the job again.
 func (w *wrapper) decideHostKill(k *hostKill, status int, retries *int, sigs *signals) (exit int, rerun bool) {
-	if k.retry() == oom.RetryFutile {
-		w.decided("the job exited %d: %s; futile, a restart fails the same way with the same limit (%s): exit %d",
-			status, k, k.advice(), w.o.futileExit)
+	if k.ownLimit {
+		w.decided("the job exited %d: %s; futile, a restart fails the same way with the same limit (raise the memory request/limit, "+
+			"or lower host memory: stream the checkpoint restore, fewer or lighter data-loader workers, a lower pinned-host limit): exit %d",
+			status, k, w.o.futileExit)
 		return w.o.futileExit, false
 	}
-	if *retries < w.o.retries {
-		*retries++
-		w.say("the job exited %d: %s; may pass on a rerun: rerun %d of %d in %v", status, k, *retries, w.o.retries, w.o.retryDelay)
-		if !w.wait(sigs) {
-			w.say("stopped by %v before the rerun: exit %d, the job's status", sigs.stopped(), status)
-			return status, false
-		}
-		return 0, true
-	}
-	w.decided("the job exited %d: %s; may pass on a rerun (%s)%s: exit %d",
-		status, k, k.advice(), w.retriesSpent(*retries), w.o.mayHelpExit)
-	return w.o.mayHelpExit, false
+	what := fmt.Sprintf("the job exited %d: %s; may pass on a rerun", status, k)
+	return w.mayHelp(what, "", " (a neighbour may have held the memory; reserve the job's memory (a request equal to its limit))",
+		status, retries, sigs)
 }

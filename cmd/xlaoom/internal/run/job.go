@@ -51,13 +51,6 @@ func (s *signals) loop() {
 	}
 }
 
-// running sets the job signals go to; nil when none runs.
-func (s *signals) running(p *os.Process) {
-	s.mu.Lock()
-	s.job = p
-	s.mu.Unlock()
-}
-
 // stopped returns the terminating signal received, or nil.
 func (s *signals) stopped() os.Signal {
 	s.mu.Lock()
@@ -99,16 +92,15 @@ func runJob(command, env []string, stdin io.Reader, stdout, stderr io.Writer, lo
 		return ExitCannotRun, err
 	}
 	err = cmd.Wait()
-	sigs.running(nil)
+	sigs.mu.Lock()
+	sigs.job = nil
+	sigs.mu.Unlock()
 	outTee.flush()
 	errTee.flush()
-	var exitErr *exec.ExitError
-	if err != nil && !errors.As(err, &exitErr) {
-		// The job ran but its output could not be copied: its status still
-		// counts.
-		if cmd.ProcessState == nil {
-			return ExitCannotRun, err
-		}
+	// A job that ran counts by its status, even when its output could not be
+	// copied.
+	if err != nil && cmd.ProcessState == nil {
+		return ExitCannotRun, err
 	}
 	return exitStatus(cmd.ProcessState), nil
 }

@@ -5,7 +5,7 @@ package run
 
 import (
 	"bytes"
-	"fmt"
+	"cmp"
 
 	"github.com/xlaoom/xlaoomprocessor/cmd/xlaoom/internal/explain"
 )
@@ -15,7 +15,7 @@ import (
 type verdict struct {
 	code   string  // xla.error.code
 	retry  string  // xla.oom.retry: oom.RetryFutile, oom.RetryMayHelp, oom.RetryUnknown
-	action string  // xla.oom.action, the kind of the first remediation step
+	action string  // xla.oom.action, the kind of the first remediation step; "none" for none
 	fit    float64 // capacity / demand: the factor the demand must shrink by; 0 unknown
 }
 
@@ -28,17 +28,8 @@ func explainLog(log []byte) (*verdict, error) {
 	}
 	// The finding's verdict is read from all the records of the failure and
 	// the attempts before it, not from its first record alone.
-	return &verdict{code: f.Failure.Code, retry: f.Retry, action: f.Failure.Action, fit: f.FitFraction}, nil
+	return &verdict{code: f.Failure.Code, retry: f.Retry, action: cmp.Or(f.Failure.Action, "none"), fit: f.FitFraction}, nil
 }
 
 // String names the failure in the wrapper's line: "the XLA failure E1000".
-func (v *verdict) String() string {
-	return fmt.Sprintf("the XLA failure %s", v.code)
-}
-
-func (v *verdict) actionOrNone() string {
-	if v.action == "" {
-		return "none"
-	}
-	return v.action
-}
+func (v *verdict) String() string { return "the XLA failure " + v.code }

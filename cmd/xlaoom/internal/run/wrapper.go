@@ -72,25 +72,17 @@ func (w *wrapper) run() int {
 				}
 			}
 			w.decided("the job exited %d: %s is futile, a restart fails the same way; change the configuration (action %s): exit %d",
-				status, v, v.actionOrNone(), w.o.futileExit)
+				status, v, v.action, w.o.futileExit)
 			return w.o.futileExit
 		case oom.RetryMayHelp:
-			if retries < w.o.retries {
-				retries++
-				w.say("the job exited %d: %s may pass on a rerun (action %s): rerun %d of %d in %v",
-					status, v, v.actionOrNone(), retries, w.o.retries, w.o.retryDelay)
-				if !w.wait(sigs) {
-					w.say("stopped by %v before the rerun: exit %d, the job's status", sigs.stopped(), status)
-					return status
-				}
-				continue
+			what, action := fmt.Sprintf("the job exited %d: %s may pass on a rerun", status, v), " (action "+v.action+")"
+			if exit, rerun := w.mayHelp(what, action, action, status, &retries, sigs); !rerun {
+				return exit
 			}
-			w.decided("the job exited %d: %s may pass on a rerun (action %s)%s: exit %d",
-				status, v, v.actionOrNone(), w.retriesSpent(retries), w.o.mayHelpExit)
-			return w.o.mayHelpExit
+			continue
 		}
 		w.decided("the job exited %d: %s, whether a rerun helps is unknown (action %s): exit %d, the job's status",
-			status, v, v.actionOrNone(), status)
+			status, v, v.action, status)
 		return status
 	}
 }
@@ -105,6 +97,23 @@ func (w *wrapper) decided(format string, a ...any) {
 	if err := os.WriteFile(w.o.terminationLog, []byte(msg), 0o644); err != nil {
 		w.say("cannot write the termination log: %v", err)
 	}
+}
+
+// mayHelp reruns a failure a retry may help while --retries allow, else
+// decides --may-help-exit. what says the failure; rerunNote and exitNote end
+// it in the line of each outcome.
+func (w *wrapper) mayHelp(what, rerunNote, exitNote string, status int, retries *int, sigs *signals) (exit int, rerun bool) {
+	if *retries < w.o.retries {
+		*retries++
+		w.say("%s%s: rerun %d of %d in %v", what, rerunNote, *retries, w.o.retries, w.o.retryDelay)
+		if !w.wait(sigs) {
+			w.say("stopped by %v before the rerun: exit %d, the job's status", sigs.stopped(), status)
+			return status, false
+		}
+		return 0, true
+	}
+	w.decided("%s%s%s: exit %d", what, exitNote, w.retriesSpent(*retries), w.o.mayHelpExit)
+	return w.o.mayHelpExit, false
 }
 
 func (w *wrapper) retriesSpent(n int) string {
