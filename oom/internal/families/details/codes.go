@@ -117,15 +117,11 @@ func StandaloneCode(codes []CodeAt) (string, bool) {
 // codeInURL reads the code from the text after "openxla.org/xla/errors":
 // "/error_1000" or "#e1000".
 func codeInURL(after string) string {
-	var rest string
-	if r, ok := strings.CutPrefix(after, "/error_"); ok {
-		rest = r
-	} else if len(after) > 2 && after[0] == '#' && (after[1] == 'e' || after[1] == 'E') {
-		rest = after[2:]
-	} else {
-		return ""
+	rest, ok := strings.CutPrefix(after, "/error_")
+	if !ok && len(after) > 2 && after[0] == '#' && after[1]|0x20 == 'e' {
+		rest, ok = after[2:], true
 	}
-	if logtext.DigitsEnd(rest, 0) != 4 {
+	if !ok || logtext.DigitsEnd(rest, 0) != 4 {
 		return ""
 	}
 	return "E" + rest[:4]
