@@ -136,7 +136,7 @@ func (z *Recognizer) recognizeFlat(flat string, info *logtext.InfoLines, entries
 	// No family pattern reaches into them: every headline ends before its
 	// breakdown starts. Records without one pay a few substring searches.
 	if breakdown.HasBreakdown(flat) {
-		breakdown.ReadBreakdown(&r.Breakdown, flat, grammar.MaxAllocations)
+		breakdown.ReadBreakdown(&r.Breakdown, flat)
 		if !r.Used.Known {
 			r.Used = r.Breakdown.Allocated // XRT "Currently allocated": what is in use on the device
 		}

@@ -4,6 +4,7 @@
 package breakdown
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -11,21 +12,16 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
-// breakdownAnchors are the phrases that start a breakdown; without one of
-// them no breakdown work is done.
-var breakdownAnchors = [...]string{
+// breakdownAnchors are the phrases that start a breakdown.
+var breakdownAnchors = []string{
 	"Total hbm usage >= ", "Program hbm requirement ", "Largest program allocations in ",
 	"BufferAssignment stats:", "Peak buffers:", "Top-of-Memory reserved:",
 }
 
-// HasBreakdown reports whether flat holds one of breakdownAnchors.
+// HasBreakdown reports whether flat holds one of breakdownAnchors: without
+// one, no breakdown work is done.
 func HasBreakdown(flat string) bool {
-	for _, a := range breakdownAnchors {
-		if strings.Contains(flat, a) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(breakdownAnchors, func(a string) bool { return strings.Contains(flat, a) })
 }
 
 // How far each part of a breakdown is read, in bytes of flattened text. Each
@@ -40,8 +36,9 @@ const (
 	maxEntrySpan    = 4096 // one allocation entry spans well under 4 KiB; the last one stops there
 )
 
-// ReadBreakdown fills b from the flattened record text.
-func ReadBreakdown(b *grammar.Breakdown, flat string, maxEntries int) {
+// ReadBreakdown fills b from the flattened record text, at most
+// grammar.MaxAllocations entries.
+func ReadBreakdown(b *grammar.Breakdown, flat string) {
 	if i := strings.Index(flat, "Total hbm usage >= "); i >= 0 {
 		s := flat[i+len("Total hbm usage >= "):]
 		tok, rest := nextToken(s)
@@ -100,13 +97,10 @@ func ReadBreakdown(b *grammar.Breakdown, flat string, maxEntries int) {
 		b.Program = orSize(b.Program, exactAfter(sec, "Program requirement: "))
 		b.AvailableAfter = orSize(b.AvailableAfter, exactAfter(sec, "Available after request: "))
 	}
-	if maxEntries <= 0 {
-		return
-	}
 	if i := strings.Index(flat, "Largest program allocations in "); i >= 0 {
-		readEntries(b, flat[i:], maxEntries)
+		readEntries(b, flat[i:])
 	} else if i := strings.Index(flat, "Peak buffers:"); i >= 0 {
-		readEntries(b, flat[i:], maxEntries)
+		readEntries(b, flat[i:])
 	}
 }
 
@@ -195,7 +189,8 @@ const maxLabelLen = 256
 
 // readEntries reads the numbered entries of s (which starts at the list's
 // heading): each begins at "N. Size: " (TPU) or "Buffer N: Size: " (GPU).
-func readEntries(b *grammar.Breakdown, s string, maxEntries int) {
+func readEntries(b *grammar.Breakdown, s string) {
+	const maxEntries = grammar.MaxAllocations
 	starts := make([]int, 0, min(maxEntries, 16)+1)
 	for from := 0; len(starts) <= maxEntries; {
 		i := strings.Index(s[from:], "Size: ")
@@ -225,28 +220,19 @@ func readEntries(b *grammar.Breakdown, s string, maxEntries int) {
 
 // entryStart reports whether before ends in "N. " or "Buffer N: ".
 func entryStart(before string) bool {
-	b := strings.TrimSuffix(before, " ")
-	if len(b) == len(before) {
+	b, ok := strings.CutSuffix(before, " ")
+	if !ok || b == "" || b[len(b)-1] != '.' && b[len(b)-1] != ':' {
 		return false
 	}
-	var sep byte
-	if n := len(b); n > 0 && (b[n-1] == '.' || b[n-1] == ':') {
-		sep = b[n-1]
-		b = b[:n-1]
-	} else {
-		return false
-	}
-	k := len(b)
-	for k > 0 && b[k-1] >= '0' && b[k-1] <= '9' {
-		k--
-	}
-	if k == len(b) {
+	sep, b := b[len(b)-1], b[:len(b)-1]
+	rest := strings.TrimRight(b, "0123456789")
+	if len(rest) == len(b) {
 		return false
 	}
 	if sep == '.' {
-		return k == 0 || b[k-1] == ' ' || b[k-1] == ':'
+		return rest == "" || rest[len(rest)-1] == ' ' || rest[len(rest)-1] == ':'
 	}
-	return strings.HasSuffix(b[:k], "Buffer ")
+	return strings.HasSuffix(rest, "Buffer ")
 }
 
 // readEntry reads one entry; seg starts at its size.
