@@ -39,8 +39,7 @@ const (
 // ReadBreakdown fills b from the flattened record text, at most
 // grammar.MaxAllocations entries.
 func ReadBreakdown(b *grammar.Breakdown, flat string) {
-	if i := strings.Index(flat, "Total hbm usage >= "); i >= 0 {
-		s := flat[i+len("Total hbm usage >= "):]
+	if _, s, ok := strings.Cut(flat, "Total hbm usage >= "); ok {
 		tok, rest := nextToken(s)
 		b.Total = grammar.ParseSizeToken(strings.TrimSuffix(tok, ":"))
 		sec := section(rest, totalsSpan, "Output size", "Program hbm requirement", "Largest program")
@@ -48,8 +47,7 @@ func ReadBreakdown(b *grammar.Breakdown, flat string) {
 		b.Arguments = valueAfter(sec, "arguments ")
 		b.Reserved = valueAfter(sec, "reserved ")
 	}
-	if i := strings.Index(flat, "Output size "); i >= 0 {
-		s := flat[i+len("Output size "):]
+	if _, s, ok := strings.Cut(flat, "Output size "); ok {
 		tok, rest := nextToken(s)
 		if tok != "unknown." {
 			b.Output = grammar.ParseSizeToken(strings.TrimSuffix(tok, ";"))
@@ -59,8 +57,7 @@ func ReadBreakdown(b *grammar.Breakdown, flat string) {
 			}
 		}
 	}
-	if i := strings.Index(flat, "Program hbm requirement "); i >= 0 {
-		s := flat[i+len("Program hbm requirement "):]
+	if _, s, ok := strings.Cut(flat, "Program hbm requirement "); ok {
 		tok, rest := nextToken(s)
 		if !b.Program.Known {
 			b.Program = grammar.ParseSizeToken(strings.TrimSuffix(tok, ":"))
