@@ -60,29 +60,17 @@ func (z *Recognizer) eachAttemptOrRaised(flat string, st *speaker.Statements, ca
 	return cands
 }
 
-// resolveRaised finds, for each attempt, the failure family its raised
-// form is read as (warningFamily.raised); it panics on an id that names
-// none, as newRecognizer does on any malformed entry.
-func (z *Recognizer) resolveRaised() {
-	for _, i := range z.Attempts {
-		w := &z.Warnings[i]
-		f := z.family(w.Raised)
-		if w.Raised != "" && f == nil {
-			panic("oom: warning family " + w.ID + " is raised as " + strconv.Quote(w.Raised) + ", which is no failure family")
-		}
-		z.raisedAs = append(z.raisedAs, f)
-	}
-}
-
-// family returns the failure family of an id, nil for "" or none.
-func (z *Recognizer) family(id string) *grammar.Family {
-	if id == "" {
+// raisedFamily is the failure family an attempt's raised form is read as
+// (WarningFamily.Raised), nil for none; it panics on an id that names no
+// failure family, as newRecognizer does on any malformed entry.
+func (z *Recognizer) raisedFamily(w *grammar.WarningFamily) *grammar.Family {
+	if w.Raised == "" {
 		return nil
 	}
 	for i := range z.Families {
-		if z.Families[i].ID == id {
+		if z.Families[i].ID == w.Raised {
 			return &z.Families[i]
 		}
 	}
-	return nil
+	panic("oom: warning family " + w.ID + " is raised as " + strconv.Quote(w.Raised) + ", which is no failure family")
 }
