@@ -13,21 +13,10 @@ import (
 
 // The speaker decides before the words (docs/recognition.md, "Who said
 // it"): the hooks of speaker/statements.go's record into recognition.
-//
-//   - A match in a statement of a foreign program (CuPy, PyTorch, a
-//     database, ...) is dropped: a family's, an attempt's, a warning's, a
-//     code's and the last-resort layer's alike.
-//   - An allocation attempt in a status XLA's stack raised is no attempt:
-//     the program raised it, so it is the failure, read as the failure
-//     family its words belong to (warningFamily.raised), else by the
-//     last-resort layer.
-//   - Elsewhere (bare messages, unknown speakers) the rules of words alone
-//     hold.
 
-// eachAttemptOrRaised is eachAttempt that also adds to cands the
-// allocation attempts that lie in a status XLA's stack raised, as
-// candidates of their raised family: one pass over the attempt patterns
-// for both.
+// eachAttemptOrRaised is EachAttempt that also adds to cands the attempts
+// in a status XLA's stack raised (the program raised them: the failure), as
+// candidates of their raised family: one pass over the attempt patterns.
 func (z *Recognizer) eachAttemptOrRaised(flat string, st *speaker.Statements, cands []verdict.Candidate, fn func(at int, r *grammar.Report, requested string)) []verdict.Candidate {
 	if !st.AnyRaised() {
 		z.EachAttempt(flat, func(at int) bool { return verdict.AttemptAt(st, at) == verdict.Attempt }, fn)
