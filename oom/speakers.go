@@ -18,10 +18,6 @@ import (
 // in a status XLA's stack raised (the program raised them: the failure), as
 // candidates of their raised family: one pass over the attempt patterns.
 func (z *Recognizer) eachAttemptOrRaised(flat string, st *speaker.Statements, cands []verdict.Candidate, fn func(at int, r *grammar.Report, requested string)) []verdict.Candidate {
-	if !st.AnyRaised() {
-		z.EachAttempt(flat, func(at int) bool { return verdict.AttemptAt(st, at) == verdict.Attempt }, fn)
-		return cands
-	}
 	for k, i := range z.Attempts {
 		w := &z.Warnings[i]
 		f := z.raisedAs[k] // nil when the last-resort layer reads its raised form
