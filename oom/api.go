@@ -132,24 +132,14 @@ func ParseSize(tok string) Size { return grammar.ParseSizeToken(tok) }
 // xlaoom explain print sizes.
 func HumanBytes(n int64) string { return grammar.HumanBytes(n) }
 
-// Warning kinds: the values of the xla.memory.warning attribute.
+// Warning kinds: the values of the xla.memory.warning attribute;
+// Warning.Explanation says what each means.
 const (
-	// WarningRematerialization: the compiler recomputed values to cut peak
-	// memory and still could not get under its limit.
-	WarningRematerialization = grammar.WarningRematerialization
-	// WarningAllocatorRetry: the BFC allocator could not serve an allocation
-	// its caller can do without ("with freed_by_count=N").
-	WarningAllocatorRetry = grammar.WarningAllocatorRetry
-	// WarningAllocationAttempt: the driver refused an allocator's request,
-	// which XLA's pool set-up and growth retry with less; a series at
-	// start-up means another process holds part of the GPU.
-	WarningAllocationAttempt = grammar.WarningAllocationAttempt
-	// WarningAutotuneFallback: the GPU autotuner had no memory for scratch
-	// and fell back to a default algorithm.
-	WarningAutotuneFallback = grammar.WarningAutotuneFallback
-	// WarningMemoryUsage: the device's free and total memory, printed by
-	// cuDNN after it failed to create its handle.
-	WarningMemoryUsage = grammar.WarningMemoryUsage
+	WarningRematerialization = grammar.WarningRematerialization // the compiler's rematerialization missed its limit
+	WarningAllocatorRetry    = grammar.WarningAllocatorRetry    // BFC could not serve an allocation its caller can do without
+	WarningAllocationAttempt = grammar.WarningAllocationAttempt // the driver refused an allocator's request; it retries with less
+	WarningAutotuneFallback  = grammar.WarningAutotuneFallback  // the GPU autotuner had no scratch memory and fell back
+	WarningMemoryUsage       = grammar.WarningMemoryUsage       // cuDNN failed to start and printed the device's free memory
 )
 
 // Warning is one memory-pressure warning read from log text.

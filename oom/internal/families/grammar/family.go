@@ -21,8 +21,7 @@ type Family struct {
 	Phase   string // PhaseCompile or PhaseRuntime
 	Backend string // the backend the message itself proves, "" if it does not
 	// Category, when set, refines the code's catalog category for failures
-	// outside XLA's catalog; the code stays the catalog's, so counts by code
-	// are unchanged.
+	// outside XLA's catalog (counts by code stay the catalog's).
 	Category string
 
 	// Anchor is a literal piece of the message, its rarest stable words:
@@ -51,11 +50,8 @@ type Family struct {
 type FamilyKind int
 
 const (
-	// Fatal is a returned status, what the program fails with.
-	Fatal FamilyKind = iota + 1
-	// LogOnly is an allocator or driver log line. It is the failure only when
-	// the record holds no status, and otherwise lends its details to it.
-	LogOnly
+	Fatal   FamilyKind = iota + 1 // a returned status, what the program fails with
+	LogOnly                       // an allocator or driver line: the failure only where no status is
 )
 
 func (k FamilyKind) String() string {
