@@ -59,12 +59,9 @@ func ReadBreakdown(b *grammar.Breakdown, flat string) {
 	}
 	if _, s, ok := strings.Cut(flat, "Program hbm requirement "); ok {
 		tok, rest := nextToken(s)
-		if !b.Program.Known {
-			b.Program = grammar.ParseSizeToken(strings.TrimSuffix(tok, ":"))
-		}
+		b.Program = orSize(b.Program, grammar.ParseSizeToken(strings.TrimSuffix(tok, ":")))
 		sec := section(rest, programSpan, "Largest program", "Output size", "Total hbm usage")
-		if j := strings.Index(sec, "HLO temp "); j >= 0 {
-			t := sec[j+len("HLO temp "):]
+		if _, t, ok := strings.Cut(sec, "HLO temp "); ok {
 			tok, detail := nextToken(t)
 			b.Temp = grammar.ParseSizeToken(tok)
 			if strings.HasPrefix(detail, "(") {
@@ -148,11 +145,11 @@ func valueAfter(sec, key string) grammar.Size {
 
 // exactAfter reads "key 529.00M ( 554,696,704 bytes)", preferring the exact figure.
 func exactAfter(sec, key string) grammar.Size {
-	i := strings.Index(sec, key)
-	if i < 0 {
+	_, v, ok := strings.Cut(sec, key)
+	if !ok {
 		return grammar.Size{}
 	}
-	tok, rest := nextToken(sec[i+len(key):])
+	tok, rest := nextToken(v)
 	if r, ok := strings.CutPrefix(strings.TrimLeft(rest, " "), "("); ok {
 		if ex, tail := nextToken(r); strings.HasPrefix(tail, "bytes)") {
 			if s := grammar.ParseSizeToken(ex); s.Known {
@@ -165,12 +162,8 @@ func exactAfter(sec, key string) grammar.Size {
 
 // parenAfter reads the size in "key X)".
 func parenAfter(s, key string) grammar.Size {
-	i := strings.Index(s, key)
-	if i < 0 {
-		return grammar.Size{}
-	}
-	t := s[i+len(key):]
-	if j := strings.IndexByte(t, ')'); j >= 0 && j <= 24 {
+	_, t, ok := strings.Cut(s, key)
+	if j := strings.IndexByte(t, ')'); ok && j >= 0 && j <= 24 {
 		return grammar.ParseSizeToken(t[:j])
 	}
 	return grammar.Size{}
