@@ -230,10 +230,7 @@ func readEntry(seg string) grammar.Allocation {
 	var a grammar.Allocation
 	tok, _ := nextToken(seg)
 	a.Size = grammar.ParseSizeToken(tok)
-	// the end of the entry: its "=====" rule, else the segment end
-	if i := strings.Index(seg, "=========="); i >= 0 {
-		seg = seg[:i]
-	}
+	seg, _, _ = strings.Cut(seg, "==========") // the entry's rule, else the segment end
 	field := func(label string) (string, bool) {
 		i := strings.Index(seg, label)
 		if i < 0 {
@@ -320,14 +317,13 @@ func readOperator(a *grammar.Allocation, s string) {
 }
 
 // quotedValue returns the value of key"…" with backslash escapes decoded
-// (\' \" \\ and \n), or "" when absent. An unterminated value (a
-// truncated paste) is returned as far as it goes.
+// (\n, \t, else the escaped byte itself), or "" when absent. An
+// unterminated value (a truncated paste) is returned as far as it goes.
 func quotedValue(s, key string) string {
-	i := strings.Index(s, key)
-	if i < 0 {
+	_, v, ok := strings.Cut(s, key)
+	if !ok {
 		return ""
 	}
-	v := s[i+len(key):]
 	var sb strings.Builder
 	for j := 0; j < len(v); j++ {
 		c := v[j]
