@@ -6,6 +6,7 @@ package verdict
 // Verdict is what one statement is for its record.
 type Verdict uint8
 
+// The verdicts.
 const (
 	Dropped Verdict = iota // not a statement of an out-of-memory failure here
 	// Failure is the failure; of several, the earliest, the others lending
@@ -26,6 +27,7 @@ func (v Verdict) String() string { return verdictNames[v] }
 // Kind is what the grammar made of a statement.
 type Kind uint8
 
+// The statement kinds.
 const (
 	AnyKind     Kind = iota // in a row: a statement of every kind
 	Status                  // a failure family's returned status (grammar.Fatal)

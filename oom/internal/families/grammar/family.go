@@ -49,6 +49,7 @@ type Family struct {
 // FamilyKind says what a match of a family means.
 type FamilyKind int
 
+// The family kinds.
 const (
 	Fatal   FamilyKind = iota + 1 // a returned status, what the program fails with
 	LogOnly                       // an allocator or driver line: the failure only where no status is
