@@ -168,14 +168,8 @@ func chipID(before string) string {
 		k--
 	}
 	id := before[k:]
-	parts := strings.Split(id, "x")
-	if len(parts) != 3 {
-		return ""
-	}
-	for _, p := range parts {
-		if p == "" || logtext.DigitsEnd(p, 0) != len(p) {
-			return ""
-		}
+	if parts := strings.Split(id, "x"); len(parts) != 3 || slices.Contains(parts, "") {
+		return "" // each part is digits, by the scan above
 	}
 	return id
 }
