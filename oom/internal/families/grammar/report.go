@@ -102,12 +102,8 @@ type Report struct {
 
 	Device string // TPU memory id (0x0x1_HBM0), GPU ordinal ("0"), or PyTorch/XLA device (TPU:6)
 
-	// Instruction is the HLO instruction or kernel the message names, e.g.
-	// %my-custom-kernel for a scoped VMEM OOM ("" when none is printed).
-	Instruction string
-	// Words holds the SparseCore (E3000) figures, printed in words of an
-	// unprinted size, so they have no byte equivalent.
-	Words SparseCoreWords
+	Instruction string          // the HLO instruction or kernel the message names (%my-custom-kernel)
+	Words       SparseCoreWords // SparseCore (E3000) figures, in words of an unprinted size: no bytes
 
 	Breakdown Breakdown // the memory breakdown printed with the failure, if any
 
@@ -119,13 +115,8 @@ type Report struct {
 	RefusedBefore int
 	OwnRefused    bool
 
-	// Site is the frame of the user's own code that asked, from the
-	// traceback of the failure's raised status (zero when none was read).
-	Site Site
-
-	// ExceptionType is the type of the exception the record raised
-	// (exception.type), "" when none.
-	ExceptionType string
+	Site          Site   // the frame of the user's own code that asked, from the raised status's traceback
+	ExceptionType string // the type of the exception the record raised (exception.type)
 
 	Cause       string   // CauseFragmentation or CauseExhaustion when both sizes are known
 	Remediation []string // ordered, concrete actions; never empty on a recognised failure
