@@ -14,10 +14,9 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
-// Recognizer holds everything built from the family table (families/families.go): the
-// compiled families in matching order, the prefilter's scan tables and the
-// words a hard wrap may split. It is built once and never changes, so one
-// Recognizer serves any number of goroutines.
+// Recognizer holds everything built from the family table: the compiled
+// families, the prefilter's scan tables and the words a hard wrap may split.
+// It never changes once built, so one serves any number of goroutines.
 type Recognizer struct {
 	grammar.Compiled
 	raisedAs  []*grammar.Family // per attempt, the family its raised form is read as (nil: none)
@@ -33,11 +32,10 @@ var defaultRecognizer = newRecognizer(families.FailureGroups, families.WarningGr
 // package-level MayContain, Recognize and RecognizeWarning use it.
 func Default() *Recognizer { return defaultRecognizer }
 
-// MayContain reports whether text could hold an XLA OOM message (see
-// Recognizer.MayContain).
+// MayContain is Recognizer.MayContain of the Default Recognizer.
 func MayContain(text string) bool { return defaultRecognizer.MayContain(text) }
 
-// Recognize finds the XLA OOM failure in text (see Recognizer.Recognize).
+// Recognize is Recognizer.Recognize of the Default Recognizer.
 func Recognize(text string) (grammar.Report, bool) { return defaultRecognizer.Recognize(text) }
 
 // MayContain reports whether text could hold an XLA OOM message, a
@@ -45,8 +43,7 @@ func Recognize(text string) (grammar.Report, bool) { return defaultRecognizer.Re
 // first pass run on every record (logtext/prefilter.go).
 func (z *Recognizer) MayContain(text string) bool { return z.prefilter.MayContain(text) }
 
-// RecognizeWarning finds the first memory-pressure warning in text (see
-// Recognizer.RecognizeWarning).
+// RecognizeWarning is Recognizer.RecognizeWarning of the Default Recognizer.
 func RecognizeWarning(text string) (grammar.Warning, bool) {
 	return defaultRecognizer.RecognizeWarning(text)
 }
