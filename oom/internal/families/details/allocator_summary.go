@@ -4,6 +4,7 @@
 package details
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
@@ -62,15 +63,12 @@ func LargestHolder(flat string) (string, grammar.Size) {
 	var bytes [maxHolders]int64
 	n := 0
 	EachChunk(flat, func(name string, size int64) {
-		k := 0
-		for k < n && names[k] != name {
-			k++
-		}
-		if k == n {
+		k := slices.Index(names[:n], name)
+		if k < 0 {
 			if n == maxHolders {
 				return
 			}
-			names[k] = name
+			k, names[n] = n, name
 			n++
 		}
 		bytes[k] += size

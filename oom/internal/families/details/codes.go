@@ -24,20 +24,14 @@ type CodeAt struct {
 // ends in one of codeNameEnds, so three searches find them all.
 func FindCodes(s string, out []CodeAt) []CodeAt {
 	for _, end := range codeNameEnds {
-		for from := 0; ; {
-			i := strings.Index(s[from:], end)
-			if i < 0 {
-				break
-			}
-			i += from
-			from = i + len(end)
+		grammar.EachAnchor(s, end, func(i int) {
 			w := i
 			for w > 0 && logtext.IsWordByte(s[w-1]) {
 				w--
 			}
 			e, ok := grammar.LookupName(s[w : i+len(end)-1])
 			if !ok {
-				continue
+				return
 			}
 			code := e.Code
 			if p := printedCode(s[:w]); p != "" {
@@ -45,12 +39,12 @@ func FindCodes(s string, out []CodeAt) []CodeAt {
 					code = p
 				}
 			} else if code == grammar.CodeGeneric {
-				continue // a bare "ResourceExhausted:" is not XLA's code token
+				return // a bare "ResourceExhausted:" is not XLA's code token
 			}
 			if len(out) < grammar.MaxCandidates {
 				out = append(out, CodeAt{w, code})
 			}
-		}
+		})
 	}
 	grammar.EachAnchor(s, codeURL, func(i int) {
 		if c := codeInURL(s[i+len(codeURL) : min(len(s), i+len(codeURL)+8)]); c != "" {
