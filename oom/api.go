@@ -14,9 +14,8 @@ import (
 // processor, the connector and explain use only this package.
 
 // Action kinds (Report.Action, attribute xla.oom.action): the kind of the
-// first step of a report's advice, so that dashboards can count incidents by
-// fix and automation can branch on it. Every advice row carries its kind
-// (remediation*.go), so the kind comes from the same row as the step.
+// first step of a report's advice, taken from the same advice row, so that
+// dashboards can count incidents by fix and automation can branch on it.
 const (
 	ActionShrinkFootprint  = grammar.ActionShrinkFootprint  // a smaller batch, sequence or tensors: less per device
 	ActionShard            = grammar.ActionShard            // shard over more devices, or check that an array is sharded
@@ -47,10 +46,7 @@ type Allocation = grammar.Allocation
 type Breakdown = grammar.Breakdown
 
 // FamilyGeneric is Report.Family of a memory failure that no family knows,
-// tagged by the last-resort layer: an error that says an allocation of a
-// size failed, or that device (GPU, TPU, accelerator, HBM) or host memory
-// ran out. Its code is the catalog's generic E0007; the sizes are whatever
-// the failing sentence states.
+// tagged by the last-resort layer (code E0007).
 const FamilyGeneric = generic.FamilyGeneric
 
 // Phase tells whether the failure happened while compiling or while running.
@@ -91,29 +87,20 @@ type Report = grammar.Report
 // the same program again, with the same configuration on the same devices,
 // can succeed. Restart policies and retry loops branch on it.
 const (
-	// RetryFutile: it fails the same way again; the program or its
-	// configuration must change.
-	RetryFutile = diagnosis.RetryFutile
+	RetryFutile = diagnosis.RetryFutile // it fails the same way again: the program or its configuration must change
 	// RetryMayHelp: the failure depended on something outside the program
-	// (memory another process or library held, a fragmented pool), so a
-	// restart may succeed.
+	// (memory another process held, a fragmented pool).
 	RetryMayHelp = diagnosis.RetryMayHelp
-	// RetryUnknown: the record does not show which.
-	RetryUnknown = diagnosis.RetryUnknown
+	RetryUnknown = diagnosis.RetryUnknown // the record does not show which
 )
 
 // RetryVerdict is the retry verdict of a recognised failure r, given the
-// allocations the GPU driver refused before it: Recognize counts those in
-// the failure's own record; a caller that read the whole log (xlaoom
-// explain) passes the number it counted in the records before, and the
-// larger count is used.
+// allocations the GPU driver refused before it (counted by a caller that
+// read the records before; the larger of that and the record's own count
+// is used).
 func RetryVerdict(r *Report, refusedBefore int) string {
 	return diagnosis.RetryVerdict(r, refusedBefore)
 }
-
-// RetryRule is the name of the rule that decides RetryVerdict(r,
-// refusedBefore), "" when none does (the verdict is RetryUnknown).
-func RetryRule(r *Report, refusedBefore int) string { return diagnosis.RetryRule(r, refusedBefore) }
 
 // Decide sets the verdict of a whole failure, r holding the facts all its
 // records stated, given the driver's refusals before it, and returns the
@@ -145,27 +132,14 @@ func ParseSize(tok string) Size { return grammar.ParseSizeToken(tok) }
 // xlaoom explain print sizes.
 func HumanBytes(n int64) string { return grammar.HumanBytes(n) }
 
-// Warning kinds: the values of the xla.memory.warning attribute.
+// Warning kinds: the values of the xla.memory.warning attribute;
+// Warning.Explanation says what each means.
 const (
-	// WarningRematerialization: the compiler recomputed values to cut peak
-	// memory and still could not get under its limit.
-	WarningRematerialization = grammar.WarningRematerialization
-	// WarningAllocatorRetry: the BFC allocator could not serve an allocation
-	// its caller can do without ("with freed_by_count=N"); the caller takes
-	// a slower path.
-	WarningAllocatorRetry = grammar.WarningAllocatorRetry
-	// WarningAllocationAttempt: the driver refused an allocator's request
-	// (families/families_attempts.go). XLA's pool set-up and growth retry with less;
-	// a series of these at start-up means another process or library holds
-	// part of the GPU. Never a failure: a request that really fails ends in a
-	// status of its own.
-	WarningAllocationAttempt = grammar.WarningAllocationAttempt
-	// WarningAutotuneFallback: the GPU autotuner could not allocate scratch
-	// memory to try algorithms and fell back to a default one.
-	WarningAutotuneFallback = grammar.WarningAutotuneFallback
-	// WarningMemoryUsage: the device's free and total memory, printed by
-	// cuDNN after it failed to create its handle.
-	WarningMemoryUsage = grammar.WarningMemoryUsage
+	WarningRematerialization = grammar.WarningRematerialization // the compiler's rematerialization missed its limit
+	WarningAllocatorRetry    = grammar.WarningAllocatorRetry    // BFC could not serve an allocation its caller can do without
+	WarningAllocationAttempt = grammar.WarningAllocationAttempt // the driver refused an allocator's request; it retries with less
+	WarningAutotuneFallback  = grammar.WarningAutotuneFallback  // the GPU autotuner had no scratch memory and fell back
+	WarningMemoryUsage       = grammar.WarningMemoryUsage       // cuDNN failed to start and printed the device's free memory
 )
 
 // Warning is one memory-pressure warning read from log text.
@@ -181,10 +155,8 @@ func WarningKinds() []string { return grammar.WarningKinds() }
 func WarningPhase(kind string) string { return grammar.WarningPhase(kind) }
 
 // BackOff reports whether n refused requests that fell from first to last
-// bytes are an allocator's back-off: XLA's BFC pool set-up and growth retry
-// at 0.9 of the size per step (families/families_attempts.go), so each step asks for
-// about a tenth less. Sizes are rounded as printed, so a step between 0.85
-// and 0.95 counts.
+// bytes are an allocator's back-off: XLA's BFC pool retries at 0.9 of the
+// size per step; sizes are rounded as printed, so 0.85 to 0.95 counts.
 func BackOff(first int64, last int64, n int) bool { return diagnosis.BackOff(first, last, n) }
 
 // WarningAdvice returns ordered steps for a warning, nil for a kind that has

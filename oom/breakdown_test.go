@@ -136,7 +136,7 @@ func TestBreakdownRealRecords(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			var got grammar.Breakdown
-			breakdown.ReadBreakdown(&got, flatten(tc.text), grammar.MaxAllocations)
+			breakdown.ReadBreakdown(&got, flatten(tc.text))
 			assert.Equal(t, tc.want, got)
 			r, ok := Recognize(tc.text)
 			require.Equal(t, tc.headline, ok, "a breakdown alone is not an OOM")

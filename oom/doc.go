@@ -12,23 +12,6 @@
 // from one flattening.
 //
 // This package is the face: the Recognizer and the walk of one record through
-// the layers under internal/, in data-flow order (a package imports only
-// those before it, TestLayers checks):
-//
-//   - logtext: a record becomes statements (escapes, headers and their levels,
-//     hard wraps, flattening) and the prefilter behind MayContain;
-//   - speaker: who printed each statement, XLA's stack or another program,
-//     recorded while flattening;
-//   - families/grammar, families/details, families/breakdown, families,
-//     families/generic: message grammars turned into facts (Report): what a
-//     family is, what surrounds any family, memory breakdowns, the entries one
-//     per message format, and the last-resort layer for a failure no family
-//     knows;
-//   - verdict: which statement is the failure, an attempt, a warning or
-//     nothing, decided in one table;
-//   - diagnosis: the catalog's names, the cause, the advice and its action
-//     kind, the retry verdict.
-//
-// api.go gives the names of those layers that callers use (Report, Size,
-// Warning, the constants).
+// the layers under internal/ (ARCHITECTURE.md; TestLayers checks their
+// order). api.go gives the names of those layers that callers use.
 package oom

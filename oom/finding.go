@@ -12,14 +12,11 @@ import (
 // Found says what Find found in a text.
 type Found uint8
 
+// The values of Found.
 const (
-	// FoundNothing means neither a failure nor (when asked for) a warning.
-	FoundNothing Found = iota
-	// FoundFailure means an XLA OOM failure, in Finding.Report.
-	FoundFailure
-	// FoundWarning means no failure, but a memory-pressure warning, in
-	// Finding.Warning.
-	FoundWarning
+	FoundNothing Found = iota // neither a failure nor (when asked for) a warning
+	FoundFailure              // an XLA OOM failure, in Finding.Report
+	FoundWarning              // no failure, but a memory-pressure warning, in Finding.Warning
 )
 
 // Finding is what one text holds: its failure, else its warning.

@@ -9,9 +9,8 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
 )
 
-// MessageFormat describes one message family for documentation; make
-// generate writes docs/message-formats.md and docs/recognition.md's family table from
-// MessageFormats.
+// MessageFormat describes one message family for documentation (make
+// generate writes docs/message-formats.md from MessageFormats).
 type MessageFormat struct {
 	ID      string // Report.Family
 	Summary string // what the message says happened
@@ -28,9 +27,8 @@ type MessageFormat struct {
 	Grammar string
 	Yields  []string // the named groups: what the message gives
 	Example string   // a real message, verbatim from the tests' fixtures
-	// Message is Example flattened (headers stripped, whitespace folded),
-	// from where the family's message starts to the end: whole, never cut
-	// where the grammar's match ends.
+	// Message is Example flattened, from where the family's message starts
+	// to the end (not where the grammar's match ends).
 	Message string
 }
 
@@ -50,16 +48,13 @@ func MessageFormats() []MessageFormat {
 	for i := range z.Warnings {
 		w := &z.Warnings[i]
 		out = append(out, MessageFormat{
-			ID: w.ID, Summary: w.Summary, Kind: kindWarning, Phase: w.Phase, Backend: w.Backend,
+			ID: w.ID, Summary: w.Summary, Kind: "warning", Phase: w.Phase, Backend: w.Backend,
 			Anchor: w.Anchor, Grammar: readableGrammar(w.Expr), Yields: w.Yields(), Example: w.Example,
 			Message: z.messageOf(&w.Pattern, w.Example),
 		})
 	}
 	return out
 }
-
-// kindWarning is MessageFormat.Kind of a memory-pressure warning.
-const kindWarning = "warning"
 
 // readableGrammar shows every size group of expr as <name:size>.
 func readableGrammar(expr string) string {

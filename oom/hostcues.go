@@ -9,15 +9,12 @@ import (
 )
 
 // HostCues let the host-memory kill lines that hold a scan key through the
-// same one pass, so that the processor reads them (package hostoom) at no
-// measurable cost to ordinary records: the kernel's "Killed process" and
-// "oom_reaper" figures ("…kB, file-rss:"), its memory cgroup's "memory:
-// usage …kB, limit", the oom-kill summary's CONSTRAINT_, earlyoom's
-// "sending SIGTERM to process" and "… MiB, cmdline" (1.8+), Ray's "…GB /
-// …GB". Each was chosen by its cost on ordinary lines (BENCHMARKS.md,
-// "Host-memory kills"): "invoked oom-killer" (its gfp names, 0.5-1.2 %) and
-// Ray's "GB)" (3.6 %) are left out. The XLA recogniser finds no failure in them
-// (hostoom's tests check both).
+// same one pass (package hostoom reads them): the kernel's "Killed process"
+// and "oom_reaper" figures, its memory cgroup's "usage …kB, limit", the
+// oom-kill summary's CONSTRAINT_, earlyoom's (1.8+), Ray's "…GB / …GB".
+// Each was chosen by its cost on ordinary lines (BENCHMARKS.md, "Host-memory
+// kills"): "invoked oom-killer" (0.5-1.2 %) and Ray's "GB)" (3.6 %) are left
+// out. hostoom's tests check that the XLA recogniser finds nothing in them.
 var HostCues = []logtext.Cue{
 	{Text: "kB, file-rss:"},
 	{Text: "kB, limit #"},
@@ -27,17 +24,12 @@ var HostCues = []logtext.Cue{
 	{Text: "GB / #"},
 }
 
-// HostTails are how the host-memory kill lines that hold no scan key end
-// (Slurm's, srun's, systemd-oomd's pressure kill, systemd's, kubelet's,
-// earlyoom's SIGKILL before 1.8), as tail cues (package tails; trailing
-// whitespace aside). They are not in MayContain: checked on every record
+// HostTails are how the host-memory kill lines that hold no scan key end,
+// as tail cues (package tails). They are not in MayContain: on every record
 // they cost ordinary records 8 % (BENCHMARKS.md, "Host-memory kills"), so
-// the processor checks them (EndsWithHostTail) only where its
-// host_kill_tails setting asks. A tail ends with four literal bytes, so
-// systemd-oomd's "… being more than N%" (memory and swap used) is read from
-// the journal only, and "oom_score_adj=N" (invoked oom-killer) not as plain
-// text. hostoom's tests check that each format ends with one, and that the
-// XLA recogniser finds nothing in it.
+// the processor checks them only where host_kill_tails asks. A tail ends
+// with four literal bytes, so systemd-oomd's "… being more than N%" is read
+// from the journal only, and "oom_score_adj=N" not as plain text.
 var HostTails = []string{
 	" OOM Killed.",           // slurmstepd 23.02+: "… Some of the step tasks have been OOM Killed."
 	"out-of-memory handler.", // slurmstepd 17.11.10-22.05

@@ -10,13 +10,9 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
-// What the failure stage and explain read of a record's text the way the
-// recogniser reads it: one definition each, in internal/logtext.
-
 // Raised reports whether text holds a status the program raised: a Python
-// traceback ("Traceback (most recent call last)") anywhere, or a line that
-// starts with a dotted Python name ending in Error or Exception, then ": "
-// ("jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: ...").
+// traceback anywhere, or a line that starts with a dotted Python name ending
+// in Error or Exception, then ": ".
 func Raised(text string) bool { return logtext.Raised(text) }
 
 // LineStart is the agent's multiline.line_start_pattern (examples/agent.yaml,
@@ -33,11 +29,10 @@ func StartsRecord(line string) bool {
 	return ok
 }
 
-// HeaderTime reads the time of a record's log header (LineStart) from the
-// month and day on, to the fraction of a second, in the year 2000: a year
-// is not always printed, so only the gap between two records of one job
-// means anything (a gap across New Year reads as negative), or a caller
-// gives it the year it knows.
+// HeaderTime reads the time of a record's log header (LineStart), to the
+// fraction of a second, in the year 2000: a year is not always printed, so
+// only the gap between two records of one job means anything (negative
+// across New Year), or a caller gives it the year it knows.
 func HeaderTime(text string) (time.Time, bool) {
 	month, ok := header(text)
 	if !ok {
@@ -67,16 +62,13 @@ func header(text string) (month int, ok bool) {
 	at := 0
 	if text != "" && text[0] == '(' { // "(EngineCore_DP0 pid=896988) "
 		i := 1
-		for i < len(text) && (logtext.IsDigit(text[i]) || 'a' <= text[i]|0x20 && text[i]|0x20 <= 'z' || text[i] == '_') {
+		for i < len(text) && logtext.IsWordByte(text[i]) {
 			i++
 		}
 		if i == 1 || !shapeAt(text, i, " pid=#") {
 			return 0, false
 		}
-		i += len(" pid=")
-		for i < len(text) && logtext.IsDigit(text[i]) {
-			i++
-		}
+		i = logtext.DigitsEnd(text, i+len(" pid="))
 		if !shapeAt(text, i, ") ") {
 			return 0, false
 		}

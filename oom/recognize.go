@@ -14,21 +14,11 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/verdict"
 )
 
-// Recognize finds the XLA OOM failure in text, if any, and reads it.
-//
-// text may be one line or a whole multi-line record (a traceback, a log line
-// followed by a BufferAssignment dump or a TPU breakdown). When a record holds
-// several messages (an allocator warning, the "Execution of replica N failed"
-// line, the exception), the first returned status is the failure; the BFC
-// allocator's report of the request it could not serve is the failure only
-// when no status is present. Allocation attempts (the driver's refusals that
-// allocators retry, families/families_attempts.go) are never the failure.
-// Compatible details of the other messages (device, backend, sizes of the
-// same code) fill what the failure leaves empty.
-//
-// It accepts only what MayContain passes (the processor never sees any
-// other text); every message a family or the last-resort layer reads holds
-// one of their cues, so MayContain passes it.
+// Recognize finds the XLA OOM failure in text, one line or a whole
+// multi-line record, if any, and reads it. Of several messages the first
+// returned status is the failure (the verdict's table says which statement
+// is what); compatible details of the others fill what it leaves empty.
+// It accepts only what MayContain passes, as the processor does.
 func (z *Recognizer) Recognize(text string) (grammar.Report, bool) {
 	if !z.MayContain(text) {
 		return grammar.Report{}, false
@@ -39,11 +29,8 @@ func (z *Recognizer) Recognize(text string) (grammar.Report, bool) {
 // recognizeUnfiltered is Recognize without the prefilter (the tests check
 // that it reads nothing MayContain rejects).
 func (z *Recognizer) recognizeUnfiltered(text string) (grammar.Report, bool) {
-	var info logtext.InfoLines
-	var entries logtext.Entries
-	var st speaker.Statements
-	marks := st.Marks()
-	return z.recognizeFlat(z.wrapWords.FlattenLevels(text, &info, &entries, &marks), &info, &entries, &st)
+	f := z.Find(text, false)
+	return f.Report, f.Found == FoundFailure
 }
 
 // recognizeFlat is Recognize on a text flattened to flat, with its INFO
@@ -71,9 +58,8 @@ func (z *Recognizer) recognizeFlat(flat string, info *logtext.InfoLines, entries
 		})
 	}
 
-	// Speaker hooks (speakers.go): an allocation attempt inside a status
-	// XLA's stack raised is a failure, the others are the record's
-	// attempts; a code in a foreign statement is not XLA's.
+	// Speaker hooks (speakers.go): an attempt inside a status XLA's stack
+	// raised is a failure; a code in a foreign statement is not XLA's.
 	var attempts verdict.AttemptSeries
 	cands = z.eachAttemptOrRaised(flat, st, cands, attempts.Add)
 	var codeBuf [4]details.CodeAt
@@ -101,20 +87,15 @@ func (z *Recognizer) recognizeFlat(flat string, info *logtext.InfoLines, entries
 		}
 		traits = cands[p].F.Advice
 		failure = cands[p].F
-	} else {
+	} else if c, ok := details.StandaloneCode(codes); ok {
 		// A catalog OOM code with no readable message (e.g. a truncated
 		// "RESOURCE_EXHAUSTED: E1000: CompileTimeHbmOom:").
-		c, ok := details.StandaloneCode(codes)
-		switch {
-		case ok:
-			r = grammar.Report{Family: grammar.FamilyCodeOnly, Code: c}
-		default:
-			// No family and no code: the last-resort layer (families/generic/generic.go).
-			if r, ok = z.lastResort(flat, entries, st); !ok {
-				return grammar.Report{}, false
-			}
-			traits = grammar.AdviceTraits{Own: diagnosis.GenericAdvice, OwnAction: diagnosis.GenericAction}
+		r = grammar.Report{Family: grammar.FamilyCodeOnly, Code: c}
+	} else {
+		if r, ok = z.lastResort(flat, entries, st); !ok {
+			return grammar.Report{}, false
 		}
+		traits = grammar.AdviceTraits{Own: diagnosis.GenericAdvice, OwnAction: diagnosis.GenericAction}
 	}
 
 	// The refusal of the failing request itself is the failure, not an
@@ -129,14 +110,10 @@ func (z *Recognizer) recognizeFlat(flat string, info *logtext.InfoLines, entries
 		})
 	}
 	details.ReadAllocatorDump(&r, flat)
-	// Multi-line breakdowns (TPU "Total hbm usage >= ...", "Largest program
-	// allocations in hbm:", GPU "BufferAssignment stats:", "Peak buffers:",
-	// XRT "Top-of-Memory reserved:") are read from the flattened text, so a
-	// per-line prefixed and a one-line breakdown read alike (families/breakdown/breakdown.go).
-	// No family pattern reaches into them: every headline ends before its
-	// breakdown starts. Records without one pay a few substring searches.
+	// Breakdowns are read from the flattened text, so a per-line prefixed
+	// and a one-line breakdown read alike; no headline reaches into one.
 	if breakdown.HasBreakdown(flat) {
-		breakdown.ReadBreakdown(&r.Breakdown, flat, grammar.MaxAllocations)
+		breakdown.ReadBreakdown(&r.Breakdown, flat)
 		if !r.Used.Known {
 			r.Used = r.Breakdown.Allocated // XRT "Currently allocated": what is in use on the device
 		}
@@ -148,10 +125,8 @@ func (z *Recognizer) recognizeFlat(flat string, info *logtext.InfoLines, entries
 	return r, true
 }
 
-// lastResort is the first statement of the last-resort layer
-// (families/generic/generic.go) that the verdict's table takes for a
-// failure: none in another program's statement, none in a log entry that
-// holds an allocation attempt.
+// lastResort is the first statement of the last-resort layer that the
+// verdict's table takes for a failure.
 func (z *Recognizer) lastResort(flat string, entries *logtext.Entries, st *speaker.Statements) (r grammar.Report, found bool) {
 	generic.EachCandidate(flat, entries, func(c *generic.Candidate) bool {
 		beside := z.HasAttempt(flat[c.From:c.To], func(at int) bool { return verdict.AttemptAt(st, c.From+at) == verdict.Attempt })

@@ -14,10 +14,9 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
-// Recognizer holds everything built from the family table (families/families.go): the
-// compiled families in matching order, the prefilter's scan tables and the
-// words a hard wrap may split. It is built once and never changes, so one
-// Recognizer serves any number of goroutines.
+// Recognizer holds everything built from the family table: the compiled
+// families, the prefilter's scan tables and the words a hard wrap may split.
+// It never changes once built, so one serves any number of goroutines.
 type Recognizer struct {
 	grammar.Compiled
 	raisedAs  []*grammar.Family // per attempt, the family its raised form is read as (nil: none)
@@ -33,20 +32,18 @@ var defaultRecognizer = newRecognizer(families.FailureGroups, families.WarningGr
 // package-level MayContain, Recognize and RecognizeWarning use it.
 func Default() *Recognizer { return defaultRecognizer }
 
-// MayContain reports whether text could hold an XLA OOM message (see
-// Recognizer.MayContain).
+// MayContain is Recognizer.MayContain of the Default Recognizer.
 func MayContain(text string) bool { return defaultRecognizer.MayContain(text) }
 
-// Recognize finds the XLA OOM failure in text (see Recognizer.Recognize).
+// Recognize is Recognizer.Recognize of the Default Recognizer.
 func Recognize(text string) (grammar.Report, bool) { return defaultRecognizer.Recognize(text) }
 
-// MayContain reports whether text could hold an XLA OOM message or a
-// memory-pressure warning, or a host-memory kill line (HostCues). It is the cheap first pass run on every record: false means
-// certainly not an OOM (the prefilter, logtext/prefilter.go).
+// MayContain reports whether text could hold an XLA OOM message, a
+// memory-pressure warning or a host-memory kill line (HostCues): the cheap
+// first pass run on every record (logtext/prefilter.go).
 func (z *Recognizer) MayContain(text string) bool { return z.prefilter.MayContain(text) }
 
-// RecognizeWarning finds the first memory-pressure warning in text (see
-// Recognizer.RecognizeWarning).
+// RecognizeWarning is Recognizer.RecognizeWarning of the Default Recognizer.
 func RecognizeWarning(text string) (grammar.Warning, bool) {
 	return defaultRecognizer.RecognizeWarning(text)
 }
@@ -65,6 +62,7 @@ func newRecognizer(failures [][]grammar.Family, warnings [][]grammar.WarningFami
 		}
 		seen[id] = true
 	}
+	var exprs, anchors []string // the words a hard wrap may split
 	for _, group := range failures {
 		for _, f := range group {
 			checkID(f.ID)
@@ -73,6 +71,7 @@ func newRecognizer(failures [][]grammar.Family, warnings [][]grammar.WarningFami
 			}
 			f.Pattern = grammar.CompilePattern(f.ID, f.Anchor, f.Expr, f.Span)
 			z.Families = append(z.Families, f)
+			exprs = append(exprs, f.Expr)
 		}
 	}
 	for _, group := range warnings {
@@ -87,55 +86,24 @@ func newRecognizer(failures [][]grammar.Family, warnings [][]grammar.WarningFami
 			w.Pattern = grammar.CompilePattern(w.ID, w.Anchor, w.Expr, w.Span)
 			if w.Attempt {
 				z.Attempts = append(z.Attempts, len(z.Warnings))
+				z.raisedAs = append(z.raisedAs, z.raisedFamily(&w)) // speakers.go
 			}
 			z.Warnings = append(z.Warnings, w)
+			exprs = append(exprs, w.Expr)
 		}
 	}
+	for _, d := range details.Details {
+		anchors = append(anchors, d.Anchor)
+	}
 	z.prefilter = logtext.BuildPrefilter(z.prefilterCues())
-	z.wrapWords = logtext.BuildWrapVocabulary(z.exprs(), detailAnchors())
-	z.resolveRaised() // speakers.go
+	z.wrapWords = logtext.BuildWrapVocabulary(exprs, anchors)
 	return z
 }
 
-// cues lists every entry's prefilter cues, failures first, then the
-// last-resort layer's.
-func (z *Recognizer) cues() []logtext.Cue {
-	var out []logtext.Cue
-	for i := range z.Families {
-		out = append(out, z.Families[i].Cues...)
-	}
-	for i := range z.Warnings {
-		out = append(out, z.Warnings[i].Cues...)
-	}
-	return append(out, generic.GenericCues...)
-}
-
-// exprs lists every entry's expression, failures first.
-func (z *Recognizer) exprs() []string {
-	out := make([]string, 0, len(z.Families)+len(z.Warnings))
-	for i := range z.Families {
-		out = append(out, z.Families[i].Expr)
-	}
-	for i := range z.Warnings {
-		out = append(out, z.Warnings[i].Expr)
-	}
-	return out
-}
-
-// detailAnchors lists the details' anchors: words a hard wrap may split too.
-func detailAnchors() []string {
-	out := make([]string, 0, len(details.Details))
-	for _, d := range details.Details {
-		out = append(out, d.Anchor)
-	}
-	return out
-}
-
 // prefilterCues is every cue MayContain lets through, in order: the status
-// cues, the catalog's code names, then every entry's and the last-resort
-// layer's (Recognizer.cues). The names without an 'R' or a 'B' (the
-// CompileTime* ones) are not cues: XLA prints them only after
-// "RESOURCE_EXHAUSTED: Ennnn: ".
+// cues, the catalog's code names, every entry's, the last-resort layer's and
+// HostCues. The names without an 'R' or a 'B' (the CompileTime* ones) are
+// not cues: XLA prints them only after "RESOURCE_EXHAUSTED: Ennnn: ".
 func (z *Recognizer) prefilterCues() []logtext.Cue {
 	all := append([]logtext.Cue(nil), logtext.StatusCues...)
 	for _, e := range grammar.Catalog {
@@ -143,5 +111,11 @@ func (z *Recognizer) prefilterCues() []logtext.Cue {
 			all = append(all, logtext.Cue{Text: e.Name})
 		}
 	}
-	return append(append(all, z.cues()...), HostCues...)
+	for i := range z.Families {
+		all = append(all, z.Families[i].Cues...)
+	}
+	for i := range z.Warnings {
+		all = append(all, z.Warnings[i].Cues...)
+	}
+	return append(append(all, generic.GenericCues...), HostCues...)
 }

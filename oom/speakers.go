@@ -13,26 +13,11 @@ import (
 
 // The speaker decides before the words (docs/recognition.md, "Who said
 // it"): the hooks of speaker/statements.go's record into recognition.
-//
-//   - A match in a statement of a foreign program (CuPy, PyTorch, a
-//     database, ...) is dropped: a family's, an attempt's, a warning's, a
-//     code's and the last-resort layer's alike.
-//   - An allocation attempt in a status XLA's stack raised is no attempt:
-//     the program raised it, so it is the failure, read as the failure
-//     family its words belong to (warningFamily.raised), else by the
-//     last-resort layer.
-//   - Elsewhere (bare messages, unknown speakers) the rules of words alone
-//     hold.
 
-// eachAttemptOrRaised is eachAttempt that also adds to cands the
-// allocation attempts that lie in a status XLA's stack raised, as
-// candidates of their raised family: one pass over the attempt patterns
-// for both.
+// eachAttemptOrRaised is EachAttempt that also adds to cands the attempts
+// in a status XLA's stack raised (the program raised them: the failure), as
+// candidates of their raised family: one pass over the attempt patterns.
 func (z *Recognizer) eachAttemptOrRaised(flat string, st *speaker.Statements, cands []verdict.Candidate, fn func(at int, r *grammar.Report, requested string)) []verdict.Candidate {
-	if !st.AnyRaised() {
-		z.EachAttempt(flat, func(at int) bool { return verdict.AttemptAt(st, at) == verdict.Attempt }, fn)
-		return cands
-	}
 	for k, i := range z.Attempts {
 		w := &z.Warnings[i]
 		f := z.raisedAs[k] // nil when the last-resort layer reads its raised form
@@ -60,29 +45,17 @@ func (z *Recognizer) eachAttemptOrRaised(flat string, st *speaker.Statements, ca
 	return cands
 }
 
-// resolveRaised finds, for each attempt, the failure family its raised
-// form is read as (warningFamily.raised); it panics on an id that names
-// none, as newRecognizer does on any malformed entry.
-func (z *Recognizer) resolveRaised() {
-	for _, i := range z.Attempts {
-		w := &z.Warnings[i]
-		f := z.family(w.Raised)
-		if w.Raised != "" && f == nil {
-			panic("oom: warning family " + w.ID + " is raised as " + strconv.Quote(w.Raised) + ", which is no failure family")
-		}
-		z.raisedAs = append(z.raisedAs, f)
-	}
-}
-
-// family returns the failure family of an id, nil for "" or none.
-func (z *Recognizer) family(id string) *grammar.Family {
-	if id == "" {
+// raisedFamily is the failure family an attempt's raised form is read as
+// (WarningFamily.Raised), nil for none; it panics on an id that names no
+// failure family, as newRecognizer does on any malformed entry.
+func (z *Recognizer) raisedFamily(w *grammar.WarningFamily) *grammar.Family {
+	if w.Raised == "" {
 		return nil
 	}
 	for i := range z.Families {
-		if z.Families[i].ID == id {
+		if z.Families[i].ID == w.Raised {
 			return &z.Families[i]
 		}
 	}
-	return nil
+	panic("oom: warning family " + w.ID + " is raised as " + strconv.Quote(w.Raised) + ", which is no failure family")
 }

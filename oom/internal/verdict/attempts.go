@@ -35,10 +35,8 @@ func (s *AttemptSeries) Add(at int, r *grammar.Report, requested string) {
 // ExactFromAttempt gives r the exact byte count of an attempt that asked
 // for the very request that failed (the platform allocator logs the driver's
 // refusal of the request itself, "11.18GiB (12000000000 bytes)", before the
-// status "Out of memory while trying to allocate 11.18GiB"). No other size
-// of an attempt reaches a failure.
-// It reports whether one did: that attempt is the failure's own request,
-// not a refusal on the way to it.
+// status "Out of memory while trying to allocate 11.18GiB"), and reports
+// whether one did: that attempt is the failure's own request.
 func ExactFromAttempt(r *grammar.Report, printed string, s *AttemptSeries) bool {
 	if printed == "" || !r.Requested.Known {
 		return false

@@ -6,23 +6,17 @@ package verdict
 // Verdict is what one statement is for its record.
 type Verdict uint8
 
+// The verdicts.
 const (
-	// Dropped is not a statement of an out-of-memory failure here: another
-	// program's, a fallback, a retry the runtime survives, a refusal beside
-	// an attempt.
-	Dropped Verdict = iota
-	// Failure is the failure. When a record holds several, the earliest is
-	// it and the others lend it their details.
+	Dropped Verdict = iota // not a statement of an out-of-memory failure here
+	// Failure is the failure; of several, the earliest, the others lending
+	// it their details.
 	Failure
-	// FailureUnlessStatus is the failure only when no statement of the
-	// record is a Failure; otherwise it lends its details to that one.
-	FailureUnlessStatus
-	// Attempt is an allocation attempt, a request the driver refused and an
-	// allocator retries. Counted in a failure's record (xla.oom.attempts),
-	// a warning in a record without one; never the failure.
+	FailureUnlessStatus // the failure only when no statement of the record is a Failure
+	// Attempt is a request the driver refused and an allocator retries:
+	// counted in a failure's record, a warning in a record without one.
 	Attempt
-	// Warning is memory pressure while the program goes on; never a failure.
-	Warning
+	Warning // memory pressure while the program goes on
 )
 
 var verdictNames = [...]string{"dropped", "failure", "failure unless a status", "attempt", "warning"}
@@ -33,24 +27,15 @@ func (v Verdict) String() string { return verdictNames[v] }
 // Kind is what the grammar made of a statement.
 type Kind uint8
 
+// The statement kinds.
 const (
-	// AnyKind in a row holds for a statement of every kind.
-	AnyKind Kind = iota
-	// Status is a failure family's returned status (grammar.Fatal).
-	Status
-	// LogLine is a failure family's allocator or driver log line
-	// (grammar.LogOnly).
-	LogLine
-	// AttemptLine is an allocation attempt family's driver refusal.
-	AttemptLine
-	// WarningLine is a memory-pressure warning family's line.
-	WarningLine
-	// CodeToken is a catalog OOM code printed in the text ("E1000:
-	// CompileTimeHbmOom:", a doc URL).
-	CodeToken
-	// LastResort is a statement of the last-resort layer, which no family
-	// knows (its own rules say which statements state a failure).
-	LastResort
+	AnyKind     Kind = iota // in a row: a statement of every kind
+	Status                  // a failure family's returned status (grammar.Fatal)
+	LogLine                 // a failure family's allocator or driver line (grammar.LogOnly)
+	AttemptLine             // an allocation attempt family's driver refusal
+	WarningLine             // a memory-pressure warning family's line
+	CodeToken               // a catalog OOM code printed in the text
+	LastResort              // a statement of the last-resort layer
 )
 
 var kindNames = [...]string{"any", "status", "log line", "attempt", "warning", "code", "last resort"}
@@ -72,20 +57,12 @@ func (c Is) holds(b bool) bool { return c == Any || (c == Yes) == b }
 
 // Statement is what the verdict reads of one statement of a record.
 type Statement struct {
-	Kind Kind
-	// Foreign: another program printed it (package speaker: CuPy, PyTorch,
-	// a database, ...).
-	Foreign bool
-	// Raised: it is a status XLA's stack raised (a JAX, TensorFlow,
-	// PyTorch/XLA or XLA exception).
-	Raised bool
-	// Guarded: a guard phrase stands before it in its sentence (an
-	// autotuner falling back to another algorithm, JAX's start-up warning).
-	Guarded bool
-	// AtInfo: it was logged at INFO level.
-	AtInfo bool
-	// BesideAttempt: its log entry holds an allocation attempt.
-	BesideAttempt bool
+	Kind          Kind
+	Foreign       bool // another program printed it (package speaker)
+	Raised        bool // a status XLA's stack raised (a JAX, TensorFlow, PyTorch/XLA or XLA exception)
+	Guarded       bool // a guard phrase stands before it in its sentence
+	AtInfo        bool // logged at INFO
+	BesideAttempt bool // its log entry holds an allocation attempt
 }
 
 // Row is one line of the table.

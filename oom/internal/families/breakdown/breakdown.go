@@ -4,6 +4,7 @@
 package breakdown
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -11,21 +12,16 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
-// breakdownAnchors are the phrases that start a breakdown; without one of
-// them no breakdown work is done.
-var breakdownAnchors = [...]string{
+// breakdownAnchors are the phrases that start a breakdown.
+var breakdownAnchors = []string{
 	"Total hbm usage >= ", "Program hbm requirement ", "Largest program allocations in ",
 	"BufferAssignment stats:", "Peak buffers:", "Top-of-Memory reserved:",
 }
 
-// HasBreakdown reports whether flat holds one of breakdownAnchors.
+// HasBreakdown reports whether flat holds one of breakdownAnchors: without
+// one, no breakdown work is done.
 func HasBreakdown(flat string) bool {
-	for _, a := range breakdownAnchors {
-		if strings.Contains(flat, a) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(breakdownAnchors, func(a string) bool { return strings.Contains(flat, a) })
 }
 
 // How far each part of a breakdown is read, in bytes of flattened text. Each
@@ -40,10 +36,10 @@ const (
 	maxEntrySpan    = 4096 // one allocation entry spans well under 4 KiB; the last one stops there
 )
 
-// ReadBreakdown fills b from the flattened record text.
-func ReadBreakdown(b *grammar.Breakdown, flat string, maxEntries int) {
-	if i := strings.Index(flat, "Total hbm usage >= "); i >= 0 {
-		s := flat[i+len("Total hbm usage >= "):]
+// ReadBreakdown fills b from the flattened record text, at most
+// grammar.MaxAllocations entries.
+func ReadBreakdown(b *grammar.Breakdown, flat string) {
+	if _, s, ok := strings.Cut(flat, "Total hbm usage >= "); ok {
 		tok, rest := nextToken(s)
 		b.Total = grammar.ParseSizeToken(strings.TrimSuffix(tok, ":"))
 		sec := section(rest, totalsSpan, "Output size", "Program hbm requirement", "Largest program")
@@ -51,8 +47,7 @@ func ReadBreakdown(b *grammar.Breakdown, flat string, maxEntries int) {
 		b.Arguments = valueAfter(sec, "arguments ")
 		b.Reserved = valueAfter(sec, "reserved ")
 	}
-	if i := strings.Index(flat, "Output size "); i >= 0 {
-		s := flat[i+len("Output size "):]
+	if _, s, ok := strings.Cut(flat, "Output size "); ok {
 		tok, rest := nextToken(s)
 		if tok != "unknown." {
 			b.Output = grammar.ParseSizeToken(strings.TrimSuffix(tok, ";"))
@@ -62,15 +57,11 @@ func ReadBreakdown(b *grammar.Breakdown, flat string, maxEntries int) {
 			}
 		}
 	}
-	if i := strings.Index(flat, "Program hbm requirement "); i >= 0 {
-		s := flat[i+len("Program hbm requirement "):]
+	if _, s, ok := strings.Cut(flat, "Program hbm requirement "); ok {
 		tok, rest := nextToken(s)
-		if !b.Program.Known {
-			b.Program = grammar.ParseSizeToken(strings.TrimSuffix(tok, ":"))
-		}
+		b.Program = orSize(b.Program, grammar.ParseSizeToken(strings.TrimSuffix(tok, ":")))
 		sec := section(rest, programSpan, "Largest program", "Output size", "Total hbm usage")
-		if j := strings.Index(sec, "HLO temp "); j >= 0 {
-			t := sec[j+len("HLO temp "):]
+		if _, t, ok := strings.Cut(sec, "HLO temp "); ok {
 			tok, detail := nextToken(t)
 			b.Temp = grammar.ParseSizeToken(tok)
 			if strings.HasPrefix(detail, "(") {
@@ -100,13 +91,10 @@ func ReadBreakdown(b *grammar.Breakdown, flat string, maxEntries int) {
 		b.Program = orSize(b.Program, exactAfter(sec, "Program requirement: "))
 		b.AvailableAfter = orSize(b.AvailableAfter, exactAfter(sec, "Available after request: "))
 	}
-	if maxEntries <= 0 {
-		return
-	}
 	if i := strings.Index(flat, "Largest program allocations in "); i >= 0 {
-		readEntries(b, flat[i:], maxEntries)
+		readEntries(b, flat[i:])
 	} else if i := strings.Index(flat, "Peak buffers:"); i >= 0 {
-		readEntries(b, flat[i:], maxEntries)
+		readEntries(b, flat[i:])
 	}
 }
 
@@ -157,11 +145,11 @@ func valueAfter(sec, key string) grammar.Size {
 
 // exactAfter reads "key 529.00M ( 554,696,704 bytes)", preferring the exact figure.
 func exactAfter(sec, key string) grammar.Size {
-	i := strings.Index(sec, key)
-	if i < 0 {
+	_, v, ok := strings.Cut(sec, key)
+	if !ok {
 		return grammar.Size{}
 	}
-	tok, rest := nextToken(sec[i+len(key):])
+	tok, rest := nextToken(v)
 	if r, ok := strings.CutPrefix(strings.TrimLeft(rest, " "), "("); ok {
 		if ex, tail := nextToken(r); strings.HasPrefix(tail, "bytes)") {
 			if s := grammar.ParseSizeToken(ex); s.Known {
@@ -174,12 +162,8 @@ func exactAfter(sec, key string) grammar.Size {
 
 // parenAfter reads the size in "key X)".
 func parenAfter(s, key string) grammar.Size {
-	i := strings.Index(s, key)
-	if i < 0 {
-		return grammar.Size{}
-	}
-	t := s[i+len(key):]
-	if j := strings.IndexByte(t, ')'); j >= 0 && j <= 24 {
+	_, t, ok := strings.Cut(s, key)
+	if j := strings.IndexByte(t, ')'); ok && j >= 0 && j <= 24 {
 		return grammar.ParseSizeToken(t[:j])
 	}
 	return grammar.Size{}
@@ -195,7 +179,8 @@ const maxLabelLen = 256
 
 // readEntries reads the numbered entries of s (which starts at the list's
 // heading): each begins at "N. Size: " (TPU) or "Buffer N: Size: " (GPU).
-func readEntries(b *grammar.Breakdown, s string, maxEntries int) {
+func readEntries(b *grammar.Breakdown, s string) {
+	const maxEntries = grammar.MaxAllocations
 	starts := make([]int, 0, min(maxEntries, 16)+1)
 	for from := 0; len(starts) <= maxEntries; {
 		i := strings.Index(s[from:], "Size: ")
@@ -225,28 +210,19 @@ func readEntries(b *grammar.Breakdown, s string, maxEntries int) {
 
 // entryStart reports whether before ends in "N. " or "Buffer N: ".
 func entryStart(before string) bool {
-	b := strings.TrimSuffix(before, " ")
-	if len(b) == len(before) {
+	b, ok := strings.CutSuffix(before, " ")
+	if !ok || b == "" || b[len(b)-1] != '.' && b[len(b)-1] != ':' {
 		return false
 	}
-	var sep byte
-	if n := len(b); n > 0 && (b[n-1] == '.' || b[n-1] == ':') {
-		sep = b[n-1]
-		b = b[:n-1]
-	} else {
-		return false
-	}
-	k := len(b)
-	for k > 0 && b[k-1] >= '0' && b[k-1] <= '9' {
-		k--
-	}
-	if k == len(b) {
+	sep, b := b[len(b)-1], b[:len(b)-1]
+	rest := strings.TrimRight(b, "0123456789")
+	if len(rest) == len(b) {
 		return false
 	}
 	if sep == '.' {
-		return k == 0 || b[k-1] == ' ' || b[k-1] == ':'
+		return rest == "" || rest[len(rest)-1] == ' ' || rest[len(rest)-1] == ':'
 	}
-	return strings.HasSuffix(b[:k], "Buffer ")
+	return strings.HasSuffix(rest, "Buffer ")
 }
 
 // readEntry reads one entry; seg starts at its size.
@@ -254,10 +230,7 @@ func readEntry(seg string) grammar.Allocation {
 	var a grammar.Allocation
 	tok, _ := nextToken(seg)
 	a.Size = grammar.ParseSizeToken(tok)
-	// the end of the entry: its "=====" rule, else the segment end
-	if i := strings.Index(seg, "=========="); i >= 0 {
-		seg = seg[:i]
-	}
+	seg, _, _ = strings.Cut(seg, "==========") // the entry's rule, else the segment end
 	field := func(label string) (string, bool) {
 		i := strings.Index(seg, label)
 		if i < 0 {
@@ -344,14 +317,13 @@ func readOperator(a *grammar.Allocation, s string) {
 }
 
 // quotedValue returns the value of key"…" with backslash escapes decoded
-// (\' \" \\ and \n), or "" when absent. An unterminated value (a
-// truncated paste) is returned as far as it goes.
+// (\n, \t, else the escaped byte itself), or "" when absent. An
+// unterminated value (a truncated paste) is returned as far as it goes.
 func quotedValue(s, key string) string {
-	i := strings.Index(s, key)
-	if i < 0 {
+	_, v, ok := strings.Cut(s, key)
+	if !ok {
 		return ""
 	}
-	v := s[i+len(key):]
 	var sb strings.Builder
 	for j := 0; j < len(v); j++ {
 		c := v[j]

@@ -4,39 +4,29 @@
 package details
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
-// What the BFC allocator's dump (2026 builds, logged at INFO after "Allocator
-// (...) ran out of memory trying to allocate ...") says about the failure:
+// The BFC allocator's dump (2026 builds, at INFO after "Allocator (...) ran
+// out of memory trying to allocate ..."):
 //
 //	Allocator memory summary: rounded request 1.50GiB, total free in pool 1.96GiB,
 //	largest free chunk usable by lower end 1.00GiB, unallocated bytes 0B, pool size 3.96GiB, pool limit 3.96GiB
 //	InUse at 302000200 of size 1073741824 tag lower allocation_annotation xla.execute{executable=jit_step} next 3
 //
-// The summary settles the cause with the allocator's own figures: the pool
-// had the bytes free in total but no chunk it may use was large enough
-// (fragmentation), or it did not have them (exhaustion; bytes it has not
-// claimed from the device do not count: claiming them failed too).
-//
-// The chunk annotations name the executable each in-use chunk was allocated
-// under. They tell who holds the memory, not which program failed: the
-// failing request has no chunk, and in real captures the live arrays of
-// earlier programs (the inputs) hold most of the pool while the failing
-// program holds little or nothing. So they fill MemoryHolder (the executable
-// owning the most in-use bytes, the first in the dump on a tie), never
-// Program.
-
+// The summary settles the cause (unclaimed bytes do not count: claiming
+// them failed too). The chunk annotations tell who holds the memory, not
+// which program failed: in real captures the live arrays of earlier
+// programs hold most of the pool. So they fill MemoryHolder, never Program.
 const (
 	summaryAnchor    = "Allocator memory summary: rounded request "
 	annotationAnchor = " allocation_annotation xla.execute{executable="
+	maxHolders       = 16 // executables tallied from one dump
 )
-
-// maxHolders bounds the executables tallied from one dump.
-const maxHolders = 16
 
 // ReadAllocatorDump reads the cause and the memory holder from a BFC dump
 // in flat, leaving a cause already set alone.
@@ -66,22 +56,19 @@ func summaryCause(s string) string {
 	return grammar.PoolCause(request, free, grammar.ParseSizeToken(tok))
 }
 
-// LargestHolder sums the in-use chunks of the dump by the executable they
-// were allocated under and returns the one with the most bytes.
+// LargestHolder sums the in-use chunks of the dump by executable and returns
+// the one with the most bytes, the first in the dump on a tie.
 func LargestHolder(flat string) (string, grammar.Size) {
 	var names [maxHolders]string
 	var bytes [maxHolders]int64
 	n := 0
 	EachChunk(flat, func(name string, size int64) {
-		k := 0
-		for k < n && names[k] != name {
-			k++
-		}
-		if k == n {
+		k := slices.Index(names[:n], name)
+		if k < 0 {
 			if n == maxHolders {
 				return
 			}
-			names[k] = name
+			k, names[n] = n, name
 			n++
 		}
 		bytes[k] += size
@@ -99,11 +86,8 @@ func LargestHolder(flat string) (string, grammar.Size) {
 }
 
 // EachChunk calls add with the executable and the bytes of each in-use
-// chunk of an allocator dump in text whose annotation names it: "InUse at
-// 7f0c00000000 of size 1073741824 tag lower allocation_annotation
-// xla.execute{executable=jit_step} next 1". The one reading of a chunk line,
-// for one record (LargestHolder) and for a failure's every record
-// (internal/failure).
+// chunk of an allocator dump in text whose annotation names it: the one
+// reading of a chunk line, for one record and for a whole failure.
 func EachChunk(text string, add func(program string, bytes int64)) {
 	grammar.EachAnchor(text, annotationAnchor, func(i int) {
 		size, ok := chunkSize(text[max(0, i-DetailSpan):i])

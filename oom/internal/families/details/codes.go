@@ -24,20 +24,14 @@ type CodeAt struct {
 // ends in one of codeNameEnds, so three searches find them all.
 func FindCodes(s string, out []CodeAt) []CodeAt {
 	for _, end := range codeNameEnds {
-		for from := 0; ; {
-			i := strings.Index(s[from:], end)
-			if i < 0 {
-				break
-			}
-			i += from
-			from = i + len(end)
+		grammar.EachAnchor(s, end, func(i int) {
 			w := i
 			for w > 0 && logtext.IsWordByte(s[w-1]) {
 				w--
 			}
 			e, ok := grammar.LookupName(s[w : i+len(end)-1])
 			if !ok {
-				continue
+				return
 			}
 			code := e.Code
 			if p := printedCode(s[:w]); p != "" {
@@ -45,12 +39,12 @@ func FindCodes(s string, out []CodeAt) []CodeAt {
 					code = p
 				}
 			} else if code == grammar.CodeGeneric {
-				continue // a bare "ResourceExhausted:" is not XLA's code token
+				return // a bare "ResourceExhausted:" is not XLA's code token
 			}
 			if len(out) < grammar.MaxCandidates {
 				out = append(out, CodeAt{w, code})
 			}
-		}
+		})
 	}
 	grammar.EachAnchor(s, codeURL, func(i int) {
 		if c := codeInURL(s[i+len(codeURL) : min(len(s), i+len(codeURL)+8)]); c != "" {
@@ -117,15 +111,11 @@ func StandaloneCode(codes []CodeAt) (string, bool) {
 // codeInURL reads the code from the text after "openxla.org/xla/errors":
 // "/error_1000" or "#e1000".
 func codeInURL(after string) string {
-	var rest string
-	if r, ok := strings.CutPrefix(after, "/error_"); ok {
-		rest = r
-	} else if len(after) > 2 && after[0] == '#' && (after[1] == 'e' || after[1] == 'E') {
-		rest = after[2:]
-	} else {
-		return ""
+	rest, ok := strings.CutPrefix(after, "/error_")
+	if !ok && len(after) > 2 && after[0] == '#' && after[1]|0x20 == 'e' {
+		rest, ok = after[2:], true
 	}
-	if logtext.DigitsEnd(rest, 0) != 4 {
+	if !ok || logtext.DigitsEnd(rest, 0) != 4 {
 		return ""
 	}
 	return "E" + rest[:4]

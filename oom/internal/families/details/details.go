@@ -4,29 +4,17 @@
 package details
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
-// What the families (families/families_*.go) share: the details that can surround any
-// of them (replica/partition context, program, device, allocator figures),
-// the error-code tokens, the guards and foreign failures that make a match a
-// false alarm, and the evidence that reveals a backend.
-// docs/message-formats.md describes each of them.
-//
-// Every pattern runs on flattened text (see flatten): log headers stripped and
-// every whitespace run turned into one space, so a literal space in a pattern
-// also matches a line break or a re-logged line's prefix. Patterns are RE2
-// (linear time). A pattern runs only where its literal anchor occurs, on a
-// bounded window around it, so a huge record costs time linear in its size.
-
-// detail is a phrase that adds facts to whichever failure the record holds.
-// Details only fill fields the failure itself left empty. They are short and
-// fixed, so they are read with string operations, not regexps: after is the
-// text that follows the anchor (at most detailSpan bytes), before the text
-// that precedes it (at most detailSpan bytes).
+// detail is a phrase that adds facts to whichever failure the record holds,
+// filling only fields the failure left empty (docs/message-formats.md). It
+// is short and fixed, so Read uses string operations on the DetailSpan
+// bytes before and after the anchor, not a regexp.
 type detail struct {
 	Anchor string
 	Read   func(r *grammar.Report, before, after string)
@@ -41,7 +29,7 @@ var Details = []detail{
 	{ // pjrt log line: "Execution of replica 0 failed: RESOURCE_EXHAUSTED: ..."
 		"Execution of replica ", func(r *grammar.Report, _, a string) {
 			if n, rest := logtext.LeadingDigits(a); n != "" && strings.HasPrefix(rest, " failed") {
-				setReplica(r, n)
+				setInt(&r.Replica, &r.HasReplica, n)
 			}
 		},
 	},
@@ -53,8 +41,8 @@ var Details = []detail{
 			part, rest := logtext.LeadingDigits(rest)
 			if rep != "" && ok && part != "" &&
 				(strings.HasPrefix(rest, " of a replicated computation") || strings.HasPrefix(rest, " of areplicated computation")) {
-				setReplica(r, rep)
-				setPartition(r, part)
+				setInt(&r.Replica, &r.HasReplica, rep)
+				setInt(&r.Partition, &r.HasPartition, part)
 			}
 		},
 	},
@@ -99,10 +87,8 @@ var Details = []detail{
 			}
 		},
 	},
-	{ // BFC allocator (2025+): "Allocator memory summary: rounded request 1.50GiB, total free in pool
-		// 1.96GiB, largest free chunk usable by lower end 1.00GiB, unallocated bytes 0B, pool size 3.96GiB,
-		// pool limit 3.96GiB". What the allocator could still hand out is the pool's free memory plus the
-		// bytes it has not yet claimed; the pool limit is not the device, so it is PoolLimit, not Capacity.
+	{ // BFC allocator (2025+), allocator_summary.go. What it could still hand out is the pool's free
+		// memory plus the bytes it has not claimed; the pool limit is not the device's capacity.
 		"Allocator memory summary: ", func(r *grammar.Report, _, a string) {
 			free, unallocated := summaryField(a, "total free in pool "), summaryField(a, "unallocated bytes ")
 			if !r.Free.Known {
@@ -111,11 +97,9 @@ var Details = []detail{
 			setSize(&r.PoolLimit, summaryField(a, "pool limit "))
 		},
 	},
-	{ // An allocator's stats after its dump: "Stats: \nLimit:   59.38GiB\nInUse:   0B\nMaxInUse: ..."
-		// (BFC; TSL sizes, or raw bytes in older builds), or cudaMallocAsync's "... Free
-		// memory/Total memory: f/t Stats: Limit: X InUse: Y". The limit is the allocator's
-		// budget, PoolLimit, never Capacity: XLA's pool is a share of the device, and the
-		// advice reads Capacity as the whole device.
+	{ // An allocator's stats: BFC's "Stats: \nLimit:   59.38GiB\nInUse:   0B\nMaxInUse: ..." (raw
+		// bytes in older builds), cudaMallocAsync's "... Stats: Limit: X InUse: Y". The limit is the
+		// allocator's budget, never Capacity: the advice reads Capacity as the whole device.
 		"Stats: Limit:", func(r *grammar.Report, _, a string) {
 			if f := strings.Fields(a); len(f) > 0 && len(f[0]) <= 24 {
 				setSize(&r.PoolLimit, f[0])
@@ -150,10 +134,9 @@ var Details = []detail{
 	},
 }
 
-// Error-code tokens. The factory format is "E1000: CompileTimeHbmOom:\n<msg>
-// \nSee https://openxla.org/xla/errors/error_1000 for more details.";
-// AnnotateWithCode uses ": " after the name; older builds appended
-// "https://openxla.org/xla/errors#e1000"; some builds print the bare name.
+// Error-code tokens: "E1000: CompileTimeHbmOom:\n<msg>\nSee
+// https://openxla.org/xla/errors/error_1000 for more details."; older builds
+// appended "https://openxla.org/xla/errors#e1000"; some print the bare name.
 var (
 	codeNameEnds = []string{"Oom:", "Failure:", "Exhausted:"} // how every catalog name ends
 	codeURL      = "openxla.org/xla/errors"                   // then "/error_1000" or "#e1000"
@@ -185,14 +168,8 @@ func chipID(before string) string {
 		k--
 	}
 	id := before[k:]
-	parts := strings.Split(id, "x")
-	if len(parts) != 3 {
-		return ""
-	}
-	for _, p := range parts {
-		if p == "" || logtext.DigitsEnd(p, 0) != len(p) {
-			return ""
-		}
+	if parts := strings.Split(id, "x"); len(parts) != 3 || slices.Contains(parts, "") {
+		return "" // each part is digits, by the scan above
 	}
 	return id
 }
@@ -256,14 +233,11 @@ func Guarded(s string, at int) bool {
 func EvidenceBackend(s string) string {
 	found := ""
 	for _, ev := range backendEvidence {
-		for _, t := range ev.tokens {
-			if strings.Contains(s, t) {
-				if found != "" {
-					return "" // evidence for two backends: do not guess
-				}
-				found = ev.backend
-				break
+		if slices.ContainsFunc(ev.tokens, func(t string) bool { return strings.Contains(s, t) }) {
+			if found != "" {
+				return "" // evidence for two backends: do not guess
 			}
+			found = ev.backend
 		}
 	}
 	return found

@@ -25,14 +25,9 @@ func setSize(dst *grammar.Size, v string) {
 	}
 }
 
-func setReplica(r *grammar.Report, v string) {
-	if n, err := strconv.ParseInt(v, 10, 64); err == nil && !r.HasReplica {
-		r.Replica, r.HasReplica = n, true
-	}
-}
-
-func setPartition(r *grammar.Report, v string) {
-	if n, err := strconv.ParseInt(v, 10, 64); err == nil && !r.HasPartition {
-		r.Partition, r.HasPartition = n, true
+// setInt sets *dst to v and *has when *has is not set yet.
+func setInt(dst *int64, has *bool, v string) {
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil && !*has {
+		*dst, *has = n, true
 	}
 }

@@ -5,6 +5,7 @@ package generic
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/details"
@@ -12,39 +13,18 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
-// FamilyGeneric is Report.Family of a memory failure that no family knows,
-// tagged by the last-resort layer: an error that says an allocation of a
-// size failed, or that device (GPU, TPU, accelerator, HBM) or host memory
-// ran out. Its code is the catalog's generic E0007; the sizes are whatever
-// the failing sentence states.
+// FamilyGeneric is Report.Family of a memory failure that no family knows
+// (code E0007), tagged by the last-resort layer.
 const FamilyGeneric = "generic"
 
 // The last-resort layer runs only when no family and no catalog code
-// matched. A false alarm costs more than a miss, so it needs two things in
-// one log entry (a header line and the lines that continue it):
-//
-//   - a statement: a failure verb before "allocate" with a size or a memory
-//     kind in the same clause ("Failed to allocate 1.00GiB (1073741824
-//     bytes) from the scratch arena", "failed to allocate device memory"), an
-//     "allocation of SIZE failed", or memory of a named kind that ran out
-//     ("out of device memory", "TPU ran out of memory", a driver's
-//     out-of-memory error name); a bare "out of memory" counts only where
-//     the entry names XLA, JAX or PjRt, or where it ends an INTERNAL
-//     status's message (str(e) of an XlaRuntimeError printed alone);
-//   - an error context: the entry is logged at ERROR or FATAL, or the
-//     statement stands near a RESOURCE_EXHAUSTED or INTERNAL status or an
-//     XLA exception (XlaRuntimeError, JaxRuntimeError, TensorFlow's
-//     ResourceExhaustedError).
-//
-// A statement on an INFO, WARNING or DEBUG line is never a failure (XLA logs
-// its survivable retries there), and one behind a family guard (guarded) or
-// in an entry that names another system's memory (genericForeign) is left
-// alone.
+// matched; a false alarm costs more than a miss, so it needs a statement
+// and an error context in one log entry (docs/message-formats.md, "generic").
 
 // genericStatement finds the statements, on ASCII-lower-cased flattened text.
-// Group "alloc" marks an allocation clause (its size is the request), "kind"
-// a memory kind that ran out, "bare" a bare "out of memory", "driver" a GPU
-// driver's out-of-memory error name.
+// Groups: "alloc" an allocation clause (its size is the request), "kind" a
+// memory kind that ran out, "bare" a bare "out of memory", "driver" a GPU
+// driver's error name.
 var genericStatement = regexp.MustCompile(
 	`(?P<alloc>\b(?:failed to|fails to|fail to|unable to|could not|couldn't|cannot|can't|not able to) allocate\b|` +
 		`\berror (?:while )?allocating\b|\b(?:not enough|insufficient) (?:[a-z]+ )?memory to allocate\b|\ballocation of\b)|` +
@@ -54,20 +34,17 @@ var genericStatement = regexp.MustCompile(
 		`(?P<driver>cuda_error_out_of_memory|hip_error_outofmemory|hiperroroutofmemory|cudaerrormemoryallocation)|` +
 		`(?P<bare>\b(?:ran |run |runs )?out of memory\b)`)
 
-// genericKinds are the memory kinds whose running out is an accelerator or
-// XLA host-memory failure, and genericMemory names such memory: "device
-// memory", "HBM", not "GPU quota" or "host resources".
+// The memory kinds whose running out is XLA's: "device memory", "HBM", not
+// "GPU quota" or "host resources".
 const (
 	genericKinds  = `(?:device|gpu|tpu|accelerator|hbm|vram|host|pinned host|pinned)`
 	genericMemory = `(?:(?:device|gpu|tpu|accelerator|host|pinned host|pinned)(?: hbm)? memory|(?:device |gpu |tpu )?(?:hbm|vram)(?: memory)?)`
 )
 
 // GenericCues let the last-resort layer's statements through MayContain
-// when no status stands around them (a bare log line, an exception's
-// message printed alone): an allocation that failed, or memory that ran
-// out while allocating. Each is a word, whitespace and the key's word
-// ("allocat"), so that a hit on an innocent "allocating" mostly stops at
-// the last byte of the word before it (prefilterScan.prevLast).
+// when no status stands around them. Each is a word, whitespace and the
+// key's word ("allocat"), so that a hit on an innocent "allocating" mostly
+// stops at the last byte of the word before it (prefilterScan.prevLast).
 var GenericCues = []logtext.Cue{
 	{Text: "ailed to allocate"},  // Failed to, failed to
 	{Text: "able to allocate"},   // Unable to, unable to, not able to
@@ -93,19 +70,13 @@ var (
 	genericTotal = regexp.MustCompile(`(?i)(?:\btotal(?: memory)?[:=]? ?|\bcapacity[:=]? )(?P<n>\d+(?:,\d{3})*(?:\.\d+)?(?: ?bytes\b| ?[KMGTPE]i?B\b|[KMGTPE]\b|B\b)?)|(?P<m>\d+(?:,\d{3})*(?:\.\d+)?(?: ?bytes| ?[KMGTPE]i?B|[KMGTPE]|B)?) (?:bytes )?total\b`)
 )
 
-// genericContexts are the statuses and exceptions that make a statement an
-// error wherever it is logged. "INTERNAL: " is the status that str(e) of an
-// XlaRuntimeError starts with when a program prints the message alone.
+// genericContexts make a statement an error wherever it is logged.
+// "INTERNAL: " starts str(e) of an XlaRuntimeError printed alone.
 var genericContexts = []string{"RESOURCE_EXHAUSTED", "Resource exhausted", "ResourceExhausted", "XlaRuntimeError", "JaxRuntimeError", "INTERNAL: "}
 
-// GenericForeign are phrases of failures that are not XLA's: another
-// runtime's allocator, the process's own RAM. Any of them in the entry keeps
-// the last-resort layer out. Each one is needed by a negative of
-// oom/negatives_test.go (TestGenericGuardsAreNeeded). Quotas, rate limits,
-// files, disks, the Linux OOM killer, Kubernetes' OOMKilled and Triton's
-// messages need none: they state no allocation failure in an error context
-// and no device or host memory that ran out, or a retry at WARNING (their
-// negatives are there too).
+// GenericForeign are phrases of failures that are not XLA's; any of them
+// in the entry keeps the last-resort layer out. Each is needed by a negative
+// (TestGenericGuardsAreNeeded).
 var GenericForeign = []string{
 	"NeuronCore",             // AWS Neuron's PJRT plugin: its own allocator and runtime
 	"Cannot allocate memory", // strerror(ENOMEM): the host kernel refused the process
@@ -114,22 +85,20 @@ var GenericForeign = []string{
 	"bytes for file reading", // TSL's file systems reading a file into the process's RAM
 }
 
-// Candidate is a statement the last-resort layer reads as a failure by its
-// own rules, read into R; the verdict's table decides whether it is one
-// (the face applies it, as to every other candidate). At is where the
-// statement starts in the flattened text, From and To its log entry's span.
+// Candidate is a statement the last-resort layer accepts, read into R; the
+// verdict's table decides whether it is a failure. At is where it starts in
+// the flattened text, From and To its log entry's span.
 type Candidate struct {
 	At, From, To int
 	R            grammar.Report
 }
 
-// EachCandidate is the last-resort layer (see above): it calls fn with
-// each statement of flat it accepts, entry by entry (so that each
-// statement is judged by its own entry's level, entries as flatten recorded
-// them), until fn returns true. Its callers have run MayContain
-// (GenericCues are its statements' cues).
+// EachCandidate calls fn with each statement of flat the layer accepts,
+// entry by entry (each judged by its own entry's level), until fn returns
+// true.
 func EachCandidate(flat string, entries *logtext.Entries, fn func(c *Candidate) bool) {
-	if !mayBeGeneric(flat) {
+	// A cheap pass: every statement holds "alloc" or "memory" in some case.
+	if !strings.Contains(flat, "lloc") && !strings.Contains(flat, "emory") && !strings.Contains(flat, "EMORY") {
 		return
 	}
 	for k := range entries.Len() {
@@ -145,20 +114,12 @@ func EachCandidate(flat string, entries *logtext.Entries, fn func(c *Candidate) 
 	}
 }
 
-// mayBeGeneric is a cheap pass: every statement has "alloc", "memory" or
-// "MEMORY"/"Memory" in some case.
-func mayBeGeneric(text string) bool {
-	return strings.Contains(text, "lloc") || strings.Contains(text, "emory") || strings.Contains(text, "EMORY")
-}
-
 // eachEntryCandidate calls fn with each statement of one flattened entry,
 // logged at level, that the last-resort layer accepts, until fn returns
 // true; it returns whether one did.
 func eachEntryCandidate(flat string, level byte, fn func(at int, r grammar.Report) bool) bool {
-	for _, f := range GenericForeign {
-		if strings.Contains(flat, f) {
-			return false
-		}
+	if slices.ContainsFunc(GenericForeign, func(f string) bool { return strings.Contains(flat, f) }) {
+		return false
 	}
 	lower := asciiLower(flat)
 	xla := strings.Contains(lower, "xla") || strings.Contains(lower, "jax") || strings.Contains(lower, "pjrt")
@@ -183,7 +144,8 @@ func readGenericStatement(flat, lower string, loc []int, level byte, xla bool) (
 	if kind == "bare" && !xla && !internalMessageEnd(flat, at, loc[1]) || details.Guarded(flat, at) || !errorContext {
 		return grammar.Report{}, false
 	}
-	if sentence := flat[at:min(len(flat), at+300)]; strings.Contains(cutSentence(sentence), "freed_by_count") {
+	sentence := cutSentence(flat[at:min(len(flat), at+300)])
+	if strings.Contains(sentence, "freed_by_count") {
 		return grammar.Report{}, false // the BFC allocator's retry, which its caller survives
 	}
 	r := grammar.Report{Family: FamilyGeneric, Code: grammar.CodeGeneric}
@@ -212,7 +174,7 @@ func readGenericStatement(flat, lower string, loc []int, level byte, xla bool) (
 		if i := strings.LastIndex(before, ". "); i >= 0 {
 			before = before[i+2:]
 		}
-		r.Backend = details.EvidenceBackend(before + cutSentence(flat[at:min(len(flat), at+300)]))
+		r.Backend = details.EvidenceBackend(before + sentence)
 	}
 	if strings.Contains(lower[at:min(len(lower), at+120)], "host") {
 		r.MemorySpace = "host"
@@ -229,10 +191,7 @@ func readGenericStatement(flat, lower string, loc []int, level byte, xla bool) (
 // of an XlaRuntimeError prints, with no name of XLA left in the text.
 func internalMessageEnd(flat string, at, end int) bool {
 	rest := strings.TrimLeft(flat[end:], ".")
-	if rest != "" && !strings.HasPrefix(rest, " ") {
-		return false
-	}
-	return strings.Contains(flat[max(0, at-80):at], "INTERNAL: ") && (rest == "" || strings.TrimSpace(rest) == "")
+	return (rest == "" || rest[0] == ' ' && strings.TrimSpace(rest) == "") && strings.Contains(flat[max(0, at-80):at], "INTERNAL: ")
 }
 
 // cutSentence is s up to its first sentence end.
@@ -247,12 +206,7 @@ func cutSentence(s string) string {
 // within the message around at.
 func hasGenericContext(flat string, at int) bool {
 	w := flat[max(0, at-600):min(len(flat), at+300)]
-	for _, c := range genericContexts {
-		if strings.Contains(w, c) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(genericContexts, func(c string) bool { return strings.Contains(w, c) })
 }
 
 // genericClause is the text after a statement up to the end of its clause
@@ -271,10 +225,7 @@ func genericClause(flat string, from int) string {
 // that starts at at, "" when there is none: "GPU out of memory allocating
 // 1.00GiB" states its request.
 func genericAllocClause(flat string, at int) string {
-	s := flat[at:min(len(flat), at+200)]
-	if i := strings.Index(s, ". "); i >= 0 {
-		s = s[:i]
-	}
+	s := cutSentence(flat[at:min(len(flat), at+200)])
 	i := strings.Index(asciiLower(s), "allocat")
 	if i < 0 {
 		return ""

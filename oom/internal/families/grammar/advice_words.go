@@ -3,14 +3,9 @@
 
 package grammar
 
-import (
-	"strings"
-)
+import "strings"
 
-// Action kinds (Report.Action, attribute xla.oom.action): the kind of the
-// first step of a report's advice, so that dashboards can count incidents by
-// fix and automation can branch on it. Every advice row carries its kind
-// (remediation*.go), so the kind comes from the same row as the step.
+// Action kinds (Report.Action, attribute xla.oom.action; oom/api.go).
 const (
 	ActionShrinkFootprint  = "shrink_footprint"   // a smaller batch, sequence or tensors: less per device
 	ActionShard            = "shard"              // shard over more devices, or check that an array is sharded

@@ -9,9 +9,6 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
-// Allocator names (GPU_0_bfc, gpu_async_1, cuda_host_bfc): what they say
-// about the backend and the device.
-
 // AllocatorBackend reads the backend from an allocator name (GPU_0_bfc,
 // gpu_async_1, cuda_host_bfc, ...).
 func AllocatorBackend(name string) string {

@@ -4,28 +4,13 @@
 package grammar
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
 
-// Memory breakdowns printed after an OOM headline, read from the flattened
-// text (headers stripped from every line, whitespace folded), so a plain, a
-// per-line prefixed (vLLM/Ray process tags, glog/XRT headers) and a breakdown
-// flattened onto one line read the same way:
-//
-//   - TPU compile time (docs/message-formats.md, "Breakdowns"): "Total hbm usage >= X: reserved R
-//     program P arguments A", "Output size O; shares S with arguments.",
-//     "Program hbm requirement P: global G scoped S HLO temp T (…%
-//     utilization: Unpadded (U) Padded (D), …% fragmentation (F))",
-//     "Largest program allocations in hbm:" then numbered entries.
-//   - GPU BufferAssignment dump (docs/message-formats.md): "BufferAssignment stats:" and
-//     "Peak buffers: Buffer N: Size: …".
-//   - XRT program load (docs/message-formats.md): "HBM capacity C: Top-of-Memory
-//     reserved: … Currently allocated: … Program requirement: … Available
-//     after request: …", exact "( 554,696,704 bytes)" figures preferred.
-//
-// The work is linear: every search runs forward over the text once per key,
-// and at most MaxAllocations entries are read.
+// Memory breakdowns printed after an OOM headline (docs/message-formats.md,
+// "Breakdowns"), read by package breakdown.
 
 // MaxAllocations bounds the breakdown entries read from one record.
 const MaxAllocations = 100
@@ -55,14 +40,7 @@ func (a *Allocation) IsInput() bool {
 	if strings.Contains(t, "parameter") || strings.Contains(t, "argument") {
 		return true
 	}
-	if a.SourceFile == "" {
-		for _, p := range inputPaths {
-			if strings.HasPrefix(a.OpName, p) {
-				return true
-			}
-		}
-	}
-	return false
+	return a.SourceFile == "" && slices.ContainsFunc(inputPaths[:], func(p string) bool { return strings.HasPrefix(a.OpName, p) })
 }
 
 var inputPaths = [...]string{"params_and_buffers[", "params[", "args[", "kwargs["}
@@ -100,28 +78,19 @@ type Breakdown struct {
 // Culprit returns the index of the largest allocation that names an operator
 // and is not a program input, or -1.
 func (b *Breakdown) Culprit() int {
-	best := -1
-	for i := range b.Allocations {
-		a := &b.Allocations[i]
-		if a.OpName == "" || a.IsInput() || !a.Size.Known {
-			continue
-		}
-		if best < 0 || a.Size.Bytes > b.Allocations[best].Size.Bytes {
-			best = i
-		}
-	}
-	return best
+	return b.largest(func(a *Allocation) bool { return a.OpName != "" && !a.IsInput() })
 }
 
 // LargestInput returns the index of the largest program-input allocation, or -1.
-func (b *Breakdown) LargestInput() int {
+func (b *Breakdown) LargestInput() int { return b.largest((*Allocation).IsInput) }
+
+// largest returns the index of the first largest allocation of known size
+// that keep accepts, or -1.
+func (b *Breakdown) largest(keep func(*Allocation) bool) int {
 	best := -1
 	for i := range b.Allocations {
 		a := &b.Allocations[i]
-		if !a.IsInput() || !a.Size.Known {
-			continue
-		}
-		if best < 0 || a.Size.Bytes > b.Allocations[best].Size.Bytes {
+		if a.Size.Known && keep(a) && (best < 0 || a.Size.Bytes > b.Allocations[best].Size.Bytes) {
 			best = i
 		}
 	}

@@ -5,18 +5,16 @@ package grammar
 
 // entry is one OpenXLA error code that this package reports.
 type entry struct {
-	Code     string
-	Name     string
-	Category string
-	Phase    string // "" when the code does not fix the phase (E0007)
-	DocURL   string // "" when the code has no page
+	Code, Name, Category string
+	Phase                string // "" when the code does not fix the phase (E0007)
+	DocURL               string // "" when the code has no page
 }
 
 const docBase = "https://openxla.org/xla/errors/error_"
 
-// Catalog holds the codes from xla/error/error_codes.h that describe running out of memory,
-// with the categories of the docs/errors pages. E0007 is XLA's generic
-// ResourceExhausted code; it has no page, so it has no DocURL.
+// Catalog holds the codes from xla/error/error_codes.h that describe
+// running out of memory, with the categories of the docs/errors pages.
+// E0007, XLA's generic ResourceExhausted, has no page.
 var Catalog = []entry{
 	{"E0007", "ResourceExhausted", "Resource Exhausted: Out of Memory", "", ""},
 	{"E0100", "RuntimeBufferAllocationFailure", "Runtime: Buffer Allocation Failure", PhaseRuntime, docBase + "0100"},

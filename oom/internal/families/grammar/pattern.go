@@ -15,15 +15,14 @@ import (
 type Pattern struct {
 	anchor string
 	// Lead is how many bytes of the message come before the anchor: exactly
-	// (fixedLead) or at most. Computed from the expression (computeLead).
+	// (FixedLead) or at most.
 	Lead      int
 	FixedLead bool
 	span      int // how far past the anchor a match may reach
 	re        *regexp.Regexp
-	groups    []namedGroup // the expression's named groups, in order
+	groups    []namedGroup // in order
 }
 
-// namedGroup is a named capture group of a family's expression.
 type namedGroup struct {
 	name  string
 	index int // submatch index in re
@@ -43,8 +42,8 @@ const MaxLeadToken = 64
 // CompilePattern compiles a family's expression. When the text before the
 // anchor has a fixed length, the regexp is anchored there and runs once;
 // otherwise it tries each start up to lead bytes before the anchor, from
-// the farthest, and keeps the first that matches. It panics on a malformed
-// entry (caught by every test run, since the table is built at start-up).
+// the farthest. It panics on a malformed entry (the table is built at
+// start-up, so every test run catches it).
 func CompilePattern(id, anchor, expr string, span int) Pattern {
 	lead, fixed := computeLead(id, anchor, expr)
 	if span == 0 {

@@ -23,9 +23,9 @@ const (
 	CauseExhaustion    = "exhaustion"    // not enough free memory at all
 )
 
-// PoolCause is the cause the allocator's own figures settle: the pool had the
-// request free in total but no chunk large enough (fragmentation), or not at
-// all (exhaustion); "" when a figure is unknown.
+// PoolCause is the cause the allocator's own figures settle: the request
+// free in total but in no chunk (fragmentation), or not free (exhaustion);
+// "" when a figure is unknown.
 func PoolCause(request, free, largestFree Size) string {
 	switch {
 	case !request.Known || !free.Known || !largestFree.Known:
@@ -63,10 +63,8 @@ type Report struct {
 	Phase    string // PhaseCompile or PhaseRuntime
 	DocURL   string // https://openxla.org/xla/errors/error_XXXX for catalog codes
 
-	// Family is the id of the message family that matched (families/families_*.go,
-	// docs/message-formats.md), e.g. "tpu-runtime-buffer", or "code-only" for
-	// a catalog code printed without a readable message. For tests and
-	// debugging; not part of the attribute contract.
+	// Family is the id of the family that matched, or FamilyCodeOnly; for
+	// tests and debugging, not an attribute.
 	Family string
 
 	Backend     string // BackendTPU/GPU/CPU when the text shows it
@@ -82,22 +80,19 @@ type Report struct {
 	Reserved   Size // program load: "N reserved"
 	Reservable Size // program load: "N reservable"
 	// PoolLimit is the most a GPU allocator may take from the device (BFC
-	// "pool limit X", cudaMallocAsync "Stats: Limit: X", a family's
-	// pool_limit group): the share of the GPU that
+	// "pool limit X", "Stats: Limit: X"): the share of the GPU that
 	// XLA_PYTHON_CLIENT_MEM_FRACTION grants, not the GPU itself.
 	PoolLimit Size
-	// InUse, LargestFree and PoolSize are the allocator's own figures, read
-	// where a failure's records print them (BFC "Stats:" InUse and
-	// LargestFreeBlock, the 2026 "Allocator memory summary": pool size).
+	// The allocator's own figures, where a failure's records print them
+	// (BFC "Stats:" InUse and LargestFreeBlock, the summary's pool size).
 	InUse       Size
 	LargestFree Size
 	PoolSize    Size
 
 	Program string // "Error loading program 'x'", "[executable_name='x']"
 	// MemoryHolder is the executable whose in-use chunks hold the most bytes
-	// in the BFC allocator's dump (chunk annotations
-	// "xla.execute{executable=x}"), and MemoryHolderSize those bytes: who
-	// holds the memory, which is often not the program that failed.
+	// in the BFC allocator's dump, MemoryHolderSize those bytes: often not
+	// the program that failed.
 	MemoryHolder     string
 	MemoryHolderSize Size
 	Replica          int64 // "Execution of replica R failed", "while running replica R and partition P"
@@ -107,52 +102,29 @@ type Report struct {
 
 	Device string // TPU memory id (0x0x1_HBM0), GPU ordinal ("0"), or PyTorch/XLA device (TPU:6)
 
-	// Instruction is the HLO instruction or kernel the message names, e.g.
-	// %my-custom-kernel for a scoped VMEM OOM ("" when none is printed).
-	Instruction string
-	// Words holds the SparseCore (E3000) figures, printed in words of an
-	// unprinted size, so they have no byte equivalent.
-	Words SparseCoreWords
+	Instruction string          // the HLO instruction or kernel the message names (%my-custom-kernel)
+	Words       SparseCoreWords // SparseCore (E3000) figures, in words of an unprinted size: no bytes
 
-	// Breakdown holds the memory breakdown printed with the failure (TPU
-	// compile-time totals and largest allocations, GPU BufferAssignment
-	// stats and peak buffers, XRT program-load figures), when there is one.
-	Breakdown Breakdown
+	Breakdown Breakdown // the memory breakdown printed with the failure, if any
 
-	// Attempts counts the allocation attempts in the failure's record: the
-	// requests the driver refused on the way (families/families_attempts.go). They are
-	// context, never the failure: no size of theirs is read into the report,
-	// except the exact bytes of the very request that failed, whose refusal
-	// is the failure itself and not counted.
-	Attempts int
-	// RefusedBefore is Attempts: the driver's refusals on the way, which
-	// the advice reads. ownRefused: the record also holds the driver's
-	// refusal of the failing request itself (the platform allocator logs
-	// it), which Attempts does not count.
+	// Attempts counts the requests the driver refused on the way in the
+	// failure's record; the refusal of the failing request itself is not
+	// counted (OwnRefused). RefusedBefore, which the advice reads, starts
+	// as Attempts.
+	Attempts      int
 	RefusedBefore int
 	OwnRefused    bool
 
-	// Site is the frame of the user's own code that asked, from the
-	// traceback of the failure's raised status (zero when none was read).
-	Site Site
-
-	// ExceptionType is the type of the exception the record raised
-	// ("jax.errors.JaxRuntimeError"; the semantic conventions'
-	// exception.type), "" when the record holds none.
-	ExceptionType string
+	Site          Site   // the frame of the user's own code that asked, from the raised status's traceback
+	ExceptionType string // the type of the exception the record raised (exception.type)
 
 	Cause       string   // CauseFragmentation or CauseExhaustion when both sizes are known
 	Remediation []string // ordered, concrete actions; never empty on a recognised failure
 
-	// Retry says whether running the same program again, unchanged, can
-	// succeed: RetryFutile, RetryMayHelp or RetryUnknown (diagnosis/retry.go).
-	Retry string
-	// Action is the kind of the first remediation step, one of Actions
-	// (diagnosis/actions.go).
-	Action string
-	// FitFraction is capacity / demand when the report shows both and the
-	// demand is the larger: the factor by which the per-device demand must
-	// shrink to fit (0 when unknown; diagnosis/fit.go).
+	Retry  string // whether rerunning it unchanged can succeed: RetryFutile, RetryMayHelp or RetryUnknown
+	Action string // the kind of the first remediation step, one of Actions
+	// FitFraction is capacity / demand when the demand is the larger: the
+	// factor by which the per-device demand must shrink (0 when unknown).
 	FitFraction float64
 }
 

@@ -102,28 +102,11 @@ func UnitShift(u string) (uint, bool) {
 	case "", "B", "bytes", "byte":
 		return 0, true
 	}
-	var k uint
-	switch u[0] {
-	case 'K', 'k':
-		k = 10
-	case 'M':
-		k = 20
-	case 'G':
-		k = 30
-	case 'T':
-		k = 40
-	case 'P':
-		k = 50
-	case 'E':
-		k = 60
-	default:
+	k := strings.IndexByte("kKMGTPE", u[0]) // k and K are both kilo
+	if k < 0 || u[1:] != "" && u[1:] != "B" && u[1:] != "iB" {
 		return 0, false
 	}
-	switch u[1:] {
-	case "", "B", "iB":
-		return k, true
-	}
-	return 0, false
+	return uint(10 * max(k, 1)), true
 }
 
 // ParseSizeToken reads tok into a Size; an unreadable token gives an unknown Size.

@@ -21,40 +21,28 @@ func IsSizeGroup(name string) bool {
 	return plain || name == "requested" || name == "requested_exact"
 }
 
-// cutAtEnd reports whether the text may end in the middle of group index of
-// m: the group is a bare number (it ends in a digit) and nothing but a
-// decimal point or a separator follows it before the end of the text
+// cutAtEnd reports whether the text may end inside group index of m: the
+// group ends in a digit and at most a "." or "," follows it before the end
 // ("allocate 896." may be "allocate 896.00MiB" cut). A size that ends in
-// its unit ("16.42M", "6.00MiB", "0B") is complete even there. Families
-// whose message ends with a bare number read it themselves, not through a
-// standard group.
+// its unit is complete even there.
 func cutAtEnd(m Match, index int) bool {
-	k := 2 * index
-	if k+1 >= len(m.Loc) || m.Loc[k] < 0 || m.Loc[k+1] == m.Loc[k] || !logtext.IsDigit(m.Text[m.Loc[k+1]-1]) {
+	from, to, ok := m.span(index)
+	if !ok || to == from || !logtext.IsDigit(m.Text[to-1]) {
 		return false
 	}
-	rest := m.Text[m.Loc[k+1]:]
+	rest := m.Text[to:]
 	return rest == "" || rest == "." || rest == ","
 }
 
 // CutAtEndOf reports whether the named group ends the text (the cut may fall
 // inside it).
 func CutAtEndOf(m Match, name string) bool {
-	for _, g := range m.pattern.groups {
-		if g.name == name {
-			k := 2 * g.index
-			return k+1 < len(m.Loc) && m.Loc[k] >= 0 && m.Loc[k+1] == len(m.Text)
-		}
-	}
-	return false
+	_, to, ok := m.span(m.index(name))
+	return ok && to == len(m.Text)
 }
 
 // CutInside reports whether the text ends right after m, inside phrase: what
 // follows the match is a (possibly empty) prefix of phrase.
 func CutInside(m Match, phrase string) bool {
-	return isPrefixOf(m.Text[m.end():], phrase)
+	return strings.HasPrefix(phrase, m.Text[m.end():])
 }
-
-// isPrefixOf reports whether cut is where phrase may have been cut: a
-// (possibly empty) prefix of it.
-func isPrefixOf(cut, phrase string) bool { return strings.HasPrefix(phrase, cut) }

@@ -3,35 +3,17 @@
 
 package grammar
 
-// Early warnings: lines in which XLA, its allocators or the CUDA driver say
-// that memory is short while the program goes on. None of them is a failure,
-// so they never become a Report (no error code); they are read into a Warning.
-// A fatal form of the same line (the BFC headline without freed_by_count, an
-// ERROR-level driver failure, an autotuning failure that fails the compile)
-// stays an OOM: Recognize is asked first, and RecognizeWarning only speaks
-// when Recognize found nothing.
+// Early warnings: memory is short while the program goes on. A fatal form
+// of the same line stays an OOM: Recognize is asked first.
 
-// Warning kinds: the values of the xla.memory.warning attribute.
+// Warning kinds: the values of the xla.memory.warning attribute (oom/api.go
+// says what each means).
 const (
-	// WarningRematerialization: the compiler recomputed values to cut peak
-	// memory and still could not get under its limit.
 	WarningRematerialization = "rematerialization"
-	// WarningAllocatorRetry: the BFC allocator could not serve an allocation
-	// its caller can do without ("with freed_by_count=N"); the caller takes
-	// a slower path.
-	WarningAllocatorRetry = "allocator_retry"
-	// WarningAllocationAttempt: the driver refused an allocator's request
-	// (families/families_attempts.go). XLA's pool set-up and growth retry with less;
-	// a series of these at start-up means another process or library holds
-	// part of the GPU. Never a failure: a request that really fails ends in a
-	// status of its own.
+	WarningAllocatorRetry    = "allocator_retry"
 	WarningAllocationAttempt = "allocation_attempt"
-	// WarningAutotuneFallback: the GPU autotuner could not allocate scratch
-	// memory to try algorithms and fell back to a default one.
-	WarningAutotuneFallback = "autotune_fallback"
-	// WarningMemoryUsage: the device's free and total memory, printed by
-	// cuDNN after it failed to create its handle.
-	WarningMemoryUsage = "memory_usage"
+	WarningAutotuneFallback  = "autotune_fallback"
+	WarningMemoryUsage       = "memory_usage"
 )
 
 // Warning is one memory-pressure warning read from log text.
@@ -49,19 +31,15 @@ type Warning struct {
 	Free      Size // memory_usage: free device memory
 	Capacity  Size // the limit: rematerialization's memory limit, StreamExecutor's limit, the device total
 
-	// Attempts counts the allocation attempts in the text (kind
-	// allocation_attempt: every refused request of the record, the reported
-	// one included; Requested is the first, Last the last when they differ).
+	// Attempts counts the refused requests of an allocation_attempt's text,
+	// the reported one included; Requested is the first, Last the last of several.
 	Attempts int
 	Last     Size
 }
 
-// Pressure is the warning's memory demand divided by its limit: the peak
-// over the limit for rematerialization, the request over the limit for an
-// autotuner scratch buffer above it, used (total - free) over total for the
-// device figures.
-// Above 1 means the demand did not fit. ok is false when the text prints no
-// limit (allocator retries, start-up back-off, most autotuner fallbacks).
+// Pressure is the warning's memory demand (the peak, else the request,
+// else total - free) over its limit; above 1 the demand did not fit. ok is
+// false when the text prints no limit.
 func (w *Warning) Pressure() (ratio float64, ok bool) {
 	if !w.Capacity.Known || w.Capacity.Bytes <= 0 {
 		return 0, false
