@@ -4,7 +4,6 @@
 package oomattr
 
 import (
-	"strconv"
 	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -94,10 +93,7 @@ func FailureBody(f *failure.Failure) string {
 		b.WriteString(", memory held by " + r.MemoryHolder)
 	}
 	if r.Site.File != "" {
-		b.WriteString(", at " + r.Site.File + ":" + strconv.FormatInt(r.Site.Line, 10))
-		if r.Site.Function != "" {
-			b.WriteString(" in " + r.Site.Function)
-		}
+		b.WriteString(", at " + r.Site.String())
 	}
 	b.WriteString("; retry " + r.Retry)
 	return b.String()

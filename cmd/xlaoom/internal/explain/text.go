@@ -75,7 +75,7 @@ func writeFailure(b *strings.Builder, f *Finding) {
 	field(b, "cause", r.Cause)
 	field(b, "retry", retryText(f))
 	field(b, "where", where(r))
-	field(b, "site", siteText(r.Site))
+	field(b, "site", r.Site.String())
 	field(b, "held by", holdersText(f.Whole))
 	field(b, "instruction", r.Instruction)
 	field(b, "attempts", prefixed("after ", f.Attempts.Text()))
@@ -216,19 +216,6 @@ func where(r *oom.Report) string {
 		partition = "partition " + strconv.FormatInt(r.Partition, 10)
 	}
 	return joinNonEmpty(" · ", prefixed("program ", r.Program), prefixed("device ", r.Device), replica, partition)
-}
-
-// siteText is the frame of the user's code that asked: "train.py:194 in
-// run_job".
-func siteText(s oom.Site) string {
-	if s.File == "" {
-		return ""
-	}
-	t := s.File + ":" + strconv.FormatInt(s.Line, 10)
-	if s.Function != "" {
-		t += " in " + s.Function
-	}
-	return t
 }
 
 // holdersText names the executables whose chunks hold the pool's in-use

@@ -3,6 +3,8 @@
 
 package grammar
 
+import "strconv"
+
 // Phase tells whether the failure happened while compiling or while running.
 const (
 	PhaseCompile = "compile"
@@ -134,4 +136,16 @@ type Site struct {
 	File     string
 	Line     int64
 	Function string
+}
+
+// String is "file:line in function" ("" when no file is known).
+func (s Site) String() string {
+	if s.File == "" {
+		return ""
+	}
+	t := s.File + ":" + strconv.FormatInt(s.Line, 10)
+	if s.Function != "" {
+		t += " in " + s.Function
+	}
+	return t
 }
