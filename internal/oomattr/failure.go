@@ -105,9 +105,7 @@ func putSite(s oom.Site, attrs pcommon.Map) {
 	}
 	attrs.PutStr(CodeFilePath, s.File)
 	attrs.PutInt(CodeLineNumber, s.Line)
-	if s.Function != "" {
-		attrs.PutStr(CodeFunctionName, s.Function)
-	}
+	putStr(attrs, CodeFunctionName, s.Function)
 }
 
 func getSite(attrs pcommon.Map) oom.Site {

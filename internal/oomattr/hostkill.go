@@ -107,12 +107,6 @@ func HostKilled(attrs pcommon.Map) bool {
 	return ok
 }
 
-func putStr(attrs pcommon.Map, k, v string) {
-	if v != "" {
-		attrs.PutStr(k, v)
-	}
-}
-
 func putSize(attrs pcommon.Map, k string, v int64) {
 	if v > 0 {
 		attrs.PutInt(k, v)

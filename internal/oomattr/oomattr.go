@@ -119,16 +119,20 @@ const (
 // processor's and explain's default too.
 const DefaultTopAllocations = 5
 
-// sizeFields pairs each size attribute with its Report field, so that Put and
-// Get cannot drift apart.
-func sizeFields(r *oom.Report) []struct {
+type sizeField struct {
 	key  string
 	size *oom.Size
-} {
-	return []struct {
-		key  string
-		size *oom.Size
-	}{
+}
+
+type stringField struct {
+	key   string
+	value *string
+}
+
+// sizeFields pairs each size attribute with its Report field, so that Put and
+// Get cannot drift apart.
+func sizeFields(r *oom.Report) []sizeField {
+	return []sizeField{
 		{Requested, &r.Requested}, {Free, &r.Free}, {Used, &r.Used}, {Capacity, &r.Capacity},
 		{Exceeded, &r.Exceeded}, {Reserved, &r.Reserved}, {Reservable, &r.Reservable}, {PoolLimit, &r.PoolLimit},
 		{InUse, &r.InUse}, {LargestFree, &r.LargestFree}, {PoolSize, &r.PoolSize},
@@ -141,14 +145,8 @@ func sizeFields(r *oom.Report) []struct {
 	}
 }
 
-func stringFields(r *oom.Report) []struct {
-	key   string
-	value *string
-} {
-	return []struct {
-		key   string
-		value *string
-	}{
+func stringFields(r *oom.Report) []stringField {
+	return []stringField{
 		{ErrorCode, &r.Code}, {ErrorName, &r.Name}, {ErrorCategory, &r.Category}, {ErrorPhase, &r.Phase},
 		{ErrorDocURL, &r.DocURL}, {Backend, &r.Backend}, {MemorySpace, &r.MemorySpace},
 		{Program, &r.Program}, {Device, &r.Device}, {Cause, &r.Cause}, {HolderProgram, &r.MemoryHolder},
@@ -166,9 +164,7 @@ func Put(r oom.Report, attrs pcommon.Map) { PutTop(r, attrs, DefaultTopAllocatio
 func PutTop(r oom.Report, attrs pcommon.Map, top int) {
 	attrs.EnsureCapacity(attrs.Len() + 16)
 	for _, f := range stringFields(&r) {
-		if *f.value != "" {
-			attrs.PutStr(f.key, *f.value)
-		}
+		putStr(attrs, f.key, *f.value)
 	}
 	attrs.PutStr(ErrorType, r.Code)
 	if r.ExceptionType != "" {
@@ -178,9 +174,7 @@ func PutTop(r oom.Report, attrs pcommon.Map, top int) {
 	}
 	putGeneric(&r, attrs)
 	for _, f := range sizeFields(&r) {
-		if f.size.Known {
-			attrs.PutInt(f.key, f.size.Bytes)
-		}
+		putKnown(attrs, f.key, *f.size)
 	}
 	if r.HasReplica {
 		attrs.PutInt(Replica, r.Replica)
@@ -231,27 +225,31 @@ func putAllocations(b *oom.Breakdown, attrs pcommon.Map, top int) {
 }
 
 func putAllocation(a *oom.Allocation, m pcommon.Map) {
-	putSize := func(k string, s oom.Size) {
-		if s.Known {
-			m.PutInt(k, s.Bytes)
-		}
-	}
-	putStr := func(k, v string) {
-		if v != "" {
-			m.PutStr(k, v)
-		}
-	}
-	putSize(AllocationSize, a.Size)
-	putStr(AllocationOp, a.OpName)
-	putStr(AllocationSource, a.Source())
-	putStr(AllocationShape, a.Shape)
-	putSize(AllocationUnpaddedSize, a.Unpadded)
-	putSize(AllocationPaddingSize, a.Padding)
+	putKnown(m, AllocationSize, a.Size)
+	putStr(m, AllocationOp, a.OpName)
+	putStr(m, AllocationSource, a.Source())
+	putStr(m, AllocationShape, a.Shape)
+	putKnown(m, AllocationUnpaddedSize, a.Unpadded)
+	putKnown(m, AllocationPaddingSize, a.Padding)
 	if a.Expansion > 0 {
 		m.PutDouble(AllocationExpansion, a.Expansion)
 	}
-	putStr(AllocationLabel, a.Label)
-	putStr(AllocationType, a.Type)
+	putStr(m, AllocationLabel, a.Label)
+	putStr(m, AllocationType, a.Type)
+}
+
+// putStr writes a string that is not empty.
+func putStr(attrs pcommon.Map, k, v string) {
+	if v != "" {
+		attrs.PutStr(k, v)
+	}
+}
+
+// putKnown writes a size that is known.
+func putKnown(m pcommon.Map, k string, s oom.Size) {
+	if s.Known {
+		m.PutInt(k, s.Bytes)
+	}
 }
 
 // getAllocation reads one map of xla.oom.allocations back.

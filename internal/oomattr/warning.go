@@ -20,40 +20,24 @@ const (
 	WarningExplanation = "xla.memory.warning.explanation"
 )
 
-func warningSizes(w *oom.Warning) [5]struct {
-	key  string
-	size *oom.Size
-} {
-	return [5]struct {
-		key  string
-		size *oom.Size
-	}{{Requested, &w.Requested}, {Used, &w.Used}, {Free, &w.Free}, {Capacity, &w.Capacity}, {AttemptLast, &w.Last}}
+func warningSizes(w *oom.Warning) [5]sizeField {
+	return [5]sizeField{{Requested, &w.Requested}, {Used, &w.Used}, {Free, &w.Free}, {Capacity, &w.Capacity}, {AttemptLast, &w.Last}}
 }
 
 // warningStrings are the string attributes of a warning. Its phase is not
 // written: it follows from the kind, and xla.error.* belongs to failures.
-func warningStrings(w *oom.Warning) [4]struct {
-	key   string
-	value *string
-} {
-	return [4]struct {
-		key   string
-		value *string
-	}{{WarningKind, &w.Kind}, {WarningExplanation, &w.Explanation}, {Backend, &w.Backend}, {Device, &w.Device}}
+func warningStrings(w *oom.Warning) [4]stringField {
+	return [4]stringField{{WarningKind, &w.Kind}, {WarningExplanation, &w.Explanation}, {Backend, &w.Backend}, {Device, &w.Device}}
 }
 
 // PutWarning writes w onto attrs. Empty strings and unknown sizes are left out.
 func PutWarning(w oom.Warning, attrs pcommon.Map) {
 	attrs.EnsureCapacity(attrs.Len() + 8)
 	for _, f := range warningStrings(&w) {
-		if *f.value != "" {
-			attrs.PutStr(f.key, *f.value)
-		}
+		putStr(attrs, f.key, *f.value)
 	}
 	for _, f := range warningSizes(&w) {
-		if f.size.Known {
-			attrs.PutInt(f.key, f.size.Bytes)
-		}
+		putKnown(attrs, f.key, *f.size)
 	}
 	if w.Attempts > 0 {
 		attrs.PutInt(Attempts, int64(w.Attempts))
