@@ -4,7 +4,7 @@
 package xlaoomconnector // import "github.com/xlaoom/xlaoomprocessor/xlaoomconnector"
 
 import (
-	"strings"
+	"slices"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
@@ -39,14 +39,10 @@ type descriptor struct {
 	name, description, unit string
 }
 
-// descriptors are the name, description and unit of every metric, indexed by
-// metricID. The names of the sums and gauges come from the generated
-// metadata.MetricsInfo; their descriptions and units repeat metadata.yaml,
-// and TestDescriptorsMatchMetadata fails when the two differ. The generated
-// MetricsBuilder does not produce the output: it gives every data point the
-// same start time and a fixed temporality and cannot build histograms,
-// whereas this connector needs a start time per series (the series' first
-// record), a configurable temporality and configurable buckets.
+// descriptors are indexed by metricID; they repeat metadata.yaml
+// (TestDescriptorsMatchMetadata). The generated MetricsBuilder is not used:
+// it has one start time for every point, a fixed temporality and no
+// histograms, where a series needs its own start and configurable both.
 var descriptors = [numMetrics]descriptor{
 	metricErrors: {
 		name: metadata.MetricsInfo.XlaOomErrors.Name,
@@ -137,30 +133,26 @@ type attrKey struct {
 	hostSource, hostConstraint    string // xla.oom.host.kills only
 }
 
+// attrNames are the attributes of attrKey's fields, in values' order.
+var attrNames = [...]string{oomattr.ErrorCode, oomattr.ErrorPhase, oomattr.Cause, oomattr.Program, oomattr.Backend,
+	oomattr.MemorySpace, oomattr.WarningKind, oomattr.Retry, oomattr.HostSource, oomattr.HostConstraint}
+
+func (k attrKey) values() []string {
+	return []string{k.code, k.phase, k.cause, k.program, k.backend, k.memorySpace, k.warning, k.retry, k.hostSource, k.hostConstraint}
+}
+
 // putAttributes writes the set in a fixed order.
 func (k attrKey) putAttributes(dst pcommon.Map) {
-	for _, kv := range [...]struct{ key, value string }{
-		{oomattr.ErrorCode, k.code}, {oomattr.ErrorPhase, k.phase}, {oomattr.Cause, k.cause},
-		{oomattr.Program, k.program}, {oomattr.Backend, k.backend}, {oomattr.MemorySpace, k.memorySpace},
-		{oomattr.WarningKind, k.warning}, {oomattr.Retry, k.retry},
-		{oomattr.HostSource, k.hostSource}, {oomattr.HostConstraint, k.hostConstraint},
-	} {
-		if kv.value != "" {
-			dst.PutStr(kv.key, kv.value)
+	for i, v := range k.values() {
+		if v != "" {
+			dst.PutStr(attrNames[i], v)
 		}
 	}
 }
 
 // compare orders attribute sets field by field, for a stable output order.
 func (k attrKey) compare(o attrKey) int {
-	a := [...]string{k.code, k.phase, k.cause, k.program, k.backend, k.memorySpace, k.warning, k.retry, k.hostSource, k.hostConstraint}
-	b := [...]string{o.code, o.phase, o.cause, o.program, o.backend, o.memorySpace, o.warning, o.retry, o.hostSource, o.hostConstraint}
-	for i := range a {
-		if c := strings.Compare(a[i], b[i]); c != 0 {
-			return c
-		}
-	}
-	return 0
+	return slices.Compare(k.values(), o.values())
 }
 
 // dimensions says which opt-in attributes are on.
@@ -169,18 +161,11 @@ type dimensions struct {
 }
 
 func newDimensions(names []string) dimensions {
-	var d dimensions
-	for _, n := range names {
-		switch n {
-		case oomattr.Program:
-			d.program = true
-		case oomattr.Backend:
-			d.backend = true
-		case oomattr.MemorySpace:
-			d.memorySpace = true
-		}
+	return dimensions{
+		program:     slices.Contains(names, oomattr.Program),
+		backend:     slices.Contains(names, oomattr.Backend),
+		memorySpace: slices.Contains(names, oomattr.MemorySpace),
 	}
-	return d
 }
 
 // measurement is what one XLA OOM record contributes.
@@ -198,23 +183,15 @@ type measurement struct {
 }
 
 // measurementKind is what a measurement stands for. Each kind feeds its own
-// metrics and no other: an OOM record never counts as an incident or a
-// warning, and a warning never counts as a failure.
+// metrics and no other (see feeds): an OOM record never counts as an
+// incident or a warning, and a warning never counts as a failure.
 type measurementKind uint8
 
 const (
-	// oomRecord is one XLA OOM record, on the record's resource:
-	// xla.oom.errors, the size histograms and xla.oom.pressure.
-	oomRecord measurementKind = iota
-	// newIncident is the record that opened an incident, on the job
-	// resource: xla.oom.incidents.
-	newIncident
-	// memoryWarning is one memory-pressure warning, on the job resource:
-	// xla.memory.warnings and xla.memory.warning.pressure.
-	memoryWarning
-	// hostKill is one host-memory kill, on the job resource:
-	// xla.oom.host.kills (hostkill.go).
-	hostKill
+	oomRecord     measurementKind = iota // on the record's resource
+	newIncident                          // the record that opened an incident, on the job resource
+	memoryWarning                        // on the job resource
+	hostKill                             // on the job resource (hostkill.go)
 )
 
 // feeds reports whether the measurement adds to metric id: its kind feeds

@@ -81,10 +81,10 @@ type observation struct {
 	kill     *killReport       // a host kill's: whose kill, by whom (hostkill.go)
 }
 
-// add records the observations of one resource and returns how many
+// add records the observations obs of resource r and returns how many
 // measurements went to an overflow series.
-func (st *state) add(key resourceKey, res pcommon.Resource, schemaURL string, obs []observation, now time.Time) (overflowed int64) {
-	rs := st.resources[key]
+func (st *state) add(r *resourceBatch, obs []observation, now time.Time) (overflowed int64) {
+	rs := st.resources[r.key]
 	for i := range obs {
 		ob := &obs[i]
 		for id := metricID(0); id < numMetrics; id++ {
@@ -92,7 +92,7 @@ func (st *state) add(key resourceKey, res pcommon.Resource, schemaURL string, ob
 				continue
 			}
 			var s *series
-			s, rs = st.lookup(rs, key, res, schemaURL, seriesKey{metric: id, attrs: ob.measured.attrsFor(id)}, now)
+			s, rs = st.lookup(rs, r, seriesKey{metric: id, attrs: ob.measured.attrsFor(id)}, now)
 			if s.overflow {
 				overflowed++
 			}
@@ -119,7 +119,7 @@ func (st *state) add(key resourceKey, res pcommon.Resource, schemaURL string, ob
 //
 // A counter that expired earlier continues from its retired value and start
 // time: to a backend it is the same cumulative stream after a gap.
-func (st *state) lookup(rs *resourceState, key resourceKey, res pcommon.Resource, schemaURL string, k seriesKey, now time.Time) (*series, *resourceState) {
+func (st *state) lookup(rs *resourceState, r *resourceBatch, k seriesKey, now time.Time) (*series, *resourceState) {
 	if rs != nil {
 		if s, ok := rs.series[k]; ok {
 			return s, rs
@@ -132,14 +132,14 @@ func (st *state) lookup(rs *resourceState, key resourceKey, res pcommon.Resource
 		return st.overflow[k.metric], rs
 	}
 	if rs == nil {
-		rs = &resourceState{key: key, resource: pcommon.NewResource(), schemaURL: schemaURL, series: map[seriesKey]*series{}}
-		res.CopyTo(rs.resource)
-		st.resources[key] = rs
+		rs = &resourceState{key: r.key, resource: pcommon.NewResource(), schemaURL: r.schemaURL, series: map[seriesKey]*series{}}
+		r.resource.CopyTo(rs.resource)
+		st.resources[r.key] = rs
 	}
 	s := newSeries(k.attrs, false, now)
-	if old, ok := st.retired[k.metric].Get(retiredKey{resource: key, series: k}); ok {
+	if old, ok := st.retired[k.metric].Get(retiredKey{resource: r.key, series: k}); ok {
 		s.count, s.start, s.nextStart, s.lastPoint = old.count, old.start, old.start, old.lastPoint
-		st.retired[k.metric].Remove(retiredKey{resource: key, series: k})
+		st.retired[k.metric].Remove(retiredKey{resource: r.key, series: k})
 	}
 	rs.series[k] = s
 	st.counts[k.metric]++

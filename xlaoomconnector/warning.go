@@ -30,7 +30,7 @@ func (c *xlaOOMConnector) warningsWanted() bool {
 // resource: read from the attributes the xla_oom processor wrote, else the
 // warning read from its text (found, when the record was read and holds no
 // OOM).
-func (c *xlaOOMConnector) addWarning(into map[resourceKey]*jobBatch, rl plog.ResourceLogs, lr plog.LogRecord, now time.Time, found *oom.Finding) {
+func (c *xlaOOMConnector) addWarning(into map[resourceKey]*resourceBatch, rl plog.ResourceLogs, lr plog.LogRecord, now time.Time, found *oom.Finding) {
 	if !c.warningsWanted() {
 		return
 	}
