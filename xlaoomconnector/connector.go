@@ -8,7 +8,6 @@ import (
 	"context"
 	"maps"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -192,7 +191,9 @@ func (c *xlaOOMConnector) gather(ld plog.Logs, arrival time.Time) batch {
 				r := found.Report
 				at := recordtime.Of(lr, arrival)
 				if countsIncident(lr) && c.state.enabled[metricIncidents] {
-					c.addIncident(incidents, rl, &r, at)
+					// Whether it opens an incident is decided under the lock (incidentMemory).
+					m := measurement{attrs: attrKey{code: r.Code, retry: retryLabel(&r)}, kind: newIncident}
+					c.fileUnderJob(incidents, rl, observation{measured: m, at: at})
 				}
 				if lr.EventName() == oomattr.EventFailure {
 					continue // its facts are its statements': measured there
@@ -211,7 +212,7 @@ func (c *xlaOOMConnector) gather(ld plog.Logs, arrival time.Time) batch {
 			})
 		}
 	}
-	byKey := func(a, b *resourceBatch) int { return strings.Compare(string(a.key), string(b.key)) }
+	byKey := func(a, b *resourceBatch) int { return cmp.Compare(a.key, b.key) }
 	b.incidents = slices.SortedFunc(maps.Values(incidents), byKey)
 	b.warnings = slices.SortedFunc(maps.Values(warnings), byKey)
 	b.hostKills = slices.SortedFunc(maps.Values(hostKills), byKey)
@@ -248,11 +249,9 @@ func (c *xlaOOMConnector) apply(b *batch, now time.Time) (overflowed int64) {
 	return overflowed
 }
 
-// read returns what a record holds: its failure from its attributes when the
-// xla_oom processor tagged it (no second parse), else read from the texts
-// that passed the prefilter (the failure, else a warning when the warning
-// metrics want one and the processor wrote none). marked and warned are the
-// record's tags (oomattr.MarksAll); texts is what Scan found when not marked.
+// read returns what a record holds: its failure from the processor's tag (no
+// second parse), else what the texts Scan found hold (a warning only where
+// wanted and not tagged). marked and warned are oomattr.MarksAll's.
 func (c *xlaOOMConnector) read(lr plog.LogRecord, texts *oomrecord.Candidates, marked, warned bool) (found oom.Finding, tagged bool) {
 	if r, ok := oomattr.Get(lr.Attributes()); ok {
 		return oom.Finding{Found: oom.FoundFailure, Report: r}, true
@@ -269,12 +268,10 @@ func (c *xlaOOMConnector) read(lr plog.LogRecord, texts *oomrecord.Candidates, m
 	return c.finder.Read(texts, c.warningsWanted() && !warned), false
 }
 
-// countsIncident reports whether a failure's record counts its incident:
-// the processor's failure record (event xla.oom.failure), which it makes
-// once per failure and stream, or, from a sender that makes none, a
-// statement that names no failure (xla.oom.failure.id). A statement of a
-// failure whose record the processor sends is counted through that record,
-// so a failure's incident is counted once however its records are batched.
+// countsIncident reports whether a failure's record counts its incident: the
+// processor's failure record, or a statement that names no failure (from a
+// sender that makes no failure records). A statement of a failure is counted
+// through its failure record, so however its records are batched.
 func countsIncident(lr plog.LogRecord) bool {
 	if lr.EventName() == oomattr.EventFailure {
 		return true
@@ -292,8 +289,8 @@ type resourceBatch struct {
 	obs       []observation
 }
 
-// jobOf returns the batch entry of rl's job, creating it on first use.
-func (c *xlaOOMConnector) jobOf(into map[resourceKey]*resourceBatch, rl plog.ResourceLogs) *resourceBatch {
+// fileUnderJob adds ob to the batch entry of rl's job, creating it on first use.
+func (c *xlaOOMConnector) fileUnderJob(into map[resourceKey]*resourceBatch, rl plog.ResourceLogs, ob observation) {
 	res := pcommon.NewResource()
 	for k, v := range incident.Job(rl.Resource().Attributes(), c.cfg.IncidentResourceAttributes) {
 		v.CopyTo(res.Attributes().PutEmpty(k))
@@ -304,18 +301,7 @@ func (c *xlaOOMConnector) jobOf(into map[resourceKey]*resourceBatch, rl plog.Res
 		job = &resourceBatch{key: key, resource: res, schemaURL: rl.SchemaUrl()}
 		into[key] = job
 	}
-	return job
-}
-
-// addIncident files the record under its job resource: the record's resource
-// reduced to incident_resource_attributes. Whether it opens an incident is
-// decided under the lock (see incidentMemory), by record times rather than by
-// the processor's xla.oom.incident.id, so a burst across a bucket edge, which
-// carries two ids, counts once.
-func (c *xlaOOMConnector) addIncident(into map[resourceKey]*resourceBatch, rl plog.ResourceLogs, r *oom.Report, t pcommon.Timestamp) {
-	job := c.jobOf(into, rl)
-	m := measurement{attrs: attrKey{code: r.Code, retry: retryLabel(r)}, kind: newIncident}
-	job.obs = append(job.obs, observation{measured: m, at: t})
+	job.obs = append(job.obs, ob)
 }
 
 // emit sends the points due, if any, and settles them with the outcome of

@@ -19,16 +19,11 @@ type ended struct {
 	series    *series
 }
 
-// expire drops the series that nothing updated for the expiry and returns
-// them. A series with data not yet emitted is kept whatever its age, so
-// nothing counted is lost.
-//
-// When cumulative, an expired counter is retired rather than forgotten: if
-// it comes back it continues from its value, so a repeat failure after any
-// gap raises the counter above every value the backend has seen and
-// increase() shows it, even where the backend still serves the old value.
-//
-// at is the emission time: the end marker's time, after the series' last point.
+// expire drops and returns the series that nothing updated for the expiry,
+// but not one with data not yet emitted. When cumulative, an expired counter
+// is retired: if it comes back it continues from its value, so a repeat
+// failure after any gap is above every value the backend has seen. at is the
+// emission time, the end marker's.
 func (st *state) expire(now time.Time, at pcommon.Timestamp) []ended {
 	st.incidents.expire(now)
 	st.hostKills.expire(now)

@@ -3,7 +3,10 @@
 
 package xlaoomconnector // import "github.com/xlaoom/xlaoomprocessor/xlaoomconnector"
 
-import "sort"
+import (
+	"slices"
+	"sort"
+)
 
 // histogram is the running state of one explicit-bucket histogram series.
 type histogram struct {
@@ -32,11 +35,8 @@ func (h *histogram) observe(bounds []float64, v float64) {
 // take returns the histogram's content and leaves it empty: the values of a
 // delta point on their way out.
 func (h *histogram) take() histogram {
-	out := histogram{count: h.count, sum: h.sum, min: h.min, max: h.max}
-	if h.buckets != nil {
-		out.buckets = append([]uint64(nil), h.buckets...)
-	}
-	h.count, h.sum, h.min, h.max = 0, 0, 0, 0
+	out := *h
+	*h = histogram{buckets: slices.Clone(out.buckets)} // nil stays nil
 	clear(h.buckets)
 	return out
 }

@@ -56,10 +56,9 @@ func (c *xlaOOMConnector) addHostKill(into map[resourceKey]*resourceBatch, rl pl
 	}
 	m := measurement{kind: hostKill, attrs: attrKey{hostSource: get(oomattr.HostSource, hostSources),
 		hostConstraint: get(oomattr.HostConstraint, hostConstraints), retry: get(oomattr.Retry, retries)}}
-	key, once := oomattr.HostKillKey(rl.Resource().Attributes(), attrs)
-	job := c.jobOf(into, rl)
-	job.obs = append(job.obs, observation{measured: m, at: recordtime.Of(lr, now),
-		kill: &killReport{key: key, once: once}})
+	var k killReport
+	k.key, k.once = oomattr.HostKillKey(rl.Resource().Attributes(), attrs)
+	c.fileUnderJob(into, rl, observation{measured: m, at: recordtime.Of(lr, now), kill: &k})
 }
 
 // killReport is whose kill a kill record reports (oomattr.HostKillKey).
@@ -70,9 +69,8 @@ type killReport struct {
 
 // freshKills keeps the kill records of obs (in record order) that report a
 // kill not counted yet (killMemory). A later report of a kill counted in the
-// same batch, within the window, gives it the verdict its first did not (a
-// Pod's OOMKilled alone is unknown, the kernel's line of the same kill
-// decides), as settleRetry does for XLA incidents. The caller holds mu.
+// same batch, within the window, settles its verdict (a Pod's OOMKilled alone
+// is unknown, the kernel's line of the same kill decides). The caller holds mu.
 func (c *xlaOOMConnector) freshKills(obs []observation, now time.Time) []observation {
 	fresh := obs[:0]
 	counted := map[string]int{} // the last kill of each owner counted in this batch, in fresh
@@ -81,9 +79,8 @@ func (c *xlaOOMConnector) freshKills(obs []observation, now time.Time) []observa
 		if c.state.hostKills.observe(k.key, k.once, ob.measured.attrs.hostSource, ob.at, now) {
 			counted[k.key] = len(fresh)
 			fresh = append(fresh, ob)
-		} else if i, ok := counted[k.key]; ok && fresh[i].measured.attrs.retry == oom.RetryUnknown &&
-			within(fresh[i].at, ob.at, c.state.hostKills.window) {
-			fresh[i].measured.attrs.retry = ob.measured.attrs.retry
+		} else if i, ok := counted[k.key]; ok && within(fresh[i].at, ob.at, c.state.hostKills.window) {
+			settleRetry(&fresh[i], ob) // a kill has no code
 		}
 	}
 	return fresh

@@ -34,7 +34,6 @@ const (
 // series beyond series_limit (the name the OpenTelemetry SDKs use).
 const overflowAttribute = "otel.metric.overflow"
 
-// descriptor is the name, description and unit of a metric.
 type descriptor struct {
 	name, description, unit string
 }
@@ -123,8 +122,8 @@ func (m *MetricsConfig) enabled() [numMetrics]bool {
 	}
 }
 
-// attrKey is the attribute set of a series. It is comparable, so it keys maps
-// directly. Empty fields are not written.
+// attrKey is the attribute set of a series, comparable to key maps. Empty
+// fields are not written.
 type attrKey struct {
 	code, phase, cause            string // phase and cause: xla.oom.errors only
 	program, backend, memorySpace string // opt-in dimensions
@@ -255,10 +254,8 @@ func (m measurement) attrsFor(id metricID) attrKey {
 }
 
 // shortfall is how much memory was missing: the compile-time excess over
-// capacity (printed, or used - capacity), else requested - free. A failure
-// with nothing missing in total (fragmentation) has none. Only sizes that are
-// known and not negative take part (a hand-made tag can carry anything), so
-// the subtractions can neither overflow nor turn negative.
+// capacity, else requested - free; none for fragmentation. Sizes are known
+// and not negative (bytesOf), so the subtractions cannot overflow.
 func shortfall(r oom.Report) (int64, bool) {
 	exceeded, hasExceeded := bytesOf(r.Exceeded)
 	used, hasUsed := bytesOf(r.Used)

@@ -4,8 +4,9 @@
 package xlaoomconnector // import "github.com/xlaoom/xlaoomprocessor/xlaoomconnector"
 
 import (
+	"cmp"
+	"maps"
 	"slices"
-	"strings"
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -49,14 +50,9 @@ func (st *state) collect(now time.Time, scope func(pmetric.ScopeMetrics), desc *
 	gone := st.expire(now, w.at)
 	out.expired = int64(len(gone))
 
-	resources := make([]*resourceState, 0, len(st.resources))
-	for _, rs := range st.resources {
-		resources = append(resources, rs)
-	}
-	slices.SortFunc(resources, func(a, b *resourceState) int { return strings.Compare(string(a.key), string(b.key)) })
-
 	var due [numMetrics][]*series
-	for _, rs := range resources {
+	byKey := func(a, b *resourceState) int { return cmp.Compare(a.key, b.key) }
+	for _, rs := range slices.SortedFunc(maps.Values(st.resources), byKey) {
 		for id := range due {
 			due[id] = due[id][:0]
 		}
@@ -205,22 +201,12 @@ func (w *writer) writePoint(m pmetric.Metric, id metricID, s *series) {
 }
 
 // writeEnds writes one end marker per expired series: a point flagged
-// NoRecordedValue at the emission time. The Prometheus exporter drops the
-// series on it (and Prometheus marks it stale at the next scrape), remote
-// write sends a staleness marker; without it both would keep serving the
-// last value for their own expiry.
-//
-// Each marker gets a Metric of its own: the Prometheus exporter (v0.158)
-// stops reading a metric's points at the first flagged one.
+// NoRecordedValue, on which the Prometheus exporter drops the series and
+// remote write sends a staleness marker. Each gets a Metric of its own: the
+// Prometheus exporter (v0.158) stops reading a metric at the first flagged.
 func (w *writer) writeEnds(gone []ended) {
 	slices.SortFunc(gone, func(a, b ended) int {
-		if c := strings.Compare(string(a.key), string(b.key)); c != 0 {
-			return c
-		}
-		if a.metric != b.metric {
-			return int(a.metric) - int(b.metric)
-		}
-		return a.series.attrs.compare(b.series.attrs)
+		return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.metric, b.metric), a.series.attrs.compare(b.series.attrs))
 	})
 	var sm pmetric.ScopeMetrics
 	for i, g := range gone {
