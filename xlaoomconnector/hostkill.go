@@ -4,6 +4,7 @@
 package xlaoomconnector // import "github.com/xlaoom/xlaoomprocessor/xlaoomconnector"
 
 import (
+	"slices"
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/plog"
@@ -28,14 +29,15 @@ var hostKillsDescriptor = descriptor{
 	unit: "{kill}",
 }
 
-// hostSources and hostConstraints are the closed sets of the attributes; a
-// value outside them (a hand-made tag) is counted as "other".
+// hostSources (in killSource's bit order), hostConstraints and retries are
+// the closed sets of the attributes; a value outside them (a hand-made tag)
+// is counted as "other".
 var (
-	hostSources = map[string]bool{hostoom.SourceKernel: true, hostoom.SourceOomd: true, hostoom.SourceSystemd: true,
-		hostoom.SourceEarlyoom: true, hostoom.SourceKubernetes: true, hostoom.SourceSlurm: true, hostoom.SourceRay: true}
-	hostConstraints = map[string]bool{string(hostoom.ConstraintCgroup): true, string(hostoom.ConstraintGlobal): true,
-		string(hostoom.ConstraintCpuset): true, string(hostoom.ConstraintMemoryPolicy): true}
-	retries = map[string]bool{oom.RetryFutile: true, oom.RetryMayHelp: true, oom.RetryUnknown: true}
+	hostSources = []string{hostoom.SourceKernel, hostoom.SourceOomd, hostoom.SourceSystemd, hostoom.SourceEarlyoom,
+		hostoom.SourceKubernetes, hostoom.SourceSlurm, hostoom.SourceRay}
+	hostConstraints = []string{string(hostoom.ConstraintCgroup), string(hostoom.ConstraintGlobal),
+		string(hostoom.ConstraintCpuset), string(hostoom.ConstraintMemoryPolicy)}
+	retries = []string{oom.RetryFutile, oom.RetryMayHelp, oom.RetryUnknown}
 )
 
 // addHostKill files a kill record under its job resource.
@@ -44,12 +46,12 @@ func (c *xlaOOMConnector) addHostKill(into map[resourceKey]*resourceBatch, rl pl
 		return
 	}
 	attrs := lr.Attributes()
-	get := func(k string, set map[string]bool) string {
+	get := func(k string, set []string) string {
 		v, ok := attrs.Get(k)
 		switch {
 		case !ok || v.Str() == "":
 			return ""
-		case set[v.Str()]:
+		case slices.Contains(set, v.Str()):
 			return v.Str()
 		}
 		return "other"

@@ -4,11 +4,10 @@
 package xlaoomconnector // import "github.com/xlaoom/xlaoomprocessor/xlaoomconnector"
 
 import (
+	"slices"
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
-
-	"github.com/xlaoom/xlaoomprocessor/hostoom"
 )
 
 // killMemory decides which host kill records are a kill not counted yet.
@@ -36,11 +35,8 @@ func newKillMemory(window, expiry time.Duration) killMemory {
 
 // killSource is the bit of a source; another value shares the last one.
 func killSource(source string) uint8 {
-	for i, s := range []string{hostoom.SourceKernel, hostoom.SourceOomd, hostoom.SourceSystemd, hostoom.SourceEarlyoom,
-		hostoom.SourceKubernetes, hostoom.SourceSlurm, hostoom.SourceRay} {
-		if s == source {
-			return uint8(i)
-		}
+	if i := slices.Index(hostSources, source); i >= 0 {
+		return uint8(i)
 	}
 	return 7
 }

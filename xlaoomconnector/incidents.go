@@ -59,8 +59,6 @@ func (m *memory[K, S]) expire(now time.Time) {
 	m.open.RemoveStale(func(h *recent[S]) bool { return now.Sub(h.seen) >= m.expiry })
 }
 
-func (m *memory[K, S]) len() int { return m.open.Len() }
-
 // span is the record times from the first to the last record of an incident.
 type span struct{ first, last pcommon.Timestamp }
 

@@ -96,11 +96,7 @@ func (st *state) settle(e *emission, delivered bool) {
 
 // write appends one ResourceMetrics holding the due series, if any.
 func (w *writer) write(res pcommon.Resource, schemaURL string, due *[numMetrics][]*series) {
-	n := 0
-	for id := range due {
-		n += len(due[id])
-	}
-	if n == 0 {
+	if !slices.ContainsFunc(due[:], func(l []*series) bool { return len(l) > 0 }) {
 		return
 	}
 	sm := w.appendScope(res, schemaURL)
@@ -164,16 +160,9 @@ func (w *writer) writePoint(m pmetric.Metric, id metricID, s *series) {
 	}
 	switch m.Type() {
 	case pmetric.MetricTypeSum:
-		dp := m.Sum().DataPoints().AppendEmpty()
-		dp.SetStartTimestamp(start)
-		dp.SetTimestamp(end)
-		s.putAttributes(dp.Attributes())
-		dp.SetIntValue(count)
+		stamp(m.Sum().DataPoints().AppendEmpty(), s, start, end).SetIntValue(count)
 	case pmetric.MetricTypeHistogram:
-		dp := m.Histogram().DataPoints().AppendEmpty()
-		dp.SetStartTimestamp(start)
-		dp.SetTimestamp(end)
-		s.putAttributes(dp.Attributes())
+		dp := stamp(m.Histogram().DataPoints().AppendEmpty(), s, start, end)
 		dp.SetCount(hist.count)
 		dp.SetSum(hist.sum)
 		if hist.count > 0 {
@@ -187,10 +176,7 @@ func (w *writer) writePoint(m pmetric.Metric, id metricID, s *series) {
 		}
 		dp.BucketCounts().FromRaw(buckets)
 	default:
-		dp := m.Gauge().DataPoints().AppendEmpty()
-		dp.SetTimestamp(end)
-		s.putAttributes(dp.Attributes())
-		dp.SetDoubleValue(s.gauge)
+		stamp(m.Gauge().DataPoints().AppendEmpty(), s, 0, end).SetDoubleValue(s.gauge)
 		if w.st.delta {
 			// A gauge has nothing to put back: a failed send marks it for the next.
 			w.out.inFlight = append(w.out.inFlight, inFlight{series: s, end: end})
@@ -214,33 +200,30 @@ func (w *writer) writeEnds(gone []ended) {
 			sm = w.appendScope(g.resource, g.schemaURL)
 		}
 		m := w.appendMetric(sm, g.metric)
-		s := g.series
+		s, noValue := g.series, pmetric.DefaultDataPointFlags.WithNoRecordedValue(true)
 		switch m.Type() {
 		case pmetric.MetricTypeSum:
-			markEnd(m.Sum().DataPoints().AppendEmpty(), s, true)
+			stamp(m.Sum().DataPoints().AppendEmpty(), s, s.start, s.lastPoint).SetFlags(noValue)
 		case pmetric.MetricTypeHistogram:
-			markEnd(m.Histogram().DataPoints().AppendEmpty(), s, true)
+			stamp(m.Histogram().DataPoints().AppendEmpty(), s, s.start, s.lastPoint).SetFlags(noValue)
 		default:
-			markEnd(m.Gauge().DataPoints().AppendEmpty(), s, false)
+			stamp(m.Gauge().DataPoints().AppendEmpty(), s, 0, s.lastPoint).SetFlags(noValue)
 		}
 	}
 }
 
-// endPoint is what number and histogram data points share.
-type endPoint interface {
+// dataPoint is what number and histogram data points share.
+type dataPoint interface {
 	SetStartTimestamp(pcommon.Timestamp)
 	SetTimestamp(pcommon.Timestamp)
 	Attributes() pcommon.Map
-	SetFlags(pmetric.DataPointFlags)
 }
 
-// markEnd makes dp the end marker of s: no value, at the series' last point
-// time (a gauge has no start).
-func markEnd[P endPoint](dp P, s *series, withStart bool) {
-	if withStart {
-		dp.SetStartTimestamp(s.start)
-	}
-	dp.SetTimestamp(s.lastPoint)
+// stamp dates dp from start (0 for a gauge, which has none) to end and gives
+// it the attributes of s.
+func stamp[P dataPoint](dp P, s *series, start, end pcommon.Timestamp) P {
+	dp.SetStartTimestamp(start)
+	dp.SetTimestamp(end)
 	s.putAttributes(dp.Attributes())
-	dp.SetFlags(pmetric.DefaultDataPointFlags.WithNoRecordedValue(true))
+	return dp
 }
