@@ -34,7 +34,6 @@ type Config struct {
 	// cost one attribute lookup instead of a second prefilter pass.
 	RecognizeUntagged bool `mapstructure:"recognize_untagged"`
 
-	// AggregationTemporality is cumulative (the default) or delta.
 	AggregationTemporality string `mapstructure:"aggregation_temporality"`
 
 	// EmitInterval is how often the metrics are sent, and once on shutdown.
@@ -47,14 +46,13 @@ type Config struct {
 	// overflow series per metric.
 	SeriesLimit int `mapstructure:"series_limit"`
 
-	// Buckets are the explicit bounds, in bytes, of the size histograms.
+	// Buckets are the bounds, in bytes, of the size histograms.
 	Buckets []float64 `mapstructure:"buckets"`
 
 	// Dimensions are opt-in attributes, off by default: program names have a
 	// high cardinality.
 	Dimensions []string `mapstructure:"dimensions"`
 
-	// Metrics turns each metric on or off.
 	Metrics MetricsConfig `mapstructure:"metrics"`
 
 	// IncidentResourceAttributes identify a job for xla.oom.incidents and the

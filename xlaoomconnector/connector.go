@@ -119,9 +119,8 @@ func (c *xlaOOMConnector) Shutdown(ctx context.Context) error {
 }
 
 // ConsumeLogs adds every XLA OOM record to the series of its resource. The
-// records are read (and, when untagged, recognised) before the lock is taken;
-// the lock is then taken once for the whole batch, so an emission holds all
-// of a batch or none of it.
+// records are read before the lock is taken, then the lock once for the
+// whole batch, so an emission holds all of a batch or none of it.
 func (c *xlaOOMConnector) ConsumeLogs(ctx context.Context, ld plog.Logs) error {
 	b := c.gather(ld, c.now())
 	if b.fromAttrs+b.fromText == 0 && len(b.warnings) == 0 && len(b.incidents) == 0 && len(b.hostKills) == 0 {

@@ -39,7 +39,10 @@ func (st *state) expire(now time.Time, at pcommon.Timestamp) []ended {
 			s.lastPoint = s.pointTime(at)
 			out = append(out, ended{key: key, resource: rs.resource, schemaURL: rs.schemaURL, metric: k.metric, series: s})
 			if !st.delta && k.metric.metricType() == pmetric.MetricTypeSum {
-				st.retire(retiredKey{resource: key, series: k}, s)
+				// Past series_limit per metric, the one retired longest ago goes.
+				retired := st.retired[k.metric]
+				retired.Put(retiredKey{resource: key, series: k}, retiredCounter{count: s.count, start: s.start, lastPoint: s.lastPoint})
+				retired.Trim(st.limit)
 			}
 		}
 		if len(rs.series) == 0 {
@@ -54,12 +57,4 @@ func (st *state) expire(now time.Time, at pcommon.Timestamp) []ended {
 		}
 	}
 	return out
-}
-
-// retire remembers an expired counter, dropping the one retired longest ago
-// past series_limit per metric.
-func (st *state) retire(k retiredKey, s *series) {
-	retired := st.retired[k.series.metric]
-	retired.Put(k, retiredCounter{count: s.count, start: s.start, lastPoint: s.lastPoint})
-	retired.Trim(st.limit)
 }

@@ -10,14 +10,11 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 )
 
-// killMemory decides which host kill records are a kill not counted yet.
-// Several sources report one kill (the kernel's lines and a Pod's OOMKilled,
-// or slurmstepd's line, or systemd's), each named by its owner
-// (oomattr.HostKillKey). A record belongs to a kill of its owner when it is
-// near that kill's records and its source has not reported that kill (a
-// second report of one source is a second kill: a unit killed again after its
-// restart), or it repeats a report (the same source and time: a retried
-// delivery), or its owner is one container instance, which dies once.
+// killMemory decides which host kill records are a kill not counted yet
+// (docs/incidents.md, "One kill, many sources"): a record joins a near kill
+// of its owner (oomattr.HostKillKey) that its source has not reported (a
+// second report is a second kill), or whose report it repeats (a retried
+// delivery), or any when its owner is a container instance, which dies once.
 type killMemory struct {
 	memory[string, killSpan]
 }

@@ -16,11 +16,9 @@ import (
 const maxIncidents = 10000
 
 // memory remembers the recent incidents (or kills) of each key as the record
-// times they span, so that a late or repeated delivery of an earlier one's
-// records (a retry, a second agent, a backfilled file) falls into it and is
-// not counted again. Every operation is O(1): keys live in an LRU ordered by
-// the wall clock of their last record, so expiry pops from the front and the
-// bound drops the oldest key without scanning.
+// times they span, so that a late or repeated delivery (a retry, a second
+// agent, a backfilled file) is not counted again. An LRU by the wall clock of
+// each key's last record makes expiry and the bound O(1).
 type memory[K comparable, S any] struct {
 	window time.Duration // the gap in record time that separates two
 	expiry time.Duration // forget a key after this long without records

@@ -40,10 +40,9 @@ type writer struct {
 	out   *emission
 }
 
-// collect expires stale series, then writes the points due: every series
-// when cumulative (so a Prometheus-style backend does not mark it stale),
-// only series with new data when delta; and, when cumulative, an end marker
-// for every series that expired.
+// collect expires stale series, then writes the points due (every series
+// when cumulative, so that a backend does not mark it stale; those with new
+// data when delta) and, when cumulative, the expired series' end markers.
 func (st *state) collect(now time.Time, scope func(pmetric.ScopeMetrics), desc *[numMetrics]descriptor) *emission {
 	out := &emission{md: pmetric.NewMetrics()}
 	w := writer{st: st, at: pcommon.NewTimestampFromTime(now), scope: scope, desc: desc, out: out}
@@ -77,10 +76,9 @@ func (st *state) collect(now time.Time, scope func(pmetric.ScopeMetrics), desc *
 	return out
 }
 
-// settle finishes an emission once its send returned. Delta points that
-// were delivered move their series' next start to their end, so the next
-// point begins where they ended; those whose send failed put their values
-// back, and the next point covers both intervals.
+// settle finishes an emission once its send returned: a delivered delta
+// point's end is its series' next start; a failed one's values go back, and
+// the next point covers both intervals.
 func (st *state) settle(e *emission, delivered bool) {
 	for _, p := range e.inFlight {
 		s := p.series

@@ -43,12 +43,6 @@ func newSeries(attrs attrKey, overflow bool, now time.Time) *series {
 	return &series{attrs: attrs, overflow: overflow, start: start, nextStart: start}
 }
 
-// touch marks new data, seen at now.
-func (s *series) touch(now time.Time) {
-	s.dirty = true
-	s.seen = now
-}
-
 // pointTime is the time of the next point emitted at now: after the
 // series' start and always after its previous point, even if the clock
 // stalls or steps back.

@@ -33,9 +33,8 @@ type state struct {
 	counts    [numMetrics]int     // series per metric
 	overflow  [numMetrics]*series // nil until a metric overflows
 
-	// retired keeps the value of expired counters (cumulative only), so that
-	// a counter that comes back continues from where it stopped instead of
-	// restarting at 1: see retire.
+	// retired keeps the expired counters (cumulative only), so one that
+	// comes back continues instead of restarting at 1.
 	retired [numMetrics]*lru.Map[retiredKey, retiredCounter]
 
 	incidents incidentMemory
@@ -73,8 +72,7 @@ func newState(cfg *Config) *state {
 	return st
 }
 
-// observation is what one record contributes (an OOM, the incident it
-// opened, or a warning: see measurementKind) and when it happened.
+// observation is what one record contributes (see measurementKind) and when.
 type observation struct {
 	measured measurement
 	at       pcommon.Timestamp // the record's time (recordtime.Of)
@@ -96,7 +94,7 @@ func (st *state) add(r *resourceBatch, obs []observation, now time.Time) (overfl
 			if s.overflow {
 				overflowed++
 			}
-			s.touch(now)
+			s.dirty, s.seen = true, now
 			switch id {
 			case metricErrors, metricIncidents, metricWarnings, metricHostKills:
 				s.count++
@@ -115,10 +113,8 @@ func (st *state) add(r *resourceBatch, obs []observation, now time.Time) (overfl
 }
 
 // lookup finds or creates the series of k, creating the resource state on
-// first use; past the limit it returns the metric's overflow series.
-//
-// A counter that expired earlier continues from its retired value and start
-// time: to a backend it is the same cumulative stream after a gap.
+// first use; past the limit it returns the metric's overflow series. A
+// retired counter continues: to a backend, one stream after a gap.
 func (st *state) lookup(rs *resourceState, r *resourceBatch, k seriesKey, now time.Time) (*series, *resourceState) {
 	if rs != nil {
 		if s, ok := rs.series[k]; ok {
