@@ -16,7 +16,6 @@ import (
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
-	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
@@ -309,7 +308,7 @@ func (c *xlaOOMConnector) emit(ctx context.Context) error {
 	c.emitMu.Lock()
 	defer c.emitMu.Unlock()
 	c.mu.Lock()
-	out := c.state.collect(c.now(), c.scope, &descriptors)
+	out := c.state.collect(c.now(), c.version)
 	size := c.state.size()
 	c.mu.Unlock()
 
@@ -325,9 +324,4 @@ func (c *xlaOOMConnector) emit(ctx context.Context) error {
 	c.state.settle(out, err == nil)
 	c.mu.Unlock()
 	return err
-}
-
-func (c *xlaOOMConnector) scope(sm pmetric.ScopeMetrics) {
-	sm.Scope().SetName(metadata.ScopeName)
-	sm.Scope().SetVersion(c.version)
 }

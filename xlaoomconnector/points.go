@@ -11,6 +11,8 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
+
+	"github.com/xlaoom/xlaoomprocessor/xlaoomconnector/internal/metadata"
 )
 
 // emission is one collect's output: the metrics to send, and what must be
@@ -33,19 +35,18 @@ type inFlight struct {
 
 // writer turns series into pmetric data.
 type writer struct {
-	st    *state
-	at    pcommon.Timestamp // the emission time
-	scope func(pmetric.ScopeMetrics)
-	desc  *[numMetrics]descriptor
-	out   *emission
+	st      *state
+	at      pcommon.Timestamp // the emission time
+	version string            // of the scope
+	out     *emission
 }
 
 // collect expires stale series, then writes the points due (every series
 // when cumulative, so that a backend does not mark it stale; those with new
 // data when delta) and, when cumulative, the expired series' end markers.
-func (st *state) collect(now time.Time, scope func(pmetric.ScopeMetrics), desc *[numMetrics]descriptor) *emission {
+func (st *state) collect(now time.Time, version string) *emission {
 	out := &emission{md: pmetric.NewMetrics()}
-	w := writer{st: st, at: pcommon.NewTimestampFromTime(now), scope: scope, desc: desc, out: out}
+	w := writer{st: st, at: pcommon.NewTimestampFromTime(now), version: version, out: out}
 	gone := st.expire(now, w.at)
 	out.expired = int64(len(gone))
 
@@ -106,7 +107,7 @@ func (w *writer) write(res pcommon.Resource, schemaURL string, due *[numMetrics]
 		slices.SortFunc(list, func(a, b *series) int { return a.attrs.compare(b.attrs) })
 		m := w.appendMetric(sm, id)
 		for _, s := range list {
-			w.writePoint(m, id, s)
+			w.writePoint(m, s)
 		}
 	}
 }
@@ -116,15 +117,16 @@ func (w *writer) appendScope(res pcommon.Resource, schemaURL string) pmetric.Sco
 	res.CopyTo(rm.Resource())
 	rm.SetSchemaUrl(schemaURL)
 	sm := rm.ScopeMetrics().AppendEmpty()
-	w.scope(sm)
+	sm.Scope().SetName(metadata.ScopeName)
+	sm.Scope().SetVersion(w.version)
 	return sm
 }
 
 func (w *writer) appendMetric(sm pmetric.ScopeMetrics, id metricID) pmetric.Metric {
 	m := sm.Metrics().AppendEmpty()
-	m.SetName(w.desc[id].name)
-	m.SetDescription(w.desc[id].description)
-	m.SetUnit(w.desc[id].unit)
+	m.SetName(descriptors[id].name)
+	m.SetDescription(descriptors[id].description)
+	m.SetUnit(descriptors[id].unit)
 	temporality := pmetric.AggregationTemporalityCumulative
 	if w.st.delta {
 		temporality = pmetric.AggregationTemporalityDelta
@@ -143,42 +145,35 @@ func (w *writer) appendMetric(sm pmetric.ScopeMetrics, id metricID) pmetric.Metr
 
 // writePoint appends the point of s to m and marks it emitted. A delta
 // point's values leave the series until settle says whether they arrived.
-func (w *writer) writePoint(m pmetric.Metric, id metricID, s *series) {
+func (w *writer) writePoint(m pmetric.Metric, s *series) {
 	end := s.pointTime(w.at)
 	start := s.start
+	p := inFlight{series: s, count: s.count, hist: s.hist, end: end}
 	if w.st.delta {
 		start = s.nextStart
-	}
-	count, hist := s.count, s.hist
-	if w.st.delta && id != metricPressure && id != metricWarningPressure {
-		p := inFlight{series: s, count: s.count, hist: s.hist.take(), end: end}
+		p.hist = s.hist.take() // a gauge has none, nor a count: a failed send only marks it for the next
 		s.count = 0
-		count, hist = p.count, p.hist
 		w.out.inFlight = append(w.out.inFlight, p)
 	}
 	switch m.Type() {
 	case pmetric.MetricTypeSum:
-		stamp(m.Sum().DataPoints().AppendEmpty(), s, start, end).SetIntValue(count)
+		stamp(m.Sum().DataPoints().AppendEmpty(), s, start, end).SetIntValue(p.count)
 	case pmetric.MetricTypeHistogram:
 		dp := stamp(m.Histogram().DataPoints().AppendEmpty(), s, start, end)
-		dp.SetCount(hist.count)
-		dp.SetSum(hist.sum)
-		if hist.count > 0 {
-			dp.SetMin(hist.min)
-			dp.SetMax(hist.max)
+		dp.SetCount(p.hist.count)
+		dp.SetSum(p.hist.sum)
+		if p.hist.count > 0 {
+			dp.SetMin(p.hist.min)
+			dp.SetMax(p.hist.max)
 		}
 		dp.ExplicitBounds().FromRaw(w.st.bounds)
-		buckets := hist.buckets
+		buckets := p.hist.buckets
 		if buckets == nil {
 			buckets = make([]uint64, len(w.st.bounds)+1)
 		}
 		dp.BucketCounts().FromRaw(buckets)
 	default:
 		stamp(m.Gauge().DataPoints().AppendEmpty(), s, 0, end).SetDoubleValue(s.gauge)
-		if w.st.delta {
-			// A gauge has nothing to put back: a failed send marks it for the next.
-			w.out.inFlight = append(w.out.inFlight, inFlight{series: s, end: end})
-		}
 	}
 	s.lastPoint = end
 	s.dirty = false
