@@ -147,7 +147,7 @@ func (c *Config) Validate() error {
 		errs = append(errs, err)
 	}
 	errs = append(errs, incident.ValidateResourceAttributes(c.IncidentResourceAttributes)...)
-	if !c.Metrics.anyEnabled() {
+	if enabled := c.Metrics.enabled(); !slices.Contains(enabled[:], true) {
 		errs = append(errs, errors.New("metrics: every metric is disabled, so the connector would emit nothing"))
 	}
 	return errors.Join(errs...)
@@ -182,9 +182,4 @@ func validateDimensions(dims []string) []error {
 		seen[d] = true
 	}
 	return errs
-}
-
-func (m *MetricsConfig) anyEnabled() bool {
-	enabled := m.enabled()
-	return slices.Contains(enabled[:], true)
 }

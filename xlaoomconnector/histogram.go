@@ -20,12 +20,10 @@ func (h *histogram) observe(bounds []float64, v float64) {
 	if h.buckets == nil {
 		h.buckets = make([]uint64, len(bounds)+1)
 	}
-	if h.count == 0 || v < h.min {
-		h.min = v
+	if h.count == 0 {
+		h.min, h.max = v, v
 	}
-	if h.count == 0 || v > h.max {
-		h.max = v
-	}
+	h.min, h.max = min(h.min, v), max(h.max, v)
 	h.count++
 	h.sum += v
 	// Bucket i holds (bounds[i-1], bounds[i]]; the first bound >= v.
@@ -47,12 +45,10 @@ func (h *histogram) merge(o histogram) {
 	if o.count == 0 {
 		return
 	}
-	if h.count == 0 || o.min < h.min {
-		h.min = o.min
+	if h.count == 0 {
+		h.min, h.max = o.min, o.max
 	}
-	if h.count == 0 || o.max > h.max {
-		h.max = o.max
-	}
+	h.min, h.max = min(h.min, o.min), max(h.max, o.max)
 	h.count += o.count
 	h.sum += o.sum
 	if h.buckets == nil {

@@ -76,21 +76,19 @@ func newState(cfg *Config) *state {
 type observation struct {
 	measured measurement
 	at       pcommon.Timestamp // the record's time (recordtime.Of)
-	kill     *killReport       // a host kill's: whose kill, by whom (hostkill.go)
+	kill     *killReport       // a host kill's owner (hostkill.go)
 }
 
 // add records the observations obs of resource r and returns how many
 // measurements went to an overflow series.
 func (st *state) add(r *resourceBatch, obs []observation, now time.Time) (overflowed int64) {
-	rs := st.resources[r.key]
 	for i := range obs {
 		ob := &obs[i]
 		for id := metricID(0); id < numMetrics; id++ {
 			if !st.enabled[id] || !ob.measured.feeds(id) {
 				continue
 			}
-			var s *series
-			s, rs = st.lookup(rs, r, seriesKey{metric: id, attrs: ob.measured.attrsFor(id)}, now)
+			s := st.lookup(r, seriesKey{metric: id, attrs: ob.measured.attrsFor(id)}, now)
 			if s.overflow {
 				overflowed++
 			}
@@ -115,17 +113,18 @@ func (st *state) add(r *resourceBatch, obs []observation, now time.Time) (overfl
 // lookup finds or creates the series of k, creating the resource state on
 // first use; past the limit it returns the metric's overflow series. A
 // retired counter continues: to a backend, one stream after a gap.
-func (st *state) lookup(rs *resourceState, r *resourceBatch, k seriesKey, now time.Time) (*series, *resourceState) {
+func (st *state) lookup(r *resourceBatch, k seriesKey, now time.Time) *series {
+	rs := st.resources[r.key]
 	if rs != nil {
 		if s, ok := rs.series[k]; ok {
-			return s, rs
+			return s
 		}
 	}
 	if st.counts[k.metric] >= st.limit {
 		if st.overflow[k.metric] == nil {
 			st.overflow[k.metric] = newSeries(attrKey{}, true, now)
 		}
-		return st.overflow[k.metric], rs
+		return st.overflow[k.metric]
 	}
 	if rs == nil {
 		rs = &resourceState{key: r.key, resource: pcommon.NewResource(), schemaURL: r.schemaURL, series: map[seriesKey]*series{}}
@@ -139,7 +138,7 @@ func (st *state) lookup(rs *resourceState, r *resourceBatch, k seriesKey, now ti
 	}
 	rs.series[k] = s
 	st.counts[k.metric]++
-	return s, rs
+	return s
 }
 
 // size is the number of series held, overflow series included.
