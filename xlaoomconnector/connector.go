@@ -6,7 +6,6 @@ package xlaoomconnector // import "github.com/xlaoom/xlaoomprocessor/xlaoomconne
 import (
 	"cmp"
 	"context"
-	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -148,8 +147,8 @@ func (c *xlaOOMConnector) ConsumeLogs(ctx context.Context, ld plog.Logs) error {
 // batch is what one ConsumeLogs call read, before it touches the state.
 type batch struct {
 	records []*resourceBatch // the OOM records of each record resource
-	// incidents, warnings and host kills (hostkill.go) are filed under job
-	// resources, sorted by key so the state sees them in one order.
+	// incidents, warnings and host kills (hostkill.go), filed under job
+	// resources (byKey).
 	incidents, warnings, hostKills []*resourceBatch
 
 	fromAttrs, fromText int64 // OOM records read from tags, and recognised in text
@@ -210,16 +209,26 @@ func (c *xlaOOMConnector) gather(ld plog.Logs, arrival time.Time) batch {
 			})
 		}
 	}
-	byKey := func(a, b *resourceBatch) int { return cmp.Compare(a.key, b.key) }
-	b.incidents = slices.SortedFunc(maps.Values(incidents), byKey)
-	b.warnings = slices.SortedFunc(maps.Values(warnings), byKey)
-	b.hostKills = slices.SortedFunc(maps.Values(hostKills), byKey)
+	b.incidents = byKey(incidents)
+	b.warnings = byKey(warnings)
+	b.hostKills = byKey(hostKills)
 	for _, job := range slices.Concat(b.incidents, b.hostKills) {
 		// In record order, so that the copies of one failure or kill chain
 		// into one whatever order the batch holds them in.
 		slices.SortStableFunc(job.obs, func(a, b observation) int { return cmp.Compare(a.at, b.at) })
 	}
 	return b
+}
+
+// byKey returns the entries of m sorted by key, so that the state sees them
+// in one order whatever the map's.
+func byKey(m map[resourceKey]*resourceBatch) []*resourceBatch {
+	jobs := make([]*resourceBatch, 0, len(m))
+	for _, job := range m {
+		jobs = append(jobs, job)
+	}
+	slices.SortFunc(jobs, func(a, b *resourceBatch) int { return cmp.Compare(a.key, b.key) })
+	return jobs
 }
 
 // apply adds a batch to the state at now and returns how many measurements
