@@ -97,7 +97,6 @@ var descriptors = [numMetrics]descriptor{
 	metricHostKills: hostKillsDescriptor,
 }
 
-// metricType is the instrument of each metric.
 func (id metricID) metricType() pmetric.MetricType {
 	switch id {
 	case metricErrors, metricIncidents, metricWarnings, metricHostKills:
@@ -167,9 +166,9 @@ func newDimensions(names []string) dimensions {
 	}
 }
 
-// measurement is what one XLA OOM record contributes.
+// measurement is what one record contributes.
 type measurement struct {
-	attrs attrKey // the xla.oom.errors set; the others drop phase and cause
+	attrs attrKey // the xla.oom.errors set; the others drop phase and cause (attrsFor)
 
 	requested    int64
 	hasRequested bool
@@ -244,7 +243,6 @@ func measure(r oom.Report, dims dimensions) measurement {
 	return m
 }
 
-// attrsFor returns the attribute set of metric id.
 func (m measurement) attrsFor(id metricID) attrKey {
 	k := m.attrs
 	if id != metricErrors {

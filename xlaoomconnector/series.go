@@ -9,7 +9,6 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 )
 
-// seriesKey identifies a series within a resource.
 type seriesKey struct {
 	metric metricID
 	attrs  attrKey

@@ -12,7 +12,6 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/internal/lru"
 )
 
-// resourceState holds the series of one resource.
 type resourceState struct {
 	key       resourceKey
 	resource  pcommon.Resource // a private copy
@@ -41,7 +40,6 @@ type state struct {
 	hostKills killMemory // hostkill_memory.go
 }
 
-// retiredKey names an expired series.
 type retiredKey struct {
 	resource resourceKey
 	series   seriesKey

@@ -18,7 +18,6 @@ import (
 // resource, like incidents: a warning every host of a job prints once a step
 // reads as one rising count per job. A warning never counts as a failure.
 
-// warningsWanted reports whether any warning metric is on.
 func (c *xlaOOMConnector) warningsWanted() bool {
 	return c.state.enabled[metricWarnings] || c.state.enabled[metricWarningPressure]
 }
