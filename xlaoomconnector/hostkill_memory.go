@@ -26,10 +26,6 @@ type killSpan struct {
 	at      [8]pcommon.Timestamp
 }
 
-func newKillMemory(window, expiry time.Duration) killMemory {
-	return killMemory{newMemory[string, killSpan](window, expiry)}
-}
-
 // killSource is the bit of a source; another value shares the last one.
 func killSource(source string) uint8 {
 	if i := slices.Index(hostSources, source); i >= 0 {

@@ -62,7 +62,7 @@ func newState(cfg *Config) *state {
 		enabled:   cfg.Metrics.enabled(),
 		resources: map[resourceKey]*resourceState{},
 		incidents: newIncidentMemory(cfg.IncidentWindow, cfg.SeriesExpiry),
-		hostKills: newKillMemory(cfg.IncidentWindow, cfg.SeriesExpiry),
+		hostKills: killMemory{newMemory[string, killSpan](cfg.IncidentWindow, cfg.SeriesExpiry)},
 	}
 	for id := range st.retired {
 		st.retired[id] = lru.New[retiredKey, retiredCounter]()
