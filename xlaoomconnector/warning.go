@@ -32,14 +32,9 @@ func (c *xlaOOMConnector) addWarning(into map[resourceKey]*resourceBatch, rl plo
 	if !ok && found != nil && found.Found == oom.FoundWarning {
 		w, ok = found.Warning, true
 	}
-	if !ok {
-		return
+	if m, known := measureWarning(w, c.dims); ok && known {
+		c.fileUnderJob(into, rl, observation{measured: m, at: recordtime.Of(lr, now)})
 	}
-	m, ok := measureWarning(w, c.dims)
-	if !ok {
-		return
-	}
-	c.fileUnderJob(into, rl, observation{measured: m, at: recordtime.Of(lr, now)})
 }
 
 // measureWarning turns a warning into its measurement. A kind outside the
