@@ -18,11 +18,9 @@ import (
 // emission is one collect's output: the metrics to send, and what must be
 // settled once the send succeeded or failed.
 type emission struct {
-	md      pmetric.Metrics
-	expired int64
-	// inFlight are the delta points sent: their values were taken out of
-	// their series, and go back in if the send fails.
-	inFlight []inFlight
+	md       pmetric.Metrics
+	expired  int64
+	inFlight []inFlight // the delta points sent, whose values go back if the send fails
 }
 
 // inFlight is the content of one delta point on its way out.

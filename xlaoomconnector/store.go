@@ -19,8 +19,7 @@ type resourceState struct {
 	series    map[seriesKey]*series
 }
 
-// state is every series the connector holds. It is not safe for concurrent
-// use; the connector guards it with a mutex.
+// state is every series the connector holds; the connector's mutex guards it.
 type state struct {
 	delta   bool
 	limit   int // series per metric, overflow series not counted
@@ -45,8 +44,6 @@ type retiredKey struct {
 	series   seriesKey
 }
 
-// retiredCounter is what a counter needs to continue: its value, its start
-// and the time of its last point (the end marker).
 type retiredCounter struct {
 	count     int64
 	start     pcommon.Timestamp
