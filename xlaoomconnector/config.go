@@ -24,67 +24,51 @@ const (
 	TemporalityDelta      = "delta"
 )
 
-// Config of the xla_oom connector.
+// Config of the xla_oom connector; README.md documents every setting.
 type Config struct {
-	// Sources holds search_body, body_keys, attributes and max_scan_size: where
-	// an untagged record is searched for XLA OOM text. A record tagged by the
-	// xla_oom processor is read from its attributes and never parsed again.
+	// Sources is where an untagged record is searched for XLA OOM text; a
+	// record the processor tagged is read from its attributes.
 	oomrecord.Sources `mapstructure:",squash"`
 
-	// RecognizeUntagged makes the connector search records the processor did
-	// not tag. Set it to false when the connector runs after the xla_oom
-	// processor: every OOM is then already tagged, and an untagged record
-	// costs one attribute lookup instead of a second prefilter pass.
+	// RecognizeUntagged false (after the processor) makes an untagged record
+	// cost one attribute lookup instead of a second prefilter pass.
 	RecognizeUntagged bool `mapstructure:"recognize_untagged"`
 
-	// AggregationTemporality is cumulative (the default: what Prometheus-style
-	// backends need) or delta.
 	AggregationTemporality string `mapstructure:"aggregation_temporality"`
 
-	// EmitInterval is how often the metrics are sent on. They are also sent
-	// once more on shutdown.
+	// EmitInterval is how often the metrics are sent, and once on shutdown.
 	EmitInterval time.Duration `mapstructure:"emit_interval"`
 
-	// SeriesExpiry drops a series that no record updated for this long. It
-	// must be at least EmitInterval.
+	// SeriesExpiry drops a series that no record updated for this long.
 	SeriesExpiry time.Duration `mapstructure:"series_expiry"`
 
-	// SeriesLimit is the most series each metric keeps (resource + attributes).
-	// Data for a new series beyond it goes to one overflow series per metric,
-	// marked otel.metric.overflow=true.
+	// SeriesLimit is the most series each metric keeps; the rest go to one
+	// overflow series per metric.
 	SeriesLimit int `mapstructure:"series_limit"`
 
-	// Buckets are the explicit bounds, in bytes, of the size histograms.
+	// Buckets are the bounds, in bytes, of the size histograms.
 	Buckets []float64 `mapstructure:"buckets"`
 
-	// Dimensions are opt-in attributes added to every metric. They are off by
-	// default because program names have a high cardinality.
+	// Dimensions are opt-in attributes, off by default: program names have a
+	// high cardinality.
 	Dimensions []string `mapstructure:"dimensions"`
 
-	// Metrics turns each metric on or off.
 	Metrics MetricsConfig `mapstructure:"metrics"`
 
-	// IncidentResourceAttributes are the resource attributes that identify a
-	// job for xla.oom.incidents and the warning metrics. Every other resource
-	// attribute (host.name, k8s.pod.name, service.instance.id, ...) is left
-	// out, so one failure logged by 64 hosts counts once. The processor's
-	// setting of the same name names the job in xla.oom.incident.id: keep the
-	// two equal.
+	// IncidentResourceAttributes identify a job for xla.oom.incidents and the
+	// warning metrics, so one failure logged by 64 hosts counts once. Keep it
+	// equal to the processor's setting of the same name.
 	IncidentResourceAttributes []string `mapstructure:"incident_resource_attributes"`
 
 	// IncidentWindow is the gap in record time that separates two incidents
-	// of a job: a record closer than this to one of a recent incident's
-	// records belongs to it. The processor's incident_window of the same
-	// length buckets xla.oom.incident.id, which therefore splits a burst that
-	// straddles a bucket edge that this count keeps whole.
+	// of a job. Keep it equal to the processor's incident_window.
 	IncidentWindow time.Duration `mapstructure:"incident_window"`
 
 	_ struct{} // prevent unkeyed literals
 }
 
-// MetricsConfig turns each metric on or off. The sum and the gauge come from
-// metadata.yaml through mdatagen; the two histograms, which the generated
-// builder cannot express, are added here with the same shape.
+// MetricsConfig turns each metric on or off: the generated ones, and the two
+// histograms mdatagen cannot express.
 type MetricsConfig struct {
 	metadata.MetricsConfig `mapstructure:",squash"`
 	XlaOomRequestedSize    MetricConfig `mapstructure:"xla.oom.requested.size"`
@@ -108,9 +92,8 @@ const (
 	defaultSeriesLimit  = 2000
 )
 
-// defaultBuckets are powers of 2 from 1 MiB to 1 TiB, 21 bounds: a small
-// host buffer up to the HBM of a large TPU slice. Steps of at most 2× keep a
-// quantile read from the buckets within a factor of 2 of the true size.
+// defaultBuckets are powers of 2 from 1 MiB (a host buffer) to 1 TiB (a large
+// TPU slice's HBM): 2× steps keep a quantile within a factor of 2.
 func defaultBuckets() []float64 {
 	b := make([]float64, 0, 21)
 	for v := float64(1 << 20); v <= float64(1<<40); v *= 2 {
@@ -164,7 +147,7 @@ func (c *Config) Validate() error {
 		errs = append(errs, err)
 	}
 	errs = append(errs, incident.ValidateResourceAttributes(c.IncidentResourceAttributes)...)
-	if !c.Metrics.anyEnabled() {
+	if enabled := c.Metrics.enabled(); !slices.Contains(enabled[:], true) {
 		errs = append(errs, errors.New("metrics: every metric is disabled, so the connector would emit nothing"))
 	}
 	return errors.Join(errs...)
@@ -190,12 +173,8 @@ func validateDimensions(dims []string) []error {
 	var errs []error
 	seen := make(map[string]bool, len(dims))
 	for i, d := range dims {
-		known := false
-		for _, o := range optionalDimensions {
-			known = known || d == o
-		}
 		switch {
-		case !known:
+		case !slices.Contains(optionalDimensions, d):
 			errs = append(errs, fmt.Errorf("dimensions[%d]: unknown dimension %q, must be one of %q", i, d, optionalDimensions))
 		case seen[d]:
 			errs = append(errs, fmt.Errorf("dimensions[%d]: %q is listed twice", i, d))
@@ -203,9 +182,4 @@ func validateDimensions(dims []string) []error {
 		seen[d] = true
 	}
 	return errs
-}
-
-func (m *MetricsConfig) anyEnabled() bool {
-	enabled := m.enabled()
-	return slices.Contains(enabled[:], true)
 }

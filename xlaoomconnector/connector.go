@@ -15,7 +15,6 @@ import (
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
-	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
@@ -118,9 +117,8 @@ func (c *xlaOOMConnector) Shutdown(ctx context.Context) error {
 }
 
 // ConsumeLogs adds every XLA OOM record to the series of its resource. The
-// records are read (and, when untagged, recognised) before the lock is taken;
-// the lock is then taken once for the whole batch, so an emission holds all
-// of a batch or none of it.
+// records are read before the lock is taken, then the lock once for the
+// whole batch, so an emission holds all of a batch or none of it.
 func (c *xlaOOMConnector) ConsumeLogs(ctx context.Context, ld plog.Logs) error {
 	b := c.gather(ld, c.now())
 	if b.fromAttrs+b.fromText == 0 && len(b.warnings) == 0 && len(b.incidents) == 0 && len(b.hostKills) == 0 {
@@ -148,34 +146,23 @@ func (c *xlaOOMConnector) ConsumeLogs(ctx context.Context, ld plog.Logs) error {
 
 // batch is what one ConsumeLogs call read, before it touches the state.
 type batch struct {
-	obs       []observation     // the OOM records of every resource, resource by resource
-	resources []resourceRecords // which of obs belong to which resource
-	// incidents and warnings are filed under job resources; their keys are
-	// sorted, so the state sees them in the same order whatever the map's.
-	incidents, warnings       map[resourceKey]*jobBatch
-	incidentJobs, warningJobs []resourceKey
-	hostKills                 map[resourceKey]*jobBatch // hostkill.go
-	hostJobs                  []resourceKey
+	records []*resourceBatch // the OOM records of each record resource
+	// incidents, warnings and host kills (hostkill.go), filed under job
+	// resources (byKey).
+	incidents, warnings, hostKills []*resourceBatch
 
 	fromAttrs, fromText int64 // OOM records read from tags, and recognised in text
-}
-
-// resourceRecords are the observations obs[from:to] of one resource.
-type resourceRecords struct {
-	key       resourceKey
-	resource  pcommon.Resource
-	schemaURL string
-	from, to  int
 }
 
 // gather reads every record of ld without the lock; arrival dates a record
 // that carries no time.
 func (c *xlaOOMConnector) gather(ld plog.Logs, arrival time.Time) batch {
-	b := batch{incidents: map[resourceKey]*jobBatch{}, warnings: map[resourceKey]*jobBatch{}, hostKills: map[resourceKey]*jobBatch{}}
+	var b batch
+	incidents, warnings, hostKills := map[resourceKey]*resourceBatch{}, map[resourceKey]*resourceBatch{}, map[resourceKey]*resourceBatch{}
 	rls := ld.ResourceLogs()
 	for i := 0; i < rls.Len(); i++ {
 		rl := rls.At(i)
-		from := len(b.obs)
+		var obs []observation
 		sls := rl.ScopeLogs()
 		for j := 0; j < sls.Len(); j++ {
 			lrs := sls.At(j).LogRecords()
@@ -183,25 +170,27 @@ func (c *xlaOOMConnector) gather(ld plog.Logs, arrival time.Time) batch {
 				lr := lrs.At(k)
 				tagged, warned, host := oomattr.MarksAll(lr.Attributes())
 				if host {
-					c.addHostKill(b.hostKills, rl, lr, arrival) // hostkill.go
+					c.addHostKill(hostKills, rl, lr, arrival) // hostkill.go
 					continue
 				}
 				var texts oomrecord.Candidates
 				if !tagged && (!c.cfg.RecognizeUntagged || !c.finder.Scan(lr, &texts)) {
 					if warned {
-						c.addWarning(b.warnings, rl, lr, arrival, nil) // tagged by the processor
+						c.addWarning(warnings, rl, lr, arrival, nil) // tagged by the processor
 					}
 					continue // the 99.9 %: no Report is built
 				}
 				found, tagged := c.read(lr, &texts, tagged, warned)
 				if found.Found != oom.FoundFailure {
-					c.addWarning(b.warnings, rl, lr, arrival, &found) // no OOM: maybe a warning
+					c.addWarning(warnings, rl, lr, arrival, &found) // no OOM: maybe a warning
 					continue
 				}
 				r := found.Report
 				at := recordtime.Of(lr, arrival)
 				if countsIncident(lr) && c.state.enabled[metricIncidents] {
-					c.addIncident(b.incidents, rl, &r, at)
+					// Whether it opens an incident is decided under the lock (incidentMemory).
+					m := measurement{attrs: attrKey{code: r.Code, retry: retryLabel(&r)}, kind: newIncident}
+					c.fileUnderJob(incidents, rl, observation{measured: m, at: at})
 				}
 				if lr.EventName() == oomattr.EventFailure {
 					continue // its facts are its statements': measured there
@@ -211,75 +200,65 @@ func (c *xlaOOMConnector) gather(ld plog.Logs, arrival time.Time) batch {
 				} else {
 					b.fromText++
 				}
-				b.obs = append(b.obs, observation{measured: measure(r, c.dims), at: at})
+				obs = append(obs, observation{measured: measure(r, c.dims), at: at})
 			}
 		}
-		if len(b.obs) > from {
-			b.resources = append(b.resources, resourceRecords{
-				key: resourceKeyOf(rl.Resource(), rl.SchemaUrl()), resource: rl.Resource(), schemaURL: rl.SchemaUrl(),
-				from: from, to: len(b.obs),
+		if len(obs) > 0 {
+			b.records = append(b.records, &resourceBatch{
+				key: resourceKeyOf(rl.Resource(), rl.SchemaUrl()), resource: rl.Resource(), schemaURL: rl.SchemaUrl(), obs: obs,
 			})
 		}
 	}
-	b.incidentJobs = sortedKeys(b.incidents)
-	b.warningJobs = sortedKeys(b.warnings)
-	b.hostJobs = sortedKeys(b.hostKills)
-	for _, job := range b.incidents {
-		// In record order, so that the copies of one failure chain into
-		// one incident whatever order the batch holds them in.
+	b.incidents = byKey(incidents)
+	b.warnings = byKey(warnings)
+	b.hostKills = byKey(hostKills)
+	for _, job := range slices.Concat(b.incidents, b.hostKills) {
+		// In record order, so that the copies of one failure or kill chain
+		// into one whatever order the batch holds them in.
 		slices.SortStableFunc(job.obs, func(a, b observation) int { return cmp.Compare(a.at, b.at) })
 	}
 	return b
 }
 
+// byKey returns the entries of m sorted by key, so that the state sees them
+// in one order whatever the map's.
+func byKey(m map[resourceKey]*resourceBatch) []*resourceBatch {
+	jobs := make([]*resourceBatch, 0, len(m))
+	for _, job := range m {
+		jobs = append(jobs, job)
+	}
+	slices.SortFunc(jobs, func(a, b *resourceBatch) int { return cmp.Compare(a.key, b.key) })
+	return jobs
+}
+
 // apply adds a batch to the state at now and returns how many measurements
 // went to an overflow series. The caller holds mu.
 func (c *xlaOOMConnector) apply(b *batch, now time.Time) (overflowed int64) {
-	for _, r := range b.resources {
-		overflowed += c.state.add(r.key, r.resource, r.schemaURL, b.obs[r.from:r.to], now)
+	for _, r := range slices.Concat(b.records, b.warnings) {
+		overflowed += c.state.add(r, r.obs, now)
 	}
-	for _, k := range b.warningJobs {
-		job := b.warnings[k]
-		overflowed += c.state.add(k, job.resource, job.schemaURL, job.obs, now)
+	for _, job := range b.hostKills {
+		overflowed += c.state.add(job, c.freshKills(job.obs, now), now) // hostkill.go
 	}
-	for _, k := range b.hostJobs {
-		if fresh := c.freshKills(b.hostKills[k].obs, now); len(fresh) > 0 { // hostkill.go
-			overflowed += c.state.add(k, b.hostKills[k].resource, b.hostKills[k].schemaURL, fresh, now)
-		}
-	}
-	for _, k := range b.incidentJobs {
-		job := b.incidents[k]
+	for _, job := range b.incidents {
 		fresh := job.obs[:0]
 		var last pcommon.Timestamp // of the latest record of the last incident opened
 		for _, ob := range job.obs {
-			if c.state.incidents.observe(k, ob.at, now) {
+			if c.state.incidents.observe(job.key, ob.at, now) {
 				fresh, last = append(fresh, ob), ob.at
 			} else if n := len(fresh); n > 0 && within(last, ob.at, c.state.incidents.window) {
 				settleRetry(&fresh[n-1], ob)
 				last = ob.at
 			}
 		}
-		if len(fresh) > 0 {
-			overflowed += c.state.add(k, job.resource, job.schemaURL, fresh, now)
-		}
+		overflowed += c.state.add(job, fresh, now)
 	}
 	return overflowed
 }
 
-func sortedKeys(m map[resourceKey]*jobBatch) []resourceKey {
-	keys := make([]resourceKey, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
-// read returns what a record holds: its failure from its attributes when the
-// xla_oom processor tagged it (no second parse), else read from the texts
-// that passed the prefilter (the failure, else a warning when the warning
-// metrics want one and the processor wrote none). marked and warned are the
-// record's tags (oomattr.MarksAll); texts is what Scan found when not marked.
+// read returns what a record holds: its failure from the processor's tag (no
+// second parse), else what the texts Scan found hold (a warning only where
+// wanted and not tagged). marked and warned are oomattr.MarksAll's.
 func (c *xlaOOMConnector) read(lr plog.LogRecord, texts *oomrecord.Candidates, marked, warned bool) (found oom.Finding, tagged bool) {
 	if r, ok := oomattr.Get(lr.Attributes()); ok {
 		return oom.Finding{Found: oom.FoundFailure, Report: r}, true
@@ -296,12 +275,10 @@ func (c *xlaOOMConnector) read(lr plog.LogRecord, texts *oomrecord.Candidates, m
 	return c.finder.Read(texts, c.warningsWanted() && !warned), false
 }
 
-// countsIncident reports whether a failure's record counts its incident:
-// the processor's failure record (event xla.oom.failure), which it makes
-// once per failure and stream, or, from a sender that makes none, a
-// statement that names no failure (xla.oom.failure.id). A statement of a
-// failure whose record the processor sends is counted through that record,
-// so a failure's incident is counted once however its records are batched.
+// countsIncident reports whether a failure's record counts its incident: the
+// processor's failure record, or a statement that names no failure (from a
+// sender that makes no failure records). A statement of a failure is counted
+// through its failure record, so however its records are batched.
 func countsIncident(lr plog.LogRecord) bool {
 	if lr.EventName() == oomattr.EventFailure {
 		return true
@@ -310,17 +287,17 @@ func countsIncident(lr plog.LogRecord) bool {
 	return !named
 }
 
-// jobBatch is what a batch holds for one job-level resource: the record's
-// resource reduced to incident_resource_attributes, and the observations
-// (incidents or warnings) filed under it.
-type jobBatch struct {
+// resourceBatch is what a batch holds for one resource: a record's, or its
+// job's (the record's resource reduced to incident_resource_attributes).
+type resourceBatch struct {
+	key       resourceKey
 	resource  pcommon.Resource
 	schemaURL string
 	obs       []observation
 }
 
-// jobOf returns the batch entry of rl's job, creating it on first use.
-func (c *xlaOOMConnector) jobOf(into map[resourceKey]*jobBatch, rl plog.ResourceLogs) *jobBatch {
+// fileUnderJob adds ob to the batch entry of rl's job, creating it on first use.
+func (c *xlaOOMConnector) fileUnderJob(into map[resourceKey]*resourceBatch, rl plog.ResourceLogs, ob observation) {
 	res := pcommon.NewResource()
 	for k, v := range incident.Job(rl.Resource().Attributes(), c.cfg.IncidentResourceAttributes) {
 		v.CopyTo(res.Attributes().PutEmpty(k))
@@ -328,21 +305,10 @@ func (c *xlaOOMConnector) jobOf(into map[resourceKey]*jobBatch, rl plog.Resource
 	key := resourceKeyOf(res, rl.SchemaUrl())
 	job := into[key]
 	if job == nil {
-		job = &jobBatch{resource: res, schemaURL: rl.SchemaUrl()}
+		job = &resourceBatch{key: key, resource: res, schemaURL: rl.SchemaUrl()}
 		into[key] = job
 	}
-	return job
-}
-
-// addIncident files the record under its job resource: the record's resource
-// reduced to incident_resource_attributes. Whether it opens an incident is
-// decided under the lock (see incidentMemory), by record times rather than by
-// the processor's xla.oom.incident.id, so a burst across a bucket edge, which
-// carries two ids, counts once.
-func (c *xlaOOMConnector) addIncident(into map[resourceKey]*jobBatch, rl plog.ResourceLogs, r *oom.Report, t pcommon.Timestamp) {
-	job := c.jobOf(into, rl)
-	m := measurement{attrs: attrKey{code: r.Code, retry: retryLabel(r)}, kind: newIncident}
-	job.obs = append(job.obs, observation{measured: m, at: t})
+	job.obs = append(job.obs, ob)
 }
 
 // emit sends the points due, if any, and settles them with the outcome of
@@ -351,7 +317,7 @@ func (c *xlaOOMConnector) emit(ctx context.Context) error {
 	c.emitMu.Lock()
 	defer c.emitMu.Unlock()
 	c.mu.Lock()
-	out := c.state.collect(c.now(), c.scope, &descriptors)
+	out := c.state.collect(c.now(), c.version)
 	size := c.state.size()
 	c.mu.Unlock()
 
@@ -367,9 +333,4 @@ func (c *xlaOOMConnector) emit(ctx context.Context) error {
 	c.state.settle(out, err == nil)
 	c.mu.Unlock()
 	return err
-}
-
-func (c *xlaOOMConnector) scope(sm pmetric.ScopeMetrics) {
-	sm.Scope().SetName(metadata.ScopeName)
-	sm.Scope().SetVersion(c.version)
 }

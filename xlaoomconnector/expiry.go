@@ -19,16 +19,11 @@ type ended struct {
 	series    *series
 }
 
-// expire drops the series that nothing updated for the expiry and returns
-// them. A series with data not yet emitted is kept whatever its age, so
-// nothing counted is lost.
-//
-// When cumulative, an expired counter is retired rather than forgotten: if
-// it comes back it continues from its value, so a repeat failure after any
-// gap raises the counter above every value the backend has seen and
-// increase() shows it, even where the backend still serves the old value.
-//
-// at is the emission time: the end marker's time, after the series' last point.
+// expire drops and returns the series that nothing updated for the expiry,
+// but not one with data not yet emitted. When cumulative, an expired counter
+// is retired: if it comes back it continues from its value, so a repeat
+// failure after any gap is above every value the backend has seen. at is the
+// emission time, the end marker's.
 func (st *state) expire(now time.Time, at pcommon.Timestamp) []ended {
 	st.incidents.expire(now)
 	st.hostKills.expire(now)
@@ -44,7 +39,10 @@ func (st *state) expire(now time.Time, at pcommon.Timestamp) []ended {
 			s.lastPoint = s.pointTime(at)
 			out = append(out, ended{key: key, resource: rs.resource, schemaURL: rs.schemaURL, metric: k.metric, series: s})
 			if !st.delta && k.metric.metricType() == pmetric.MetricTypeSum {
-				st.retire(retiredKey{resource: key, series: k}, s)
+				// Past series_limit per metric, the one retired longest ago goes.
+				retired := st.retired[k.metric]
+				retired.Put(retiredKey{resource: key, series: k}, retiredCounter{count: s.count, start: s.start, lastPoint: s.lastPoint})
+				retired.Trim(st.limit)
 			}
 		}
 		if len(rs.series) == 0 {
@@ -59,12 +57,4 @@ func (st *state) expire(now time.Time, at pcommon.Timestamp) []ended {
 		}
 	}
 	return out
-}
-
-// retire remembers an expired counter, dropping the one retired longest ago
-// past series_limit per metric.
-func (st *state) retire(k retiredKey, s *series) {
-	retired := st.retired[k.series.metric]
-	retired.Put(k, retiredCounter{count: s.count, start: s.start, lastPoint: s.lastPoint})
-	retired.Trim(st.limit)
 }

@@ -3,7 +3,10 @@
 
 package xlaoomconnector // import "github.com/xlaoom/xlaoomprocessor/xlaoomconnector"
 
-import "sort"
+import (
+	"slices"
+	"sort"
+)
 
 // histogram is the running state of one explicit-bucket histogram series.
 type histogram struct {
@@ -17,12 +20,10 @@ func (h *histogram) observe(bounds []float64, v float64) {
 	if h.buckets == nil {
 		h.buckets = make([]uint64, len(bounds)+1)
 	}
-	if h.count == 0 || v < h.min {
-		h.min = v
+	if h.count == 0 {
+		h.min, h.max = v, v
 	}
-	if h.count == 0 || v > h.max {
-		h.max = v
-	}
+	h.min, h.max = min(h.min, v), max(h.max, v)
 	h.count++
 	h.sum += v
 	// Bucket i holds (bounds[i-1], bounds[i]]; the first bound >= v.
@@ -32,11 +33,8 @@ func (h *histogram) observe(bounds []float64, v float64) {
 // take returns the histogram's content and leaves it empty: the values of a
 // delta point on their way out.
 func (h *histogram) take() histogram {
-	out := histogram{count: h.count, sum: h.sum, min: h.min, max: h.max}
-	if h.buckets != nil {
-		out.buckets = append([]uint64(nil), h.buckets...)
-	}
-	h.count, h.sum, h.min, h.max = 0, 0, 0, 0
+	out := *h
+	*h = histogram{buckets: slices.Clone(out.buckets)} // nil stays nil
 	clear(h.buckets)
 	return out
 }
@@ -47,12 +45,10 @@ func (h *histogram) merge(o histogram) {
 	if o.count == 0 {
 		return
 	}
-	if h.count == 0 || o.min < h.min {
-		h.min = o.min
+	if h.count == 0 {
+		h.min, h.max = o.min, o.max
 	}
-	if h.count == 0 || o.max > h.max {
-		h.max = o.max
-	}
+	h.min, h.max = min(h.min, o.min), max(h.max, o.max)
 	h.count += o.count
 	h.sum += o.sum
 	if h.buckets == nil {

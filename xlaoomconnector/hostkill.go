@@ -4,7 +4,6 @@
 package xlaoomconnector // import "github.com/xlaoom/xlaoomprocessor/xlaoomconnector"
 
 import (
-	"cmp"
 	"slices"
 	"time"
 
@@ -16,15 +15,10 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
-// Host-memory kills (package hostoom; the processor tags the record that
-// carries one, processor_hostkill.go) feed xla.oom.host.kills, a counter of
-// its own beside xla.oom.incidents: one per kill, however many sources
-// report it (killMemory, hostkill_memory.go), on the first record's
-// resource reduced to incident_resource_attributes (the job), with the
-// kill's source, constraint and retry verdict as attributes, each from a
-// closed set, so that its series are bounded like the others'
-// (series_limit). A kill never counts in the XLA failure metrics, and an
-// XLA failure never here: the existing alerts keep their meaning.
+// Host-memory kills (package hostoom, tagged by the processor) feed
+// xla.oom.host.kills on the job resource, one per kill however many sources
+// report it (killMemory). A kill never counts in the XLA failure metrics, and
+// an XLA failure never here: the existing alerts keep their meaning.
 
 // hostKillsDescriptor is xla.oom.host.kills.
 var hostKillsDescriptor = descriptor{
@@ -35,70 +29,60 @@ var hostKillsDescriptor = descriptor{
 	unit: "{kill}",
 }
 
-// hostSources and hostConstraints are the closed sets of the attributes; a
-// value outside them (a hand-made tag) is counted as "other".
+// hostSources (in killSource's bit order), hostConstraints and retries are
+// the closed sets of the attributes; a value outside them (a hand-made tag)
+// is counted as "other".
 var (
-	hostSources = map[string]bool{hostoom.SourceKernel: true, hostoom.SourceOomd: true, hostoom.SourceSystemd: true,
-		hostoom.SourceEarlyoom: true, hostoom.SourceKubernetes: true, hostoom.SourceSlurm: true, hostoom.SourceRay: true}
-	hostConstraints = map[string]bool{string(hostoom.ConstraintCgroup): true, string(hostoom.ConstraintGlobal): true,
-		string(hostoom.ConstraintCpuset): true, string(hostoom.ConstraintMemoryPolicy): true}
-	retries = map[string]bool{oom.RetryFutile: true, oom.RetryMayHelp: true, oom.RetryUnknown: true}
+	hostSources = []string{hostoom.SourceKernel, hostoom.SourceOomd, hostoom.SourceSystemd, hostoom.SourceEarlyoom,
+		hostoom.SourceKubernetes, hostoom.SourceSlurm, hostoom.SourceRay}
+	hostConstraints = []string{string(hostoom.ConstraintCgroup), string(hostoom.ConstraintGlobal),
+		string(hostoom.ConstraintCpuset), string(hostoom.ConstraintMemoryPolicy)}
+	retries = []string{oom.RetryFutile, oom.RetryMayHelp, oom.RetryUnknown}
 )
 
 // addHostKill files a kill record under its job resource.
-func (c *xlaOOMConnector) addHostKill(into map[resourceKey]*jobBatch, rl plog.ResourceLogs, lr plog.LogRecord, now time.Time) {
+func (c *xlaOOMConnector) addHostKill(into map[resourceKey]*resourceBatch, rl plog.ResourceLogs, lr plog.LogRecord, now time.Time) {
 	if !c.state.enabled[metricHostKills] {
 		return
 	}
 	attrs := lr.Attributes()
-	get := func(k string, set map[string]bool) string {
+	get := func(k string, set []string) string {
 		v, ok := attrs.Get(k)
 		switch {
 		case !ok || v.Str() == "":
 			return ""
-		case set[v.Str()]:
+		case slices.Contains(set, v.Str()):
 			return v.Str()
 		}
 		return "other"
 	}
 	m := measurement{kind: hostKill, attrs: attrKey{hostSource: get(oomattr.HostSource, hostSources),
 		hostConstraint: get(oomattr.HostConstraint, hostConstraints), retry: get(oomattr.Retry, retries)}}
-	key, once := oomattr.HostKillKey(rl.Resource().Attributes(), attrs)
-	job := c.jobOf(into, rl)
-	job.obs = append(job.obs, observation{measured: m, at: recordtime.Of(lr, now),
-		kill: &killReport{key: key, once: once, source: m.attrs.hostSource}})
+	var k killReport
+	k.key, k.once = oomattr.HostKillKey(rl.Resource().Attributes(), attrs)
+	c.fileUnderJob(into, rl, observation{measured: m, at: recordtime.Of(lr, now), kill: &k})
 }
 
-// killReport is whose kill a kill record reports (oomattr.HostKillKey) and
-// which source reported it.
+// killReport is whose kill a kill record reports (oomattr.HostKillKey).
 type killReport struct {
-	key    string
-	once   bool
-	source string
+	key  string
+	once bool
 }
 
-// freshKills keeps the kill records of obs, in record order, that report
-// a kill not counted yet (killMemory). A later report of a kill counted in
-// the same batch, within the window, gives it the verdict its first did
-// not (a Pod's OOMKilled alone is unknown, the kernel's line of the same
-// kill decides), as settleRetry does for XLA incidents. The caller holds
-// mu.
+// freshKills keeps the kill records of obs (in record order) that report a
+// kill not counted yet (killMemory). A later report of a kill counted in the
+// same batch, within the window, settles its verdict (a Pod's OOMKilled alone
+// is unknown, the kernel's line of the same kill decides). The caller holds mu.
 func (c *xlaOOMConnector) freshKills(obs []observation, now time.Time) []observation {
-	slices.SortStableFunc(obs, func(a, b observation) int { return cmp.Compare(a.at, b.at) })
 	fresh := obs[:0]
 	counted := map[string]int{} // the last kill of each owner counted in this batch, in fresh
 	for _, ob := range obs {
-		switch {
-		case ob.kill == nil || c.state.hostKills.observe(ob.kill.key, ob.kill.once, ob.kill.source, ob.at, now):
-			if ob.kill != nil {
-				counted[ob.kill.key] = len(fresh)
-			}
+		k := ob.kill // every kill record has one (addHostKill)
+		if c.state.hostKills.observe(k.key, k.once, ob.measured.attrs.hostSource, ob.at, now) {
+			counted[k.key] = len(fresh)
 			fresh = append(fresh, ob)
-		default:
-			if i, ok := counted[ob.kill.key]; ok && fresh[i].measured.attrs.retry == oom.RetryUnknown &&
-				within(fresh[i].at, ob.at, c.state.hostKills.window) {
-				fresh[i].measured.attrs.retry = ob.measured.attrs.retry
-			}
+		} else if i, ok := counted[k.key]; ok && within(fresh[i].at, ob.at, c.state.hostKills.window) {
+			settleRetry(&fresh[i], ob) // a kill has no code
 		}
 	}
 	return fresh

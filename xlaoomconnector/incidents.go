@@ -11,90 +11,90 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/internal/lru"
 )
 
-// maxIncidents bounds the jobs whose incidents are remembered for
+// maxIncidents bounds the jobs (and kill owners) remembered for
 // deduplication.
 const maxIncidents = 10000
 
-// incidentsPerJob is how many recent incidents of a job are remembered, so
-// that a late or repeated delivery of an earlier failure's records (a retry,
-// a second agent, a backfilled file) falls into that failure and is not
-// counted again.
-const incidentsPerJob = 8
-
-// incidentMemory decides which OOM records start a new incident.
-//
-// An incident is one failure of one job: the records that the job's hosts
-// log about it (every host's copy, and every line of it: the allocator's
-// warning, the runtime's status line, the Python exception) arrive as a
-// burst. A record belongs to the job's open incident when its time is within
-// window of a record of one of the job's recent incidents; otherwise it opens
-// a new one.
-// The identity is the job alone, so neither the sizes a line prints (rounded
-// on one line, exact on the next) nor which line a record holds can split a
-// failure, and a burst that straddles a minute boundary stays one incident.
-//
-// Every operation is O(1): entries live in an LRU ordered by the wall clock
-// of their last record, so expiry pops from the front and the bound drops the
-// oldest entry without scanning.
-type incidentMemory struct {
-	window time.Duration // the gap in record time that separates incidents
-	expiry time.Duration // forget a job's incident after this long without records
-	open   *lru.Map[resourceKey, jobIncidentHistory]
+// memory remembers the recent incidents (or kills) of each key as the record
+// times they span, so that a late or repeated delivery (a retry, a second
+// agent, a backfilled file) is not counted again. An LRU by the wall clock of
+// each key's last record makes expiry and the bound O(1).
+type memory[K comparable, S any] struct {
+	window time.Duration // the gap in record time that separates two
+	expiry time.Duration // forget a key after this long without records
+	open   *lru.Map[K, recent[S]]
 }
 
-// jobIncidentHistory holds the recent incidents of a job: a ring of the
-// record-time spans they cover.
-type jobIncidentHistory struct {
-	spans [incidentsPerJob]span
-	n     int       // spans in use
-	next  int       // the slot the next incident takes (the oldest when full)
-	seen  time.Time // wall clock of the job's latest record, for expiry
+// recent is a ring of a key's last 8 spans.
+type recent[S any] struct {
+	spans   [8]S
+	n, next int       // spans in use; the slot the next takes (the oldest when full)
+	seen    time.Time // wall clock of the key's latest record, for expiry
+}
+
+func newMemory[K comparable, S any](window, expiry time.Duration) memory[K, S] {
+	return memory[K, S]{window: window, expiry: expiry, open: lru.New[K, recent[S]]()}
+}
+
+// touched returns the recent spans of key, which has a record at now.
+func (m *memory[K, S]) touched(key K, now time.Time) *recent[S] {
+	h := m.open.Touched(key, func(h *recent[S]) bool { return now.Sub(h.seen) >= m.expiry })
+	h.seen = now
+	return h
+}
+
+// add remembers a new span of h; past the bound the oldest key is dropped
+// (a late copy of its incident would count again).
+func (m *memory[K, S]) add(h *recent[S], s S) {
+	h.spans[h.next] = s
+	h.next = (h.next + 1) % len(h.spans)
+	h.n = min(h.n+1, len(h.spans))
+	m.open.Trim(maxIncidents)
+}
+
+// expire forgets the keys that received no record for the expiry.
+func (m *memory[K, S]) expire(now time.Time) {
+	m.open.RemoveStale(func(h *recent[S]) bool { return now.Sub(h.seen) >= m.expiry })
 }
 
 // span is the record times from the first to the last record of an incident.
 type span struct{ first, last pcommon.Timestamp }
 
-// join extends the span that t is close to and reports whether there was one.
-func (h *jobIncidentHistory) join(t pcommon.Timestamp, window time.Duration) bool {
-	for i := range h.n {
-		sp := &h.spans[i]
-		if within(sp.first, t, window) || within(sp.last, t, window) || (t > sp.first && t < sp.last) {
-			sp.first, sp.last = min(sp.first, t), max(sp.last, t)
-			return true
-		}
-	}
-	return false
+// near reports whether t is within window of the span or inside it.
+func (sp *span) near(t pcommon.Timestamp, window time.Duration) bool {
+	return within(sp.first, t, window) || within(sp.last, t, window) || (t > sp.first && t < sp.last)
 }
 
-func (h *jobIncidentHistory) add(t pcommon.Timestamp) {
-	h.spans[h.next] = span{first: t, last: t}
-	h.next = (h.next + 1) % incidentsPerJob
-	h.n = min(h.n+1, incidentsPerJob)
+func (sp *span) extend(t pcommon.Timestamp) {
+	sp.first, sp.last = min(sp.first, t), max(sp.last, t)
+}
+
+// incidentMemory decides which OOM records start a new incident: one failure
+// of one job, whose hosts log it as a burst of records. A record belongs to
+// an incident when its time is near one of the job's recent incidents. The
+// identity is the job alone, so neither the sizes a line prints nor a minute
+// boundary can split a failure.
+type incidentMemory struct {
+	memory[resourceKey, span]
 }
 
 func newIncidentMemory(window, expiry time.Duration) incidentMemory {
-	return incidentMemory{window: window, expiry: expiry, open: lru.New[resourceKey, jobIncidentHistory]()}
+	return incidentMemory{newMemory[resourceKey, span](window, expiry)}
 }
 
 // observe files a record of job at record time t, arriving at now, and
 // reports whether it opens a new incident.
 func (m *incidentMemory) observe(job resourceKey, t pcommon.Timestamp, now time.Time) bool {
-	h := m.open.Touched(job, func(h *jobIncidentHistory) bool { return now.Sub(h.seen) >= m.expiry })
-	h.seen = now
-	if h.join(t, m.window) {
-		return false
+	h := m.touched(job, now)
+	for i := range h.n {
+		if sp := &h.spans[i]; sp.near(t, m.window) {
+			sp.extend(t)
+			return false
+		}
 	}
-	h.add(t)
-	m.open.Trim(maxIncidents) // the oldest job's incident: a late copy of it would count again
+	m.add(h, span{first: t, last: t})
 	return true
 }
-
-// expire forgets the incidents that received no record for the expiry.
-func (m *incidentMemory) expire(now time.Time) {
-	m.open.RemoveStale(func(h *jobIncidentHistory) bool { return now.Sub(h.seen) >= m.expiry })
-}
-
-func (m *incidentMemory) len() int { return m.open.Len() }
 
 // within reports whether a and b are less than window apart.
 func within(a, b pcommon.Timestamp, window time.Duration) bool {

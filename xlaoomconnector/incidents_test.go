@@ -157,17 +157,17 @@ func TestIncidentsExpireAndStayBounded(t *testing.T) {
 	c, clk := newTestConnector(t, incidentConfig(), settings(), sink)
 	consumeAndEmit(t, c, sink, multiHostLogs(2, clk.Now(), false))
 	c.mu.Lock()
-	assert.Equal(t, 1, c.state.incidents.len())
+	assert.Equal(t, 1, c.state.incidents.open.Len())
 	c.mu.Unlock()
 	clk.Add(c.cfg.SeriesExpiry + time.Second)
 	require.NoError(t, c.emit(context.Background()))
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	assert.Zero(t, c.state.incidents.len(), "remembered incidents expire with series_expiry")
+	assert.Zero(t, c.state.incidents.open.Len(), "remembered incidents expire with series_expiry")
 	for i := range maxIncidents + 10 {
 		c.state.incidents.observe(resourceKey(fmt.Sprint(i)), 0, clk.Now())
 	}
-	assert.Equal(t, maxIncidents, c.state.incidents.len())
+	assert.Equal(t, maxIncidents, c.state.incidents.open.Len())
 	_, seen := c.state.incidents.open.Get("9")
 	assert.False(t, seen, "the oldest are forgotten first")
 	_, seen = c.state.incidents.open.Get(resourceKey(fmt.Sprint(maxIncidents + 9)))
@@ -258,8 +258,8 @@ func BenchmarkIncidentMemory(b *testing.B) {
 				}
 				i++
 			}
-			if want := min(i, n, maxIncidents); m.len() != want {
-				b.Fatalf("remembered %d jobs, want %d", m.len(), want)
+			if want := min(i, n, maxIncidents); m.open.Len() != want {
+				b.Fatalf("remembered %d jobs, want %d", m.open.Len(), want)
 			}
 		})
 	}

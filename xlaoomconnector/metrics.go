@@ -4,7 +4,7 @@
 package xlaoomconnector // import "github.com/xlaoom/xlaoomprocessor/xlaoomconnector"
 
 import (
-	"strings"
+	"slices"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
@@ -34,19 +34,14 @@ const (
 // series beyond series_limit (the name the OpenTelemetry SDKs use).
 const overflowAttribute = "otel.metric.overflow"
 
-// descriptor is the name, description and unit of a metric.
 type descriptor struct {
 	name, description, unit string
 }
 
-// descriptors are the name, description and unit of every metric, indexed by
-// metricID. The names of the sums and gauges come from the generated
-// metadata.MetricsInfo; their descriptions and units repeat metadata.yaml,
-// and TestDescriptorsMatchMetadata fails when the two differ. The generated
-// MetricsBuilder does not produce the output: it gives every data point the
-// same start time and a fixed temporality and cannot build histograms,
-// whereas this connector needs a start time per series (the series' first
-// record), a configurable temporality and configurable buckets.
+// descriptors are indexed by metricID; they repeat metadata.yaml
+// (TestDescriptorsMatchMetadata). The generated MetricsBuilder is not used:
+// it has one start time for every point, a fixed temporality and no
+// histograms, where a series needs its own start and configurable both.
 var descriptors = [numMetrics]descriptor{
 	metricErrors: {
 		name: metadata.MetricsInfo.XlaOomErrors.Name,
@@ -102,7 +97,6 @@ var descriptors = [numMetrics]descriptor{
 	metricHostKills: hostKillsDescriptor,
 }
 
-// metricType is the instrument of each metric.
 func (id metricID) metricType() pmetric.MetricType {
 	switch id {
 	case metricErrors, metricIncidents, metricWarnings, metricHostKills:
@@ -127,8 +121,8 @@ func (m *MetricsConfig) enabled() [numMetrics]bool {
 	}
 }
 
-// attrKey is the attribute set of a series. It is comparable, so it keys maps
-// directly. Empty fields are not written.
+// attrKey is the attribute set of a series, comparable to key maps. Empty
+// fields are not written.
 type attrKey struct {
 	code, phase, cause            string // phase and cause: xla.oom.errors only
 	program, backend, memorySpace string // opt-in dimensions
@@ -137,30 +131,26 @@ type attrKey struct {
 	hostSource, hostConstraint    string // xla.oom.host.kills only
 }
 
+// attrNames are the attributes of attrKey's fields, in values' order.
+var attrNames = [...]string{oomattr.ErrorCode, oomattr.ErrorPhase, oomattr.Cause, oomattr.Program, oomattr.Backend,
+	oomattr.MemorySpace, oomattr.WarningKind, oomattr.Retry, oomattr.HostSource, oomattr.HostConstraint}
+
+func (k attrKey) values() []string {
+	return []string{k.code, k.phase, k.cause, k.program, k.backend, k.memorySpace, k.warning, k.retry, k.hostSource, k.hostConstraint}
+}
+
 // putAttributes writes the set in a fixed order.
 func (k attrKey) putAttributes(dst pcommon.Map) {
-	for _, kv := range [...]struct{ key, value string }{
-		{oomattr.ErrorCode, k.code}, {oomattr.ErrorPhase, k.phase}, {oomattr.Cause, k.cause},
-		{oomattr.Program, k.program}, {oomattr.Backend, k.backend}, {oomattr.MemorySpace, k.memorySpace},
-		{oomattr.WarningKind, k.warning}, {oomattr.Retry, k.retry},
-		{oomattr.HostSource, k.hostSource}, {oomattr.HostConstraint, k.hostConstraint},
-	} {
-		if kv.value != "" {
-			dst.PutStr(kv.key, kv.value)
+	for i, v := range k.values() {
+		if v != "" {
+			dst.PutStr(attrNames[i], v)
 		}
 	}
 }
 
 // compare orders attribute sets field by field, for a stable output order.
 func (k attrKey) compare(o attrKey) int {
-	a := [...]string{k.code, k.phase, k.cause, k.program, k.backend, k.memorySpace, k.warning, k.retry, k.hostSource, k.hostConstraint}
-	b := [...]string{o.code, o.phase, o.cause, o.program, o.backend, o.memorySpace, o.warning, o.retry, o.hostSource, o.hostConstraint}
-	for i := range a {
-		if c := strings.Compare(a[i], b[i]); c != 0 {
-			return c
-		}
-	}
-	return 0
+	return slices.Compare(k.values(), o.values())
 }
 
 // dimensions says which opt-in attributes are on.
@@ -169,23 +159,16 @@ type dimensions struct {
 }
 
 func newDimensions(names []string) dimensions {
-	var d dimensions
-	for _, n := range names {
-		switch n {
-		case oomattr.Program:
-			d.program = true
-		case oomattr.Backend:
-			d.backend = true
-		case oomattr.MemorySpace:
-			d.memorySpace = true
-		}
+	return dimensions{
+		program:     slices.Contains(names, oomattr.Program),
+		backend:     slices.Contains(names, oomattr.Backend),
+		memorySpace: slices.Contains(names, oomattr.MemorySpace),
 	}
-	return d
 }
 
-// measurement is what one XLA OOM record contributes.
+// measurement is what one record contributes.
 type measurement struct {
-	attrs attrKey // the xla.oom.errors set; the others drop phase and cause
+	attrs attrKey // the xla.oom.errors set; the others drop phase and cause (attrsFor)
 
 	requested    int64
 	hasRequested bool
@@ -198,23 +181,15 @@ type measurement struct {
 }
 
 // measurementKind is what a measurement stands for. Each kind feeds its own
-// metrics and no other: an OOM record never counts as an incident or a
-// warning, and a warning never counts as a failure.
+// metrics and no other (see feeds): an OOM record never counts as an
+// incident or a warning, and a warning never counts as a failure.
 type measurementKind uint8
 
 const (
-	// oomRecord is one XLA OOM record, on the record's resource:
-	// xla.oom.errors, the size histograms and xla.oom.pressure.
-	oomRecord measurementKind = iota
-	// newIncident is the record that opened an incident, on the job
-	// resource: xla.oom.incidents.
-	newIncident
-	// memoryWarning is one memory-pressure warning, on the job resource:
-	// xla.memory.warnings and xla.memory.warning.pressure.
-	memoryWarning
-	// hostKill is one host-memory kill, on the job resource:
-	// xla.oom.host.kills (hostkill.go).
-	hostKill
+	oomRecord     measurementKind = iota // on the record's resource
+	newIncident                          // the record that opened an incident, on the job resource
+	memoryWarning                        // on the job resource
+	hostKill                             // on the job resource (hostkill.go)
 )
 
 // feeds reports whether the measurement adds to metric id: its kind feeds
@@ -268,7 +243,6 @@ func measure(r oom.Report, dims dimensions) measurement {
 	return m
 }
 
-// attrsFor returns the attribute set of metric id.
 func (m measurement) attrsFor(id metricID) attrKey {
 	k := m.attrs
 	if id != metricErrors {
@@ -278,10 +252,8 @@ func (m measurement) attrsFor(id metricID) attrKey {
 }
 
 // shortfall is how much memory was missing: the compile-time excess over
-// capacity (printed, or used - capacity), else requested - free. A failure
-// with nothing missing in total (fragmentation) has none. Only sizes that are
-// known and not negative take part (a hand-made tag can carry anything), so
-// the subtractions can neither overflow nor turn negative.
+// capacity, else requested - free; none for fragmentation. Sizes are known
+// and not negative (bytesOf), so the subtractions cannot overflow.
 func shortfall(r oom.Report) (int64, bool) {
 	exceeded, hasExceeded := bytesOf(r.Exceeded)
 	used, hasUsed := bytesOf(r.Used)

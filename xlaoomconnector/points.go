@@ -4,22 +4,23 @@
 package xlaoomconnector // import "github.com/xlaoom/xlaoomprocessor/xlaoomconnector"
 
 import (
+	"cmp"
+	"maps"
 	"slices"
-	"strings"
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
+
+	"github.com/xlaoom/xlaoomprocessor/xlaoomconnector/internal/metadata"
 )
 
 // emission is one collect's output: the metrics to send, and what must be
 // settled once the send succeeded or failed.
 type emission struct {
-	md      pmetric.Metrics
-	expired int64
-	// inFlight are the delta points sent: their values were taken out of
-	// their series, and go back in if the send fails.
-	inFlight []inFlight
+	md       pmetric.Metrics
+	expired  int64
+	inFlight []inFlight // the delta points sent, whose values go back if the send fails
 }
 
 // inFlight is the content of one delta point on its way out.
@@ -32,31 +33,24 @@ type inFlight struct {
 
 // writer turns series into pmetric data.
 type writer struct {
-	st    *state
-	at    pcommon.Timestamp // the emission time
-	scope func(pmetric.ScopeMetrics)
-	desc  *[numMetrics]descriptor
-	out   *emission
+	st      *state
+	at      pcommon.Timestamp // the emission time
+	version string            // of the scope
+	out     *emission
 }
 
-// collect expires stale series, then writes the points due: every series
-// when cumulative (so a Prometheus-style backend does not mark it stale),
-// only series with new data when delta; and, when cumulative, an end marker
-// for every series that expired.
-func (st *state) collect(now time.Time, scope func(pmetric.ScopeMetrics), desc *[numMetrics]descriptor) *emission {
+// collect expires stale series, then writes the points due (every series
+// when cumulative, so that a backend does not mark it stale; those with new
+// data when delta) and, when cumulative, the expired series' end markers.
+func (st *state) collect(now time.Time, version string) *emission {
 	out := &emission{md: pmetric.NewMetrics()}
-	w := writer{st: st, at: pcommon.NewTimestampFromTime(now), scope: scope, desc: desc, out: out}
+	w := writer{st: st, at: pcommon.NewTimestampFromTime(now), version: version, out: out}
 	gone := st.expire(now, w.at)
 	out.expired = int64(len(gone))
 
-	resources := make([]*resourceState, 0, len(st.resources))
-	for _, rs := range st.resources {
-		resources = append(resources, rs)
-	}
-	slices.SortFunc(resources, func(a, b *resourceState) int { return strings.Compare(string(a.key), string(b.key)) })
-
 	var due [numMetrics][]*series
-	for _, rs := range resources {
+	byKey := func(a, b *resourceState) int { return cmp.Compare(a.key, b.key) }
+	for _, rs := range slices.SortedFunc(maps.Values(st.resources), byKey) {
 		for id := range due {
 			due[id] = due[id][:0]
 		}
@@ -81,10 +75,9 @@ func (st *state) collect(now time.Time, scope func(pmetric.ScopeMetrics), desc *
 	return out
 }
 
-// settle finishes an emission once its send returned. Delta points that
-// were delivered move their series' next start to their end, so the next
-// point begins where they ended; those whose send failed put their values
-// back, and the next point covers both intervals.
+// settle finishes an emission once its send returned: a delivered delta
+// point's end is its series' next start; a failed one's values go back, and
+// the next point covers both intervals.
 func (st *state) settle(e *emission, delivered bool) {
 	for _, p := range e.inFlight {
 		s := p.series
@@ -100,11 +93,7 @@ func (st *state) settle(e *emission, delivered bool) {
 
 // write appends one ResourceMetrics holding the due series, if any.
 func (w *writer) write(res pcommon.Resource, schemaURL string, due *[numMetrics][]*series) {
-	n := 0
-	for id := range due {
-		n += len(due[id])
-	}
-	if n == 0 {
+	if !slices.ContainsFunc(due[:], func(l []*series) bool { return len(l) > 0 }) {
 		return
 	}
 	sm := w.appendScope(res, schemaURL)
@@ -116,7 +105,7 @@ func (w *writer) write(res pcommon.Resource, schemaURL string, due *[numMetrics]
 		slices.SortFunc(list, func(a, b *series) int { return a.attrs.compare(b.attrs) })
 		m := w.appendMetric(sm, id)
 		for _, s := range list {
-			w.writePoint(m, id, s)
+			w.writePoint(m, s)
 		}
 	}
 }
@@ -126,15 +115,16 @@ func (w *writer) appendScope(res pcommon.Resource, schemaURL string) pmetric.Sco
 	res.CopyTo(rm.Resource())
 	rm.SetSchemaUrl(schemaURL)
 	sm := rm.ScopeMetrics().AppendEmpty()
-	w.scope(sm)
+	sm.Scope().SetName(metadata.ScopeName)
+	sm.Scope().SetVersion(w.version)
 	return sm
 }
 
 func (w *writer) appendMetric(sm pmetric.ScopeMetrics, id metricID) pmetric.Metric {
 	m := sm.Metrics().AppendEmpty()
-	m.SetName(w.desc[id].name)
-	m.SetDescription(w.desc[id].description)
-	m.SetUnit(w.desc[id].unit)
+	m.SetName(descriptors[id].name)
+	m.SetDescription(descriptors[id].description)
+	m.SetUnit(descriptors[id].unit)
 	temporality := pmetric.AggregationTemporalityCumulative
 	if w.st.delta {
 		temporality = pmetric.AggregationTemporalityDelta
@@ -153,74 +143,47 @@ func (w *writer) appendMetric(sm pmetric.ScopeMetrics, id metricID) pmetric.Metr
 
 // writePoint appends the point of s to m and marks it emitted. A delta
 // point's values leave the series until settle says whether they arrived.
-func (w *writer) writePoint(m pmetric.Metric, id metricID, s *series) {
+func (w *writer) writePoint(m pmetric.Metric, s *series) {
 	end := s.pointTime(w.at)
 	start := s.start
+	p := inFlight{series: s, count: s.count, hist: s.hist, end: end}
 	if w.st.delta {
 		start = s.nextStart
-	}
-	count, hist := s.count, s.hist
-	if w.st.delta && id != metricPressure && id != metricWarningPressure {
-		p := inFlight{series: s, count: s.count, hist: s.hist.take(), end: end}
+		p.hist = s.hist.take() // a gauge has none, nor a count: a failed send only marks it for the next
 		s.count = 0
-		count, hist = p.count, p.hist
 		w.out.inFlight = append(w.out.inFlight, p)
 	}
 	switch m.Type() {
 	case pmetric.MetricTypeSum:
-		dp := m.Sum().DataPoints().AppendEmpty()
-		dp.SetStartTimestamp(start)
-		dp.SetTimestamp(end)
-		s.putAttributes(dp.Attributes())
-		dp.SetIntValue(count)
+		stamp(m.Sum().DataPoints().AppendEmpty(), s, start, end).SetIntValue(p.count)
 	case pmetric.MetricTypeHistogram:
-		dp := m.Histogram().DataPoints().AppendEmpty()
-		dp.SetStartTimestamp(start)
-		dp.SetTimestamp(end)
-		s.putAttributes(dp.Attributes())
-		dp.SetCount(hist.count)
-		dp.SetSum(hist.sum)
-		if hist.count > 0 {
-			dp.SetMin(hist.min)
-			dp.SetMax(hist.max)
+		dp := stamp(m.Histogram().DataPoints().AppendEmpty(), s, start, end)
+		dp.SetCount(p.hist.count)
+		dp.SetSum(p.hist.sum)
+		if p.hist.count > 0 {
+			dp.SetMin(p.hist.min)
+			dp.SetMax(p.hist.max)
 		}
 		dp.ExplicitBounds().FromRaw(w.st.bounds)
-		buckets := hist.buckets
+		buckets := p.hist.buckets
 		if buckets == nil {
 			buckets = make([]uint64, len(w.st.bounds)+1)
 		}
 		dp.BucketCounts().FromRaw(buckets)
 	default:
-		dp := m.Gauge().DataPoints().AppendEmpty()
-		dp.SetTimestamp(end)
-		s.putAttributes(dp.Attributes())
-		dp.SetDoubleValue(s.gauge)
-		if w.st.delta {
-			// A gauge has nothing to put back: a failed send marks it for the next.
-			w.out.inFlight = append(w.out.inFlight, inFlight{series: s, end: end})
-		}
+		stamp(m.Gauge().DataPoints().AppendEmpty(), s, 0, end).SetDoubleValue(s.gauge)
 	}
 	s.lastPoint = end
 	s.dirty = false
 }
 
 // writeEnds writes one end marker per expired series: a point flagged
-// NoRecordedValue at the emission time. The Prometheus exporter drops the
-// series on it (and Prometheus marks it stale at the next scrape), remote
-// write sends a staleness marker; without it both would keep serving the
-// last value for their own expiry.
-//
-// Each marker gets a Metric of its own: the Prometheus exporter (v0.158)
-// stops reading a metric's points at the first flagged one.
+// NoRecordedValue, on which the Prometheus exporter drops the series and
+// remote write sends a staleness marker. Each gets a Metric of its own: the
+// Prometheus exporter (v0.158) stops reading a metric at the first flagged.
 func (w *writer) writeEnds(gone []ended) {
 	slices.SortFunc(gone, func(a, b ended) int {
-		if c := strings.Compare(string(a.key), string(b.key)); c != 0 {
-			return c
-		}
-		if a.metric != b.metric {
-			return int(a.metric) - int(b.metric)
-		}
-		return a.series.attrs.compare(b.series.attrs)
+		return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.metric, b.metric), a.series.attrs.compare(b.series.attrs))
 	})
 	var sm pmetric.ScopeMetrics
 	for i, g := range gone {
@@ -228,33 +191,30 @@ func (w *writer) writeEnds(gone []ended) {
 			sm = w.appendScope(g.resource, g.schemaURL)
 		}
 		m := w.appendMetric(sm, g.metric)
-		s := g.series
+		s, noValue := g.series, pmetric.DefaultDataPointFlags.WithNoRecordedValue(true)
 		switch m.Type() {
 		case pmetric.MetricTypeSum:
-			markEnd(m.Sum().DataPoints().AppendEmpty(), s, true)
+			stamp(m.Sum().DataPoints().AppendEmpty(), s, s.start, s.lastPoint).SetFlags(noValue)
 		case pmetric.MetricTypeHistogram:
-			markEnd(m.Histogram().DataPoints().AppendEmpty(), s, true)
+			stamp(m.Histogram().DataPoints().AppendEmpty(), s, s.start, s.lastPoint).SetFlags(noValue)
 		default:
-			markEnd(m.Gauge().DataPoints().AppendEmpty(), s, false)
+			stamp(m.Gauge().DataPoints().AppendEmpty(), s, 0, s.lastPoint).SetFlags(noValue)
 		}
 	}
 }
 
-// endPoint is what number and histogram data points share.
-type endPoint interface {
+// dataPoint is what number and histogram data points share.
+type dataPoint interface {
 	SetStartTimestamp(pcommon.Timestamp)
 	SetTimestamp(pcommon.Timestamp)
 	Attributes() pcommon.Map
-	SetFlags(pmetric.DataPointFlags)
 }
 
-// markEnd makes dp the end marker of s: no value, at the series' last point
-// time (a gauge has no start).
-func markEnd[P endPoint](dp P, s *series, withStart bool) {
-	if withStart {
-		dp.SetStartTimestamp(s.start)
-	}
-	dp.SetTimestamp(s.lastPoint)
+// stamp dates dp from start (0 for a gauge, which has none) to end and gives
+// it the attributes of s.
+func stamp[P dataPoint](dp P, s *series, start, end pcommon.Timestamp) P {
+	dp.SetStartTimestamp(start)
+	dp.SetTimestamp(end)
 	s.putAttributes(dp.Attributes())
-	dp.SetFlags(pmetric.DefaultDataPointFlags.WithNoRecordedValue(true))
+	return dp
 }

@@ -11,10 +11,9 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 )
 
-// resourceKey identifies a resource: its schema URL and attributes, encoded
+// resourceKey identifies a resource: its schema URL and attributes encoded
 // exactly (sorted keys, typed and length-prefixed values), so two resources
-// share series only when they are equal, whatever the order of their
-// attributes.
+// share series only when equal, whatever the order of their attributes.
 type resourceKey string
 
 func resourceKeyOf(res pcommon.Resource, schemaURL string) resourceKey {

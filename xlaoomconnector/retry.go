@@ -5,11 +5,9 @@ package xlaoomconnector // import "github.com/xlaoom/xlaoomprocessor/xlaoomconne
 
 import "github.com/xlaoom/xlaoomprocessor/oom"
 
-// retryLabel is the xla.oom.retry of an incident: the record's verdict;
-// for a record tagged without one (by a processor older than the verdict),
-// the verdict its attributes imply (oom.RetryVerdict reads the code, phase,
-// sizes and attempts a tag carries); unknown for a value outside the three,
-// so the label never has more than three values.
+// retryLabel is the xla.oom.retry of an incident: the record's verdict, the
+// one its attributes imply when a processor older than the verdict tagged
+// it, unknown for a value outside the three (the label's only values).
 func retryLabel(r *oom.Report) string {
 	switch r.Retry {
 	case oom.RetryFutile, oom.RetryMayHelp, oom.RetryUnknown:
@@ -20,16 +18,13 @@ func retryLabel(r *oom.Report) string {
 	return oom.RetryUnknown
 }
 
-// settleRetry lets a record that joined an incident in the same batch give
-// it the verdict its opening record did not: one failure is logged as
-// several records (an allocator's warning, then the status), and the first
-// that knows decides, as in xlaoom explain. The record joined within the
-// incident window of the incident's last record and has its error code (a
-// record of another code states another failure); a record that arrives in
-// a later batch cannot change what was counted.
+// settleRetry lets a record that joined an incident (or a kill) in the same
+// batch give it the verdict its opening record did not: one failure is
+// logged as several records, and the first that knows decides, as in xlaoom
+// explain. A record of another code states another failure; one of a later
+// batch cannot change what was counted.
 func settleRetry(opened *observation, joined observation) {
-	o, j := &opened.measured.attrs, joined.measured.attrs
-	if o.retry == oom.RetryUnknown && o.code == j.code {
-		opened.measured.attrs.retry = joined.measured.attrs.retry
+	if o := &opened.measured.attrs; o.retry == oom.RetryUnknown && o.code == joined.measured.attrs.code {
+		o.retry = joined.measured.attrs.retry
 	}
 }

@@ -9,26 +9,19 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 )
 
-// seriesKey identifies a series within a resource.
 type seriesKey struct {
 	metric metricID
 	attrs  attrKey
 }
 
-// series is the running state of one metric stream.
-//
-// Its point times come from the connector's clock, not from the records:
-// a cumulative point carries the series' start and the emission time, a delta
-// point the end of the previous point and the emission time. Record times
-// are not monotonic (hosts, backfilled files, late batches), and a point
-// dated by them would repeat or go back in time, which push backends
-// (Prometheus remote write, OTLP into delta-to-cumulative) reject.
+// series is the running state of one metric stream. Its point times come
+// from the connector's clock: record times are not monotonic, and push
+// backends reject a point that repeats or goes back in time.
 type series struct {
 	attrs    attrKey
 	overflow bool // the overflow series of its metric
 
-	// start is when the connector began accumulating the series: the start
-	// of every cumulative point and of the first delta point.
+	// start is the start of every cumulative point and of the first delta one.
 	start pcommon.Timestamp
 	// nextStart is the start of the next delta point: the time of the last
 	// delta point delivered (start before the first), so delta points tile.
@@ -38,8 +31,8 @@ type series struct {
 	dirty     bool      // data added since the last point was written
 	seen      time.Time // wall clock of the last update, for expiry
 
-	count   int64             // xla.oom.errors, xla.oom.incidents
-	gauge   float64           // xla.oom.pressure: the value of the latest record
+	count   int64             // counters
+	gauge   float64           // gauges: the value of the latest record
 	gaugeAt pcommon.Timestamp // and that record's time, so a late record does not replace it
 	hist    histogram         // size histograms
 }
@@ -47,12 +40,6 @@ type series struct {
 func newSeries(attrs attrKey, overflow bool, now time.Time) *series {
 	start := pcommon.NewTimestampFromTime(now)
 	return &series{attrs: attrs, overflow: overflow, start: start, nextStart: start}
-}
-
-// touch marks new data, seen at now.
-func (s *series) touch(now time.Time) {
-	s.dirty = true
-	s.seen = now
 }
 
 // pointTime is the time of the next point emitted at now: after the

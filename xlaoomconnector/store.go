@@ -12,7 +12,6 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/internal/lru"
 )
 
-// resourceState holds the series of one resource.
 type resourceState struct {
 	key       resourceKey
 	resource  pcommon.Resource // a private copy
@@ -20,8 +19,7 @@ type resourceState struct {
 	series    map[seriesKey]*series
 }
 
-// state is every series the connector holds. It is not safe for concurrent
-// use; the connector guards it with a mutex.
+// state is every series the connector holds; the connector's mutex guards it.
 type state struct {
 	delta   bool
 	limit   int // series per metric, overflow series not counted
@@ -33,23 +31,19 @@ type state struct {
 	counts    [numMetrics]int     // series per metric
 	overflow  [numMetrics]*series // nil until a metric overflows
 
-	// retired keeps the value of expired counters (cumulative only), so that
-	// a counter that comes back continues from where it stopped instead of
-	// restarting at 1: see retire.
+	// retired keeps the expired counters (cumulative only), so one that
+	// comes back continues instead of restarting at 1.
 	retired [numMetrics]*lru.Map[retiredKey, retiredCounter]
 
 	incidents incidentMemory
 	hostKills killMemory // hostkill_memory.go
 }
 
-// retiredKey names an expired series.
 type retiredKey struct {
 	resource resourceKey
 	series   seriesKey
 }
 
-// retiredCounter is what a counter needs to continue: its value, its start
-// and the time of its last point (the end marker).
 type retiredCounter struct {
 	count     int64
 	start     pcommon.Timestamp
@@ -65,7 +59,7 @@ func newState(cfg *Config) *state {
 		enabled:   cfg.Metrics.enabled(),
 		resources: map[resourceKey]*resourceState{},
 		incidents: newIncidentMemory(cfg.IncidentWindow, cfg.SeriesExpiry),
-		hostKills: newKillMemory(cfg.IncidentWindow, cfg.SeriesExpiry),
+		hostKills: killMemory{newMemory[string, killSpan](cfg.IncidentWindow, cfg.SeriesExpiry)},
 	}
 	for id := range st.retired {
 		st.retired[id] = lru.New[retiredKey, retiredCounter]()
@@ -73,30 +67,27 @@ func newState(cfg *Config) *state {
 	return st
 }
 
-// observation is what one record contributes (an OOM, the incident it
-// opened, or a warning: see measurementKind) and when it happened.
+// observation is what one record contributes (see measurementKind) and when.
 type observation struct {
 	measured measurement
 	at       pcommon.Timestamp // the record's time (recordtime.Of)
-	kill     *killReport       // a host kill's: whose kill, by whom (hostkill.go)
+	kill     *killReport       // a host kill's owner (hostkill.go)
 }
 
-// add records the observations of one resource and returns how many
+// add records the observations obs of resource r and returns how many
 // measurements went to an overflow series.
-func (st *state) add(key resourceKey, res pcommon.Resource, schemaURL string, obs []observation, now time.Time) (overflowed int64) {
-	rs := st.resources[key]
+func (st *state) add(r *resourceBatch, obs []observation, now time.Time) (overflowed int64) {
 	for i := range obs {
 		ob := &obs[i]
 		for id := metricID(0); id < numMetrics; id++ {
 			if !st.enabled[id] || !ob.measured.feeds(id) {
 				continue
 			}
-			var s *series
-			s, rs = st.lookup(rs, key, res, schemaURL, seriesKey{metric: id, attrs: ob.measured.attrsFor(id)}, now)
+			s := st.lookup(r, seriesKey{metric: id, attrs: ob.measured.attrsFor(id)}, now)
 			if s.overflow {
 				overflowed++
 			}
-			s.touch(now)
+			s.dirty, s.seen = true, now
 			switch id {
 			case metricErrors, metricIncidents, metricWarnings, metricHostKills:
 				s.count++
@@ -115,35 +106,34 @@ func (st *state) add(key resourceKey, res pcommon.Resource, schemaURL string, ob
 }
 
 // lookup finds or creates the series of k, creating the resource state on
-// first use; past the limit it returns the metric's overflow series.
-//
-// A counter that expired earlier continues from its retired value and start
-// time: to a backend it is the same cumulative stream after a gap.
-func (st *state) lookup(rs *resourceState, key resourceKey, res pcommon.Resource, schemaURL string, k seriesKey, now time.Time) (*series, *resourceState) {
+// first use; past the limit it returns the metric's overflow series. A
+// retired counter continues: to a backend, one stream after a gap.
+func (st *state) lookup(r *resourceBatch, k seriesKey, now time.Time) *series {
+	rs := st.resources[r.key]
 	if rs != nil {
 		if s, ok := rs.series[k]; ok {
-			return s, rs
+			return s
 		}
 	}
 	if st.counts[k.metric] >= st.limit {
 		if st.overflow[k.metric] == nil {
 			st.overflow[k.metric] = newSeries(attrKey{}, true, now)
 		}
-		return st.overflow[k.metric], rs
+		return st.overflow[k.metric]
 	}
 	if rs == nil {
-		rs = &resourceState{key: key, resource: pcommon.NewResource(), schemaURL: schemaURL, series: map[seriesKey]*series{}}
-		res.CopyTo(rs.resource)
-		st.resources[key] = rs
+		rs = &resourceState{key: r.key, resource: pcommon.NewResource(), schemaURL: r.schemaURL, series: map[seriesKey]*series{}}
+		r.resource.CopyTo(rs.resource)
+		st.resources[r.key] = rs
 	}
 	s := newSeries(k.attrs, false, now)
-	if old, ok := st.retired[k.metric].Get(retiredKey{resource: key, series: k}); ok {
+	if old, ok := st.retired[k.metric].Get(retiredKey{resource: r.key, series: k}); ok {
 		s.count, s.start, s.nextStart, s.lastPoint = old.count, old.start, old.start, old.lastPoint
-		st.retired[k.metric].Remove(retiredKey{resource: key, series: k})
+		st.retired[k.metric].Remove(retiredKey{resource: r.key, series: k})
 	}
 	rs.series[k] = s
 	st.counts[k.metric]++
-	return s, rs
+	return s
 }
 
 // size is the number of series held, overflow series included.

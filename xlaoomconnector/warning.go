@@ -14,23 +14,17 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/xlaoomconnector/internal/metadata"
 )
 
-// Memory-pressure warnings (oom.Warning) feed xla.memory.warnings and
-// xla.memory.warning.pressure. Like incidents they belong to the job, not the
-// host: their series live under the record's resource reduced to
-// incident_resource_attributes, so a warning every host of a job prints once
-// a step reads as one rising count per job. A warning never counts in the
-// failure metrics, and a failure never counts here.
+// Memory-pressure warnings (oom.Warning) feed the warning metrics on the job
+// resource, like incidents: a warning every host of a job prints once a step
+// reads as one rising count per job. A warning never counts as a failure.
 
-// warningsWanted reports whether any warning metric is on.
 func (c *xlaOOMConnector) warningsWanted() bool {
 	return c.state.enabled[metricWarnings] || c.state.enabled[metricWarningPressure]
 }
 
-// addWarning files the record's warning, if it has one, under its job
-// resource: read from the attributes the xla_oom processor wrote, else the
-// warning read from its text (found, when the record was read and holds no
-// OOM).
-func (c *xlaOOMConnector) addWarning(into map[resourceKey]*jobBatch, rl plog.ResourceLogs, lr plog.LogRecord, now time.Time, found *oom.Finding) {
+// addWarning files the record's warning, if it has one, under its job: from
+// the processor's attributes, else found in its text (found: nil when unread).
+func (c *xlaOOMConnector) addWarning(into map[resourceKey]*resourceBatch, rl plog.ResourceLogs, lr plog.LogRecord, now time.Time, found *oom.Finding) {
 	if !c.warningsWanted() {
 		return
 	}
@@ -38,15 +32,9 @@ func (c *xlaOOMConnector) addWarning(into map[resourceKey]*jobBatch, rl plog.Res
 	if !ok && found != nil && found.Found == oom.FoundWarning {
 		w, ok = found.Warning, true
 	}
-	if !ok {
-		return
+	if m, known := measureWarning(w, c.dims); ok && known {
+		c.fileUnderJob(into, rl, observation{measured: m, at: recordtime.Of(lr, now)})
 	}
-	m, ok := measureWarning(w, c.dims)
-	if !ok {
-		return
-	}
-	job := c.jobOf(into, rl)
-	job.obs = append(job.obs, observation{measured: m, at: recordtime.Of(lr, now)})
 }
 
 // measureWarning turns a warning into its measurement. A kind outside the
