@@ -9,9 +9,8 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
-// Reading the names a statement carries: its exception's type, and the
-// source file, logger and level of its header. Hand-written, no regexp: the
-// recogniser asks at every statement start of a record it reads.
+// Hand-written parsers, no regexp: they run at every statement start of a
+// record the recogniser reads.
 
 // exception is an exception's type where a statement starts with one.
 type exception struct {
@@ -46,8 +45,7 @@ func exceptionAt(statement string) (exception, bool) {
 }
 
 // enclosureEnd is where the text behind an enclosure at the start of s
-// starts: an application's tag ("[trainer] "), a JSON field
-// ({"log":"...), a quote, a key="..." field; 0 when there is none.
+// starts ("[trainer] ", {"log":", a quote, key="), 0 for none.
 func enclosureEnd(s string) int {
 	if s == "" {
 		return 0
@@ -78,7 +76,7 @@ func enclosureEnd(s string) int {
 // exceptionStart reads the exception that starts at statement[off:].
 func exceptionStart(statement string, off int) (exception, bool) {
 	s := statement[off:]
-	if s == "" || !isNameByte(s[0]) || s[0] >= '0' && s[0] <= '9' {
+	if s == "" || !isNameByte(s[0]) || logtext.IsDigit(s[0]) {
 		return exception{}, false // most lines: cheaply not an exception
 	}
 	if s[0] == 't' && strings.HasPrefix(s, cppTerminate) {
@@ -110,7 +108,7 @@ func exceptionStart(statement string, off int) (exception, bool) {
 		i++
 	}
 	full := s[:i]
-	if i == 0 || s[0] >= '0' && s[0] <= '9' || !strings.HasPrefix(s[i:], ":") || i+1 < len(s) && s[i+1] != ' ' {
+	if i == 0 || logtext.IsDigit(s[0]) || !strings.HasPrefix(s[i:], ":") || i+1 < len(s) && s[i+1] != ' ' {
 		return exception{}, false
 	}
 	e := exception{class: full, end: off + i + 1}
@@ -127,18 +125,16 @@ func exceptionStart(statement string, off int) (exception, bool) {
 	return e, true
 }
 
-// enclosureSpan is how far into a line an enclosure ends ({"log":",
-// [trainer] , error=").
+// enclosureSpan is how far into a line an enclosure ends.
 const enclosureSpan = 64
 
 // embeddedSpan is how far into a statement a carried exception is looked
 // for: a logged message's own words before it are short.
 const embeddedSpan = 240
 
-// embeddedException finds the first module-qualified exception inside a
-// message whose module a row names ("ERROR:root:Batch failed:
-// cupy.cuda.memory.OutOfMemoryError: ..."): the words after it are that
-// exception's.
+// embeddedException finds the first module-qualified exception, of a
+// module a row names, inside a message ("ERROR:root:Batch failed:
+// cupy.cuda.memory.OutOfMemoryError: ...").
 func embeddedException(message string) (exception, bool) {
 	head := message[:min(len(message), embeddedSpan)]
 	for from := 0; from < len(head); {
@@ -165,11 +161,9 @@ func embeddedException(message string) (exception, bool) {
 }
 
 // nativeHeader reads the source file and level of a native log header: the
-// innermost "file:line]" of glog/absl and TSL headers ("E1126
-// 11:16:21.043170 523 cuda_executor.cc:1365] ", "2024-05-28 07:02:44: W
-// external/xla/xla/tsl/framework/bfc_allocator.cc:482] ") and of vLLM's
-// "ERROR 05-28 07:03:09 [worker.py:88] ". The level is the log header
-// parser's (logtext.HeaderLevel).
+// innermost "file:line]" of glog/absl, TSL and vLLM headers ("E1126
+// 11:16:21.043170 523 cuda_executor.cc:1365] ", "ERROR 05-28 07:03:09
+// [worker.py:88] ").
 func nativeHeader(header string) (file string, level byte, ok bool) {
 	h := strings.TrimRight(header, " ")
 	if !strings.HasSuffix(h, "]") {
@@ -182,7 +176,7 @@ func nativeHeader(header string) (file string, level byte, ok bool) {
 	h = h[:len(h)-1]
 	token := h[strings.LastIndexAny(h, " [")+1:]
 	c := strings.LastIndexByte(token, ':')
-	if c <= 0 || !allDigits(token[c+1:]) {
+	if c <= 0 || c+1 == len(token) || logtext.DigitsEnd(token, c+1) != len(token) {
 		return "", 0, false
 	}
 	return token[:c], logtext.HeaderLevel(header), true
@@ -218,9 +212,7 @@ func loggerHeader(header string) (string, byte, bool) {
 }
 
 // enclosedLogger reads a Python logging header ("ERROR:numba.cuda.cudadrv.driver:")
-// that stands behind an enclosure at the start of a statement (an
-// application's tag, a JSON field, a quote), where the log header parser
-// does not look.
+// behind an enclosure, where the log header parser does not look.
 func enclosedLogger(statement string) (string, byte, bool) {
 	s := statement[enclosureEnd(statement):]
 	w := 0
@@ -242,9 +234,7 @@ func enclosedLogger(statement string) (string, byte, bool) {
 }
 
 // enclosedNative reads a native log header ("E0101 12:00:00.000000 1234
-// bfc_arena.cc:376] ") that stands behind an enclosure at the start of a
-// statement ("[trainer] ", {"log":"...), where the log header parser does
-// not look.
+// bfc_arena.cc:376] ") behind an enclosure.
 func enclosedNative(statement string) (file string, level byte, ok bool) {
 	k := enclosureEnd(statement)
 	if k == 0 {
@@ -256,13 +246,4 @@ func enclosedNative(statement string) (file string, level byte, ok bool) {
 		return "", 0, false
 	}
 	return nativeHeader(s[:len(s)-len(rest)])
-}
-
-func allDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return s != ""
 }
