@@ -7,16 +7,10 @@ import (
 	"strings"
 )
 
-// Log-line headers: the prefixes loggers, launchers and container runtimes
-// put before each line (glog/absl, TSL, syslog, Python logging, vLLM, MPI,
-// torchrun, Ray, CRI), read by hand-written parsers (no regexp: they run on
-// every line of every record that reaches the recogniser), and the level
-// they state.
+// Log-line headers, read by hand-written parsers: no regexp, as they run on
+// every line of every record that reaches the recogniser.
 
-// StripHeaders removes the prefixes that loggers and launchers put in front
-// of a line, repeatedly, so nested headers ("I0922 ... run_docker.py:193]
-// 2021-09-22 16:49:00.853879: E external/...] ") go too. flatten strips them
-// the same way, through stripHeadersLevel, which also reads the level.
+// StripHeaders removes a line's log headers, nested ones too.
 func StripHeaders(line string) string {
 	rest, _, _ := StripHeadersLevel(line)
 	return rest
@@ -93,10 +87,10 @@ func syslogHeader(l string) int {
 func glogHeader(l string) int {
 	i := 1
 	if j := DigitsEnd(l, i); j-i == 4 {
-		i = j
-		if k := clockEnd(l, i); k > 0 {
-			i = k
+		if t := timeEnd(l, j+1); HasAt(l, j, " ") && t > 0 {
+			j = t // " HH:MM:SS[.frac]", SS epoch seconds in absl's pre-init lines
 		}
+		i = j
 	} else if j != i {
 		return 0
 	}
@@ -230,10 +224,7 @@ func rayHeader(l string) int {
 	if p < 0 || (p > 1 && l[p-1] != ' ') || DigitsEnd(l, p+4) == p+4 {
 		return 0
 	}
-	if e+1 == len(l) {
-		return e + 1
-	}
-	return e + 2
+	return min(e+2, len(l))
 }
 
 // fileLineEnd matches "[ +tid] file:line] " starting at i (at a space) and
@@ -265,26 +256,10 @@ func fileLineEnd(l string, i int) int {
 	if c < 1 || DigitsEnd(l, j+c+1) != k || j+c+1 == k {
 		return 0
 	}
-	if k+1 == len(l) {
-		return k + 1
-	}
-	if l[k+1] != ' ' {
+	if k+1 < len(l) && l[k+1] != ' ' {
 		return 0
 	}
-	return k + 2
-}
-
-// clockEnd matches " HH:MM:SS[.frac]" at i (SS may be epoch seconds in absl's
-// pre-init lines) and returns the index after it, or 0.
-func clockEnd(l string, i int) int {
-	if !HasAt(l, i, " ") {
-		return 0
-	}
-	t := timeEnd(l, i+1)
-	if t < 0 {
-		return 0
-	}
-	return t
+	return min(k+2, len(l))
 }
 
 // dateEnd matches YYYY-MM-DD at i.
@@ -320,12 +295,10 @@ func isMonth(m string) bool {
 	return false
 }
 
-// StripHeadersLevel strips a line's log headers (headerLen; hand-written, no
-// regexp: it runs on every line of every record that reaches Recognize) and
-// returns the rest, the level of the innermost header that states one ('I',
-// 'W', 'E', 'F', 'D'; 0 for none) and whether any header was stripped. Nested headers
-// ("I0922 … run_docker.py:193] 2021-09-22 …: E external/…] ") take the
-// inner level: the outer one is the launcher's re-logging.
+// StripHeadersLevel strips a line's log headers and returns the rest, the
+// level of the innermost header that states one (0 for none: nested headers,
+// "I0922 … run_docker.py:193] 2021-09-22 …: E external/…] ", take the inner
+// one, the outer being a launcher's re-logging) and whether any went.
 func StripHeadersLevel(line string) (rest string, level byte, stripped bool) {
 	for range 8 {
 		l := strings.TrimLeft(line, " \t\r")
