@@ -70,12 +70,7 @@ func (p *Prefilter) MayContainPerKey(text string) bool {
 	for k := range p.Scans {
 		scan := &p.Scans[k]
 		for off := 0; ; {
-			var j int
-			if len(scan.keyText) == 1 {
-				j = strings.IndexByte(text[off:], scan.Key)
-			} else {
-				j = strings.Index(text[off:], scan.keyText)
-			}
+			j := strings.Index(text[off:], scan.keyText) // IndexByte for a byte
 			if j < 0 {
 				break
 			}

@@ -89,11 +89,8 @@ func matchCue(s string, i int, c *keyedCue) (end int, ok bool) {
 	j := i // backwards: c.text[:c.at] must end at i
 	for k := c.at - 1; k >= 0; k-- {
 		if c.Text[k] == ' ' {
-			if j == 0 || !IsSpace(s[j-1]) {
+			if j = prevRunEnd(s, j); j < 0 {
 				return 0, false
-			}
-			for j > 0 && IsSpace(s[j-1]) {
-				j--
 			}
 			continue
 		}

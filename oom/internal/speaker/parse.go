@@ -79,8 +79,7 @@ func exceptionStart(statement string, off int) (exception, bool) {
 	if s == "" || !isNameByte(s[0]) || logtext.IsDigit(s[0]) {
 		return exception{}, false // most lines: cheaply not an exception
 	}
-	if s[0] == 't' && strings.HasPrefix(s, cppTerminate) {
-		rest := s[len(cppTerminate):]
+	if rest, ok := strings.CutPrefix(s, cppTerminate); ok {
 		typ, _, found := strings.Cut(rest, "'")
 		if !found || typ == "" {
 			return exception{}, false
@@ -114,15 +113,9 @@ func exceptionStart(statement string, off int) (exception, bool) {
 	e := exception{class: full, end: off + i + 1}
 	if k := strings.LastIndexByte(full, '.'); k > 0 {
 		e.module, e.class = full[:k], full[k+1:]
-		if e.class == "" || e.class[0] < 'A' || e.class[0] > 'Z' {
-			return exception{}, false
-		}
-		return e, true
+		return e, e.class != "" && e.class[0] >= 'A' && e.class[0] <= 'Z'
 	}
-	if !strings.HasSuffix(full, "Error") && !strings.HasSuffix(full, "Exception") {
-		return exception{}, false
-	}
-	return e, true
+	return e, strings.HasSuffix(full, "Error") || strings.HasSuffix(full, "Exception")
 }
 
 // enclosureSpan is how far into a line an enclosure ends.
@@ -165,15 +158,14 @@ func embeddedException(message string) (exception, bool) {
 // 11:16:21.043170 523 cuda_executor.cc:1365] ", "ERROR 05-28 07:03:09
 // [worker.py:88] ").
 func nativeHeader(header string) (file string, level byte, ok bool) {
-	h := strings.TrimRight(header, " ")
-	if !strings.HasSuffix(h, "]") {
-		if k := strings.LastIndex(h, "] "); k >= 0 {
-			h = h[:k+1] // an outer launcher's tag after the native header
-		} else {
+	h, ok := strings.CutSuffix(strings.TrimRight(header, " "), "]")
+	if !ok {
+		k := strings.LastIndex(h, "] ") // an outer launcher's tag after the native header
+		if k < 0 {
 			return "", 0, false
 		}
+		h = h[:k]
 	}
-	h = h[:len(h)-1]
 	token := h[strings.LastIndexAny(h, " [")+1:]
 	c := strings.LastIndexByte(token, ':')
 	if c <= 0 || c+1 == len(token) || logtext.DigitsEnd(token, c+1) != len(token) {
@@ -193,10 +185,10 @@ func loggerHeader(header string) (string, byte, bool) {
 		}
 		return "", 0, false
 	}
-	if !strings.HasSuffix(h, ":") {
+	h, ok := strings.CutSuffix(h, ":")
+	if !ok {
 		return "", 0, false
 	}
-	h = h[:len(h)-1]
 	k := strings.LastIndexByte(h, ':')
 	if k <= 0 {
 		return "", 0, false
