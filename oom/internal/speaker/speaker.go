@@ -29,13 +29,8 @@ const (
 )
 
 func (f Form) String() string {
-	switch f {
-	case Exception:
-		return "exception"
-	case Native:
-		return "native"
-	case Logger:
-		return "logger"
+	if n := [...]string{"bare", "exception", "native", "logger"}; int(f) < len(n) {
+		return n[f]
 	}
 	return "bare"
 }
@@ -53,11 +48,8 @@ const (
 )
 
 func (o Owner) String() string {
-	switch o {
-	case XLA:
-		return "xla"
-	case Foreign:
-		return "foreign"
+	if n := [...]string{"unknown", "xla", "foreign"}; int(o) < len(n) {
+		return n[o]
 	}
 	return "unknown"
 }

@@ -4,6 +4,7 @@
 package speaker
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
@@ -94,15 +95,7 @@ func (s *Statements) single(text string) {
 
 // AnyRaised reports whether a status XLA's stack raised is recorded.
 func (s *Statements) AnyRaised() bool {
-	if s == nil {
-		return false
-	}
-	for k := range s.N {
-		if s.spans[k].who.Raised() {
-			return true
-		}
-	}
-	return false
+	return s != nil && slices.ContainsFunc(s.spans[:s.N], func(sp statementSpan) bool { return sp.who.Raised() })
 }
 
 // at returns the recorded statement that holds position i, nil if none.
