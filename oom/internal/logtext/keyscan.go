@@ -23,7 +23,6 @@ const (
 	MinOnePassLen = blockRead
 )
 
-// lowBytes and highBits repeat 0x01 and 0x80 over a word; low7 is 0x7f.
 const (
 	lowBytes = 0x0101010101010101
 	highBits = 0x8080808080808080

@@ -50,7 +50,6 @@ var rows = []row{
 	{class, "JaxRuntimeError", "jax", XLA},
 	{status, "Bad StatusOr access: ", "torch_xla", XLA}, // PyTorch/XLA raises XLA's status as a RuntimeError
 
-	// GPU array and kernel libraries with their own allocators.
 	{name, "cupy", "cupy", Foreign},
 	{name, "cupy_backends", "cupy", Foreign},
 	{name, "cupyx", "cupy", Foreign},
@@ -65,7 +64,6 @@ var rows = []row{
 	{name, "numba", "numba", Foreign},
 	{name, "triton", "triton", Foreign},
 	{tag, "== CUDA [", "numba", Foreign}, // numba.cuda's own log handler
-	// Other ML frameworks and runtimes.
 	{name, "torch", "pytorch", Foreign},
 	{name, "c10", "pytorch", Foreign},
 	{name, "aten", "pytorch", Foreign},
@@ -88,17 +86,14 @@ var rows = []row{
 	{prefix, "alloc_tensor_range", "llama.cpp", Foreign}, // ggml-alloc.c, without the ggml_ prefix
 	{tag, "NCCL WARN", "nccl", Foreign},
 	{tag, "NCCL INFO", "nccl", Foreign},
-	// RAPIDS.
 	{name, "rmm", "rapids", Foreign},
 	{name, "cudf", "rapids", Foreign},
 	{name, "cuml", "rapids", Foreign},
 	{name, "cugraph", "rapids", Foreign},
 	{name, "dask_cudf", "rapids", Foreign},
-	// The JVM and what runs on it.
 	{name, "java", "jvm", Foreign},
 	{name, "javax", "jvm", Foreign},
 	{name, "org.apache.spark", "spark", Foreign},
-	// Databases and their clients.
 	{name, "psycopg2", "postgresql", Foreign},
 	{name, "psycopg", "postgresql", Foreign},
 	{name, "asyncpg", "postgresql", Foreign},
