@@ -8,8 +8,6 @@ import (
 	"strings"
 )
 
-// Byte, digit and quoted-word helpers the whole package shares.
-
 var spaceTab = [256]bool{' ': true, '\t': true, '\r': true, '\n': true, '\v': true, '\f': true}
 
 // IsSpace reports whether c is ASCII white space.

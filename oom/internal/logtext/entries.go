@@ -5,14 +5,11 @@ package logtext
 
 import "strings"
 
-// Entries lists, in the coordinates of the flattened text, the log entries
-// of a record with the level each one's header states, for the last-resort
-// layer, which judges a statement by its own entry's level. An entry is a
-// line with a log header (one behind an enclosure too) or one that starts a
-// traceback or an exception line, and the lines after it that have neither;
-// the lines before the first form one at no level. Adjacent entries at
-// INFO, WARNING or DEBUG (which that layer never reads) are kept as one, so
-// a dump at INFO costs one. The first are inline (no allocation).
+// Entries lists, in the coordinates of the flattened text, a record's log
+// entries and the level each one's header states, for the last-resort
+// layer, which judges a statement by its own entry's level. Adjacent
+// entries at INFO, WARNING or DEBUG (which that layer never reads) are kept
+// as one, so a dump at INFO costs one. The first are inline (no allocation).
 type Entries struct {
 	inline [32]entry
 	more   []entry
@@ -31,8 +28,7 @@ func (e *Entries) get(k int) entry {
 	return e.more[k-len(e.inline)]
 }
 
-// begin records that an entry at level starts at position at of the
-// flattened text.
+// begin records an entry at level at position at of the flattened text.
 func (e *Entries) begin(at int, level byte) {
 	if quiet := "IWD"; e.n > 0 && strings.IndexByte(quiet, level) >= 0 && strings.IndexByte(quiet, e.get(e.n-1).level) >= 0 {
 		return // one run of entries the last-resort layer leaves alone
@@ -65,9 +61,9 @@ func (e *Entries) At(k int, flat string) (from, to int, level byte) {
 	return from, to, en.level
 }
 
-// entryStart reports whether a line (raw, before its headers are stripped)
-// starts an entry, and the level it states. stripped and level are what
-// StripHeadersLevel said of it.
+// entryStart reports whether a raw line starts an entry (a log header, one
+// behind an enclosure too, a traceback or an exception line), and the level
+// it states; stripped and level are what StripHeadersLevel said of it.
 func entryStart(raw string, level byte, stripped bool) (byte, bool) {
 	if stripped {
 		return level, true
@@ -78,10 +74,9 @@ func entryStart(raw string, level byte, stripped bool) (byte, bool) {
 	return 0, strings.HasPrefix(raw, TracebackHead) || ExceptionLine(raw) // what Python prints on its own
 }
 
-// enclosedLevel is the level of a log header that stands behind an
-// enclosure near a line's start: a JSON or key="..." field ({"log":"E0528
-// ...), a quote, or an application's own tag ([trainer] E0528 ...). Only a
-// header that states a level counts.
+// enclosedLevel is the level of a log header that states one behind an
+// enclosure near a line's start ({"log":"E0528 ..., key=", a quote,
+// "[trainer] E0528 ...").
 func enclosedLevel(line string) (byte, bool) {
 	if !strings.ContainsAny(line[:min(len(line), 66)], `"']`) {
 		return 0, false // most lines: every opening below ends in one of these

@@ -7,9 +7,6 @@ import (
 	"strings"
 )
 
-// What log pipelines and pastes add around a message's text: terminal colour
-// sequences, escaped line breaks and quote markers. flatten removes them.
-
 // StripANSI removes terminal colour sequences (ESC [ ... letter), which
 // coloured loggers (vLLM, Ray, Jupyter tracebacks) put around prefixes and
 // exception names.
@@ -31,9 +28,8 @@ func StripANSI(s string) string {
 	return string(b)
 }
 
-// UnescapeBreaks turns the two-character escapes \n, \r and \t into the
-// characters they stand for, so a record whose body is a JSON- or
-// repr-escaped multi-line message reads like the original.
+// UnescapeBreaks undoes the escapes \n, \r and \t of a JSON- or
+// repr-escaped multi-line message.
 func UnescapeBreaks(s string) string {
 	if !strings.Contains(s, `\n`) && !strings.Contains(s, `\t`) && !strings.Contains(s, `\r`) {
 		return s
@@ -50,9 +46,7 @@ func stripQuoteMarkers(line string) string {
 	for range 4 {
 		l := strings.TrimLeft(line, " \t")
 		switch {
-		case strings.HasPrefix(l, "> "), l == ">":
-			line = l[1:]
-		case strings.HasPrefix(l, "# "):
+		case strings.HasPrefix(l, "> "), l == ">", strings.HasPrefix(l, "# "):
 			line = l[1:]
 		case strings.HasPrefix(l, "*** "):
 			line = l[3:]

@@ -7,25 +7,16 @@ import (
 	"strings"
 )
 
-// The flatten pipeline, in the order it runs: escapes.go undoes what a log
-// pipeline or a paste adds to the text, headers.go strips each line's log
-// headers (and reads their level for levels.go), wrap.go joins what a
-// terminal's hard wrap split.
-
-// Flatten turns a log record (one line or many) into the single-line form the
-// grammar reads: every line loses its log-line prefixes (see stripHeaders),
-// and every run of whitespace, newlines included, becomes one space. A
-// hard-wrapped headline ("Used 21.95G of 15.48G hbm.\n Exceeded ...") and a
-// headline whose continuation was re-logged with its own header therefore
-// read as one sentence. A line break inside a word or a number of a
-// terminal-wrapped paste, and a container runtime's partial line, join
-// without a space (wrap.go).
+// Flatten turns a log record into the single line the grammar reads: every
+// line loses its log headers and every run of whitespace, newlines
+// included, becomes one space, so a wrapped or re-logged headline reads as
+// one sentence; a hard wrap inside a word or number joins without one
+// (wrap.go).
 func (v WrapVocabulary) Flatten(text string) string { return v.FlattenLevels(text, nil, nil, nil) }
 
-// FlattenLevels is flatten that also records, in info (when not nil), the
-// spans of the result that came from lines logged at INFO (levels.go), in
-// entries (when not nil) where each log entry starts (entries.go), and in
-// st (when not nil) who printed each statement (speaker/statements.go).
+// FlattenLevels is Flatten that also records, in whichever of info, entries
+// and st is not nil, the spans of the result logged at INFO, where each log
+// entry starts and where each statement starts.
 func (v WrapVocabulary) FlattenLevels(text string, info *InfoLines, entries *Entries, st *StatementMarks) string {
 	if isFlat(text) {
 		if st != nil {
@@ -66,10 +57,9 @@ func (v WrapVocabulary) FlattenLevels(text string, info *InfoLines, entries *Ent
 			}
 		}
 		line = stripQuoteMarkers(line)
-		// Speaker hook: a statement starts at the record's first line, at a
-		// header that states a level (a launcher's tag alone, "(pid=1) ",
-		// "[1,0]<stderr>:", prefixes every line of one message) or at an
-		// exception or traceback, which continues no INFO line above it.
+		// A statement starts at the first line, at a header that states a
+		// level (a launcher's tag alone, "(pid=1) ", prefixes every line of
+		// one message) or where st.Starts says; that continues no INFO line.
 		if st != nil {
 			begins := len(b) == 0 || stripped && lv != 0
 			if !begins && st.Starts(line) {
@@ -130,10 +120,9 @@ func isFlat(s string) bool {
 		strings.IndexByte(s, '\\') < 0 && !strings.Contains(s, "  ")
 }
 
-// StatementMarks is told, while flattening, where each statement of the
-// flattened text starts, with its log header and first line: the speaker
-// layer's record of statements (speaker/statements.go) fills it in. Funcs, not an
-// interface, so that the record stays on its caller's stack.
+// StatementMarks is told, while flattening, where each statement starts,
+// with its log header and first line (speaker.Statements fills it in).
+// Funcs, not an interface, so that the record stays on its caller's stack.
 type StatementMarks struct {
 	Starts func(line string) bool // a line without a level starts a statement
 	Begin  func(at int, header, line string)

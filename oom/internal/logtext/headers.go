@@ -7,16 +7,10 @@ import (
 	"strings"
 )
 
-// Log-line headers: the prefixes loggers, launchers and container runtimes
-// put before each line (glog/absl, TSL, syslog, Python logging, vLLM, MPI,
-// torchrun, Ray, CRI), read by hand-written parsers (no regexp: they run on
-// every line of every record that reaches the recogniser), and the level
-// they state.
+// Log-line headers, read by hand-written parsers: no regexp, as they run on
+// every line of every record that reaches the recogniser.
 
-// StripHeaders removes the prefixes that loggers and launchers put in front
-// of a line, repeatedly, so nested headers ("I0922 ... run_docker.py:193]
-// 2021-09-22 16:49:00.853879: E external/...] ") go too. flatten strips them
-// the same way, through stripHeadersLevel, which also reads the level.
+// StripHeaders removes a line's log headers, nested ones too.
 func StripHeaders(line string) string {
 	rest, _, _ := StripHeadersLevel(line)
 	return rest
@@ -24,33 +18,40 @@ func StripHeaders(line string) string {
 
 // HeaderLen returns the length of the log-line header at the start of l, or 0.
 func HeaderLen(l string) int {
+	n, _ := header(l)
+	return n
+}
+
+// header returns the length of the log-line header at the start of l (0 for
+// none) and the level it states (0 for none).
+func header(l string) (int, byte) {
 	if l == "" {
-		return 0
+		return 0, 0
 	}
 	switch c := l[0]; {
 	case c >= '0' && c <= '9':
 		return timestampHeader(l)
 	case isLevel(c):
 		if n := glogHeader(l); n > 0 {
-			return n
+			return n, c
 		}
-		if n := levelHeader(l); n > 0 {
-			return n
+		if n, lv := levelHeader(l); n > 0 {
+			return n, lv
 		}
-		return syslogHeader(l)
+		return syslogHeader(l), 0
 	case c == '[':
-		return bracketHeader(l)
+		return bracketHeader(l), 0
 	case c == '(':
-		return rayHeader(l)
+		return rayHeader(l), 0
 	case c == 'D' || c == 'C':
 		if n := syslogHeader(l); n > 0 {
-			return n
+			return n, 0
 		}
 		return levelHeader(l)
 	case c >= 'A' && c <= 'Z':
-		return syslogHeader(l)
+		return syslogHeader(l), 0
 	}
-	return 0
+	return 0, 0
 }
 
 // syslogHeader matches a syslog/journald prefix:
@@ -93,10 +94,10 @@ func syslogHeader(l string) int {
 func glogHeader(l string) int {
 	i := 1
 	if j := DigitsEnd(l, i); j-i == 4 {
-		i = j
-		if k := clockEnd(l, i); k > 0 {
-			i = k
+		if t := timeEnd(l, j+1); HasAt(l, j, " ") && t > 0 {
+			j = t // " HH:MM:SS[.frac]", SS epoch seconds in absl's pre-init lines
 		}
+		i = j
 	} else if j != i {
 		return 0
 	}
@@ -107,18 +108,18 @@ func glogHeader(l string) int {
 // "2024-05-28 07:02:44.349554: W external/tsl/tsl/framework/bfc_allocator.cc:482] ",
 // ISO/Kubernetes stamps "2025-06-03T17:44:12.301945812Z stdout F ", and
 // Python's "2024-03-02 11:45:09,412 - root - ERROR - ".
-func timestampHeader(l string) int {
+func timestampHeader(l string) (int, byte) {
 	i := dateEnd(l, 0)
 	if i < 0 || i >= len(l) {
-		return 0
+		return 0, 0
 	}
 	iso := l[i] == 'T'
 	if l[i] != ' ' && !iso {
-		return 0
+		return 0, 0
 	}
 	i = timeEnd(l, i+1)
 	if i < 0 {
-		return 0
+		return 0, 0
 	}
 	if iso {
 		if i < len(l) && l[i] == 'Z' {
@@ -132,20 +133,20 @@ func timestampHeader(l string) int {
 			}
 		}
 		if !HasAt(l, i, " ") {
-			return 0
+			return 0, 0
 		}
 		i++
 		for _, s := range []string{"stdout F ", "stderr F ", "stdout P ", "stderr P "} {
 			if HasAt(l, i, s) {
-				return i + len(s)
+				return i + len(s), 0
 			}
 		}
-		return i
+		return i, 0
 	}
 	// TSL: ": L[ tid] file:line] "
 	if HasAt(l, i, ": ") && i+3 < len(l) && isLevel(l[i+2]) && (l[i+3] == ' ') {
 		if n := fileLineEnd(l, i+3); n > 0 {
-			return n
+			return n, l[i+2]
 		}
 	}
 	// Python logging: " - name - LEVEL - "
@@ -154,23 +155,24 @@ func timestampHeader(l string) int {
 		if j >= 0 {
 			k := i + 3 + j + 3
 			e := strings.Index(l[k:], " - ")
-			if e > 0 && LevelOfWord(l[k:k+e]) != 0 {
-				return k + e + 3
+			if lv := LevelOfWord(l[k : k+max(e, 0)]); lv != 0 {
+				return k + e + 3, lv
 			}
 		}
 	}
-	return 0
+	return 0, 0
 }
 
 // levelHeader matches "ERROR:absl:", "WARNING:tensorflow:" (Python logging)
 // and vLLM's "ERROR 09-19 10:23:41 [core.py:214] ".
-func levelHeader(l string) int {
+func levelHeader(l string) (int, byte) {
 	w := 0
 	for w < len(l) && l[w] >= 'A' && l[w] <= 'Z' {
 		w++
 	}
-	if LevelOfWord(l[:w]) == 0 || w >= len(l) {
-		return 0
+	lv := LevelOfWord(l[:w])
+	if lv == 0 || w >= len(l) {
+		return 0, 0
 	}
 	if l[w] == ':' {
 		j := w + 1
@@ -178,12 +180,12 @@ func levelHeader(l string) int {
 			j++
 		}
 		if j > w+1 && HasAt(l, j, ":") {
-			return j + 1
+			return j + 1, lv
 		}
-		return 0
+		return 0, 0
 	}
 	if l[w] != ' ' {
-		return 0
+		return 0, 0
 	}
 	i := w + 1
 	// MM-DD HH:MM:SS[.frac] [file:line]
@@ -191,12 +193,12 @@ func levelHeader(l string) int {
 		if k := DigitsEnd(l, j+1); k-j-1 == 2 && HasAt(l, k, " ") {
 			if t := timeEnd(l, k+1); t > 0 && HasAt(l, t, " [") {
 				if e := strings.IndexByte(l[t+2:], ']'); e >= 0 && HasAt(l, t+2+e+1, " ") {
-					return t + 2 + e + 2
+					return t + 2 + e + 2, lv
 				}
 			}
 		}
 	}
-	return 0
+	return 0, 0
 }
 
 // bracketHeader matches MPI "[1,2]<stderr>:" and torchrun "[rank3]:" prefixes.
@@ -230,10 +232,7 @@ func rayHeader(l string) int {
 	if p < 0 || (p > 1 && l[p-1] != ' ') || DigitsEnd(l, p+4) == p+4 {
 		return 0
 	}
-	if e+1 == len(l) {
-		return e + 1
-	}
-	return e + 2
+	return min(e+2, len(l))
 }
 
 // fileLineEnd matches "[ +tid] file:line] " starting at i (at a space) and
@@ -265,26 +264,10 @@ func fileLineEnd(l string, i int) int {
 	if c < 1 || DigitsEnd(l, j+c+1) != k || j+c+1 == k {
 		return 0
 	}
-	if k+1 == len(l) {
-		return k + 1
-	}
-	if l[k+1] != ' ' {
+	if k+1 < len(l) && l[k+1] != ' ' {
 		return 0
 	}
-	return k + 2
-}
-
-// clockEnd matches " HH:MM:SS[.frac]" at i (SS may be epoch seconds in absl's
-// pre-init lines) and returns the index after it, or 0.
-func clockEnd(l string, i int) int {
-	if !HasAt(l, i, " ") {
-		return 0
-	}
-	t := timeEnd(l, i+1)
-	if t < 0 {
-		return 0
-	}
-	return t
+	return min(k+2, len(l))
 }
 
 // dateEnd matches YYYY-MM-DD at i.
@@ -320,50 +303,21 @@ func isMonth(m string) bool {
 	return false
 }
 
-// StripHeadersLevel strips a line's log headers (headerLen; hand-written, no
-// regexp: it runs on every line of every record that reaches Recognize) and
-// returns the rest, the level of the innermost header that states one ('I',
-// 'W', 'E', 'F', 'D'; 0 for none) and whether any header was stripped. Nested headers
-// ("I0922 … run_docker.py:193] 2021-09-22 …: E external/…] ") take the
-// inner level: the outer one is the launcher's re-logging.
+// StripHeadersLevel strips a line's log headers and returns the rest, the
+// level of the innermost header that states one (0 for none: nested headers,
+// "I0922 … run_docker.py:193] 2021-09-22 …: E external/…] ", take the inner
+// one, the outer being a launcher's re-logging) and whether any went.
 func StripHeadersLevel(line string) (rest string, level byte, stripped bool) {
 	for range 8 {
 		l := strings.TrimLeft(line, " \t\r")
-		n := HeaderLen(l)
+		n, lv := header(l)
 		if n == 0 {
 			return line, level, stripped
 		}
-		if lv := headerLevel(l[:n]); lv != 0 {
+		if lv != 0 {
 			level = lv
 		}
 		line, stripped = l[n:], true
 	}
 	return line, level, stripped
-}
-
-// headerLevel returns the level a log header states, or 0.
-func headerLevel(h string) byte {
-	switch c := h[0]; {
-	case isLevel(c) && glogHeader(h) > 0:
-		return c // glog/absl: "I0528 …", "E external/…"
-	case c >= 'A' && c <= 'Z':
-		w := 0
-		for w < len(h) && h[w] >= 'A' && h[w] <= 'Z' {
-			w++
-		}
-		return LevelOfWord(h[:w]) // "INFO:absl:", "ERROR 09-19 …"
-	case IsDigit(c):
-		if i := strings.Index(h, ": "); i > 0 && i+3 < len(h) && isLevel(h[i+2]) && h[i+3] == ' ' {
-			return h[i+2] // TSL: "2024-05-28 07:02:44.349554: W external/…"
-		}
-		if i := strings.Index(h, " - "); i > 0 {
-			if j := strings.Index(h[i+3:], " - "); j >= 0 {
-				rest := h[i+3+j+3:]
-				if e := strings.Index(rest, " - "); e > 0 {
-					return LevelOfWord(rest[:e]) // Python logging
-				}
-			}
-		}
-	}
-	return 0
 }

@@ -3,19 +3,12 @@
 
 package logtext
 
-// The one-pass key scan, in plain Go and the same on every architecture:
-// every key of MayContain is found in one pass over the text, 16 bytes per
-// step (two steps per branch while the text lasts), eight at a time in a
-// 64-bit word (SWAR), instead of one strings.IndexByte or strings.Index pass
-// per key (BENCHMARKS.md, "The prefilter's keys"). The scan only asks
-// whether a step may hold a hit (firstStep: most texts end there); a text
-// that has one has that step's exact hits confirmed (stepHits, confirmFrom),
-// and then the scan goes on from the step after it.
-
-// The keys it reads: one or two single bytes that differ in one bit (like
-// 'R' and 'B': one comparison finds both), and one key of four bytes (a word
-// whose first bytes alone are common, like the "lloc" of "allocate"), of
-// which it compares the first and last bytes (measured in BENCHMARKS.md).
+// The one-pass key scan, plain Go on every architecture: MayContain's keys
+// are found in one pass, 16 bytes per step, eight at a time in a 64-bit word
+// (SWAR), instead of one pass per key (BENCHMARKS.md, "The prefilter's
+// keys"). The keys: one or two single bytes that differ in one bit ('R' and
+// 'B': one comparison finds both) and one word of four bytes ("lloc"), of
+// which the first and last bytes are compared.
 const (
 	singleKeySlots = 2
 	wordKeyLen     = 4
@@ -30,7 +23,6 @@ const (
 	MinOnePassLen = blockRead
 )
 
-// lowBytes and highBits repeat 0x01 and 0x80 over a word; low7 is 0x7f.
 const (
 	lowBytes = 0x0101010101010101
 	highBits = 0x8080808080808080
@@ -38,9 +30,7 @@ const (
 )
 
 // keyWords are the keys as the scan compares them, each byte repeated over
-// a word: the bit the single keys differ in and their value with it set (a
-// byte b is a single key when b|bit == value), then the four-byte key's
-// first and last bytes.
+// a word: a byte b is a single key when b|singleBit == singleValue.
 type keyWords struct {
 	singleBit, singleValue uint64
 	wordFirst, wordLast    uint64
@@ -82,12 +72,10 @@ func NewKeyWords(keys []string) keyWords {
 }
 
 // mayHit reports whether the eight bytes x (with y, the eight bytes three
-// further on) may hold a hit: any high bit of the result, masked with
-// highBits. It may say yes wrongly (a byte above a hit, or a byte of x or
-// y that is not ASCII: then a or b has a byte above 0x80), never no
-// wrongly: a byte of a or b is zero where a key hits, and then the high bit
-// of a-1 or b-1 is set. Leaving the non-ASCII bytes to the exact test
-// (hits) saves three of the ten operations per word on the hot loop.
+// further on) may hold a hit: any high bit of the result & highBits. It may
+// say yes wrongly (a byte above a hit, a non-ASCII byte), never no wrongly;
+// leaving those to the exact test (hits) saves three of ten operations per
+// word on the hot loop.
 func mayHit(x, y, bit, value, first, last uint64) uint64 {
 	a, b := x|bit^value, (x^first)|(y^last)
 	return (a - lowBytes) | (b - lowBytes) // & highBits: the caller's
@@ -116,14 +104,12 @@ func (k *keyWords) stepHits(s string, i int) (h0, h1 uint64) {
 }
 
 // firstStep returns where the first step of s that may hold a hit starts,
-// len(s)-3 when only the last three bytes may (a single key there, which no
-// step reads), -1 for none (most texts). It needs MinOnePassLen <= len(s).
-// Its loop reads two steps per branch and indexes s (resliced, s would cost
-// a register, and the compiler would reload a key word from the stack on
-// every pass). The bytes left after it are read as two whole steps that end
-// where the steps end, overlapping the loop's: they held no hit, so none is
-// found twice and no byte needs masking, and the rest costs no branch on
-// its length.
+// len(s)-3 when only the last three bytes may, -1 for none (most texts). It
+// needs MinOnePassLen <= len(s). Its loop reads two steps per branch and
+// indexes s (resliced, s would cost a register and a key word's reload per
+// pass). The bytes left after it are read as two whole steps that end with
+// s, overlapping the loop's (which held no hit): no masks, no branch on the
+// length.
 func (k *keyWords) firstStep(s string) int {
 	const y = wordKeyLen - 1
 	bit, value, first, last := k.singleBit, k.singleValue, k.wordFirst, k.wordLast
@@ -160,11 +146,9 @@ func (k *keyWords) firstStep(s string) int {
 	return -1
 }
 
-// nextStep returns where the first step of s from done on that may hold a
-// hit starts (firstStep on the rest of s), -1 when no byte from done on may
-// (the last three bytes included), len(s)-3 when only those may. The last,
-// partial step (the block that ends three bytes before the end) may start
-// before done: its hits before done are to be left out (keepFrom).
+// nextStep is firstStep on s from done on. The last, partial step (ending
+// three bytes before the end) may start before done: its hits before done
+// are to be left out (keepFrom).
 func (k *keyWords) nextStep(s string, done int) int {
 	switch end := len(s) - (wordKeyLen - 1); {
 	case len(s)-done >= MinOnePassLen:
@@ -180,8 +164,7 @@ func (k *keyWords) nextStep(s string, done int) int {
 }
 
 // keepFrom returns the masks of a step's two words that keep its bytes from
-// done on (the first done bytes were read already): none of them when
-// done >= blockLen.
+// done on.
 func keepFrom(done int) (keep0, keep1 uint64) {
 	d := uint(done)
 	return ^uint64(0) << min(8*d, 64), ^uint64(0) << (8*max(d, 8) - 64)

@@ -3,17 +3,11 @@
 
 package logtext
 
-// Log levels of the lines of a record. An allocator or driver line logged at
-// INFO is a retry the runtime survives, not a failure: StreamExecutor logs
-// "failed to allocate X (N bytes) from device: CUDA_ERROR_OUT_OF_MEMORY" at
-// INFO while the BFC allocator backs off to a smaller pool at start-up (the
-// same line at ERROR, in older builds, is the failure). flatten strips the
-// headers that carry the level, so it records where the INFO lines lie.
-
 // InfoLines lists the spans of the flattened text that came from lines
-// logged at INFO, merged where adjacent. It holds a fixed number of spans
-// (no allocation); lines past that are not recorded, so they count as not
-// INFO: a log-only line there is read as before.
+// logged at INFO, merged where adjacent: an allocator line at INFO is a
+// retry the runtime survives (StreamExecutor's "failed to allocate ... from
+// device" while the BFC allocator backs off). Spans past its fixed number
+// (no allocation) count as not INFO.
 type InfoLines struct {
 	spans [16][2]int
 	n     int
@@ -49,8 +43,8 @@ func (l *InfoLines) Contains(i int) bool {
 // isLevel: a native header's level letter (glog's "E0528", TSL's ": E ").
 func isLevel(c byte) bool { return c == 'I' || c == 'W' || c == 'E' || c == 'F' }
 
-// HeaderLevel is the level that header, the log headers stripped from a
-// line, states: that of the innermost one that states one, 0 for none.
+// HeaderLevel is the level that header, a line's stripped log headers,
+// states (StripHeadersLevel).
 func HeaderLevel(header string) byte {
 	_, lv, _ := StripHeadersLevel(header)
 	return lv

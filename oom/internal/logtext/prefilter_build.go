@@ -33,9 +33,9 @@ func (scan *PrefilterScan) gateOnPrevWord() {
 	scan.prevBefore = before
 }
 
-// cueSet is the cues that may match after one byte. heads holds up
-// to the first eight bytes of each cue's after run, and common the bytes all
-// of them share, so that one or two word comparisons reject nearly every hit.
+// cueSet is the cues that may match after one byte. heads holds up to the
+// first eight bytes of each cue's after run, and common the bytes all of
+// them share: one or two word comparisons reject nearly every hit.
 type cueSet struct {
 	common, commonMask uint64
 	heads              []word
@@ -54,15 +54,12 @@ func (set *cueSet) leads() [2]word {
 			distinct = append(distinct, h)
 		}
 	}
-	switch len(distinct) {
-	case 0:
-		return [2]word{impossible, impossible}
-	case 1:
-		return [2]word{distinct[0], impossible}
-	case 2:
-		return [2]word{distinct[0], distinct[1]}
+	if len(distinct) > 2 {
+		return [2]word{{set.common, set.commonMask}, impossible}
 	}
-	return [2]word{{set.common, set.commonMask}, impossible}
+	l := [2]word{impossible, impossible}
+	copy(l[:], distinct)
+	return l
 }
 
 // word is up to eight bytes of text, little-endian, and the mask of the
@@ -108,12 +105,10 @@ type keyedCue struct {
 	// wordsCoverRuns: both runs fit in eight bytes, so the word comparisons
 	// settle them without a string comparison.
 	wordsCoverRuns bool
-	// prevTail is up to the last eight bytes of the literal run that a
-	// space separates from before ("memory" in "memory allocating"), and
-	// nextHead up to the first eight bytes of the literal run that a space
-	// separates from after ("of" in "allocation of"); zero when there is
-	// none. A word comparison each rejects most hits that share the key's
-	// word ("allocating") before matchCue runs.
+	// prevTail and nextHead hold up to eight bytes of the literal runs a
+	// space separates from before and after ("memory" in "memory
+	// allocating", "of" in "allocation of"), zero for none: they reject most
+	// hits that share the key's word before matchCue runs.
 	prevTail, nextHead word
 	prevLen            int // the bytes prevTail holds
 }
@@ -147,8 +142,7 @@ func newKeyedCue(c Cue, at int) keyedCue {
 // key of this list that its text holds. Each key's first byte is distinct.
 var ScanKeys = []string{"R", "B", "lloc"}
 
-// BuildPrefilter turns cues into the scan tables. It knows only the cues'
-// text: the Recognizer gives it every cue (Recognizer.prefilterCues). It
+// BuildPrefilter turns all the recogniser's cues into the scan tables. It
 // panics on a cue that holds no key.
 func BuildPrefilter(all []Cue) Prefilter {
 	var p Prefilter

@@ -4,6 +4,7 @@
 package logtext
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -30,9 +31,7 @@ func mayEndSize(s string, i int) bool {
 // the end of s (a NUL never occurs in a cue, so a padded word cannot match).
 func word8(s string, i int) uint64 {
 	if i+8 <= len(s) {
-		t := s[i : i+8]
-		return uint64(t[0]) | uint64(t[1])<<8 | uint64(t[2])<<16 | uint64(t[3])<<24 |
-			uint64(t[4])<<32 | uint64(t[5])<<40 | uint64(t[6])<<48 | uint64(t[7])<<56
+		return load64(s[i : i+8])
 	}
 	return word8Tail(s, i)
 }
@@ -90,11 +89,8 @@ func matchCue(s string, i int, c *keyedCue) (end int, ok bool) {
 	j := i // backwards: c.text[:c.at] must end at i
 	for k := c.at - 1; k >= 0; k-- {
 		if c.Text[k] == ' ' {
-			if j == 0 || !IsSpace(s[j-1]) {
+			if j = prevRunEnd(s, j); j < 0 {
 				return 0, false
-			}
-			for j > 0 && IsSpace(s[j-1]) {
-				j--
 			}
 			continue
 		}
@@ -133,14 +129,14 @@ func sizeFollowsVerb(s string, i int, verbs []string) bool {
 			return false
 		}
 		j -= 2
-	case p >= '0' && p <= '9': // 512B, (33554432B)
+	case IsDigit(p): // 512B, (33554432B)
 	default: // MB, GB, words that merely contain a B
 		return false
 	}
-	if s[j-1] < '0' || s[j-1] > '9' {
+	if !IsDigit(s[j-1]) {
 		return false
 	}
-	for j > 0 && (s[j-1] >= '0' && s[j-1] <= '9' || s[j-1] == '.' || s[j-1] == ',') {
+	for j > 0 && (IsDigit(s[j-1]) || s[j-1] == '.' || s[j-1] == ',') {
 		j--
 	}
 	before := s[max(0, j-256):j] // bounded: MayContain stays linear in len(s)
@@ -155,12 +151,7 @@ func sizeFollowsVerb(s string, i int, verbs []string) bool {
 	} else {
 		return false
 	}
-	for _, v := range verbs {
-		if strings.HasSuffix(before, v) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(verbs, func(v string) bool { return strings.HasSuffix(before, v) })
 }
 
 // LastNewline is strings.LastIndexByte(s, '\n') behind a vectorised

@@ -5,10 +5,6 @@ package logtext
 
 import "strings"
 
-// What Python prints when a program raises: a traceback and the exception
-// line under it. Written once here for the recogniser's layers and, through
-// oom.Raised, for the failure stage.
-
 // TracebackHead is the line a Python traceback starts with.
 const TracebackHead = "Traceback (most recent call last):"
 
@@ -25,9 +21,8 @@ func ExceptionLine(l string) bool {
 		(strings.HasSuffix(name, "Error") || strings.HasSuffix(name, "Exception"))
 }
 
-// Raised reports whether text holds a status the program raised: a Python
-// traceback anywhere, or a line (indented or not) that is an exception
-// line.
+// Raised reports whether text holds a Python traceback or an exception
+// line (indented or not).
 func Raised(text string) bool {
 	if strings.Contains(text, TracebackHead[:len(TracebackHead)-1]) {
 		return true

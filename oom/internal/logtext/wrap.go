@@ -7,24 +7,15 @@ import (
 	"strings"
 )
 
-// Hard-wrapped pastes. Terminals, pagers and issue trackers wrap long lines
-// at a fixed width, wherever the width falls: inside a word ("from devic" /
-// "e:") or a number ("196.0" / "0M"). flatten turns every line break into a
-// space, which splits that word. A break is joined without a space only
-// when all of these hold, so unrelated lines are never run together:
-//
-//   - the line before it is at least minWrapWidth bytes long (a terminal's
-//     width, not a short line of a table or a dump) and ends in a non-space;
-//   - the next line starts with a non-space and carries no log header of its
-//     own (a re-logged line is a new line, not a wrap);
-//   - the two pieces make a word of the grammar (the Recognizer's
-//     wrapVocabulary: the words of every family's expression and every
-//     detail's anchor), or a number
-//     continues across the break (digits on both sides, a decimal point, a
-//     size unit right after the digits).
-//
-// A container runtime's partial line (CRI "stdout P ") is always joined to
-// the next line without a space: the runtime split one line at 16 KiB.
+// Hard-wrapped pastes: terminals and issue trackers wrap long lines at a
+// fixed width, inside a word ("from devic" / "e:") or a number ("196.0" /
+// "0M"). So that unrelated lines never run together, a break is joined
+// without a space only when the line before is a terminal's width
+// (minWrapWidth) and ends in a non-space, the next starts with one and has
+// no log header of its own, and the two pieces make a word of the grammar
+// (WrapVocabulary) or a number continues across the break. A container
+// runtime's partial line (CRI "stdout P ", one line split at 16 KiB) always
+// joins the next.
 
 // minWrapWidth is the shortest line taken for a terminal's wrap.
 const minWrapWidth = 40
@@ -32,12 +23,12 @@ const minWrapWidth = 40
 // WrapVocabulary holds the words a wrap may split.
 type WrapVocabulary map[string]bool
 
-// addWrapWords adds the literal words of a family's expression (and any
-// extra phrases) to v. It reads the expression's source: an
-// escape (\d, \(), a class, a group's syntax or a repeat ends a word, and a
-// two-letter case class such as [Ff] counts as its capital ("[Ff]ailed"
-// gives "Failed"). A vocabulary needs no more precision than that.
-func (v WrapVocabulary) addWrapWords(expr string, extra ...string) {
+// addWrapWords adds the literal words of a family's expression to v. It
+// reads the expression's source: an escape (\d, \(), a class, a group's
+// syntax or a repeat ends a word, and a two-letter case class such as [Ff]
+// counts as its capital ("[Ff]ailed" gives "Failed"). A vocabulary needs no
+// more precision than that.
+func (v WrapVocabulary) addWrapWords(expr string) {
 	lit := make([]byte, 0, len(expr))
 	for i := 0; i < len(expr); i++ {
 		switch c := expr[i]; c {
@@ -75,9 +66,6 @@ func (v WrapVocabulary) addWrapWords(expr string, extra ...string) {
 		}
 	}
 	v.addWordsOf(string(lit))
-	for _, e := range extra {
-		v.addWordsOf(e)
-	}
 }
 
 func (v WrapVocabulary) addWordsOf(s string) {
@@ -97,8 +85,7 @@ func (v WrapVocabulary) addWordsOf(s string) {
 	}
 }
 
-// wrapTight reports whether a raw line may be a terminal's wrap: long
-// enough, and ending in a non-space.
+// wrapTight reports whether a raw line may be a terminal's wrap.
 func wrapTight(raw string) bool {
 	raw = strings.TrimSuffix(raw, "\r")
 	return len(raw) >= minWrapWidth && !IsSpace(raw[len(raw)-1])
@@ -121,7 +108,6 @@ func (v WrapVocabulary) joinsWrap(out []byte, next string) bool {
 	if IsDigit(l) && unitAhead(next) || unitSplit(out, next) {
 		return true
 	}
-	// A word of the grammar.
 	i := len(out)
 	for i > 0 && IsWordByte(out[i-1]) {
 		i--
@@ -188,7 +174,7 @@ func BuildWrapVocabulary(exprs, anchors []string) WrapVocabulary {
 		v.addWrapWords(e)
 	}
 	for _, a := range anchors {
-		v.addWrapWords("", a)
+		v.addWordsOf(a)
 	}
 	return v
 }

@@ -5,24 +5,17 @@ package speaker
 
 import "strings"
 
-// Foreign programs' own source files, by the name a log header prints
-// ("E0101 12:00:00.000000 1234 onnxruntime_c_api.cc:99] ": a base name, no
-// directory that a row of table.go could name). Only a name listed here
-// makes a statement foreign: a name no list has (libtpu's closed sources,
-// an application's own files) stays unknown, and XLA's and TSL's names are
-// never listed (TestXLAHeaderFilesAreNotForeign checks every header of
-// oom/testdata and every file of the coverage table).
+// Foreign programs' own source files, by the base name a log header prints
+// ("E0101 12:00:00.000000 1234 onnxruntime_c_api.cc:99] "). A name no list
+// has stays unknown; XLA's and TSL's are never listed
+// (TestXLAHeaderFilesAreNotForeign).
 //
-// Provenance: each list is the files of that project's source tree that
-// allocate or report device memory, or that print its usual log lines, as
-// they are named in the project's repository (microsoft/onnxruntime,
+// Provenance: the files of each project's repository (microsoft/onnxruntime,
 // pytorch/pytorch, NVIDIA/nccl, rapidsai/rmm, apache/mxnet,
-// PaddlePaddle/Paddle, ggml-org/ggml and llama.cpp) or, for TensorRT's closed
-// runtime, as its own error marks print them ("[defaultAllocator.cpp::
-// allocate::20]"). Generic names that another project may also have
-// (init.cc, alloc.h, storage.cc, cuda_allocator.cc, logging.cc) are left
-// out. An entry ending in "*" is a prefix that only the program's own files
-// carry: its name ("onnxruntime_cxx_api.h", "ggml-cuda.cu").
+// PaddlePaddle/Paddle, ggml-org/ggml, llama.cpp) that allocate or report
+// device memory or print its usual log lines; TensorRT's as its error marks
+// print them. Generic names (init.cc, alloc.h, logging.cc) are left out. An
+// entry ending in "*" is a prefix only the program's own files carry.
 var sourceFiles = []struct {
 	program string
 	files   []string
@@ -93,8 +86,7 @@ func ownerOfSource(file string) (string, Owner) {
 }
 
 // ownerOfFile finds the program whose own source file a path's base name
-// is ("onnxruntime_cxx_api.cc", "CUDACachingAllocator.cpp"). Native sources
-// only: a Python script of the user's may well be named "llama-train.py".
+// is. Native sources only: a user's script may be named "llama-train.py".
 func ownerOfFile(path string) (string, Owner) {
 	base := path[strings.LastIndexByte(path, '/')+1:]
 	if !nativeSource(base) {
@@ -111,8 +103,7 @@ func ownerOfFile(path string) (string, Owner) {
 	return "", Unknown
 }
 
-// nativeSource reports whether a file name is a C, C++, CUDA or
-// Objective-C source or header.
+// nativeSource reports whether a file is a C, C++, CUDA or Objective-C one.
 func nativeSource(name string) bool {
 	dot := strings.LastIndexByte(name, '.')
 	if dot < 0 {
@@ -125,10 +116,9 @@ func nativeSource(name string) bool {
 	return false
 }
 
-// fileMark finds TensorRT's own mark of its source file in the head of a
-// statement, "[defaultAllocator.cpp::allocate::20]", whatever header or
-// logger printed it ("[TensorRT-LLM][ERROR] 1: [...]", Triton's
-// "logging.cc:43] 1: [...]"); it returns the file and its program.
+// fileMark finds TensorRT's mark of its source file in the head of a
+// statement ("[defaultAllocator.cpp::allocate::20]"), whatever header or
+// logger printed it, and returns the file and its program.
 func fileMark(statement string) (string, string, Owner) {
 	head := statement[:min(len(statement), tagSpan)]
 	for from := 0; ; {

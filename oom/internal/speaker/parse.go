@@ -9,9 +9,8 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
-// Reading the names a statement carries: its exception's type, and the
-// source file, logger and level of its header. Hand-written, no regexp: the
-// recogniser asks at every statement start of a record it reads.
+// Hand-written parsers, no regexp: they run at every statement start of a
+// record the recogniser reads.
 
 // exception is an exception's type where a statement starts with one.
 type exception struct {
@@ -46,8 +45,7 @@ func exceptionAt(statement string) (exception, bool) {
 }
 
 // enclosureEnd is where the text behind an enclosure at the start of s
-// starts: an application's tag ("[trainer] "), a JSON field
-// ({"log":"...), a quote, a key="..." field; 0 when there is none.
+// starts ("[trainer] ", {"log":", a quote, key="), 0 for none.
 func enclosureEnd(s string) int {
 	if s == "" {
 		return 0
@@ -78,11 +76,10 @@ func enclosureEnd(s string) int {
 // exceptionStart reads the exception that starts at statement[off:].
 func exceptionStart(statement string, off int) (exception, bool) {
 	s := statement[off:]
-	if s == "" || !isNameByte(s[0]) || s[0] >= '0' && s[0] <= '9' {
+	if s == "" || !isNameByte(s[0]) || logtext.IsDigit(s[0]) {
 		return exception{}, false // most lines: cheaply not an exception
 	}
-	if s[0] == 't' && strings.HasPrefix(s, cppTerminate) {
-		rest := s[len(cppTerminate):]
+	if rest, ok := strings.CutPrefix(s, cppTerminate); ok {
 		typ, _, found := strings.Cut(rest, "'")
 		if !found || typ == "" {
 			return exception{}, false
@@ -110,35 +107,27 @@ func exceptionStart(statement string, off int) (exception, bool) {
 		i++
 	}
 	full := s[:i]
-	if i == 0 || s[0] >= '0' && s[0] <= '9' || !strings.HasPrefix(s[i:], ":") || i+1 < len(s) && s[i+1] != ' ' {
+	if i == 0 || logtext.IsDigit(s[0]) || !strings.HasPrefix(s[i:], ":") || i+1 < len(s) && s[i+1] != ' ' {
 		return exception{}, false
 	}
 	e := exception{class: full, end: off + i + 1}
 	if k := strings.LastIndexByte(full, '.'); k > 0 {
 		e.module, e.class = full[:k], full[k+1:]
-		if e.class == "" || e.class[0] < 'A' || e.class[0] > 'Z' {
-			return exception{}, false
-		}
-		return e, true
+		return e, e.class != "" && e.class[0] >= 'A' && e.class[0] <= 'Z'
 	}
-	if !strings.HasSuffix(full, "Error") && !strings.HasSuffix(full, "Exception") {
-		return exception{}, false
-	}
-	return e, true
+	return e, strings.HasSuffix(full, "Error") || strings.HasSuffix(full, "Exception")
 }
 
-// enclosureSpan is how far into a line an enclosure ends ({"log":",
-// [trainer] , error=").
+// enclosureSpan is how far into a line an enclosure ends.
 const enclosureSpan = 64
 
 // embeddedSpan is how far into a statement a carried exception is looked
 // for: a logged message's own words before it are short.
 const embeddedSpan = 240
 
-// embeddedException finds the first module-qualified exception inside a
-// message whose module a row names ("ERROR:root:Batch failed:
-// cupy.cuda.memory.OutOfMemoryError: ..."): the words after it are that
-// exception's.
+// embeddedException finds the first module-qualified exception, of a
+// module a row names, inside a message ("ERROR:root:Batch failed:
+// cupy.cuda.memory.OutOfMemoryError: ...").
 func embeddedException(message string) (exception, bool) {
 	head := message[:min(len(message), embeddedSpan)]
 	for from := 0; from < len(head); {
@@ -165,24 +154,21 @@ func embeddedException(message string) (exception, bool) {
 }
 
 // nativeHeader reads the source file and level of a native log header: the
-// innermost "file:line]" of glog/absl and TSL headers ("E1126
-// 11:16:21.043170 523 cuda_executor.cc:1365] ", "2024-05-28 07:02:44: W
-// external/xla/xla/tsl/framework/bfc_allocator.cc:482] ") and of vLLM's
-// "ERROR 05-28 07:03:09 [worker.py:88] ". The level is the log header
-// parser's (logtext.HeaderLevel).
+// innermost "file:line]" of glog/absl, TSL and vLLM headers ("E1126
+// 11:16:21.043170 523 cuda_executor.cc:1365] ", "ERROR 05-28 07:03:09
+// [worker.py:88] ").
 func nativeHeader(header string) (file string, level byte, ok bool) {
-	h := strings.TrimRight(header, " ")
-	if !strings.HasSuffix(h, "]") {
-		if k := strings.LastIndex(h, "] "); k >= 0 {
-			h = h[:k+1] // an outer launcher's tag after the native header
-		} else {
+	h, ok := strings.CutSuffix(strings.TrimRight(header, " "), "]")
+	if !ok {
+		k := strings.LastIndex(h, "] ") // an outer launcher's tag after the native header
+		if k < 0 {
 			return "", 0, false
 		}
+		h = h[:k]
 	}
-	h = h[:len(h)-1]
 	token := h[strings.LastIndexAny(h, " [")+1:]
 	c := strings.LastIndexByte(token, ':')
-	if c <= 0 || !allDigits(token[c+1:]) {
+	if c <= 0 || c+1 == len(token) || logtext.DigitsEnd(token, c+1) != len(token) {
 		return "", 0, false
 	}
 	return token[:c], logtext.HeaderLevel(header), true
@@ -199,10 +185,10 @@ func loggerHeader(header string) (string, byte, bool) {
 		}
 		return "", 0, false
 	}
-	if !strings.HasSuffix(h, ":") {
+	h, ok := strings.CutSuffix(h, ":")
+	if !ok {
 		return "", 0, false
 	}
-	h = h[:len(h)-1]
 	k := strings.LastIndexByte(h, ':')
 	if k <= 0 {
 		return "", 0, false
@@ -218,9 +204,7 @@ func loggerHeader(header string) (string, byte, bool) {
 }
 
 // enclosedLogger reads a Python logging header ("ERROR:numba.cuda.cudadrv.driver:")
-// that stands behind an enclosure at the start of a statement (an
-// application's tag, a JSON field, a quote), where the log header parser
-// does not look.
+// behind an enclosure, where the log header parser does not look.
 func enclosedLogger(statement string) (string, byte, bool) {
 	s := statement[enclosureEnd(statement):]
 	w := 0
@@ -242,9 +226,7 @@ func enclosedLogger(statement string) (string, byte, bool) {
 }
 
 // enclosedNative reads a native log header ("E0101 12:00:00.000000 1234
-// bfc_arena.cc:376] ") that stands behind an enclosure at the start of a
-// statement ("[trainer] ", {"log":"...), where the log header parser does
-// not look.
+// bfc_arena.cc:376] ") behind an enclosure.
 func enclosedNative(statement string) (file string, level byte, ok bool) {
 	k := enclosureEnd(statement)
 	if k == 0 {
@@ -256,13 +238,4 @@ func enclosedNative(statement string) (file string, level byte, ok bool) {
 		return "", 0, false
 	}
 	return nativeHeader(s[:len(s)-len(rest)])
-}
-
-func allDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return s != ""
 }

@@ -4,27 +4,22 @@
 package speaker
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
 // Statements records who printed each statement of a record, in the
-// coordinates of the flattened text: flatten strips the headers that name a
-// native speaker, so it records, as it goes, where each statement starts
-// and who printed it. A statement starts at a line whose log header states
-// a level or at a line that starts an exception or a traceback
-// (speaker.StartsStatement); the lines after it continue it.
-//
-// Only what changes a decision is kept: the statements of foreign programs
-// (adjacent ones merged) and the exceptions (with their type). It holds a
-// fixed number of spans (no allocation); statements past that are not
-// recorded, so they count as unknown speakers: read by today's rules.
+// coordinates of the flattened text; flatten fills it in as it goes, since
+// it strips the headers that name a native speaker. Only foreign programs'
+// statements (adjacent ones merged) and exceptions are kept, in fixed spans
+// (no allocation): statements past them count as unknown speakers.
 type Statements struct {
 	spans [16]statementSpan
 	N     int
-	// traceback is 1 + where the traceback that the last statement start
-	// began starts, 0 when the last statement start began none.
+	// traceback is 1 + where the last statement start began a traceback, 0
+	// when it began none.
 	traceback int
 }
 
@@ -38,12 +33,9 @@ type statementSpan struct {
 	who    Speaker
 }
 
-// begin records that a statement starts at position at of the flattened
-// text, with its header and first line.
+// begin records a statement, with its header and first line, at position
+// at of the flattened text.
 func (s *Statements) begin(at int, header, line string) {
-	if s == nil {
-		return
-	}
 	s.end(at)
 	frames := s.traceback
 	s.traceback = 0
@@ -70,19 +62,16 @@ func (s *Statements) begin(at int, header, line string) {
 
 // end closes the statement still going on at position at.
 func (s *Statements) end(at int) {
-	if s != nil && s.N > 0 && s.spans[s.N-1].to < 0 {
+	if s.N > 0 && s.spans[s.N-1].to < 0 {
 		s.spans[s.N-1].to = at
 	}
 }
 
-// finish closes the last statement at the end of flat and reads each
-// exception whose first line did not decide its owner again, whole
-// (PaddlePaddle's "ResourceExhaustedError: " names its source path lines
-// later), then by the traceback it ends (its innermost frame).
+// finish closes the last statement and reads each exception its first line
+// did not decide again, whole (PaddlePaddle's "ResourceExhaustedError: "
+// names its source path lines later), then by its traceback's innermost
+// frame.
 func (s *Statements) finish(flat string) {
-	if s == nil {
-		return
-	}
 	s.end(len(flat))
 	for k := range s.N {
 		sp := &s.spans[k]
@@ -97,9 +86,6 @@ func (s *Statements) finish(flat string) {
 
 // single records a text that is one statement with no header.
 func (s *Statements) single(text string) {
-	if s == nil {
-		return
-	}
 	s.begin(0, "", text)
 	s.end(len(text))
 	if s.N > 0 {
@@ -109,15 +95,7 @@ func (s *Statements) single(text string) {
 
 // AnyRaised reports whether a status XLA's stack raised is recorded.
 func (s *Statements) AnyRaised() bool {
-	if s == nil {
-		return false
-	}
-	for k := range s.N {
-		if s.spans[k].who.Raised() {
-			return true
-		}
-	}
-	return false
+	return s != nil && slices.ContainsFunc(s.spans[:s.N], func(sp statementSpan) bool { return sp.who.Raised() })
 }
 
 // at returns the recorded statement that holds position i, nil if none.

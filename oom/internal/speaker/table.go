@@ -5,23 +5,18 @@ package speaker
 
 import "strings"
 
-// The speakers, one row each: a name and what it belongs to. Rows are
-// tried in order and the first that matches decides, so XLA's stack comes
-// first ("external/xla/xla/backends/gpu/codegen/triton/..." is XLA's, not
-// Triton's). docs/recognition.md lists this table.
+// The speakers, one row each (docs/recognition.md lists them). The first
+// row that matches decides, so XLA's stack comes first
+// ("external/xla/xla/backends/gpu/codegen/triton/..." is XLA's, not Triton's).
 //
-//   - name: a dotted Python name (an exception's module, a logger) or a C++
-//     namespace that is key or starts with key and "." or "::"; and a
-//     segment of a source path ("external/xla+/xla/...",
-//     ".../site-packages/cupy/...").
+//   - name: a dotted Python name or C++ namespace at its start, or a
+//     segment of a source path.
 //   - class: an exception class printed without its module.
 //   - tag: a program's own mark within the head of its log line.
 //   - prefix: a C function prefix the line starts with ("ggml_...: ").
 //   - status: how the message of an exception whose class names no program
-//     starts ("RuntimeError: Bad StatusOr access: ..." is PyTorch/XLA's).
-//   - start: a tag that a program prints at the start of a line of its own,
-//     so that the line starts a statement wherever it stands (after a
-//     traceback's frames, after another program's line).
+//     starts.
+//   - start: a tag that starts a statement wherever it stands.
 type rowKind uint8
 
 const (
@@ -55,7 +50,6 @@ var rows = []row{
 	{class, "JaxRuntimeError", "jax", XLA},
 	{status, "Bad StatusOr access: ", "torch_xla", XLA}, // PyTorch/XLA raises XLA's status as a RuntimeError
 
-	// GPU array and kernel libraries with their own allocators.
 	{name, "cupy", "cupy", Foreign},
 	{name, "cupy_backends", "cupy", Foreign},
 	{name, "cupyx", "cupy", Foreign},
@@ -70,7 +64,6 @@ var rows = []row{
 	{name, "numba", "numba", Foreign},
 	{name, "triton", "triton", Foreign},
 	{tag, "== CUDA [", "numba", Foreign}, // numba.cuda's own log handler
-	// Other ML frameworks and runtimes.
 	{name, "torch", "pytorch", Foreign},
 	{name, "c10", "pytorch", Foreign},
 	{name, "aten", "pytorch", Foreign},
@@ -93,17 +86,14 @@ var rows = []row{
 	{prefix, "alloc_tensor_range", "llama.cpp", Foreign}, // ggml-alloc.c, without the ggml_ prefix
 	{tag, "NCCL WARN", "nccl", Foreign},
 	{tag, "NCCL INFO", "nccl", Foreign},
-	// RAPIDS.
 	{name, "rmm", "rapids", Foreign},
 	{name, "cudf", "rapids", Foreign},
 	{name, "cuml", "rapids", Foreign},
 	{name, "cugraph", "rapids", Foreign},
 	{name, "dask_cudf", "rapids", Foreign},
-	// The JVM and what runs on it.
 	{name, "java", "jvm", Foreign},
 	{name, "javax", "jvm", Foreign},
 	{name, "org.apache.spark", "spark", Foreign},
-	// Databases and their clients.
 	{name, "psycopg2", "postgresql", Foreign},
 	{name, "psycopg", "postgresql", Foreign},
 	{name, "asyncpg", "postgresql", Foreign},
@@ -117,8 +107,7 @@ var rows = []row{
 }
 
 // The rows of each kind, in table order, so that a look-up reads only its
-// own.
-// A start row is a tag too.
+// own. A start row is a tag too.
 var nameRows, classRows, tagRows, prefixRows, statusRows, startRows = rowsOf(name), rowsOf(class), rowsOf(tag, start), rowsOf(prefix), rowsOf(status), rowsOf(start)
 
 func rowsOf(kinds ...rowKind) []row {
@@ -133,58 +122,41 @@ func rowsOf(kinds ...rowKind) []row {
 	return out
 }
 
-// startsTagged reports whether line starts with a start row's tag.
-func startsTagged(line string) bool {
-	for i := range startRows {
-		if strings.HasPrefix(line, startRows[i].key) {
-			return true
-		}
-	}
-	return false
-}
-
-// ownerOfName finds the row of a dotted name or C++ namespace.
-func ownerOfName(n string) (string, Owner) {
-	if n == "" {
-		return "", Unknown
-	}
-	for i := range nameRows {
-		if r := &nameRows[i]; hasNamePrefix(n, r.key) {
+// lookup returns the program and owner of the first of rows whose key
+// matches.
+func lookup(rows []row, matches func(key string) bool) (string, Owner) {
+	for i := range rows {
+		if r := &rows[i]; matches(r.key) {
 			return r.program, r.owner
 		}
 	}
 	return "", Unknown
 }
 
-// hasNamePrefix reports whether n is key or starts with key and a name
-// separator: "torch.cuda" has "torch", "torch_xla" has not.
-func hasNamePrefix(n, key string) bool {
-	if !strings.HasPrefix(n, key) {
-		return false
-	}
-	rest := n[len(key):]
-	return rest == "" || rest[0] == '.' || strings.HasPrefix(rest, "::")
+// startsTagged reports whether line starts with a start row's tag.
+func startsTagged(line string) bool {
+	_, o := lookup(startRows, func(key string) bool { return strings.HasPrefix(line, key) })
+	return o != Unknown
+}
+
+// ownerOfName finds the row of a dotted name or C++ namespace: "torch.cuda"
+// has "torch", "torch_xla" has not.
+func ownerOfName(n string) (string, Owner) {
+	return lookup(nameRows, func(key string) bool {
+		rest, ok := strings.CutPrefix(n, key)
+		return ok && (rest == "" || rest[0] == '.' || strings.HasPrefix(rest, "::"))
+	})
 }
 
 // ownerOfClass finds the row of an unqualified exception class.
 func ownerOfClass(c string) (string, Owner) {
-	for i := range classRows {
-		if r := &classRows[i]; r.key == c {
-			return r.program, r.owner
-		}
-	}
-	return "", Unknown
+	return lookup(classRows, func(key string) bool { return key == c })
 }
 
 // ownerOfStatus finds the row of how an exception's message starts.
 func ownerOfStatus(message string) (string, Owner) {
 	message = strings.TrimLeft(message, " ")
-	for i := range statusRows {
-		if r := &statusRows[i]; strings.HasPrefix(message, r.key) {
-			return r.program, r.owner
-		}
-	}
-	return "", Unknown
+	return lookup(statusRows, func(key string) bool { return strings.HasPrefix(message, key) })
 }
 
 // ownerOfPath finds the row of the first segment of a source path that one
@@ -197,10 +169,8 @@ func ownerOfPath(path string) (string, Owner) {
 			break // the file's own name: "alloc.h" names no program
 		}
 		seg = strings.TrimSuffix(seg, "+")
-		for i := range nameRows {
-			if r := &nameRows[i]; r.key == seg {
-				return r.program, r.owner
-			}
+		if p, o := lookup(nameRows, func(key string) bool { return key == seg }); o != Unknown {
+			return p, o
 		}
 	}
 	return "", Unknown
@@ -214,17 +184,10 @@ const tagSpan = 160
 // ownerOfTag finds the row of a program's tag in the head of a statement.
 func ownerOfTag(statement string) (string, Owner) {
 	head := statement[:min(len(statement), tagSpan)]
-	for i := range prefixRows {
-		if r := &prefixRows[i]; startsFunction(head, r.key) {
-			return r.program, r.owner
-		}
+	if p, o := lookup(prefixRows, func(key string) bool { return startsFunction(head, key) }); o != Unknown {
+		return p, o
 	}
-	for i := range tagRows {
-		if r := &tagRows[i]; strings.Contains(head, r.key) {
-			return r.program, r.owner
-		}
-	}
-	return "", Unknown
+	return lookup(tagRows, func(key string) bool { return strings.Contains(head, key) })
 }
 
 // startsFunction reports whether s starts with a C identifier that starts
