@@ -53,17 +53,12 @@ func hashString(h uint64, s string) uint64 {
 	return h
 }
 
-// StreamKey is a 64-bit hash of the stream a record belongs to: one
+// ResourceHash and StreamOf hash the stream a record belongs to: one
 // process's output, named by its resource (every attribute, in any order)
 // and the file it was read from (log.file.path or log.file.name, a record
 // attribute). A container's output is its resource (k8s.pod.uid,
-// k8s.container.name, container.id). It does not allocate for string values.
-func StreamKey(resource, record pcommon.Map) uint64 {
-	return StreamOf(ResourceHash(resource), record)
-}
-
-// ResourceHash is the resource's part of StreamKey, for a caller that keys
-// many records of one resource.
+// k8s.container.name, container.id). Neither allocates for string values.
+// ResourceHash is the resource's part, computed once for its records.
 func ResourceHash(resource pcommon.Map) uint64 {
 	var sum uint64
 	for k, v := range resource.All() {
@@ -72,7 +67,7 @@ func ResourceHash(resource pcommon.Map) uint64 {
 	return sum
 }
 
-// StreamOf is StreamKey of a record whose resource hashes to resourceHash.
+// StreamOf is the stream of a record whose resource hashes to resourceHash.
 func StreamOf(resourceHash uint64, record pcommon.Map) uint64 {
 	sum := resourceHash
 	for _, k := range streamRecordKeys {

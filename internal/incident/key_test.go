@@ -50,6 +50,7 @@ func TestJobKeyAllocatesNothing(t *testing.T) {
 }
 
 func TestStreamKey(t *testing.T) {
+	StreamKey := func(resource, record pcommon.Map) uint64 { return StreamOf(ResourceHash(resource), record) }
 	res := func(kv ...string) pcommon.Map {
 		m := pcommon.NewMap()
 		for i := 0; i < len(kv); i += 2 {

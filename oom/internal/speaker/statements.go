@@ -4,7 +4,6 @@
 package speaker
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
@@ -91,11 +90,6 @@ func (s *Statements) single(text string) {
 	if s.N > 0 {
 		s.spans[0].whole = true
 	}
-}
-
-// AnyRaised reports whether a status XLA's stack raised is recorded.
-func (s *Statements) AnyRaised() bool {
-	return s != nil && slices.ContainsFunc(s.spans[:s.N], func(sp statementSpan) bool { return sp.who.Raised() })
 }
 
 // at returns the recorded statement that holds position i, nil if none.
