@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
 // BreakdownAdvice is what a memory breakdown's numbers call for. Its steps
@@ -121,17 +122,5 @@ func fragmentationPct(c AdviceCase) float64 {
 	return float64(b.Fragmentation.Bytes) / float64(b.Total.Bytes) * 100
 }
 
-// shortOp cuts an operator name to 160 bytes on a character boundary.
-func shortOp(op string) string {
-	if len(op) > 160 {
-		op = op[:160]
-		for len(op) > 0 && op[len(op)-1]&0xC0 == 0x80 {
-			op = op[:len(op)-1]
-		}
-		if len(op) > 0 && op[len(op)-1] >= 0xC0 {
-			op = op[:len(op)-1]
-		}
-		op += "..."
-	}
-	return "`" + op + "`"
-}
+// shortOp quotes an operator name cut to 160 bytes.
+func shortOp(op string) string { return "`" + logtext.Shorten(op, 160) + "`" }

@@ -6,6 +6,7 @@ package logtext
 import (
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 var spaceTab = [256]bool{' ': true, '\t': true, '\r': true, '\n': true, '\v': true, '\f': true}
@@ -73,4 +74,15 @@ func Quoted(s string) string {
 		return s[1 : 1+e]
 	}
 	return ""
+}
+
+// Shorten cuts s to at most n bytes and a "...", on a UTF-8 boundary.
+func Shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "..."
 }

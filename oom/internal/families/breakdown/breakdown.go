@@ -286,27 +286,12 @@ func readEntry(seg string) grammar.Allocation {
 	return a
 }
 
-func bounded(s string) string { return boundedTo(s, maxLabelLen) }
-
-// boundedTo cuts s to about n bytes, marking the cut with "...".
-func boundedTo(s string, n int) string {
-	if len(s) > n {
-		s = s[:n]
-		for len(s) > 0 && s[len(s)-1]&0xC0 == 0x80 { // do not cut a UTF-8 sequence
-			s = s[:len(s)-1]
-		}
-		if len(s) > 0 && s[len(s)-1] >= 0xC0 {
-			s = s[:len(s)-1]
-		}
-		s += "..."
-	}
-	return s
-}
+func bounded(s string) string { return logtext.Shorten(s, maxLabelLen) }
 
 // readOperator reads `[op_type="…"] op_name="…" [source_file="…" source_line=N]`.
 func readOperator(a *grammar.Allocation, s string) {
 	a.OpType = quotedValue(s, `op_type="`)
-	a.OpName = boundedTo(quotedValue(s, `op_name="`), 2*maxLabelLen)
+	a.OpName = logtext.Shorten(quotedValue(s, `op_name="`), 2*maxLabelLen)
 	a.SourceFile = bounded(quotedValue(s, `source_file="`))
 	if i := strings.Index(s, "source_line="); i >= 0 {
 		d, _ := logtext.LeadingDigits(s[i+len("source_line="):])
