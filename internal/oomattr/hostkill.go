@@ -68,10 +68,7 @@ func PutHostKill(k *hostoom.Kill, attrs pcommon.Map) {
 	verdict, _ := k.Retry()
 	attrs.PutStr(Retry, verdict)
 	attrs.PutStr(Cause, k.Cause())
-	s := attrs.PutEmptySlice(Remediation)
-	for _, step := range k.Advice() {
-		s.AppendEmpty().SetStr(step)
-	}
+	putStrings(attrs, Remediation, k.Advice())
 }
 
 // PutOwner writes who the kill's cgroup belongs to. A pod's uid and a

@@ -186,11 +186,7 @@ func PutTop(r oom.Report, attrs pcommon.Map, top int) {
 		attrs.PutInt(Partition, r.Partition)
 	}
 	if len(r.Remediation) > 0 {
-		s := attrs.PutEmptySlice(Remediation)
-		s.EnsureCapacity(len(r.Remediation))
-		for _, step := range r.Remediation {
-			s.AppendEmpty().SetStr(step)
-		}
+		putStrings(attrs, Remediation, r.Remediation)
 	}
 	putAllocations(&r.Breakdown, attrs, top)
 	putSite(r.Site, attrs)
@@ -242,6 +238,15 @@ func putAllocation(a *oom.Allocation, m pcommon.Map) {
 func putStr(attrs pcommon.Map, k, v string) {
 	if v != "" {
 		attrs.PutStr(k, v)
+	}
+}
+
+// putStrings writes a slice of strings.
+func putStrings(attrs pcommon.Map, k string, values []string) {
+	s := attrs.PutEmptySlice(k)
+	s.EnsureCapacity(len(values))
+	for _, v := range values {
+		s.AppendEmpty().SetStr(v)
 	}
 }
 
