@@ -110,8 +110,8 @@ func putSite(s oom.Site, attrs pcommon.Map) {
 
 func getSite(attrs pcommon.Map) oom.Site {
 	var s oom.Site
-	s.File, _ = getStr(attrs, CodeFilePath)
+	s.File = getStr(attrs, CodeFilePath)
 	s.Line, _ = getInt(attrs, CodeLineNumber)
-	s.Function, _ = getStr(attrs, CodeFunctionName)
+	s.Function = getStr(attrs, CodeFunctionName)
 	return s
 }

@@ -260,19 +260,10 @@ func putKnown(m pcommon.Map, k string, s oom.Size) {
 // getAllocation reads one map of xla.oom.allocations back.
 func getAllocation(m pcommon.Map) oom.Allocation {
 	var a oom.Allocation
-	size := func(k string) oom.Size {
-		if n, ok := getInt(m, k); ok {
-			return oom.KnownSize(n)
-		}
-		return oom.Size{}
-	}
-	str := func(k string) string {
-		s, _ := getStr(m, k)
-		return s
-	}
-	a.Size, a.Unpadded, a.Padding = size(AllocationSize), size(AllocationUnpaddedSize), size(AllocationPaddingSize)
-	a.OpName, a.Shape, a.Label, a.Type = str(AllocationOp), str(AllocationShape), str(AllocationLabel), str(AllocationType)
-	if src := str(AllocationSource); src != "" {
+	a.Size, a.Unpadded, a.Padding = getSize(m, AllocationSize), getSize(m, AllocationUnpaddedSize), getSize(m, AllocationPaddingSize)
+	a.OpName, a.Shape = getStr(m, AllocationOp), getStr(m, AllocationShape)
+	a.Label, a.Type = getStr(m, AllocationLabel), getStr(m, AllocationType)
+	if src := getStr(m, AllocationSource); src != "" {
 		a.SourceFile = src
 		if i := strings.LastIndexByte(src, ':'); i > 0 {
 			if n, err := strconv.ParseInt(src[i+1:], 10, 64); err == nil {
@@ -288,11 +279,11 @@ func getAllocation(m pcommon.Map) oom.Allocation {
 
 // getStr and getInt read a value of their type; one of another type is
 // absent, never trusted.
-func getStr(m pcommon.Map, k string) (string, bool) {
+func getStr(m pcommon.Map, k string) string {
 	if v, ok := m.Get(k); ok && v.Type() == pcommon.ValueTypeStr {
-		return v.Str(), true
+		return v.Str()
 	}
-	return "", false
+	return ""
 }
 
 func getInt(m pcommon.Map, k string) (int64, bool) {
@@ -300,6 +291,13 @@ func getInt(m pcommon.Map, k string) (int64, bool) {
 		return v.Int(), true
 	}
 	return 0, false
+}
+
+func getSize(m pcommon.Map, k string) oom.Size {
+	if n, ok := getInt(m, k); ok {
+		return oom.KnownSize(n)
+	}
+	return oom.Size{}
 }
 
 // Tagged reports whether attrs already carry an XLA OOM tag.
@@ -317,18 +315,16 @@ func Get(attrs pcommon.Map) (oom.Report, bool) {
 	}
 	var r oom.Report // declared after the check: it escapes, and most records are not tagged
 	for _, f := range stringFields(&r) {
-		*f.value, _ = getStr(attrs, f.key)
+		*f.value = getStr(attrs, f.key)
 	}
 	for _, f := range sizeFields(&r) {
-		if n, ok := getInt(attrs, f.key); ok {
-			*f.size = oom.KnownSize(n)
-		}
+		*f.size = getSize(attrs, f.key)
 	}
 	if IsGeneric(attrs) {
 		r.Family = oom.FamilyGeneric
 	}
 	r.Site = getSite(attrs)
-	r.ExceptionType, _ = getStr(attrs, ExceptionType)
+	r.ExceptionType = getStr(attrs, ExceptionType)
 	r.Replica, r.HasReplica = getInt(attrs, Replica)
 	r.Partition, r.HasPartition = getInt(attrs, Partition)
 	if n, ok := getInt(attrs, Attempts); ok {

@@ -60,12 +60,10 @@ func GetWarning(attrs pcommon.Map) (oom.Warning, bool) {
 	}
 	var w oom.Warning
 	for _, f := range warningStrings(&w) {
-		*f.value, _ = getStr(attrs, f.key)
+		*f.value = getStr(attrs, f.key)
 	}
 	for _, f := range warningSizes(&w) {
-		if n, ok := getInt(attrs, f.key); ok {
-			*f.size = oom.KnownSize(n)
-		}
+		*f.size = getSize(attrs, f.key)
 	}
 	if n, ok := getInt(attrs, Attempts); ok {
 		w.Attempts = int(n)
