@@ -81,8 +81,8 @@ type Result struct {
 	FailingRefusals int
 	// AttemptWarningsMetric is the connector's allocation_attempt warning count.
 	AttemptWarningsMetric int64
-	// Retries are the distinct xla.oom.retry of the failure records, in
-	// order; ExplainRetry is explain's (Observed.ExplainRetry).
+	// Retries are the distinct xla.oom.retry of the statements, in order;
+	// ExplainRetry is explain's (Observed.ExplainRetry).
 	Retries      []string
 	ExplainRetry string
 	// FailureRetries are the distinct xla.oom.retry of the failure records.
