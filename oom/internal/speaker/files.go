@@ -3,7 +3,11 @@
 
 package speaker
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
+)
 
 // Foreign programs' own source files, by the base name a log header prints
 // ("E0101 12:00:00.000000 1234 onnxruntime_c_api.cc:99] "). A name no list
@@ -129,7 +133,7 @@ func fileMark(statement string) (string, string, Owner) {
 		end := from + k
 		from = end + 2
 		start := end
-		for start > 0 && (isNameByte(head[start-1]) || head[start-1] == '.' || head[start-1] == '-') {
+		for start > 0 && (logtext.IsWordByte(head[start-1]) || head[start-1] == '.' || head[start-1] == '-') {
 			start--
 		}
 		if start == end || start == 0 || head[start-1] != '[' {

@@ -63,7 +63,7 @@ func enclosureEnd(s string) int {
 		return 1
 	default:
 		i := 0
-		for i < len(s) && i < enclosureSpan && isNameByte(s[i]) {
+		for i < len(s) && i < enclosureSpan && logtext.IsWordByte(s[i]) {
 			i++
 		}
 		if i > 0 && (strings.HasPrefix(s[i:], `="`) || strings.HasPrefix(s[i:], `='`)) {
@@ -76,7 +76,7 @@ func enclosureEnd(s string) int {
 // exceptionStart reads the exception that starts at statement[off:].
 func exceptionStart(statement string, off int) (exception, bool) {
 	s := statement[off:]
-	if s == "" || !isNameByte(s[0]) || logtext.IsDigit(s[0]) {
+	if s == "" || !logtext.IsWordByte(s[0]) || logtext.IsDigit(s[0]) {
 		return exception{}, false // most lines: cheaply not an exception
 	}
 	if rest, ok := strings.CutPrefix(s, cppTerminate); ok {
@@ -103,7 +103,7 @@ func exceptionStart(statement string, off int) (exception, bool) {
 		s = s[len("Caused by: "):]
 	}
 	i := 0
-	for i < len(s) && (isNameByte(s[i]) || s[i] == '.' && i > 0) {
+	for i < len(s) && (logtext.IsWordByte(s[i]) || s[i] == '.' && i > 0) {
 		i++
 	}
 	full := s[:i]
@@ -138,7 +138,7 @@ func embeddedException(message string) (exception, bool) {
 		end := from + k
 		from = end + 2
 		start := end
-		for start > 0 && (isNameByte(head[start-1]) || head[start-1] == '.') {
+		for start > 0 && (logtext.IsWordByte(head[start-1]) || head[start-1] == '.') {
 			start--
 		}
 		full := head[start:end]
@@ -216,7 +216,7 @@ func enclosedLogger(statement string) (string, byte, bool) {
 		return "", 0, false
 	}
 	j := w + 1
-	for j < len(s) && (isNameByte(s[j]) || s[j] == '.') {
+	for j < len(s) && (logtext.IsWordByte(s[j]) || s[j] == '.') {
 		j++
 	}
 	if j == w+1 || !strings.HasPrefix(s[j:], ":") {

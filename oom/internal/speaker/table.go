@@ -3,7 +3,11 @@
 
 package speaker
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
+)
 
 // The speakers, one row each (docs/recognition.md lists them). The first
 // row that matches decides, so XLA's stack comes first
@@ -197,7 +201,7 @@ func startsFunction(s, key string) bool {
 		return false
 	}
 	i := len(key)
-	for i < len(s) && isNameByte(s[i]) {
+	for i < len(s) && logtext.IsWordByte(s[i]) {
 		i++
 	}
 	return strings.HasPrefix(s[i:], ": ")
@@ -234,8 +238,4 @@ func pathInMessage(message string) (string, string, Owner) {
 // isPathEnd reports whether c ends a source path in a message.
 func isPathEnd(c byte) bool {
 	return c == ' ' || c == '(' || c == ')' || c == '\'' || c == '"' || c == ',' || c == ';' || c == '=' || c == '\n'
-}
-
-func isNameByte(c byte) bool {
-	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
