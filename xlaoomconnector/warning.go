@@ -32,7 +32,10 @@ func (c *xlaOOMConnector) addWarning(into map[resourceKey]*resourceBatch, rl plo
 	if !ok && found != nil && found.Found == oom.FoundWarning {
 		w, ok = found.Warning, true
 	}
-	if m, known := measureWarning(w, c.dims); ok && known {
+	if !ok {
+		return
+	}
+	if m, known := measureWarning(w, c.dims); known {
 		c.fileUnderJob(into, rl, observation{measured: m, at: recordtime.Of(lr, now)})
 	}
 }
