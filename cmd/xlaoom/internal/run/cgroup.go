@@ -58,8 +58,11 @@ func readMemcg() (memcgCounts, error) {
 		}
 	}
 	for i, files := range memcgLayouts {
+		if rel[i] == "" {
+			continue // the process is in no cgroup of this hierarchy
+		}
 		dir := filepath.Join(cgroupRoot, files.root, rel[i])
-		if _, err := os.Stat(filepath.Join(dir, files.counters)); rel[i] != "" && err == nil {
+		if _, err := os.Stat(filepath.Join(dir, files.counters)); err == nil {
 			return readCounts(dir, i == 1, files)
 		}
 	}
