@@ -53,7 +53,8 @@ func printHostKills(p printer, name string, kills []hostoom.Kill, t *Totals) err
 	for i := range kills {
 		k := &kills[i]
 		t.HostKills++
-		t.LastHostRetry, _ = k.Retry()
+		verdict, _ := k.Retry()
+		t.LastHostRetry = verdict
 		var err error
 		switch p := p.(type) {
 		case *textPrinter:
@@ -62,7 +63,7 @@ func printHostKills(p printer, name string, kills []hostoom.Kill, t *Totals) err
 			m := pcommon.NewMap()
 			oomattr.PutHostKill(k, m)
 			err = p.enc.Encode(jsonHostKill{Source: name, Line: int(k.Ref), Kind: "host_kill", Severity: "ERROR",
-				Attributes: m.AsRaw(), Retry: t.LastHostRetry, Statements: k.Statements})
+				Attributes: m.AsRaw(), Retry: verdict, Statements: k.Statements})
 		}
 		if err != nil {
 			return outputError{err}
