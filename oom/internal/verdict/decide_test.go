@@ -116,10 +116,11 @@ func TestPrimaryPrefersStatus(t *testing.T) {
 	if r.Requested.Bytes != 100000000000 {
 		t.Errorf("after PreferExact %d, want the line's 100000000000", r.Requested.Bytes)
 	}
-	PreferExact(&r, "46.57GiB", &line) // another request's figure
-	PreferExact(&r, "100000000000", &line)
-	if r.Requested.Bytes != 100000000000 {
-		t.Errorf("%d", r.Requested.Bytes)
+	for _, printed := range []string{"46.57GiB", "100000000000"} { // another request's figure; exact already
+		r := status.R
+		if PreferExact(&r, printed, &line); r.Requested.Bytes != 99997576069 {
+			t.Errorf("printed %q: took the line's %d", printed, r.Requested.Bytes)
+		}
 	}
 }
 
