@@ -84,7 +84,10 @@ func TestAlignmentHint(t *testing.T) {
 		{"s32[2048,1,128,128,4]{4,3,2,0,1:T(8,128)}", "dimension 4 (size 4, minor-most) is padded to 128"},  // jax#7502
 		{"f32[32,4096,4096]{1,2,0:T(8,128)}", ""},                                                           // EasyDeL#166: aligned
 		{"bf16[128,4096,352]{2,1,0:T(16,128)(2,1)}", "dimension 2 (size 352, minor-most) is padded to 384"}, // vLLM
+		{"f32[1000,100]", "dimension 1 (size 100, minor-most) is padded to 128"},
+		{"bf16[7,256]{1,0:T(16,128)(2,1)}", "dimension 0 (size 7, second minor-most) is padded to 16"},
 		{"f32[]", ""},
+		{"garbage", ""},
 	} {
 		got := AlignmentHint(c.shape)
 		if c.want == "" && got != "" || !strings.Contains(got, c.want) {

@@ -34,7 +34,7 @@ func TestOwnAdvice(t *testing.T) {
 			grammar.ActionShrinkFootprint, []string{"needed a 256.00 MiB tensor", "This is host memory"}},
 	} {
 		t.Run(c.id, func(t *testing.T) {
-			f := failure(t, c.id)
+			f := failureEntry(t, c.id)
 			text := c.text
 			if text == "" {
 				text = f.Example
@@ -61,7 +61,7 @@ func TestOwnAdvice(t *testing.T) {
 
 // TestLeadAdvice: an allocation above the whole memory leads with sharding.
 func TestLeadAdvice(t *testing.T) {
-	f := failure(t, "tpu-compile-allocation-exceeds-memory")
+	f := failureEntry(t, "tpu-compile-allocation-exceeds-memory")
 	r, ok := readFailure(f, f.Example)
 	if !ok {
 		t.Fatal("the example is not read")

@@ -10,8 +10,8 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
-// failure returns the failure entry id, compiled.
-func failure(t *testing.T, id string) *grammar.Family {
+// failureEntry returns the failure entry id, compiled.
+func failureEntry(t *testing.T, id string) *grammar.Family {
 	t.Helper()
 	for _, g := range FailureGroups {
 		for _, f := range g {
@@ -25,8 +25,8 @@ func failure(t *testing.T, id string) *grammar.Family {
 	return nil
 }
 
-// warning returns the warning entry id, compiled.
-func warning(t *testing.T, id string) *grammar.WarningFamily {
+// warningEntry returns the warning entry id, compiled.
+func warningEntry(t *testing.T, id string) *grammar.WarningFamily {
 	t.Helper()
 	for _, g := range WarningGroups {
 		for _, w := range g {

@@ -76,7 +76,7 @@ func TestFailureExamples(t *testing.T) {
 				if !ok {
 					t.Fatalf("no expected fields for the example of %s", e.ID)
 				}
-				r, ok := readFailure(failure(t, e.ID), e.Example)
+				r, ok := readFailure(failureEntry(t, e.ID), e.Example)
 				if !ok {
 					t.Fatalf("the entry does not read its example %q", e.Example)
 				}

@@ -3,7 +3,11 @@
 
 package families
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
+)
 
 // variants are real messages other than the Examples (from the oom
 // package's fixtures), each read by one entry; ok false: the entry must
@@ -30,7 +34,7 @@ var variants = []struct {
 		true, fields{code: "E0101", backend: "tpu", req: b(31664646390), free: b(154811761), reserved: b(0), reservable: b(154811761)}},
 	{"space 201 is tilespmem", "tpu-compile-sparsecore-offset",
 		`INTERNAL:Failed to run pass pipeline. Hlo-Op: result.1:279:1: error: 'memref.alloca' op current allocation offset upper bound (140704 words) exceeds the legitimate user allocatable offset upper bound (131071 words) in memory space 201 when allocating 23440 words. ...`,
-		true, fields{code: "E3000", backend: "tpu", space: "tilespmem", words: fieldsWords(140704, 131071, 23440)}},
+		true, fields{code: "E3000", backend: "tpu", space: "tilespmem", words: grammar.SparseCoreWords{Offset: 140704, Limit: 131071, Requested: 23440}}},
 	{"smem without sizes, as a comment", "tpu-compile-out-of-memory-no-sizes",
 		`# jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Ran out of memory in memory space smem. Please file a bug against XLA.`,
 		true, fields{code: "E1001", backend: "tpu", space: "smem"}},
@@ -74,11 +78,6 @@ var variants = []struct {
 		false, fields{}},
 }
 
-func fieldsWords(offset, limit, requested int64) (w struct{ Offset, Limit, Requested int64 }) {
-	w.Offset, w.Limit, w.Requested = offset, limit, requested
-	return w
-}
-
 // TestVariants: the entries read real wordings besides their Examples, and
 // keep out of what is not theirs.
 func TestVariants(t *testing.T) {
@@ -87,10 +86,10 @@ func TestVariants(t *testing.T) {
 			var got fields
 			var ok bool
 			if isWarning(c.id) {
-				r, found := readWarning(warning(t, c.id), c.text)
+				r, found := readWarning(warningEntry(t, c.id), c.text)
 				got, ok = fieldsOf(&r), found
 			} else {
-				r, found := readFailure(failure(t, c.id), c.text)
+				r, found := readFailure(failureEntry(t, c.id), c.text)
 				got, ok = fieldsOf(&r), found
 			}
 			if ok != c.ok {

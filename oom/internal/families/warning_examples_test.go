@@ -36,7 +36,7 @@ func TestWarningExamples(t *testing.T) {
 				if !ok {
 					t.Fatalf("no expected fields for the example of %s", e.ID)
 				}
-				r, ok := readWarning(warning(t, e.ID), e.Example)
+				r, ok := readWarning(warningEntry(t, e.ID), e.Example)
 				if !ok {
 					t.Fatalf("the entry does not read its example %q", e.Example)
 				}

@@ -53,19 +53,19 @@ func TestCompilePatternRejectsAnchor(t *testing.T) {
 	}
 }
 
-// read is what the standard groups of a match give.
-type read struct {
+// groupValues is what the standard groups of a match give.
+type groupValues struct {
 	requested, free Size
 	device          string
 }
 
 // readAll reads every match of p in text.
-func readAll(p *Pattern, text string) []read {
-	var out []read
+func readAll(p *Pattern, text string) []groupValues {
+	var out []groupValues
 	p.Each(text, func(m Match) {
 		var r Report
 		ReadStandardGroups(&r, m)
-		out = append(out, read{r.Requested, r.Free, r.Device})
+		out = append(out, groupValues{r.Requested, r.Free, r.Device})
 	})
 	return out
 }
@@ -77,24 +77,24 @@ func TestEachReadsRealMessages(t *testing.T) {
 		name string
 		p    *Pattern
 		text string
-		want []read
+		want []groupValues
 	}{
 		{"E0100 doc", &buffer, `ValueError: RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate 8.00M. That was not possible. There are 6.43M free.; (0x0x1_HBM0)`,
-			[]read{{KnownSize(8388608), KnownSize(6742344), "0x0x1_HBM0"}}},
+			[]groupValues{{KnownSize(8388608), KnownSize(6742344), "0x0x1_HBM0"}}},
 		{"bare form", &buffer, `Attempting to allocate 180.59M. That was not possible. There are 142.58M free.; (0x3x0_HBM1)`,
-			[]read{{KnownSize(189362340), KnownSize(149505966), "0x3x0_HBM1"}}},
+			[]groupValues{{KnownSize(189362340), KnownSize(149505966), "0x3x0_HBM1"}}},
 		// a log shipper cut the line inside the free size: it is left unset, never guessed
 		{"cut inside a size", &buffer, `Attempting to allocate 180.59M. That was not possible. There are 142.`,
-			[]read{{requested: KnownSize(189362340)}}},
-		{"cut after the unit", &buffer, `Attempting to allocate 180.59M`, []read{{requested: KnownSize(189362340)}}},
-		{"cut inside the request", &buffer, `Attempting to allocate 180.`, []read{{}}},
+			[]groupValues{{requested: KnownSize(189362340)}}},
+		{"cut after the unit", &buffer, `Attempting to allocate 180.59M`, []groupValues{{requested: KnownSize(189362340)}}},
+		{"cut inside the request", &buffer, `Attempting to allocate 180.`, []groupValues{{}}},
 		// the exact figure wins over the rounded one
 		{"refusal with its device", &executor, `E1126 11:16:21.043170     523 cuda_executor.cc:1365] [0] Failed to allocate device memory of 59.38GiB (63763906560 bytes): RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory`,
-			[]read{{requested: KnownSize(63763906560), device: "0"}}},
+			[]groupValues{{requested: KnownSize(63763906560), device: "0"}}},
 		{"two refusals of a pool backing off (jobs/platform_near_full_oom.log)", &executor,
 			"[0] Failed to allocate device memory of 59.38GiB (63763906560 bytes): RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory " +
 				"[0] Failed to allocate device memory of 53.45GiB (57387515904 bytes): RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory",
-			[]read{{requested: KnownSize(63763906560), device: "0"}, {requested: KnownSize(57387515904), device: "0"}}},
+			[]groupValues{{requested: KnownSize(63763906560), device: "0"}, {requested: KnownSize(57387515904), device: "0"}}},
 		{"anchor without its status", &executor, `Failed to allocate device memory of 59.38GiB (63763906560 bytes)`, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
