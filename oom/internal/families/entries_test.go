@@ -113,3 +113,22 @@ func TestEntryIDsAreUnique(t *testing.T) {
 		}
 	}
 }
+
+// TestComputedLeads pins the computed distance between a message's start
+// and its anchor for the families whose anchor is not their first word.
+func TestComputedLeads(t *testing.T) {
+	for id, want := range map[string]struct {
+		lead  int
+		fixed bool
+	}{
+		"tpu-compile-hbm-used":          {len("Ran out of memor"), true},
+		"gpu-platform-allocator":        {len("Failed to allocate re"), true},
+		"gpu-compile-autotuner":         {len("RESOURCE_EXHAUSTED: "), true},
+		"tpu-runtime-buffer":            {0, true},
+		"tpu-compile-sparsecore-offset": {len("current allocation offset upper bound (") + grammar.MaxLeadToken + len(" "), false},
+	} {
+		if f := failureEntry(t, id); f.Lead != want.lead || f.FixedLead != want.fixed {
+			t.Errorf("%s: lead %d fixed %v, want %d %v", id, f.Lead, f.FixedLead, want.lead, want.fixed)
+		}
+	}
+}

@@ -171,3 +171,20 @@ func TestBreakdownCulprit(t *testing.T) {
 		t.Error("a file without a line")
 	}
 }
+
+// TestSizeMeanings: every standard size group has its meaning written down,
+// and every meaning is a standard size group.
+func TestSizeMeanings(t *testing.T) {
+	documented := map[string]bool{}
+	for _, m := range SizeMeanings {
+		documented[m.Group] = true
+		if !IsSizeGroup(m.Group) {
+			t.Errorf("%s is documented but is not a standard size group", m.Group)
+		}
+	}
+	for g := range PlainSizeGroups {
+		if !documented[g] {
+			t.Errorf("standard size group %s has no meaning in SizeMeanings", g)
+		}
+	}
+}
