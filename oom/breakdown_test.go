@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/xlaoom/xlaoomprocessor/oom/internal/diagnosis"
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/breakdown"
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
 )
@@ -195,24 +194,6 @@ func TestDonationAdvice(t *testing.T) {
 	r, ok := Recognize(donationText)
 	require.True(t, ok)
 	assert.Contains(t, strings.Join(r.Remediation, "\n"), "The arguments take 20.00 GiB and the output (20.00 GiB) shares none of it: donate")
-}
-
-func TestAlignmentHint(t *testing.T) {
-	for _, tc := range []struct{ shape, want string }{
-		{"s32[2048,1,128,128,4]{4,3,2,0,1:T(8,128)}", "dimension 4 (size 4, minor-most) is padded to 128"},
-		{"f32[32,4096,4096]{1,2,0:T(8,128)}", ""},
-		{"f32[1000,100]", "dimension 1 (size 100, minor-most) is padded to 128"},
-		{"bf16[7,256]{1,0:T(16,128)(2,1)}", "dimension 0 (size 7, second minor-most) is padded to 16"},
-		{"f32[]", ""},
-		{"garbage", ""},
-	} {
-		got := diagnosis.AlignmentHint(tc.shape)
-		if tc.want == "" {
-			assert.Empty(t, got, tc.shape)
-		} else {
-			assert.Contains(t, got, tc.want, tc.shape)
-		}
-	}
 }
 
 // Lines of a breakdown that arrive as records of their own (no multi-line

@@ -120,30 +120,6 @@ func TestFamilyEntries(t *testing.T) {
 	})
 }
 
-// TestComputedLeads pins the computed distance between a message's start
-// and its anchor for the families whose anchor is not their first word.
-func TestComputedLeads(t *testing.T) {
-	for id, want := range map[string]struct {
-		lead  int
-		fixed bool
-	}{
-		"tpu-compile-hbm-used":          {len("Ran out of memor"), true},
-		"gpu-platform-allocator":        {len("Failed to allocate re"), true},
-		"gpu-compile-autotuner":         {len("RESOURCE_EXHAUSTED: "), true},
-		"tpu-runtime-buffer":            {0, true},
-		"tpu-compile-sparsecore-offset": {len("current allocation offset upper bound (") + grammar.MaxLeadToken + len(" "), false},
-	} {
-		fs := defaultRecognizer.Families
-		i := slices.IndexFunc(fs, func(f grammar.Family) bool { return f.ID == id })
-		if i < 0 {
-			t.Fatalf("no family %s", id)
-		}
-		if f := &fs[i]; f.Lead != want.lead || f.FixedLead != want.fixed {
-			t.Errorf("%s: lead %d fixed %v, want %d %v", id, f.Lead, f.FixedLead, want.lead, want.fixed)
-		}
-	}
-}
-
 // TestLookalikeClasses: every class of look-alike has a negative, every
 // negative a declared class, and every guard phrase of the grammar is
 // exercised by one.

@@ -23,23 +23,6 @@ func TestOverflowInHeadline(t *testing.T) {
 	}
 }
 
-// TestSizeMeanings: every standard size group has its meaning written down,
-// and every meaning is a standard size group.
-func TestSizeMeanings(t *testing.T) {
-	documented := map[string]bool{}
-	for _, m := range grammar.SizeMeanings {
-		documented[m.Group] = true
-		if !grammar.IsSizeGroup(m.Group) {
-			t.Errorf("%s is documented but is not a standard size group", m.Group)
-		}
-	}
-	for g := range grammar.PlainSizeGroups {
-		if !documented[g] {
-			t.Errorf("standard size group %s has no meaning in sizeMeanings", g)
-		}
-	}
-}
-
 // TestPoolLimitGroup: a family's pool_limit group fills Report.PoolLimit,
 // never Capacity, so an allocator's budget does not read as the device.
 func TestPoolLimitGroup(t *testing.T) {
