@@ -17,7 +17,7 @@ all: generate lint test xlaoom
 ## sample logs: incidents, early warnings, metrics; ends by itself
 .PHONY: run
 run:
-	$(MAKE) -C distribution run
+	$(MAKE) -C distribution run PATHS_FROM=$(CURDIR)
 
 ## run-config: run the collector long-lived on CONFIG=your.yaml, or on LOGS='/var/log/xla/*/*.log'
 .PHONY: run-config
@@ -35,7 +35,7 @@ xlaoom:
 ## with its web UI for exploring them (stop it with `make stop-logstore`)
 .PHONY: run-logstore
 run-logstore:
-	$(MAKE) -C distribution run-logstore
+	$(MAKE) -C distribution run-logstore PATHS_FROM=$(CURDIR)
 
 ## stop-logstore: stop the VictoriaLogs that run-logstore started
 .PHONY: stop-logstore

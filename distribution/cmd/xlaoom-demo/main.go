@@ -26,6 +26,7 @@ func main() {
 	flag.StringVar(&o.Logs, "logs", "demo/logs/*/*.log", "log files to read (a glob; <dir>/<host>/<service>.log names host and service)")
 	flag.StringVar(&o.Out, "out", "out/demo", "directory for records.json, metrics.json and collector.log")
 	flag.DurationVar(&o.Timeout, "timeout", 2*time.Minute, "give up after this long")
+	flag.StringVar(&o.PathsFrom, "paths-from", "", "print paths relative to this directory (default: the working directory)")
 	logstore := flag.String("logstore", "", "also send the records to the VictoriaLogs at this URL (e.g. http://127.0.0.1:9428)")
 	flag.Parse()
 	if *logstore != "" {

@@ -11,7 +11,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/xlaoom/xlaoomprocessor/distribution/internal/records"
-	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
 // printFailures lists the processor's failure records: one per failure and
@@ -25,10 +24,14 @@ func printFailures(w io.Writer, failures []records.Record) {
 	fmt.Fprintln(tw, "TIME\tJOB\tHOST\tCODE\tREQUESTED\tHELD BY\tSITE\tRETRY (RULE)\tRECORDS")
 	// In the order they happened; they leave in the order they closed.
 	sort.SliceStable(failures, func(i, j int) bool { return failures[i].Time.Before(failures[j].Time) })
+	star := false
 	for _, f := range failures {
-		req := "-"
-		if n, ok := f.Int("xla.oom.requested.size"); ok {
-			req = oom.HumanBytes(n)
+		// The incident table's figure: compile-time failures request nothing,
+		// they need "used" of a "capacity".
+		requested, _, compile := figures(f)
+		req := dash(requested)
+		if compile {
+			req, star = req+"*", true
 		}
 		site := "-"
 		if file := f.Str("code.file.path"); file != "" {
@@ -43,5 +46,8 @@ func printFailures(w io.Writer, failures []records.Record) {
 			f.Str("xla.error.code"), req, dash(f.Str("xla.oom.holder.program")), site, retry, f.Str("xla.oom.failure.statements"))
 	}
 	_ = tw.Flush()
+	if star {
+		fmt.Fprintln(w, "* compile time: the memory the program needs, as in the incident table.")
+	}
 	fmt.Fprintln(w)
 }
