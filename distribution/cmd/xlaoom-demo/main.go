@@ -1,12 +1,9 @@
 // Copyright The xla_oom Authors
 // SPDX-License-Identifier: Apache-2.0
 
-// Command xlaoom-demo runs a collector once over the bundled sample logs (or
-// yours), which it reads as file_log does and sends over OTLP, and prints what
-// the collector found: the XLA OOM incidents, one row each, and the metrics the
-// xla_oom connector produced, under their Prometheus names.
-//
-//	go run ./cmd/xlaoom-demo -collector bin/otelcol-xlaoom-demo     (what `make run` does)
+// Command xlaoom-demo is `make run`: it runs a collector once over the sample
+// logs (or yours), sent over OTLP as file_log reads them, and prints what the
+// collector found (package demorun).
 package main
 
 import (

@@ -14,8 +14,7 @@ import (
 )
 
 // printFailures lists the processor's failure records: one per failure and
-// host, each assembled from all the records that state it, with the verdict
-// decided on all of them.
+// host, assembled from every record that states it.
 func printFailures(w io.Writer, failures []records.Record) {
 	fmt.Fprintf(w, "XLA OOM failure records: %d (event xla.oom.failure, one per failure and host, assembled from every record\n", len(failures))
 	fmt.Fprintln(w, "that states it: the request, who held the memory, the line of the job's code that asked, the verdict and its rule)")
@@ -26,8 +25,7 @@ func printFailures(w io.Writer, failures []records.Record) {
 	sort.SliceStable(failures, func(i, j int) bool { return failures[i].Time.Before(failures[j].Time) })
 	star := false
 	for _, f := range failures {
-		// The incident table's figure: compile-time failures request nothing,
-		// they need "used" of a "capacity".
+		// As the incident table: at compile time, what the program needs.
 		requested, _, compile := figures(f)
 		req := dash(requested)
 		if compile {
