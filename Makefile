@@ -103,6 +103,8 @@ generate:
 	  (cd $$link && $(MDATAGEN) $$link/metadata.yaml && \
 	   if [ -f xlaoomconnector/metadata.yaml ]; then $(MDATAGEN) $$link/xlaoomconnector/metadata.yaml; fi) && \
 	  rm $$link
+	@# mdatagen links only the OpenTelemetry project's distributions; ours is in distribution/.
+	sed 's|^\[otelcol-xlaoom\]: $$|[otelcol-xlaoom]: distribution/|' README.md >README.md.tmp && mv README.md.tmp README.md
 	$(GO) run ./oom/internal/gendocs
 	$(GO) run ./scripts/prometheusrule
 	$(GO) run ./scripts/coveragetable
