@@ -17,7 +17,7 @@ all: generate lint test xlaoom
 ## sample logs: incidents, early warnings, metrics; ends by itself
 .PHONY: run
 run:
-	$(MAKE) -C distribution run PATHS_FROM=$(CURDIR)
+	@$(MAKE) --no-print-directory -C distribution run PATHS_FROM=$(CURDIR)
 
 ## run-config: run the collector long-lived on CONFIG=your.yaml, or on LOGS='/var/log/xla/*/*.log'
 .PHONY: run-config

@@ -70,7 +70,11 @@ func Run(w io.Writer, o Options) (Result, error) {
 	for _, f := range []string{"records.json", "metrics.json"} {
 		_ = os.Remove(filepath.Join(absOut, f)) // the file exporter appends
 	}
-	fmt.Fprintf(w, "Running %s on %d log files (%s) ...\n", bin, len(files), logs)
+	shown := func(p string) string {
+		abs, _ := filepath.Abs(p)
+		return relativePath(o.PathsFrom, abs)
+	}
+	fmt.Fprintf(w, "Running %s on %d log files (%s) ...\n", shown(bin), len(files), shown(logs))
 	started := time.Now()
 	ld, n, err := logsOf(files, started.UTC().Year(), started)
 	if err != nil {
@@ -119,7 +123,6 @@ func Run(w io.Writer, o Options) (Result, error) {
 		return res, err
 	}
 	recs, failures := records.Split(recs) // the input's records, and the processor's failure records
-	shown := func(p string) string { return relativePath(o.PathsFrom, p) }
 	fmt.Fprintf(w, "Done in %.1fs; the collector has stopped. What it wrote:\n  log records as exported, the OOMs with their xla.* attributes: %s\n  metrics as exported: %s\n  collector log: %s\n\n",
 		time.Since(started).Seconds(), shown(recordsPath), shown(metricsPath), shown(p.Log))
 	incidents := groupIncidents(recs)
