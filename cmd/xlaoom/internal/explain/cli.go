@@ -37,10 +37,10 @@ kills in logs and explains each: error code and name, category, phase,
 sizes, cause, program, device and replica, the culprit and largest
 allocations of a memory breakdown, what to do, and the documentation link.
 
-A host-memory kill is a process the kernel's OOM killer (or systemd-oomd,
-earlyoom, Kubernetes, Slurm, Ray) killed because the node or its cgroup ran
-out of RAM: read from a saved "dmesg", "journalctl -k" or the job's log.
-It is not an XLA failure: it has no error code, and its own retry verdict
+A host-memory kill is the kernel's OOM killer (or systemd-oomd, earlyoom,
+Kubernetes, Slurm, Ray) ending a process because the node or its cgroup ran
+out of RAM, read from a saved "dmesg", "journalctl -k" or the job's log. It
+is not an XLA failure: it has no error code, and a retry verdict of its own
 (its cgroup's own limit: futile; the node's memory: may help).
 
 FILE is a log file (a .gz file is read decompressed); with no FILE, or
@@ -65,7 +65,7 @@ Exit status:
      one), or the last host-memory kill, is futile: running the same
      program again, unchanged, fails the same way
 
-  xlaoom --version   print the version
+"xlaoom --version" prints the version.
 
 xlaoom run [flags] -- COMMAND runs a job and, when it fails, exits with a
 status a restart policy acts on: see "xlaoom run -h".

@@ -94,7 +94,7 @@ func TestCommand(t *testing.T) {
 			stdout: []string{huge + ":3: E0007", "summary: 1 OOM failure, 0 memory warnings in 2 records", "1 record over 1.00 MiB not read, as the processor passes such records unchanged"}},
 		{name: "unknown flag", args: []string{"explain", "--jsn"}, status: ExitError, stderr: []string{"flag provided but not defined: -jsn", "Usage: xlaoom explain"}, noStdout: true},
 		{name: "help", args: []string{"explain", "-h"}, status: ExitNone, stdout: []string{"Usage: xlaoom explain [--json] [FILE...]",
-			"A host-memory kill is a process the kernel's OOM killer", `"dmesg", "journalctl -k"`,
+			"A host-memory kill is the kernel's OOM killer", `"dmesg", "journalctl -k"`,
 			"1  an OOM failure or a host-memory kill found", "or the last host-memory kill, is futile"}},
 		{name: "no command", status: ExitError, stderr: []string{"Usage: xlaoom explain"}, noStdout: true},
 		{name: "unknown command", args: []string{"explian"}, status: ExitError, stderr: []string{`unknown command "explian"`}, noStdout: true},
