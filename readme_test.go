@@ -68,3 +68,16 @@ func TestContractHasHostKills(t *testing.T) {
 		}
 	}
 }
+
+// TestSlurmDeployment: Slurm has a deployment section that says how a job's
+// output reaches the agent and where xlaoom comes from.
+func TestSlurmDeployment(t *testing.T) {
+	doc := readDoc(t, "docs/deployment.md")
+	_, section, ok := strings.Cut(doc, "\n## Slurm\n")
+	section, _, _ = strings.Cut(section, "\n## ")
+	for _, want := range []string{"#SBATCH --output=", "XLAOOM_JOB_LOGS", "make xlaoom", "xlaoom_VERSION_linux_amd64.tar.gz"} {
+		if !ok || !strings.Contains(section, want) {
+			t.Errorf("docs/deployment.md's Slurm section (found: %v) does not say %q", ok, want)
+		}
+	}
+}
