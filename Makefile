@@ -14,7 +14,7 @@ all: generate lint test xlaoom
 ##@ Try it, then run it on your logs
 
 ## run: build the demo's collector (only the components the demo uses) and run it on the bundled
-## sample logs: incidents, early warnings, metrics; ends by itself
+## sample logs: incidents, early warnings, host-memory kills, metrics; ends by itself with what to try next
 .PHONY: run
 run:
 	@$(MAKE) --no-print-directory -C distribution run PATHS_FROM=$(CURDIR)
