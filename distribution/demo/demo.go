@@ -98,6 +98,12 @@ var ExpectedWarnings = map[string][]string{
 	"gpu-train-0": {"rematerialization", "allocator_retry"}, // compile-time remat shortfall, then BFC retries, then the OOM
 }
 
+// ExpectedHostKills are the host-memory kills of the samples (the source of
+// each, per host): never XLA failures, in no Expected list.
+var ExpectedHostKills = map[string][]string{
+	"cpu-eval-0": {"ray"}, // a checkpoint conversion materialised on the host, killed by Ray's memory monitor
+}
+
 // LookAlikes are substrings of records that mention RESOURCE_EXHAUSTED or
 // running out of memory but are not XLA OOM failures.
 var LookAlikes = []string{

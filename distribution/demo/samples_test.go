@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xlaoom/xlaoomprocessor/hostoom"
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
@@ -129,5 +130,25 @@ func TestSamplesAreDated(t *testing.T) {
 			first, _, _ := strings.Cut(r.Text, "\n")
 			t.Errorf("%s/%s: a record without a header: %q", r.Host, r.Job, first)
 		}
+	}
+}
+
+// The samples hold host-memory kills too, which are no XLA failures.
+func TestSamplesHoldHostKills(t *testing.T) {
+	recs, err := ReadRecords("logs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]string{}
+	for _, r := range recs {
+		if s, ok := hostoom.Parse(r.Text); ok {
+			got[r.Host] = append(got[r.Host], s.Kind.Source())
+			if _, xla := oom.Recognize(r.Text); xla {
+				t.Errorf("%s/%s: a host kill recognised as an XLA failure", r.Host, r.Job)
+			}
+		}
+	}
+	if !reflect.DeepEqual(got, ExpectedHostKills) {
+		t.Errorf("host kills per host:\n got %v\nwant %v", got, ExpectedHostKills)
 	}
 }

@@ -3,8 +3,8 @@
 
 // Command versionrefs writes the version in the VERSION file into every place
 // that names it: the image tag of the Helm and Operator examples and of the
-// deployment walk-through, the tagged module and the package file that the
-// docs tell users to install, the ocb manifest's dist.version and the version a
+// deployment walk-through, the tagged module and the package file a release
+// publishes, the ocb manifest's dist.version and the version a
 // plain `go build` of the collectors reports. Release builds take the version from the git tag
 // (.goreleaser.yaml, and the release workflow checks that the tag is
 // v$(cat VERSION)); builds from a checkout are VERSION + "-dev". Run it from
@@ -49,7 +49,6 @@ var references = []reference{
 	// The tagged module in an ocb manifest, and the release's package.
 	{glob: "docs/deployment.md", re: regexp.MustCompile(`gomod: github\.com/xlaoom/xlaoomprocessor v` + published)},
 	{glob: "docs/deployment.md", re: regexp.MustCompile(`otelcol-xlaoom_` + semver + `_amd64\.deb`)},
-	{glob: "README.md", re: regexp.MustCompile(`otelcol-xlaoom_` + semver + `_amd64\.deb`)},
 	{glob: "docs/explain.md", re: regexp.MustCompile("the next will be `@v" + semver + "`")},
 	{glob: "distribution/README.md", re: regexp.MustCompile(`otelcol-xlaoom:` + semver + ` validate`), dev: true},
 	{glob: "distribution/builder-config.yaml", re: regexp.MustCompile(`(?m)^  version: ` + semver + `$`), dev: true},

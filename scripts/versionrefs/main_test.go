@@ -52,7 +52,6 @@ func TestRewriteSetsEveryReference(t *testing.T) {
 	write("deploy/operator/c.yaml", "  image: registry.example.com/otelcol-xlaoom:0.1.0\n---\n  image: r.example/otelcol-xlaoom:0.1.0\n")
 	write("docs/deployment.md", "make image VERSION=0.1.0\nbuildah push otelcol-xlaoom:0.1.0 docker://r.example/otelcol-xlaoom:0.1.0\n--set image.tag=0.1.0\n`make image` builds `otelcol-xlaoom:0.1.0-dev`\n"+
 		deploymentModules("0.1.0"))
-	write("README.md", "sudo apt install ./otelcol-xlaoom_0.1.0_amd64.deb\n")
 	write("docs/explain.md", "`@vX.Y.Z` (the next will be `@v0.1.0`).\n")
 	write("distribution/README.md", "podman run otelcol-xlaoom:0.1.0-dev validate --config\n")
 	write("distribution/builder-config.yaml", "dist:\n  version: 0.1.0-dev\n")
@@ -65,7 +64,6 @@ func TestRewriteSetsEveryReference(t *testing.T) {
 		"deploy/operator/c.yaml":        "  image: registry.example.com/otelcol-xlaoom:1.2.3\n---\n  image: r.example/otelcol-xlaoom:1.2.3\n",
 		"docs/deployment.md": "make image VERSION=1.2.3\nbuildah push otelcol-xlaoom:1.2.3 docker://r.example/otelcol-xlaoom:1.2.3\n--set image.tag=1.2.3\n`make image` builds `otelcol-xlaoom:1.2.3-dev`\n" +
 			deploymentModules("1.2.3"),
-		"README.md":                               "sudo apt install ./otelcol-xlaoom_1.2.3_amd64.deb\n",
 		"docs/explain.md":                         "`@vX.Y.Z` (the next will be `@v1.2.3`).\n",
 		"distribution/README.md":                  "podman run otelcol-xlaoom:1.2.3-dev validate --config\n",
 		"distribution/builder-config.yaml":        "dist:\n  version: 1.2.3-dev\n",

@@ -1,12 +1,9 @@
 // Copyright The xla_oom Authors
 // SPDX-License-Identifier: Apache-2.0
 
-// Command xlaoom-demo runs a collector once over the bundled sample logs (or
-// yours), which it reads as file_log does and sends over OTLP, and prints what
-// the collector found: the XLA OOM incidents, one row each, and the metrics the
-// xla_oom connector produced, under their Prometheus names.
-//
-//	go run ./cmd/xlaoom-demo -collector bin/otelcol-xlaoom-demo     (what `make run` does)
+// Command xlaoom-demo is `make run`: it runs a collector once over the sample
+// logs (or yours), sent over OTLP as file_log reads them, and prints what the
+// collector found (package demorun).
 package main
 
 import (
@@ -26,6 +23,7 @@ func main() {
 	flag.StringVar(&o.Logs, "logs", "demo/logs/*/*.log", "log files to read (a glob; <dir>/<host>/<service>.log names host and service)")
 	flag.StringVar(&o.Out, "out", "out/demo", "directory for records.json, metrics.json and collector.log")
 	flag.DurationVar(&o.Timeout, "timeout", 2*time.Minute, "give up after this long")
+	flag.StringVar(&o.PathsFrom, "paths-from", "", "print paths relative to this directory (default: the working directory)")
 	logstore := flag.String("logstore", "", "also send the records to the VictoriaLogs at this URL (e.g. http://127.0.0.1:9428)")
 	flag.Parse()
 	if *logstore != "" {

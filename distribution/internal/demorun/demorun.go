@@ -40,6 +40,9 @@ type Options struct {
 	Out       string        // directory for records.json, metrics.json and collector.log
 	Timeout   time.Duration // give up after this long
 	Env       []string      // more environment for the collector ("KEY=value"), e.g. where to send the records
+	// PathsFrom is the directory the printed paths are relative to: where the
+	// user ran make, not the distribution directory the demo runs in.
+	PathsFrom string
 }
 
 // Result is what a run produced, for tests.
@@ -67,7 +70,11 @@ func Run(w io.Writer, o Options) (Result, error) {
 	for _, f := range []string{"records.json", "metrics.json"} {
 		_ = os.Remove(filepath.Join(absOut, f)) // the file exporter appends
 	}
-	fmt.Fprintf(w, "Running %s on %d log files (%s) ...\n", bin, len(files), logs)
+	shown := func(p string) string {
+		abs, _ := filepath.Abs(p)
+		return relativePath(o.PathsFrom, abs)
+	}
+	fmt.Fprintf(w, "Running %s on %d log files (%s) ...\n", shown(bin), len(files), shown(logs))
 	started := time.Now()
 	ld, n, err := logsOf(files, started.UTC().Year(), started)
 	if err != nil {
@@ -117,23 +124,29 @@ func Run(w io.Writer, o Options) (Result, error) {
 	}
 	recs, failures := records.Split(recs) // the input's records, and the processor's failure records
 	fmt.Fprintf(w, "Done in %.1fs; the collector has stopped. What it wrote:\n  log records as exported, the OOMs with their xla.* attributes: %s\n  metrics as exported: %s\n  collector log: %s\n\n",
-		time.Since(started).Seconds(), rel(recordsPath), rel(metricsPath), rel(p.Log))
+		time.Since(started).Seconds(), shown(recordsPath), shown(metricsPath), shown(p.Log))
 	incidents := groupIncidents(recs)
 	printWarnings(w, recs, incidents)
 	printIncidents(w, recs, incidents)
 	printFailures(w, failures)
+	printHostKills(w, recs)
 	printExample(w, recs)
 	printIncidentMetric(w, samples, len(incidents))
 	printMetrics(w, samples)
 	printWarningMetrics(w, samples)
+	printHostKillMetric(w, samples)
+	printNextSteps(w, shown(recordsPath))
 	return Result{Records: recs, Metrics: samples, Incidents: len(incidents)}, nil
 }
 
-func rel(p string) string {
-	if wd, err := os.Getwd(); err == nil {
-		if r, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(r, "..") {
-			return r
-		}
+// relativePath is p relative to dir (the working directory when dir is
+// empty), or p itself when it lies outside dir.
+func relativePath(dir, p string) string {
+	if dir == "" {
+		dir, _ = os.Getwd()
+	}
+	if r, err := filepath.Rel(dir, p); err == nil && !strings.HasPrefix(r, "..") {
+		return r
 	}
 	return p
 }
@@ -285,11 +298,11 @@ func printIncidents(w io.Writer, recs []records.Record, list []*incident) {
 			in.code, in.category, req, free, dash(in.cause), dash(in.retry), in.records)
 	}
 	tw.Flush()
-	// The first piece of advice goes under each row, outside the columns.
+	// The first piece of advice goes under each row, outside the columns, whole.
 	for i, line := range strings.Split(strings.TrimRight(table.String(), "\n"), "\n") {
 		fmt.Fprintln(w, strings.TrimRight(line, " "))
 		if i > 0 {
-			fmt.Fprintf(w, "        advice: %s\n", clip(list[i-1].advice, 110))
+			writeWrapped(w, "        advice: ", list[i-1].advice)
 		}
 	}
 	fmt.Fprintln(w)
@@ -348,6 +361,31 @@ func dash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// wrapWidth is the width of the wrapped advice: a terminal's 120 columns.
+const wrapWidth = 118
+
+// writeWrapped writes s after prefix, in lines of at most wrapWidth
+// columns, the next lines indented as far as prefix; a word longer than a
+// line is not cut.
+func writeWrapped(w io.Writer, prefix, s string) {
+	s = dash(strings.TrimSpace(s))
+	indent := strings.Repeat(" ", len([]rune(prefix)))
+	line, width := prefix, len([]rune(prefix))
+	for i, word := range strings.Fields(s) {
+		n := len([]rune(word))
+		if i > 0 && width+1+n > wrapWidth {
+			fmt.Fprintln(w, line)
+			line, width = indent+word, len(indent)+n
+			continue
+		}
+		if i > 0 {
+			line, width = line+" ", width+1
+		}
+		line, width = line+word, width+n
+	}
+	fmt.Fprintln(w, line)
 }
 
 func clip(s string, n int) string {

@@ -11,12 +11,10 @@ import (
 	"text/tabwriter"
 
 	"github.com/xlaoom/xlaoomprocessor/distribution/internal/records"
-	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
 // printFailures lists the processor's failure records: one per failure and
-// host, each assembled from all the records that state it, with the verdict
-// decided on all of them.
+// host, assembled from every record that states it.
 func printFailures(w io.Writer, failures []records.Record) {
 	fmt.Fprintf(w, "XLA OOM failure records: %d (event xla.oom.failure, one per failure and host, assembled from every record\n", len(failures))
 	fmt.Fprintln(w, "that states it: the request, who held the memory, the line of the job's code that asked, the verdict and its rule)")
@@ -25,10 +23,13 @@ func printFailures(w io.Writer, failures []records.Record) {
 	fmt.Fprintln(tw, "TIME\tJOB\tHOST\tCODE\tREQUESTED\tHELD BY\tSITE\tRETRY (RULE)\tRECORDS")
 	// In the order they happened; they leave in the order they closed.
 	sort.SliceStable(failures, func(i, j int) bool { return failures[i].Time.Before(failures[j].Time) })
+	star := false
 	for _, f := range failures {
-		req := "-"
-		if n, ok := f.Int("xla.oom.requested.size"); ok {
-			req = oom.HumanBytes(n)
+		// As the incident table: at compile time, what the program needs.
+		requested, _, compile := figures(f)
+		req := dash(requested)
+		if compile {
+			req, star = req+"*", true
 		}
 		site := "-"
 		if file := f.Str("code.file.path"); file != "" {
@@ -43,5 +44,8 @@ func printFailures(w io.Writer, failures []records.Record) {
 			f.Str("xla.error.code"), req, dash(f.Str("xla.oom.holder.program")), site, retry, f.Str("xla.oom.failure.statements"))
 	}
 	_ = tw.Flush()
+	if star {
+		fmt.Fprintln(w, "* compile time: the memory the program needs, as in the incident table.")
+	}
 	fmt.Fprintln(w)
 }

@@ -55,7 +55,7 @@ func printWarnings(w io.Writer, recs []records.Record, incidents []*incident) {
 	}
 	tw.Flush()
 	for _, wn := range uniqueKinds(list) {
-		fmt.Fprintf(w, "  %s: %s\n", wn.kind, clip(wn.explanation, 160))
+		writeWrapped(w, "  "+wn.kind+": ", wn.explanation)
 	}
 	fmt.Fprintln(w)
 }

@@ -32,10 +32,16 @@ const (
 
 const usage = `Usage: xlaoom explain [--json] [FILE...]
 
-Finds XLA out-of-memory failures and memory-pressure warnings in logs and
-explains each: error code and name, category, phase, sizes, cause, program,
-device and replica, the culprit and largest allocations of a memory
-breakdown, what to do, and the documentation link.
+Finds XLA out-of-memory failures, memory-pressure warnings and host-memory
+kills in logs and explains each: error code and name, category, phase,
+sizes, cause, program, device and replica, the culprit and largest
+allocations of a memory breakdown, what to do, and the documentation link.
+
+A host-memory kill is the kernel's OOM killer (or systemd-oomd, earlyoom,
+Kubernetes, Slurm, Ray) ending a process because the node or its cgroup ran
+out of RAM, read from a saved "dmesg", "journalctl -k" or the job's log. It
+is not an XLA failure: it has no error code, and a retry verdict of its own
+(its cgroup's own limit: futile; the node's memory: may help).
 
 FILE is a log file (a .gz file is read decompressed); with no FILE, or
 when FILE is -, standard input is read: a pasted traceback, a job log, a
@@ -51,10 +57,15 @@ Flags:
            summary goes to standard error
   -h       print this help
 
-Exit status: 0 no OOM found, 1 an OOM found, 2 a usage error or an input
-that could not be read, 3 an OOM found and the last failure found (the
-latest in the last input that has one) is futile: running the same program
-again, unchanged, fails the same way.
+Exit status:
+  0  no OOM failure and no host-memory kill found
+  1  an OOM failure or a host-memory kill found
+  2  a usage error, or an input that could not be read
+  3  the last OOM failure found (the latest in the last input that has
+     one), or the last host-memory kill, is futile: running the same
+     program again, unchanged, fails the same way
+
+"xlaoom --version" prints the version.
 
 xlaoom run [flags] -- COMMAND runs a job and, when it fails, exits with a
 status a restart policy acts on: see "xlaoom run -h".
@@ -81,21 +92,29 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return ExitError
 }
 
-// releaseVersion is the release's version, set by goreleaser with
-// -ldflags "-X …/explain.releaseVersion=…"; empty in other builds.
-var releaseVersion string
+// buildVersion is set at build time from the VERSION file or the release tag
+// (-ldflags "-X …/explain.buildVersion=…": the Makefile, .goreleaser.yaml).
+var buildVersion string
 
-// version is the release's version, else the module version `go install
-// …@vX.Y.Z` stamps into the binary ("(devel)" for a build from a checkout).
+// version is the stamped version, else the module version of a `go install
+// …@vX.Y.Z` build, else "(devel)" with the commit when the build knows it.
 func version() string {
-	if releaseVersion != "" {
-		return releaseVersion
+	if buildVersion != "" {
+		return buildVersion
 	}
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "(unknown)"
 	}
+	return mainVersion(info)
+}
+
+// mainVersion is the version debug.BuildInfo gives a build without ldflags.
+func mainVersion(info *debug.BuildInfo) string {
 	v := info.Main.Version
+	if v == "" {
+		v = "(devel)"
+	}
 	for _, s := range info.Settings {
 		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
 			v += " " + s.Value[:12]
@@ -161,7 +180,6 @@ func explain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		_, _ = fmt.Fprintf(stderr, "xlaoom: %v\n", err)
 		return ExitError
 	}
-	_, _ = fmt.Fprint(summaryTo, hostSummary(&t))
 	return exitStatus(&t)
 }
 

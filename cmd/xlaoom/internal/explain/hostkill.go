@@ -129,12 +129,3 @@ func ownerText(o hostoom.Owner) string {
 	}
 	return "cgroup " + o.Path
 }
-
-// hostSummary is the summary line of the host kills, when there were any.
-func hostSummary(t *Totals) string {
-	if t.HostKills == 0 {
-		return ""
-	}
-	return fmt.Sprintf("summary: %s (the kernel's OOM killer or another killer acting for host memory; not XLA failures)\n",
-		plural(t.HostKills, "host-memory kill", "host-memory kills"))
-}

@@ -282,9 +282,13 @@ func sizeText(n int64) string {
 	return oom.HumanBytes(n) + " (" + exact + ")"
 }
 
-// summary writes the closing line: what was found in how much.
+// summary writes the closing line: what was found in how much. Host-memory
+// kills lead it when there are any, so that it agrees with the exit status.
 func summary(w io.Writer, t *Totals) error {
 	failures := plural(t.Failures, "OOM failure", "OOM failures")
+	if t.HostKills > 0 {
+		failures = hostKillsText(t) + ", " + failures
+	}
 	if t.Generic > 0 {
 		failures += fmt.Sprintf(" (%d not a known family)", t.Generic)
 	}
@@ -306,6 +310,21 @@ func summary(w io.Writer, t *Totals) error {
 	}
 	_, err := fmt.Fprintf(w, "summary: %s\n", line)
 	return err
+}
+
+// hostKillsText counts the host-memory kills with the last one's verdict.
+func hostKillsText(t *Totals) string {
+	what := "not XLA failures"
+	if t.HostKills == 1 {
+		what = "not an XLA failure"
+	}
+	switch t.LastHostRetry {
+	case oom.RetryFutile:
+		what += "; the last futile: a restart fails the same way"
+	case oom.RetryMayHelp:
+		what += "; the last may be helped by a restart"
+	}
+	return plural(t.HostKills, "host-memory kill", "host-memory kills") + " (" + what + ")"
 }
 
 func plural(n int64, one, many string) string {
