@@ -25,7 +25,7 @@ func TestFactoryType(t *testing.T) {
 	assert.Equal(t, component.StabilityLevelAlpha, f.LogsStability())
 }
 
-// The defaults are the documented ones (README, "Configuration") and valid.
+// The defaults are the documented ones (README, "Processor settings") and valid.
 func TestDefaultConfig(t *testing.T) {
 	cfg, ok := NewFactory().CreateDefaultConfig().(*Config)
 	require.True(t, ok)
