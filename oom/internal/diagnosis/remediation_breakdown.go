@@ -10,8 +10,7 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
-// BreakdownAdvice is what a memory breakdown's numbers call for. Its steps
-// go right after the first step of the code's advice.
+// BreakdownAdvice is what a memory breakdown's numbers call for, right after the code's first step.
 var BreakdownAdvice = AdviceTable{
 	{Name: "culprit", Action: grammar.ActionShrinkFootprint, When: func(c AdviceCase) bool { return c.R.Breakdown.Culprit() >= 0 }, Say: func(c AdviceCase) string {
 		b := &c.R.Breakdown
@@ -79,8 +78,7 @@ var BreakdownAdvice = AdviceTable{
 
 const maxPaddingSteps = 3
 
-// paddedAllocations are the first allocations padded to more than 1.5×
-// their data, in an array so that looking costs no allocation.
+// paddedAllocations are the first allocations padded to more than 1.5× their data, in an array: no allocation.
 func paddedAllocations(c AdviceCase) (padded [maxPaddingSteps]*grammar.Allocation, n int) {
 	for i := range c.R.Breakdown.Allocations {
 		if e := &c.R.Breakdown.Allocations[i]; e.Expansion <= 1.5 {
@@ -112,8 +110,7 @@ func paddingStep(e *grammar.Allocation) string {
 	return s + " TPU arrays are tiled (8,128) on their two minor-most dimensions: make those multiples of 8 and 128, or reorder dimensions so a large one is minor-most."
 }
 
-// fragmentationPct is the runtime buffer assignment's share lost to
-// fragmentation, in percent (0 when not known).
+// fragmentationPct is the buffer assignment's share lost to fragmentation, in percent (0 when not known).
 func fragmentationPct(c AdviceCase) float64 {
 	b := &c.R.Breakdown
 	if c.R.Phase != grammar.PhaseRuntime || !b.Fragmentation.Known || !b.Total.Known || b.Total.Bytes <= 0 {
