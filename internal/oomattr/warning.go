@@ -9,12 +9,10 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
-// Attribute keys of a memory-pressure warning (oom.Warning). A warning record
-// never carries xla.error.code or error.type, so nothing that counts failures
-// counts it. Its sizes use the xla.oom.*.size keys of failures.
+// Attribute keys of a memory-pressure warning; it never carries xla.error.code or error.type, so nothing that
+// counts failures counts it.
 const (
-	// WarningKind is the kind of warning: rematerialization,
-	// allocator_retry, allocation_attempt, autotune_fallback or memory_usage.
+	// WarningKind: rematerialization, allocator_retry, allocation_attempt, autotune_fallback or memory_usage.
 	WarningKind = "xla.memory.warning"
 	// WarningExplanation says in one sentence what happened and what it costs.
 	WarningExplanation = "xla.memory.warning.explanation"
@@ -24,8 +22,7 @@ func warningSizes(w *oom.Warning) [5]sizeField {
 	return [5]sizeField{{Requested, &w.Requested}, {Used, &w.Used}, {Free, &w.Free}, {Capacity, &w.Capacity}, {AttemptLast, &w.Last}}
 }
 
-// warningStrings are the string attributes of a warning. Its phase is not
-// written: it follows from the kind, and xla.error.* belongs to failures.
+// warningStrings are a warning's string attributes; its phase follows from the kind and is not written.
 func warningStrings(w *oom.Warning) [4]stringField {
 	return [4]stringField{{WarningKind, &w.Kind}, {WarningExplanation, &w.Explanation}, {Backend, &w.Backend}, {Device, &w.Device}}
 }
@@ -50,9 +47,8 @@ func Warned(attrs pcommon.Map) bool {
 	return ok
 }
 
-// GetWarning reads back a warning written by PutWarning. It returns false when
-// attrs carry no xla.memory.warning, or also carry xla.error.code (a failure
-// is never a warning). Values of the wrong type are ignored.
+// GetWarning reads back a warning written by PutWarning; false without xla.memory.warning or with
+// xla.error.code (a failure is never a warning).
 func GetWarning(attrs pcommon.Map) (oom.Warning, bool) {
 	kind, ok := attrs.Get(WarningKind)
 	if !ok || kind.Type() != pcommon.ValueTypeStr || kind.Str() == "" || Tagged(attrs) {
