@@ -15,11 +15,7 @@ var BreakdownAdvice = AdviceTable{
 	{Name: "culprit", Action: grammar.ActionShrinkFootprint, When: func(c AdviceCase) bool { return c.R.Breakdown.Culprit() >= 0 }, Say: func(c AdviceCase) string {
 		b := &c.R.Breakdown
 		e := &b.Allocations[b.Culprit()]
-		s := "The largest allocation naming an operator is " + grammar.HumanSize(e.Size)
-		if e.Shape != "" {
-			s += " (" + e.Shape + ")"
-		}
-		s += ", made by " + shortOp(e.OpName)
+		s := "The largest allocation naming an operator is " + sizeAndShape(e) + ", made by " + shortOp(e.OpName)
 		if src := e.Source(); src != "" {
 			s += " at " + src
 		}
@@ -28,11 +24,7 @@ var BreakdownAdvice = AdviceTable{
 	{Name: "largest input", Action: grammar.ActionShard, When: func(c AdviceCase) bool { return c.R.Breakdown.LargestInput() >= 0 }, Say: func(c AdviceCase) string {
 		b := &c.R.Breakdown
 		in := &b.Allocations[b.LargestInput()]
-		s := "The largest program input in the list takes " + grammar.HumanSize(in.Size)
-		if in.Shape != "" {
-			s += " (" + in.Shape + ")"
-		}
-		return s + ": shard or shrink that argument, or donate it if it is not needed after the call."
+		return "The largest program input in the list takes " + sizeAndShape(in) + ": shard or shrink that argument, or donate it if it is not needed after the call."
 	}},
 	{Name: "padded allocations", Action: grammar.ActionShrinkFootprint, When: func(c AdviceCase) bool { _, n := paddedAllocations(c); return n > 0 }, SayEach: func(c AdviceCase, a grammar.Advice) grammar.Advice {
 		padded, n := paddedAllocations(c)
@@ -121,3 +113,11 @@ func fragmentationPct(c AdviceCase) float64 {
 
 // shortOp quotes an operator name cut to 160 bytes.
 func shortOp(op string) string { return "`" + logtext.Shorten(op, 160) + "`" }
+
+// sizeAndShape is an allocation's size, then its shape in parentheses when printed.
+func sizeAndShape(a *grammar.Allocation) string {
+	if a.Shape == "" {
+		return grammar.HumanSize(a.Size)
+	}
+	return grammar.HumanSize(a.Size) + " (" + a.Shape + ")"
+}
