@@ -142,7 +142,6 @@ func (c *xlaOOMConnector) ConsumeLogs(ctx context.Context, ld plog.Logs) error {
 	return nil
 }
 
-// batch is what one ConsumeLogs call read, before it touches the state.
 type batch struct {
 	records []*resourceBatch // the OOM records of each record resource
 	// incidents, warnings and host kills, filed under job resources (byKey)
@@ -284,7 +283,6 @@ type resourceBatch struct {
 	obs       []observation
 }
 
-// fileUnderJob adds ob to the batch entry of rl's job, creating it on first use.
 func (c *xlaOOMConnector) fileUnderJob(into map[resourceKey]*resourceBatch, rl plog.ResourceLogs, ob observation) {
 	res := pcommon.NewResource()
 	for k, v := range incident.Job(rl.Resource().Attributes(), c.cfg.IncidentResourceAttributes) {

@@ -34,7 +34,6 @@ func newMemory[K comparable, S any](window, expiry time.Duration) memory[K, S] {
 	return memory[K, S]{window: window, expiry: expiry, open: lru.New[K, recent[S]]()}
 }
 
-// touched returns the recent spans of key, which has a record at now.
 func (m *memory[K, S]) touched(key K, now time.Time) *recent[S] {
 	h := m.open.Touched(key, func(h *recent[S]) bool { return now.Sub(h.seen) >= m.expiry })
 	h.seen = now
@@ -49,7 +48,6 @@ func (m *memory[K, S]) add(h *recent[S], s S) {
 	m.open.Trim(maxIncidents)
 }
 
-// expire forgets the keys that received no record for the expiry.
 func (m *memory[K, S]) expire(now time.Time) {
 	m.open.RemoveStale(func(h *recent[S]) bool { return now.Sub(h.seen) >= m.expiry })
 }
@@ -89,7 +87,6 @@ func (m *incidentMemory) observe(job resourceKey, t pcommon.Timestamp, now time.
 	return true
 }
 
-// within reports whether a and b are less than window apart.
 func within(a, b pcommon.Timestamp, window time.Duration) bool {
 	if a > b {
 		a, b = b, a

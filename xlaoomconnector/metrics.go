@@ -136,7 +136,6 @@ func (k attrKey) values() []string {
 	return []string{k.code, k.phase, k.cause, k.program, k.backend, k.memorySpace, k.warning, k.retry, k.hostSource, k.hostConstraint}
 }
 
-// putAttributes writes the set in a fixed order.
 func (k attrKey) putAttributes(dst pcommon.Map) {
 	for i, v := range k.values() {
 		if v != "" {
@@ -150,7 +149,6 @@ func (k attrKey) compare(o attrKey) int {
 	return slices.Compare(k.values(), o.values())
 }
 
-// dimensions says which opt-in attributes are on.
 type dimensions struct {
 	program, backend, memorySpace bool
 }
@@ -163,7 +161,6 @@ func newDimensions(names []string) dimensions {
 	}
 }
 
-// measurement is what one record contributes.
 type measurement struct {
 	attrs attrKey // the xla.oom.errors set; the others drop phase and cause (attrsFor)
 

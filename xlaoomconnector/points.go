@@ -30,7 +30,6 @@ type inFlight struct {
 	end    pcommon.Timestamp
 }
 
-// writer turns series into pmetric data.
 type writer struct {
 	st      *state
 	at      pcommon.Timestamp // the emission time
@@ -88,7 +87,6 @@ func (st *state) settle(e *emission, delivered bool) {
 	}
 }
 
-// write appends one ResourceMetrics holding the due series, if any.
 func (w *writer) write(res pcommon.Resource, schemaURL string, due *[numMetrics][]*series) {
 	if !slices.ContainsFunc(due[:], func(l []*series) bool { return len(l) > 0 }) {
 		return
@@ -197,7 +195,6 @@ func (w *writer) writeEnds(gone []ended) {
 	}
 }
 
-// dataPoint is what number and histogram data points share.
 type dataPoint interface {
 	SetStartTimestamp(pcommon.Timestamp)
 	SetTimestamp(pcommon.Timestamp)

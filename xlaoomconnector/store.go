@@ -134,7 +134,6 @@ func (st *state) lookup(r *resourceBatch, k seriesKey, now time.Time) *series {
 	return s
 }
 
-// size is the number of series held, overflow series included.
 func (st *state) size() int64 {
 	var n int64
 	for id := range st.counts {
@@ -157,14 +156,11 @@ type series struct {
 	attrs    attrKey
 	overflow bool // the overflow series of its metric
 
-	// start is the start of every cumulative point and of the first delta one.
-	start pcommon.Timestamp
-	// nextStart is the start of the next delta point: the last delivered one's time, so delta points tile.
-	nextStart pcommon.Timestamp
-	// lastPoint is the time of the last point written; the next is later.
-	lastPoint pcommon.Timestamp
-	dirty     bool      // data added since the last point was written
-	seen      time.Time // wall clock of the last update, for expiry
+	start     pcommon.Timestamp // the start of every cumulative point and of the first delta one
+	nextStart pcommon.Timestamp // the next delta point's start: the last delivered one's time, so deltas tile
+	lastPoint pcommon.Timestamp // the time of the last point written; the next is later
+	dirty     bool              // data added since the last point was written
+	seen      time.Time         // wall clock of the last update, for expiry
 
 	count   int64             // counters
 	gauge   float64           // gauges: the value of the latest record
@@ -191,7 +187,6 @@ func (s *series) putAttributes(dst pcommon.Map) {
 	s.attrs.putAttributes(dst)
 }
 
-// histogram is the running state of one explicit-bucket histogram series.
 type histogram struct {
 	count    uint64
 	sum      float64

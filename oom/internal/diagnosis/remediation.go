@@ -107,7 +107,6 @@ func exhausted(c AdviceCase) bool  { return c.R.Cause == grammar.CauseExhaustion
 
 func causeNotKnown(c AdviceCase) bool { return !fragmented(c) && !exhausted(c) }
 
-// larger reports whether both sizes are known and a is the larger.
 func larger(a, b grammar.Size) bool { return a.Known && b.Known && a.Bytes > b.Bytes }
 
 func sayConst(s string) func(AdviceCase) string { return func(AdviceCase) string { return s } }
@@ -203,7 +202,6 @@ func ActionOfRow(row *AdviceRow, c AdviceCase) string {
 	return row.Action
 }
 
-// adviseWithAction is the advice and the kind of its first step.
 func adviseWithAction(r *grammar.Report, flat string, traits grammar.AdviceTraits) ([]string, string) {
 	c := AdviceCase{R: r, Flat: flat, Traits: traits}
 	if traits.Own != nil {

@@ -109,7 +109,6 @@ func poolShareNeeded(r *grammar.Report) float64 {
 	return math.Ceil(float64(r.Requested.Bytes)/float64(r.Capacity.Bytes)*20+1) / 20
 }
 
-// poolTooSmallAction is the kind of poolTooSmall's step.
 func poolTooSmallAction(c AdviceCase) string {
 	if poolShareNeeded(c.R) > maxPoolShare {
 		return grammar.ActionShard

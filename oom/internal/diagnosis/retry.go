@@ -156,7 +156,6 @@ func driverRefusedRequest(c retryCase) bool {
 	return (c.ownRefused || c.r.Family == "gpu-cuda-async-allocator") && c.r.MemorySpace != "host"
 }
 
-// decidingRule is the first rule whose condition holds for r, nil for none.
 func decidingRule(r *grammar.Report, refusedBefore int) *retryRule {
 	c := retryCase{r: r, refusedBefore: max(refusedBefore, r.RefusedBefore), ownRefused: r.OwnRefused}
 	for i := range RetryRules {

@@ -63,7 +63,6 @@ func enclosureEnd(s string) int {
 	return 0
 }
 
-// exceptionStart reads the exception that starts at statement[off:].
 func exceptionStart(statement string, off int) (exception, bool) {
 	s := statement[off:]
 	if s == "" || !logtext.IsWordByte(s[0]) || logtext.IsDigit(s[0]) {
@@ -108,7 +107,6 @@ func exceptionStart(statement string, off int) (exception, bool) {
 	return e, strings.HasSuffix(full, "Error") || strings.HasSuffix(full, "Exception")
 }
 
-// enclosureSpan is how far into a line an enclosure ends.
 const enclosureSpan = 64
 
 // embeddedSpan is how far into a statement a carried exception is looked for.

@@ -52,7 +52,6 @@ func (s *Statements) begin(at int, header, line string) {
 	}
 }
 
-// end closes the statement still going on at position at.
 func (s *Statements) end(at int) {
 	if s.N > 0 && s.spans[s.N-1].to < 0 {
 		s.spans[s.N-1].to = at
@@ -74,7 +73,6 @@ func (s *Statements) finish(flat string) {
 	}
 }
 
-// single records a text that is one statement with no header.
 func (s *Statements) single(text string) {
 	s.begin(0, "", text)
 	s.end(len(text))
@@ -83,7 +81,6 @@ func (s *Statements) single(text string) {
 	}
 }
 
-// at returns the recorded statement that holds position i, nil if none.
 func (s *Statements) at(i int) *statementSpan {
 	if s == nil {
 		return nil

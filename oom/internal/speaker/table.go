@@ -121,7 +121,6 @@ func lookup(rows []row, matches func(key string) bool) (string, Owner) {
 	return "", Unknown
 }
 
-// startsTagged reports whether line starts with a start row's tag.
 func startsTagged(line string) bool {
 	_, o := lookup(startRows, func(key string) bool { return strings.HasPrefix(line, key) })
 	return o != Unknown
@@ -135,12 +134,10 @@ func ownerOfName(n string) (string, Owner) {
 	})
 }
 
-// ownerOfClass finds the row of an unqualified exception class.
 func ownerOfClass(c string) (string, Owner) {
 	return lookup(classRows, func(key string) bool { return key == c })
 }
 
-// ownerOfStatus finds the row of how an exception's message starts.
 func ownerOfStatus(message string) (string, Owner) {
 	message = strings.TrimLeft(message, " ")
 	return lookup(statusRows, func(key string) bool { return strings.HasPrefix(message, key) })
@@ -165,7 +162,6 @@ func ownerOfPath(path string) (string, Owner) {
 // tagSpan is how far into a statement a tag is looked for: past a timestamp, host, pid and thread.
 const tagSpan = 160
 
-// ownerOfTag finds the row of a program's tag in the head of a statement.
 func ownerOfTag(statement string) (string, Owner) {
 	head := statement[:min(len(statement), tagSpan)]
 	if p, o := lookup(prefixRows, func(key string) bool { return startsFunction(head, key) }); o != Unknown {
@@ -212,7 +208,6 @@ func pathInMessage(message string) (string, string, Owner) {
 	return "", "", Unknown
 }
 
-// isPathEnd reports whether c ends a source path in a message.
 func isPathEnd(c byte) bool {
 	return c == ' ' || c == '(' || c == ')' || c == '\'' || c == '"' || c == ',' || c == ';' || c == '=' || c == '\n'
 }

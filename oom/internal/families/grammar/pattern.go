@@ -185,7 +185,6 @@ func (m Match) submatch(index int) string {
 	return m.Text[from:to]
 }
 
-// index returns the submatch index of the named group, -1 when there is none.
 func (m Match) index(name string) int {
 	for _, g := range m.pattern.groups {
 		if g.name == name {
@@ -213,7 +212,6 @@ func (m Match) Took(name string) bool {
 	return ok
 }
 
-// end is where the family's message ends in the flattened text.
 func (m Match) end() int { return m.Loc[3] }
 
 // MaxCandidates bounds the messages read from one record, so a headline repeated thousands of times costs no more.

@@ -131,7 +131,6 @@ func (s Site) String() string {
 	return t
 }
 
-// entry is one OpenXLA error code that this package reports.
 type entry struct {
 	Code, Name, Category string
 	Phase                string // "" when the code does not fix the phase (E0007)
