@@ -82,8 +82,7 @@ type Candidate struct {
 	R            grammar.Report
 }
 
-// EachCandidate calls fn with each statement of flat the layer accepts, judged by its entry's level, until fn
-// returns true.
+// EachCandidate calls fn with each statement of flat the layer accepts, by its entry's level, until fn returns true.
 func EachCandidate(flat string, entries *logtext.Entries, fn func(c *Candidate) bool) {
 	// A cheap pass: every statement holds "alloc" or "memory" in some case.
 	if !strings.Contains(flat, "lloc") && !strings.Contains(flat, "emory") && !strings.Contains(flat, "EMORY") {
@@ -177,7 +176,6 @@ func internalMessageEnd(flat string, at, end int) bool {
 	return (rest == "" || rest[0] == ' ' && strings.TrimSpace(rest) == "") && strings.Contains(flat[max(0, at-80):at], "INTERNAL: ")
 }
 
-// cutSentence is s up to its first sentence end.
 func cutSentence(s string) string {
 	if i := strings.Index(s, ". "); i >= 0 {
 		return s[:i]
@@ -185,7 +183,6 @@ func cutSentence(s string) string {
 	return s
 }
 
-// hasGenericContext reports whether a status or an XLA exception stands within the message around at.
 func hasGenericContext(flat string, at int) bool {
 	w := flat[max(0, at-600):min(len(flat), at+300)]
 	return slices.ContainsFunc(genericContexts, func(c string) bool { return strings.Contains(w, c) })
@@ -216,7 +213,6 @@ func genericAllocClause(flat string, at int) string {
 	return genericClause(s, j)
 }
 
-// readGenericRequest sets r.Requested from the first size of clause.
 func readGenericRequest(r *grammar.Report, clause string) bool {
 	m := genericSize.FindStringSubmatch(clause)
 	if m == nil {
@@ -230,7 +226,6 @@ func readGenericRequest(r *grammar.Report, clause string) bool {
 // scheduler's failure, not memory.
 var genericKindWord = regexp.MustCompile(`\b(?:memory|hbm|vram|buffer|workspace|work area)\b`)
 
-// genericLabelled returns the first size re labels in s.
 func genericLabelled(re *regexp.Regexp, s string) grammar.Size {
 	m := re.FindStringSubmatch(s)
 	if m == nil {
