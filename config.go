@@ -21,39 +21,28 @@ type Config struct {
 	// Sources holds search_body, body_keys, attributes and max_scan_size.
 	oomrecord.Sources `mapstructure:",squash"`
 
-	// SetSeverity sets SeverityNumber ERROR (and text "ERROR" when empty) on a
-	// tagged record that has no severity.
+	// SetSeverity sets SeverityNumber ERROR (and text "ERROR" when empty) on a tagged record without severity.
 	SetSeverity bool `mapstructure:"set_severity"`
 
-	// TopAllocations is how many of a breakdown's largest allocations are
-	// listed in xla.oom.allocations (0 lists none; the culprit and the
-	// largest input are written anyway). At most 100.
+	// TopAllocations is how many largest allocations xla.oom.allocations lists (at most 100; 0 lists none, the
+	// culprit and the largest input are written anyway).
 	TopAllocations int `mapstructure:"top_allocations"`
 
-	// MemoryWarnings tags records that hold no OOM but a memory-pressure
-	// warning (xla.memory.warning and its sizes, never xla.error.code).
+	// MemoryWarnings tags records that hold no OOM but a memory-pressure warning (never xla.error.code).
 	MemoryWarnings bool `mapstructure:"memory_warnings"`
 
-	// IncidentResourceAttributes are the resource attributes that identify a
-	// job in xla.oom.incident.id: the copies of one failure that every host
-	// of the job logs share the id. Same setting, default and meaning as the
-	// connector's, which counts these incidents in xla.oom.incidents.
+	// IncidentResourceAttributes identify a job in xla.oom.incident.id, so every host's copy of one failure shares
+	// it; the same setting as the connector's, which counts these incidents.
 	IncidentResourceAttributes []string `mapstructure:"incident_resource_attributes"`
 
-	// IncidentWindow is the length of the time buckets of xla.oom.incident.id:
-	// a job's failure records in one bucket share the id.
+	// IncidentWindow is the length of the time buckets of xla.oom.incident.id.
 	IncidentWindow time.Duration `mapstructure:"incident_window"`
 
-	// FailureQuietInterval closes a failure that no raised status closes
-	// after this much wall-clock time with no record from its stream; its
-	// failure record is sent then.
+	// FailureQuietInterval closes a failure no raised status closes after this long with no record from its stream.
 	FailureQuietInterval time.Duration `mapstructure:"failure_quiet_interval"`
 
-	// HostKillTails also reads the host-memory kill lines that hold none of
-	// the prefilter's keys (Slurm's, srun's, systemd's, kubelet's) by how
-	// they end (oom.EndsWithHostTail): for a collector that reads such lines
-	// as plain text and not the kernel's log. Off, an ordinary record costs
-	// nothing more; on, about 8 % (BENCHMARKS.md).
+	// HostKillTails also reads host kill lines without the prefilter's keys (Slurm's, systemd's, kubelet's) by how
+	// they end (oom.EndsWithHostTail); off, an ordinary record costs nothing more, on about 8 % (BENCHMARKS.md).
 	HostKillTails bool `mapstructure:"host_kill_tails"`
 
 	_ struct{} // prevent unkeyed literals
@@ -78,8 +67,7 @@ func createDefaultConfig() *Config {
 // Defaults of the optional settings.
 const (
 	maxTopAllocations = 100
-	// A failure's alert waits at most this long for a failure no raised
-	// status closes.
+	// A failure's alert waits at most this long for a failure no raised status closes.
 	maxFailureQuietInterval = 10 * time.Minute
 )
 

@@ -1,6 +1,10 @@
 // Copyright The xla_oom Authors
 // SPDX-License-Identifier: Apache-2.0
 
+// Package oom recognises XLA out-of-memory failures in log text, reads every size in them to bytes,
+// classifies them against the OpenXLA error catalog and advises what to do. It has no Collector types.
+// Call MayContain on every record (about one strings.Contains, no allocation) and Recognize on those it passes.
+// This package is the face over the layers under internal/ (ARCHITECTURE.md; TestLayers checks their order).
 package oom
 
 import (
@@ -10,12 +14,7 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
 )
 
-// The face's names for what the layers under oom/internal define: the
-// processor, the connector and explain use only this package.
-
-// Action kinds (Report.Action, attribute xla.oom.action): the kind of the
-// first step of a report's advice, taken from the same advice row, so that
-// dashboards can count incidents by fix and automation can branch on it.
+// Action kinds (Report.Action, attribute xla.oom.action): the kind of the advice's first step.
 const (
 	ActionShrinkFootprint  = grammar.ActionShrinkFootprint  // a smaller batch, sequence or tensors: less per device
 	ActionShard            = grammar.ActionShard            // shard over more devices, or check that an array is sharded
@@ -30,23 +29,19 @@ const (
 	ActionInvestigate      = grammar.ActionInvestigate      // no fix is known from the record: profile, dump, report
 )
 
-// Actions lists every action kind with what it means, in the order the docs
-// give them.
+// Actions lists every action kind with what it means, in the docs' order.
 var Actions = grammar.Actions
 
 // MaxAllocations bounds the breakdown entries read from one record.
 const MaxAllocations = grammar.MaxAllocations
 
-// Allocation is one entry of "Largest program allocations in hbm" (TPU) or
-// "Peak buffers" (GPU).
+// Allocation is one entry of "Largest program allocations in hbm" (TPU) or "Peak buffers" (GPU).
 type Allocation = grammar.Allocation
 
-// Breakdown holds the totals of a memory breakdown. Sizes are unknown when
-// not printed (or printed as "unknown size").
+// Breakdown holds the totals of a memory breakdown; a size not printed is unknown.
 type Breakdown = grammar.Breakdown
 
-// FamilyGeneric is Report.Family of a memory failure that no family knows,
-// tagged by the last-resort layer (code E0007).
+// FamilyGeneric is Report.Family of a memory failure no family knows (code E0007).
 const FamilyGeneric = generic.FamilyGeneric
 
 // Phase tells whether the failure happened while compiling or while running.
@@ -62,55 +57,40 @@ const (
 	BackendCPU = grammar.BackendCPU
 )
 
-// Causes of a runtime allocation failure, known when both the request and the
-// free memory are printed.
+// Causes of a runtime allocation failure, known when both the request and the free memory are printed.
 const (
 	CauseFragmentation = grammar.CauseFragmentation // enough free memory in total, no contiguous block
 	CauseExhaustion    = grammar.CauseExhaustion    // not enough free memory at all
 )
 
-// Size is a byte count read from a message. Known is false when the message did
-// not print it or it cannot be represented in an int64.
+// Size is a byte count read from a message; Known is false when not printed or beyond int64.
 type Size = grammar.Size
 
 // KnownSize returns a Size that is present.
 func KnownSize(n int64) Size { return grammar.KnownSize(n) }
 
-// SparseCoreWords are the figures of a SparseCore memref.alloca failure, in
-// words. Zero means not printed.
+// SparseCoreWords are the figures of a SparseCore memref.alloca failure, in words (zero: not printed).
 type SparseCoreWords = grammar.SparseCoreWords
 
 // Report is everything read from one XLA OOM failure.
 type Report = grammar.Report
 
-// Retry verdicts (Report.Retry, attribute xla.oom.retry): whether running
-// the same program again, with the same configuration on the same devices,
-// can succeed. Restart policies and retry loops branch on it.
+// Retry verdicts (Report.Retry, attribute xla.oom.retry): whether the same run again can succeed.
 const (
-	RetryFutile = diagnosis.RetryFutile // it fails the same way again: the program or its configuration must change
-	// RetryMayHelp: the failure depended on something outside the program
-	// (memory another process held, a fragmented pool).
-	RetryMayHelp = diagnosis.RetryMayHelp
+	RetryFutile  = diagnosis.RetryFutile  // the program or its configuration must change
+	RetryMayHelp = diagnosis.RetryMayHelp // it depended on something outside the program (another process, a fragmented pool)
 	RetryUnknown = diagnosis.RetryUnknown // the record does not show which
 )
 
-// RetryVerdict is the retry verdict of a recognised failure r, given the
-// allocations the GPU driver refused before it (counted by a caller that
-// read the records before; the larger of that and the record's own count
-// is used).
+// RetryVerdict is the retry verdict of r given the driver's refusals counted before it by the caller.
 func RetryVerdict(r *Report, refusedBefore int) string {
 	return diagnosis.RetryVerdict(r, refusedBefore)
 }
 
-// Decide sets the verdict of a whole failure, r holding the facts all its
-// records stated, given the driver's refusals before it, and returns the
-// rule that decided ("" for none). A rule that found memory held outside
-// the program makes freeing it the action and the first step.
+// Decide sets the verdict of a whole failure and returns the rule that decided ("" for none).
 func Decide(r *Report, refusedBefore int) string { return diagnosis.Decide(r, refusedBefore) }
 
-// PoolCause is the cause an allocator's own figures settle (the BFC
-// summary's free in pool and largest free chunk against the request): "" when
-// one is unknown.
+// PoolCause is the cause the allocator's free and largest free chunk settle against the request ("" if unknown).
 func PoolCause(request, free, largestFree Size) string {
 	return grammar.PoolCause(request, free, largestFree)
 }
@@ -124,16 +104,13 @@ func EachChunk(text string, add func(program string, bytes int64)) { details.Eac
 // Site is a code location (Report.Site).
 type Site = grammar.Site
 
-// ParseSize reads one size token as XLA prints it ("6.00MiB", "147.64M",
-// "1073741824"), base 1024; Known is false when it does not parse.
+// ParseSize reads one size token as XLA prints it ("6.00MiB", "147.64M", "1073741824"), base 1024.
 func ParseSize(tok string) Size { return grammar.ParseSizeToken(tok) }
 
-// HumanBytes formats n in binary units, e.g. "49.34 GiB", as the advice and
-// xlaoom explain print sizes.
+// HumanBytes formats n in binary units, e.g. "49.34 GiB".
 func HumanBytes(n int64) string { return grammar.HumanBytes(n) }
 
-// Warning kinds: the values of the xla.memory.warning attribute;
-// Warning.Explanation says what each means.
+// Warning kinds: the values of the xla.memory.warning attribute.
 const (
 	WarningRematerialization = grammar.WarningRematerialization // the compiler's rematerialization missed its limit
 	WarningAllocatorRetry    = grammar.WarningAllocatorRetry    // BFC could not serve an allocation its caller can do without
@@ -154,19 +131,14 @@ func WarningKinds() []string { return grammar.WarningKinds() }
 // WarningPhase is the phase a warning kind is logged in ("" if unknown).
 func WarningPhase(kind string) string { return grammar.WarningPhase(kind) }
 
-// BackOff reports whether n refused requests that fell from first to last
-// bytes are an allocator's back-off: XLA's BFC pool retries at 0.9 of the
-// size per step; sizes are rounded as printed, so 0.85 to 0.95 counts.
+// BackOff reports whether n refused requests from first to last bytes are a BFC back-off (0.9 per step, 0.85 to 0.95 counts).
 func BackOff(first int64, last int64, n int) bool { return diagnosis.BackOff(first, last, n) }
 
-// WarningAdvice returns ordered steps for a warning, nil for a kind that has
-// none. For allocation_attempt w is the whole series of one job: Requested
-// the first request, Last the last refused one (when it differs), Attempts
-// how many were refused, and Free and Capacity CUDA's figures when printed.
+// WarningAdvice returns ordered steps for a warning, nil for a kind that has none; for
+// allocation_attempt w is the job's whole series (first and last refused request, count, CUDA's figures).
 func WarningAdvice(w *Warning) []string { return diagnosis.WarningAdvice(w) }
 
-// AssembledRetryRules names the retry rules that read facts only a whole
-// failure holds (the failure stage's, never one record's).
+// AssembledRetryRules names the retry rules that read facts only a whole failure holds.
 func AssembledRetryRules() []string {
 	var names []string
 	for _, r := range diagnosis.RetryRules {

@@ -9,31 +9,23 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
 )
 
-// MessageFormat describes one message family for documentation (make
-// generate writes docs/message-formats.md from MessageFormats).
+// MessageFormat describes one message family for docs/message-formats.md (make generate).
 type MessageFormat struct {
-	ID      string // Report.Family
-	Summary string // what the message says happened
-	Kind    string // "fatal" (a returned status), "log-only" (a log line) or "warning" (never an OOM)
-	Code    string // default catalog code; a code printed in the text wins ("" for a warning)
-	// Category refines the code's catalog category with what failed ("" when
-	// the catalog's applies).
-	Category string
-	Phase    string // PhaseCompile or PhaseRuntime
-	Backend  string // the backend the message itself proves, "" if it does not
-	Anchor   string // the literal text the grammar is searched by
-	// Grammar is the RE2 expression run on flattened text, with every size
-	// group shown as <name:size>.
-	Grammar string
-	Yields  []string // the named groups: what the message gives
-	Example string   // a real message, verbatim from the tests' fixtures
-	// Message is Example flattened, from where the family's message starts
-	// to the end (not where the grammar's match ends).
-	Message string
+	ID       string   // Report.Family
+	Summary  string   // what the message says happened
+	Kind     string   // "fatal" (a returned status), "log-only" (a log line) or "warning" (never an OOM)
+	Code     string   // default catalog code; a code printed in the text wins ("" for a warning)
+	Category string   // refines the code's catalog category with what failed ("" when the catalog's applies)
+	Phase    string   // PhaseCompile or PhaseRuntime
+	Backend  string   // the backend the message itself proves, "" if it does not
+	Anchor   string   // the literal text the grammar is searched by
+	Grammar  string   // the RE2 expression run on flattened text, each size group shown as <name:size>
+	Yields   []string // the named groups: what the message gives
+	Example  string   // a real message, verbatim from the tests' fixtures
+	Message  string   // Example flattened, from where the family's message starts to the end
 }
 
-// MessageFormats returns every message family, failures in matching order,
-// then the memory-pressure warnings.
+// MessageFormats returns every message family, failures in matching order, then the warnings.
 func MessageFormats() []MessageFormat {
 	z := defaultRecognizer
 	out := make([]MessageFormat, 0, len(z.Families)+len(z.Warnings))
@@ -79,8 +71,7 @@ func readableGrammar(expr string) string {
 	return b.String()
 }
 
-// SizeGroup is a standard size group of the family grammar: the Report field
-// it fills and what a family author must mean by it.
+// SizeGroup is a standard size group of the family grammar: the Report field it fills and its meaning.
 type SizeGroup struct{ Name, Meaning string }
 
 // SizeGroups returns the standard size groups, for documentation.
@@ -108,12 +99,10 @@ func ErrorCodes() []ErrorCode {
 	return out
 }
 
-// CodeOnlyFamily is Report.Family for a catalog OOM code printed without a
-// readable message.
+// CodeOnlyFamily is Report.Family for a catalog OOM code printed without a readable message.
 const CodeOnlyFamily = grammar.FamilyCodeOnly
 
-// messageOf returns text flattened, from the start of p's first match to the
-// end, or "" when p does not match.
+// messageOf returns text flattened, from p's first match to the end ("" when p does not match).
 func (z *Recognizer) messageOf(p *grammar.Pattern, text string) string {
 	flat, found := z.wrapWords.Flatten(text), ""
 	p.Each(flat, func(m grammar.Match) {

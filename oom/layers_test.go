@@ -37,7 +37,7 @@ var layers = map[string]int{
 }
 
 const (
-	maxFileLines    = 400
+	maxFileLines    = 600
 	maxPackageLines = 2000
 )
 

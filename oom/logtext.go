@@ -10,17 +10,11 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
-// Raised reports whether text holds a status the program raised: a Python
-// traceback anywhere, or a line that starts with a dotted Python name ending
-// in Error or Exception, then ": ".
+// Raised reports whether text holds a status the program raised (a Python traceback or "pkg.SomeError: ").
 func Raised(text string) bool { return logtext.Raised(text) }
 
-// LineStart is the agent's multiline.line_start_pattern (examples/agent.yaml,
-// and the recombine is_first_entry of its container logs): a log header
-// (absl/glog, TSL/ISO/Python timestamps, vLLM level and date), optionally
-// behind a vLLM/Ray process prefix. A line without one continues the record
-// before it. StartsRecord and HeaderTime read exactly this grammar, by hand:
-// it runs on every line xlaoom explain reads.
+// LineStart is the agent's multiline.line_start_pattern (examples/agent.yaml): a log header, optionally
+// behind a vLLM/Ray process prefix. StartsRecord and HeaderTime read this grammar by hand: it runs on every line.
 const LineStart = `^(?:\([A-Za-z0-9_]+ pid=\d+\) )?(?:[IWEF]\d{4} \d\d:\d\d:\d\d|\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d)`
 
 // StartsRecord reports whether line starts with a log header (LineStart).
@@ -29,10 +23,8 @@ func StartsRecord(line string) bool {
 	return ok
 }
 
-// HeaderTime reads the time of a record's log header (LineStart), to the
-// fraction of a second, in the year 2000: a year is not always printed, so
-// only the gap between two records of one job means anything (negative
-// across New Year), or a caller gives it the year it knows.
+// HeaderTime reads the time of a record's log header (LineStart) in the year 2000: a year is not always
+// printed, so only the gap between two records of one job means anything.
 func HeaderTime(text string) (time.Time, bool) {
 	month, ok := header(text)
 	if !ok {
@@ -56,8 +48,7 @@ func HeaderTime(text string) (time.Time, bool) {
 	return time.Date(2000, time.Month(num(month)), num(day), num(clock), num(clock+3), num(clock+6), nanos, time.UTC), true
 }
 
-// header returns where the month of text's log header starts: "MM-DD
-// hh:mm:ss", or glog's "MMDD hh:mm:ss", from there.
+// header returns where the month of text's log header starts ("MM-DD hh:mm:ss" or glog's "MMDD hh:mm:ss").
 func header(text string) (month int, ok bool) {
 	at := 0
 	if text != "" && text[0] == '(' { // "(EngineCore_DP0 pid=896988) "
@@ -88,8 +79,7 @@ func header(text string) (month int, ok bool) {
 	return 0, false
 }
 
-// shapeAt reports whether s holds pattern at i: '#' is an ASCII digit, '?'
-// a space or 'T', any other byte itself.
+// shapeAt reports whether s holds pattern at i: '#' is a digit, '?' a space or 'T', any other byte itself.
 func shapeAt(s string, i int, pattern string) bool {
 	if i < 0 || len(s)-i < len(pattern) {
 		return false

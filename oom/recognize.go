@@ -4,6 +4,8 @@
 package oom
 
 import (
+	"strconv"
+
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/diagnosis"
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/breakdown"
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/details"
@@ -14,11 +16,8 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/verdict"
 )
 
-// Recognize finds the XLA OOM failure in text, one line or a whole
-// multi-line record, if any, and reads it. Of several messages the first
-// returned status is the failure (the verdict's table says which statement
-// is what); compatible details of the others fill what it leaves empty.
-// It accepts only what MayContain passes, as the processor does.
+// Recognize finds and reads the XLA OOM failure in text (one line or a whole record): of several messages
+// the first returned status is the failure, and compatible details of the others fill its gaps.
 func (z *Recognizer) Recognize(text string) (grammar.Report, bool) {
 	if !z.MayContain(text) {
 		return grammar.Report{}, false
@@ -26,15 +25,13 @@ func (z *Recognizer) Recognize(text string) (grammar.Report, bool) {
 	return z.recognizeUnfiltered(text)
 }
 
-// recognizeUnfiltered is Recognize without the prefilter (the tests check
-// that it reads nothing MayContain rejects).
+// recognizeUnfiltered is Recognize without the prefilter (the tests check it reads nothing MayContain rejects).
 func (z *Recognizer) recognizeUnfiltered(text string) (grammar.Report, bool) {
 	f := z.Find(text, false)
 	return f.Report, f.Found == FoundFailure
 }
 
-// recognizeFlat is Recognize on a text flattened to flat, with its INFO
-// spans, its log entries and its statements' speakers.
+// recognizeFlat is Recognize on flattened text, with its INFO spans, log entries and statements' speakers.
 func (z *Recognizer) recognizeFlat(flat string, info *logtext.InfoLines, entries *logtext.Entries, st *speaker.Statements) (grammar.Report, bool) {
 	var buf [8]verdict.Candidate
 	cands := buf[:0]
@@ -58,8 +55,7 @@ func (z *Recognizer) recognizeFlat(flat string, info *logtext.InfoLines, entries
 		})
 	}
 
-	// Speaker hooks (speakers.go): an attempt inside a status XLA's stack
-	// raised is a failure; a code in a foreign statement is not XLA's.
+	// An attempt inside a status XLA's stack raised is a failure; a code in a foreign statement is not XLA's.
 	var attempts verdict.AttemptSeries
 	cands = z.eachAttemptOrRaised(flat, st, cands, attempts.Add)
 	var codeBuf [4]details.CodeAt
@@ -88,8 +84,7 @@ func (z *Recognizer) recognizeFlat(flat string, info *logtext.InfoLines, entries
 		traits = cands[p].F.Advice
 		failure = cands[p].F
 	} else if c, ok := details.StandaloneCode(codes); ok {
-		// A catalog OOM code with no readable message (e.g. a truncated
-		// "RESOURCE_EXHAUSTED: E1000: CompileTimeHbmOom:").
+		// A catalog OOM code with no readable message ("RESOURCE_EXHAUSTED: E1000: CompileTimeHbmOom:").
 		r = grammar.Report{Family: grammar.FamilyCodeOnly, Code: c}
 	} else {
 		if r, ok = z.lastResort(flat, entries, st); !ok {
@@ -98,8 +93,7 @@ func (z *Recognizer) recognizeFlat(flat string, info *logtext.InfoLines, entries
 		traits = grammar.AdviceTraits{Own: diagnosis.GenericAdvice, OwnAction: diagnosis.GenericAction}
 	}
 
-	// The refusal of the failing request itself is the failure, not an
-	// attempt on the way (explain counts alike).
+	// The refusal of the failing request itself is the failure, not an attempt on the way.
 	r.Attempts = attempts.Count - ownRequest
 	r.RefusedBefore, r.OwnRefused = r.Attempts, ownRequest == 1
 	r.ExceptionType = st.ExceptionType(exceptionAt)
@@ -110,8 +104,7 @@ func (z *Recognizer) recognizeFlat(flat string, info *logtext.InfoLines, entries
 		})
 	}
 	details.ReadAllocatorDump(&r, flat)
-	// Breakdowns are read from the flattened text, so a per-line prefixed
-	// and a one-line breakdown read alike; no headline reaches into one.
+	// Read flattened, a per-line prefixed and a one-line breakdown read alike.
 	if breakdown.HasBreakdown(flat) {
 		breakdown.ReadBreakdown(&r.Breakdown, flat)
 		if !r.Used.Known {
@@ -125,8 +118,7 @@ func (z *Recognizer) recognizeFlat(flat string, info *logtext.InfoLines, entries
 	return r, true
 }
 
-// lastResort is the first statement of the last-resort layer that the
-// verdict's table takes for a failure.
+// lastResort is the first last-resort statement that the verdict's table takes for a failure.
 func (z *Recognizer) lastResort(flat string, entries *logtext.Entries, st *speaker.Statements) (r grammar.Report, found bool) {
 	generic.EachCandidate(flat, entries, func(c *generic.Candidate) bool {
 		beside := z.HasAttempt(flat[c.From:c.To], func(at int) bool { return verdict.AttemptAt(st, c.From+at) == verdict.Attempt })
@@ -137,4 +129,131 @@ func (z *Recognizer) lastResort(flat string, entries *logtext.Entries, st *speak
 		return true
 	})
 	return r, found
+}
+
+// Found says what Find found in a text.
+type Found uint8
+
+// The values of Found.
+const (
+	FoundNothing Found = iota // neither a failure nor (when asked for) a warning
+	FoundFailure              // an XLA OOM failure, in Finding.Report
+	FoundWarning              // no failure, but a memory-pressure warning, in Finding.Warning
+)
+
+// Finding is what one text holds: its failure, else its warning.
+type Finding struct {
+	Found   Found
+	Report  grammar.Report  // when Found is FoundFailure
+	Warning grammar.Warning // when Found is FoundWarning
+}
+
+// Find reads text once, flattened once, for its failure and, when warnings is set and there is none, its warning.
+func (z *Recognizer) Find(text string, warnings bool) Finding {
+	var info logtext.InfoLines
+	var entries logtext.Entries
+	var st speaker.Statements
+	marks := st.Marks()
+	flat := z.wrapWords.FlattenLevels(text, &info, &entries, &marks)
+	if r, ok := z.recognizeFlat(flat, &info, &entries, &st); ok {
+		return Finding{Found: FoundFailure, Report: r}
+	}
+	if warnings {
+		if w, ok := z.recognizeWarningFlat(flat, &st); ok {
+			return Finding{Found: FoundWarning, Warning: w}
+		}
+	}
+	return Finding{}
+}
+
+// eachAttemptOrRaised is EachAttempt that also adds to cands, as candidates of their raised family, the
+// attempts in a status XLA's stack raised (docs/recognition.md, "Who said it").
+func (z *Recognizer) eachAttemptOrRaised(flat string, st *speaker.Statements, cands []verdict.Candidate, fn func(at int, r *grammar.Report, requested string)) []verdict.Candidate {
+	for k, i := range z.Attempts {
+		w := &z.Warnings[i]
+		f := z.raisedAs[k] // nil when the last-resort layer reads its raised form
+		w.Each(flat, func(m grammar.Match) {
+			at := m.Start()
+			v := verdict.AttemptAt(st, at) // Dropped, Failure (raised) or Attempt
+			if v == verdict.Dropped || v == verdict.Failure && (f == nil || len(cands) >= grammar.MaxCandidates) {
+				return
+			}
+			r := grammar.Report{Backend: w.Backend}
+			if v == verdict.Failure {
+				r = grammar.Report{Family: f.ID, Code: f.Code, Phase: f.Phase, Backend: f.Backend}
+			}
+			grammar.ReadStandardGroups(&r, m)
+			if w.Read != nil && !w.Read(&r, m) {
+				return
+			}
+			if v == verdict.Failure {
+				cands = append(cands, verdict.Candidate{F: f, Verdict: v, At: at, R: r, RequestedToken: grammar.RequestedToken(m)})
+				return
+			}
+			fn(at, &r, grammar.RequestedToken(m))
+		})
+	}
+	return cands
+}
+
+// raisedFamily is the failure family an attempt's raised form is read as, nil for none; it panics on an unknown id.
+func (z *Recognizer) raisedFamily(w *grammar.WarningFamily) *grammar.Family {
+	if w.Raised == "" {
+		return nil
+	}
+	for i := range z.Families {
+		if z.Families[i].ID == w.Raised {
+			return &z.Families[i]
+		}
+	}
+	panic("oom: warning family " + w.ID + " is raised as " + strconv.Quote(w.Raised) + ", which is no failure family")
+}
+
+// RecognizeWarning finds the earliest memory-pressure warning in text that Recognize did not take as an OOM.
+func (z *Recognizer) RecognizeWarning(text string) (grammar.Warning, bool) {
+	if !z.MayContain(text) {
+		return grammar.Warning{}, false // as Recognize: only what the prefilter passes
+	}
+	var st speaker.Statements
+	marks := st.Marks()
+	flat := z.wrapWords.FlattenLevels(text, nil, nil, &marks)
+	return z.recognizeWarningFlat(flat, &st)
+}
+
+// recognizeWarningFlat is RecognizeWarning on flattened text whose statements' speakers are st.
+func (z *Recognizer) recognizeWarningFlat(flat string, st *speaker.Statements) (grammar.Warning, bool) {
+	best, at := grammar.Warning{}, -1
+	for i := range z.Warnings {
+		f := &z.Warnings[i]
+		f.Each(flat, func(m grammar.Match) {
+			if at >= 0 && m.Start() >= at || verdict.WarningAt(st, m.Start()) == verdict.Dropped {
+				return
+			}
+			r := grammar.Report{Backend: f.Backend}
+			grammar.ReadStandardGroups(&r, m)
+			if f.Read != nil && !f.Read(&r, m) {
+				return
+			}
+			best, at = grammar.Warning{
+				Kind: f.Kind, Family: f.ID, Phase: f.Phase, Backend: r.Backend, Device: r.Device,
+				Requested: r.Requested, Used: r.Used, Free: r.Free, Capacity: r.Capacity,
+			}, m.Start()
+		})
+	}
+	if at < 0 {
+		return grammar.Warning{}, false
+	}
+	if best.Backend == "" {
+		best.Backend = details.EvidenceBackend(flat)
+	}
+	if best.Kind == grammar.WarningAllocationAttempt {
+		var s verdict.AttemptSeries
+		z.EachAttempt(flat, func(at int) bool { return verdict.AttemptAt(st, at) == verdict.Attempt }, s.Add)
+		best.Attempts = s.Count
+		if s.Count > 1 {
+			best.Requested, best.Last = s.First, s.Last
+		}
+	}
+	best.Explanation = grammar.Explanations[best.Kind]
+	return best, true
 }

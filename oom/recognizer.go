@@ -14,9 +14,7 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
-// Recognizer holds everything built from the family table: the compiled
-// families, the prefilter's scan tables and the words a hard wrap may split.
-// It never changes once built, so one serves any number of goroutines.
+// Recognizer holds what is built from the family table; it never changes, so goroutines may share one.
 type Recognizer struct {
 	grammar.Compiled
 	raisedAs  []*grammar.Family // per attempt, the family its raised form is read as (nil: none)
@@ -24,12 +22,10 @@ type Recognizer struct {
 	wrapWords logtext.WrapVocabulary
 }
 
-// defaultRecognizer is built from the family table when the package is
-// initialised: a malformed entry panics there, so every test run catches it.
+// defaultRecognizer is built at init: a malformed entry panics there, so every test run catches it.
 var defaultRecognizer = newRecognizer(families.FailureGroups, families.WarningGroups)
 
-// Default returns the Recognizer of every family of this package. The
-// package-level MayContain, Recognize and RecognizeWarning use it.
+// Default returns the Recognizer of every family of this package.
 func Default() *Recognizer { return defaultRecognizer }
 
 // MayContain is Recognizer.MayContain of the Default Recognizer.
@@ -38,9 +34,7 @@ func MayContain(text string) bool { return defaultRecognizer.MayContain(text) }
 // Recognize is Recognizer.Recognize of the Default Recognizer.
 func Recognize(text string) (grammar.Report, bool) { return defaultRecognizer.Recognize(text) }
 
-// MayContain reports whether text could hold an XLA OOM message, a
-// memory-pressure warning or a host-memory kill line (HostCues): the cheap
-// first pass run on every record (logtext/prefilter.go).
+// MayContain reports whether text could hold an XLA OOM message, a warning or a host kill line: the cheap first pass.
 func (z *Recognizer) MayContain(text string) bool { return z.prefilter.MayContain(text) }
 
 // RecognizeWarning is Recognizer.RecognizeWarning of the Default Recognizer.
@@ -48,11 +42,8 @@ func RecognizeWarning(text string) (grammar.Warning, bool) {
 	return defaultRecognizer.RecognizeWarning(text)
 }
 
-// newRecognizer compiles the entries of failures and warnings (copies: the
-// table itself is never written) and builds the tables read from them. It
-// panics on a malformed table: a duplicate id, an entry without a kind, code
-// or phase, an expression that does not compile or whose anchor is not its
-// literal text.
+// newRecognizer compiles copies of the entries and builds the tables read from them; it panics on a
+// malformed table (duplicate id, missing kind, code or phase, a bad expression or anchor).
 func newRecognizer(failures [][]grammar.Family, warnings [][]grammar.WarningFamily) *Recognizer {
 	z := &Recognizer{}
 	seen := map[string]bool{grammar.FamilyCodeOnly: true}
@@ -86,7 +77,7 @@ func newRecognizer(failures [][]grammar.Family, warnings [][]grammar.WarningFami
 			w.Pattern = grammar.CompilePattern(w.ID, w.Anchor, w.Expr, w.Span)
 			if w.Attempt {
 				z.Attempts = append(z.Attempts, len(z.Warnings))
-				z.raisedAs = append(z.raisedAs, z.raisedFamily(&w)) // speakers.go
+				z.raisedAs = append(z.raisedAs, z.raisedFamily(&w))
 			}
 			z.Warnings = append(z.Warnings, w)
 			exprs = append(exprs, w.Expr)
@@ -100,10 +91,8 @@ func newRecognizer(failures [][]grammar.Family, warnings [][]grammar.WarningFami
 	return z
 }
 
-// prefilterCues is every cue MayContain lets through, in order: the status
-// cues, the catalog's code names, every entry's, the last-resort layer's and
-// HostCues. The names without an 'R' or a 'B' (the CompileTime* ones) are
-// not cues: XLA prints them only after "RESOURCE_EXHAUSTED: Ennnn: ".
+// prefilterCues is every cue MayContain lets through. The catalog names without an 'R' or a 'B'
+// (CompileTime*) are not cues: XLA prints them only after "RESOURCE_EXHAUSTED: Ennnn: ".
 func (z *Recognizer) prefilterCues() []logtext.Cue {
 	all := append([]logtext.Cue(nil), logtext.StatusCues...)
 	for _, e := range grammar.Catalog {

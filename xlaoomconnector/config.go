@@ -26,12 +26,10 @@ const (
 
 // Config of the xla_oom connector; README.md documents every setting.
 type Config struct {
-	// Sources is where an untagged record is searched for XLA OOM text; a
-	// record the processor tagged is read from its attributes.
+	// Sources is where an untagged record is searched for XLA OOM text; a tagged one is read from its attributes.
 	oomrecord.Sources `mapstructure:",squash"`
 
-	// RecognizeUntagged false (after the processor) makes an untagged record
-	// cost one attribute lookup instead of a second prefilter pass.
+	// RecognizeUntagged false (after the processor) makes an untagged record cost one attribute lookup.
 	RecognizeUntagged bool `mapstructure:"recognize_untagged"`
 
 	AggregationTemporality string `mapstructure:"aggregation_temporality"`
@@ -42,33 +40,28 @@ type Config struct {
 	// SeriesExpiry drops a series that no record updated for this long.
 	SeriesExpiry time.Duration `mapstructure:"series_expiry"`
 
-	// SeriesLimit is the most series each metric keeps; the rest go to one
-	// overflow series per metric.
+	// SeriesLimit is the most series each metric keeps; the rest go to one overflow series per metric.
 	SeriesLimit int `mapstructure:"series_limit"`
 
 	// Buckets are the bounds, in bytes, of the size histograms.
 	Buckets []float64 `mapstructure:"buckets"`
 
-	// Dimensions are opt-in attributes, off by default: program names have a
-	// high cardinality.
+	// Dimensions are opt-in attributes, off by default: program names have a high cardinality.
 	Dimensions []string `mapstructure:"dimensions"`
 
 	Metrics MetricsConfig `mapstructure:"metrics"`
 
-	// IncidentResourceAttributes identify a job for xla.oom.incidents and the
-	// warning metrics, so one failure logged by 64 hosts counts once. Keep it
-	// equal to the processor's setting of the same name.
+	// IncidentResourceAttributes identify a job, so one failure logged by 64 hosts counts once; keep it equal
+	// to the processor's setting of the same name.
 	IncidentResourceAttributes []string `mapstructure:"incident_resource_attributes"`
 
-	// IncidentWindow is the gap in record time that separates two incidents
-	// of a job. Keep it equal to the processor's incident_window.
+	// IncidentWindow is the record-time gap that separates two incidents of a job (the processor's too).
 	IncidentWindow time.Duration `mapstructure:"incident_window"`
 
 	_ struct{} // prevent unkeyed literals
 }
 
-// MetricsConfig turns each metric on or off: the generated ones, and the two
-// histograms mdatagen cannot express.
+// MetricsConfig turns each metric on or off: the generated ones and the two histograms mdatagen cannot express.
 type MetricsConfig struct {
 	metadata.MetricsConfig `mapstructure:",squash"`
 	XlaOomRequestedSize    MetricConfig `mapstructure:"xla.oom.requested.size"`
@@ -84,16 +77,14 @@ type MetricConfig struct {
 var optionalDimensions = []string{oomattr.Program, oomattr.Backend, oomattr.MemorySpace}
 
 const (
-	// minEmitInterval keeps a mistyped interval (1ns) from turning the
-	// emitter into a busy loop.
+	// minEmitInterval keeps a mistyped interval (1ns) from turning the emitter into a busy loop.
 	minEmitInterval     = 100 * time.Millisecond
 	defaultEmitInterval = 30 * time.Second
 	defaultSeriesExpiry = 15 * time.Minute
 	defaultSeriesLimit  = 2000
 )
 
-// defaultBuckets are powers of 2 from 1 MiB (a host buffer) to 1 TiB (a large
-// TPU slice's HBM): 2× steps keep a quantile within a factor of 2.
+// defaultBuckets are powers of 2 from 1 MiB (a host buffer) to 1 TiB (a TPU slice's HBM).
 func defaultBuckets() []float64 {
 	b := make([]float64, 0, 21)
 	for v := float64(1 << 20); v <= float64(1<<40); v *= 2 {

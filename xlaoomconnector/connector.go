@@ -7,6 +7,8 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -51,8 +53,7 @@ type xlaOOMConnector struct {
 	stopOnce sync.Once
 	done     chan struct{}
 	wg       sync.WaitGroup
-	// cancelSends aborts a send of the ticker that a blocked downstream
-	// holds, so Shutdown does not wait for it.
+	// cancelSends aborts a ticker send a blocked downstream holds, so Shutdown does not wait for it.
 	cancelSends context.CancelFunc
 }
 
@@ -101,8 +102,7 @@ func (c *xlaOOMConnector) Start(context.Context, component.Host) error {
 	return nil
 }
 
-// Shutdown stops the ticker and sends what is held one last time, so nothing
-// counted is lost.
+// Shutdown stops the ticker and sends what is held one last time, so nothing counted is lost.
 func (c *xlaOOMConnector) Shutdown(ctx context.Context) error {
 	c.stopOnce.Do(func() {
 		close(c.done)
@@ -116,17 +116,15 @@ func (c *xlaOOMConnector) Shutdown(ctx context.Context) error {
 	return err
 }
 
-// ConsumeLogs adds every XLA OOM record to the series of its resource. The
-// records are read before the lock is taken, then the lock once for the
-// whole batch, so an emission holds all of a batch or none of it.
+// ConsumeLogs adds every XLA OOM record to the series of its resource: read before the lock, then applied under
+// it once, so an emission holds all of a batch or none of it.
 func (c *xlaOOMConnector) ConsumeLogs(ctx context.Context, ld plog.Logs) error {
 	b := c.gather(ld, c.now())
 	if b.fromAttrs+b.fromText == 0 && len(b.warnings) == 0 && len(b.incidents) == 0 && len(b.hostKills) == 0 {
 		return nil
 	}
 	c.mu.Lock()
-	// The state's clock is read under the lock, as emit reads it, so the
-	// state's times never go back across an emission.
+	// The clock is read under the lock, as emit reads it, so the state's times never go back.
 	overflowed := c.apply(&b, c.now())
 	size := c.state.size()
 	c.mu.Unlock()
@@ -144,18 +142,15 @@ func (c *xlaOOMConnector) ConsumeLogs(ctx context.Context, ld plog.Logs) error {
 	return nil
 }
 
-// batch is what one ConsumeLogs call read, before it touches the state.
 type batch struct {
 	records []*resourceBatch // the OOM records of each record resource
-	// incidents, warnings and host kills (hostkill.go), filed under job
-	// resources (byKey).
+	// incidents, warnings and host kills, filed under job resources (byKey)
 	incidents, warnings, hostKills []*resourceBatch
 
 	fromAttrs, fromText int64 // OOM records read from tags, and recognised in text
 }
 
-// gather reads every record of ld without the lock; arrival dates a record
-// that carries no time.
+// gather reads every record of ld without the lock; arrival dates a record that carries no time.
 func (c *xlaOOMConnector) gather(ld plog.Logs, arrival time.Time) batch {
 	var b batch
 	incidents, warnings, hostKills := map[resourceKey]*resourceBatch{}, map[resourceKey]*resourceBatch{}, map[resourceKey]*resourceBatch{}
@@ -213,15 +208,13 @@ func (c *xlaOOMConnector) gather(ld plog.Logs, arrival time.Time) batch {
 	b.warnings = byKey(warnings)
 	b.hostKills = byKey(hostKills)
 	for _, job := range slices.Concat(b.incidents, b.hostKills) {
-		// In record order, so that the copies of one failure or kill chain
-		// into one whatever order the batch holds them in.
+		// In record order, so the copies of one failure or kill chain into one whatever the batch's order.
 		slices.SortStableFunc(job.obs, func(a, b observation) int { return cmp.Compare(a.at, b.at) })
 	}
 	return b
 }
 
-// byKey returns the entries of m sorted by key, so that the state sees them
-// in one order whatever the map's.
+// byKey returns the entries of m sorted by key, so the state sees them in one order.
 func byKey(m map[resourceKey]*resourceBatch) []*resourceBatch {
 	jobs := make([]*resourceBatch, 0, len(m))
 	for _, job := range m {
@@ -231,8 +224,7 @@ func byKey(m map[resourceKey]*resourceBatch) []*resourceBatch {
 	return jobs
 }
 
-// apply adds a batch to the state at now and returns how many measurements
-// went to an overflow series. The caller holds mu.
+// apply adds a batch to the state at now and returns how many measurements overflowed; the caller holds mu.
 func (c *xlaOOMConnector) apply(b *batch, now time.Time) (overflowed int64) {
 	for _, r := range slices.Concat(b.records, b.warnings) {
 		overflowed += c.state.add(r, r.obs, now)
@@ -256,16 +248,14 @@ func (c *xlaOOMConnector) apply(b *batch, now time.Time) (overflowed int64) {
 	return overflowed
 }
 
-// read returns what a record holds: its failure from the processor's tag (no
-// second parse), else what the texts Scan found hold (a warning only where
-// wanted and not tagged). marked and warned are oomattr.MarksAll's.
+// read returns what a record holds: its failure from the processor's tag (no second parse), else what Scan's
+// texts hold (a warning only where wanted and not tagged). marked and warned are oomattr.MarksAll's.
 func (c *xlaOOMConnector) read(lr plog.LogRecord, texts *oomrecord.Candidates, marked, warned bool) (found oom.Finding, tagged bool) {
 	if r, ok := oomattr.Get(lr.Attributes()); ok {
 		return oom.Finding{Found: oom.FoundFailure, Report: r}, true
 	}
 	if !c.cfg.RecognizeUntagged {
-		// A record that carries xla.error.code of another type or empty is
-		// not a tag; its text is not read unless asked for.
+		// xla.error.code of another type, or empty, is not a tag; the text is read only when asked for.
 		return oom.Finding{}, false
 	}
 	if marked {
@@ -275,10 +265,8 @@ func (c *xlaOOMConnector) read(lr plog.LogRecord, texts *oomrecord.Candidates, m
 	return c.finder.Read(texts, c.warningsWanted() && !warned), false
 }
 
-// countsIncident reports whether a failure's record counts its incident: the
-// processor's failure record, or a statement that names no failure (from a
-// sender that makes no failure records). A statement of a failure is counted
-// through its failure record, so however its records are batched.
+// countsIncident reports whether a record counts its incident: the processor's failure record, or a statement
+// naming no failure (a sender without failure records); a statement of a failure counts through that record.
 func countsIncident(lr plog.LogRecord) bool {
 	if lr.EventName() == oomattr.EventFailure {
 		return true
@@ -287,8 +275,7 @@ func countsIncident(lr plog.LogRecord) bool {
 	return !named
 }
 
-// resourceBatch is what a batch holds for one resource: a record's, or its
-// job's (the record's resource reduced to incident_resource_attributes).
+// resourceBatch is what a batch holds for one resource: a record's, or its job's.
 type resourceBatch struct {
 	key       resourceKey
 	resource  pcommon.Resource
@@ -296,7 +283,6 @@ type resourceBatch struct {
 	obs       []observation
 }
 
-// fileUnderJob adds ob to the batch entry of rl's job, creating it on first use.
 func (c *xlaOOMConnector) fileUnderJob(into map[resourceKey]*resourceBatch, rl plog.ResourceLogs, ob observation) {
 	res := pcommon.NewResource()
 	for k, v := range incident.Job(rl.Resource().Attributes(), c.cfg.IncidentResourceAttributes) {
@@ -311,8 +297,7 @@ func (c *xlaOOMConnector) fileUnderJob(into map[resourceKey]*resourceBatch, rl p
 	job.obs = append(job.obs, ob)
 }
 
-// emit sends the points due, if any, and settles them with the outcome of
-// the send: delta values that did not arrive go back into their series.
+// emit sends the points due and settles them with the send's outcome: undelivered deltas go back into their series.
 func (c *xlaOOMConnector) emit(ctx context.Context) error {
 	c.emitMu.Lock()
 	defer c.emitMu.Unlock()
@@ -333,4 +318,52 @@ func (c *xlaOOMConnector) emit(ctx context.Context) error {
 	c.state.settle(out, err == nil)
 	c.mu.Unlock()
 	return err
+}
+
+// resourceKey is a resource's schema URL and attributes encoded exactly (sorted keys, typed, length-prefixed
+// values), so two resources share series only when equal.
+type resourceKey string
+
+func resourceKeyOf(res pcommon.Resource, schemaURL string) resourceKey {
+	var b strings.Builder
+	writeString(&b, schemaURL)
+	writeMap(&b, res.Attributes())
+	return resourceKey(b.String())
+}
+
+func writeString(b *strings.Builder, s string) {
+	b.WriteString(strconv.Itoa(len(s)))
+	b.WriteByte(':')
+	b.WriteString(s)
+}
+
+func writeMap(b *strings.Builder, m pcommon.Map) {
+	keys := make([]string, 0, m.Len())
+	for k := range m.All() {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	b.WriteByte('{')
+	for _, k := range keys {
+		v, _ := m.Get(k)
+		writeString(b, k)
+		writeValue(b, v)
+	}
+	b.WriteByte('}')
+}
+
+func writeValue(b *strings.Builder, v pcommon.Value) {
+	b.WriteByte(byte('0' + v.Type()))
+	switch v.Type() {
+	case pcommon.ValueTypeMap:
+		writeMap(b, v.Map())
+	case pcommon.ValueTypeSlice:
+		b.WriteByte('[')
+		for _, e := range v.Slice().All() {
+			writeValue(b, e)
+		}
+		b.WriteByte(']')
+	default:
+		writeString(b, v.AsString())
+	}
 }

@@ -9,16 +9,14 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/xlaoom/xlaoomprocessor/internal/lru"
+	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
-// maxIncidents bounds the jobs (and kill owners) remembered for
-// deduplication.
+// maxIncidents bounds the jobs (and kill owners) remembered for deduplication.
 const maxIncidents = 10000
 
-// memory remembers the recent incidents (or kills) of each key as the record
-// times they span, so that a late or repeated delivery (a retry, a second
-// agent, a backfilled file) is not counted again. An LRU by the wall clock of
-// each key's last record makes expiry and the bound O(1).
+// memory remembers each key's recent incidents (or kills) as the record times they span, so a late or repeated
+// delivery (a retry, a second agent, a backfill) is not counted again; an LRU by wall clock keeps expiry O(1).
 type memory[K comparable, S any] struct {
 	window time.Duration // the gap in record time that separates two
 	expiry time.Duration // forget a key after this long without records
@@ -36,15 +34,13 @@ func newMemory[K comparable, S any](window, expiry time.Duration) memory[K, S] {
 	return memory[K, S]{window: window, expiry: expiry, open: lru.New[K, recent[S]]()}
 }
 
-// touched returns the recent spans of key, which has a record at now.
 func (m *memory[K, S]) touched(key K, now time.Time) *recent[S] {
 	h := m.open.Touched(key, func(h *recent[S]) bool { return now.Sub(h.seen) >= m.expiry })
 	h.seen = now
 	return h
 }
 
-// add remembers a new span of h; past the bound the oldest key is dropped
-// (a late copy of its incident would count again).
+// add remembers a new span of h; past the bound the oldest key is dropped.
 func (m *memory[K, S]) add(h *recent[S], s S) {
 	h.spans[h.next] = s
 	h.next = (h.next + 1) % len(h.spans)
@@ -52,7 +48,6 @@ func (m *memory[K, S]) add(h *recent[S], s S) {
 	m.open.Trim(maxIncidents)
 }
 
-// expire forgets the keys that received no record for the expiry.
 func (m *memory[K, S]) expire(now time.Time) {
 	m.open.RemoveStale(func(h *recent[S]) bool { return now.Sub(h.seen) >= m.expiry })
 }
@@ -69,11 +64,8 @@ func (sp *span) extend(t pcommon.Timestamp) {
 	sp.first, sp.last = min(sp.first, t), max(sp.last, t)
 }
 
-// incidentMemory decides which OOM records start a new incident: one failure
-// of one job, whose hosts log it as a burst of records. A record belongs to
-// an incident when its time is near one of the job's recent incidents. The
-// identity is the job alone, so neither the sizes a line prints nor a minute
-// boundary can split a failure.
+// incidentMemory decides which OOM records start a new incident: one failure of one job, logged as a burst by
+// its hosts. The identity is the job alone, so neither printed sizes nor a minute boundary can split a failure.
 type incidentMemory struct {
 	memory[resourceKey, span]
 }
@@ -82,8 +74,7 @@ func newIncidentMemory(window, expiry time.Duration) incidentMemory {
 	return incidentMemory{newMemory[resourceKey, span](window, expiry)}
 }
 
-// observe files a record of job at record time t, arriving at now, and
-// reports whether it opens a new incident.
+// observe files a record of job at record time t, arriving at now, and reports whether it opens an incident.
 func (m *incidentMemory) observe(job resourceKey, t pcommon.Timestamp, now time.Time) bool {
 	h := m.touched(job, now)
 	for i := range h.n {
@@ -96,10 +87,29 @@ func (m *incidentMemory) observe(job resourceKey, t pcommon.Timestamp, now time.
 	return true
 }
 
-// within reports whether a and b are less than window apart.
 func within(a, b pcommon.Timestamp, window time.Duration) bool {
 	if a > b {
 		a, b = b, a
 	}
 	return b-a < pcommon.Timestamp(window)
+}
+
+// retryLabel is an incident's xla.oom.retry: the record's verdict, the one its attributes imply when an older
+// processor tagged it, unknown outside the three values.
+func retryLabel(r *oom.Report) string {
+	switch r.Retry {
+	case oom.RetryFutile, oom.RetryMayHelp, oom.RetryUnknown:
+		return r.Retry
+	case "":
+		return oom.RetryVerdict(r, 0)
+	}
+	return oom.RetryUnknown
+}
+
+// settleRetry lets a record that joined an incident (or kill) in one batch give it the verdict its opening
+// record lacked: the first that knows decides, as in xlaoom explain; another code is another failure.
+func settleRetry(opened *observation, joined observation) {
+	if o := &opened.measured.attrs; o.retry == oom.RetryUnknown && o.code == joined.measured.attrs.code {
+		o.retry = joined.measured.attrs.retry
+	}
 }

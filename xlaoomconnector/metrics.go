@@ -5,17 +5,19 @@ package xlaoomconnector // import "github.com/xlaoom/xlaoomprocessor/xlaoomconne
 
 import (
 	"slices"
+	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
+	"github.com/xlaoom/xlaoomprocessor/internal/recordtime"
 	"github.com/xlaoom/xlaoomprocessor/oom"
 	"github.com/xlaoom/xlaoomprocessor/xlaoomconnector/internal/metadata"
 )
 
-// metricID names one of the connector's metrics; it is also their order in
-// the output.
+// metricID names one of the connector's metrics; it is also their order in the output.
 type metricID uint8
 
 const (
@@ -30,18 +32,15 @@ const (
 	numMetrics
 )
 
-// overflowAttribute marks the one series per metric that takes the data of
-// series beyond series_limit (the name the OpenTelemetry SDKs use).
+// overflowAttribute marks each metric's series that takes the data beyond series_limit (the SDKs' name).
 const overflowAttribute = "otel.metric.overflow"
 
 type descriptor struct {
 	name, description, unit string
 }
 
-// descriptors are indexed by metricID; they repeat metadata.yaml
-// (TestDescriptorsMatchMetadata). The generated MetricsBuilder is not used:
-// it has one start time for every point, a fixed temporality and no
-// histograms, where a series needs its own start and configurable both.
+// descriptors repeat metadata.yaml (TestDescriptorsMatchMetadata). The generated MetricsBuilder is not used: it
+// has one start time for every point, a fixed temporality and no histograms.
 var descriptors = [numMetrics]descriptor{
 	metricErrors: {
 		name: metadata.MetricsInfo.XlaOomErrors.Name,
@@ -49,8 +48,7 @@ var descriptors = [numMetrics]descriptor{
 			"every line and every host's copy of a failure counts. Alert on xla.oom.incidents instead.",
 		unit: "{error}",
 	},
-	// The histograms are not in metadata.yaml (mdatagen v0.158.0 cannot
-	// generate them); they are documented in README.md.
+	// The histograms are not in metadata.yaml (mdatagen v0.158.0 cannot generate them).
 	metricRequested: {
 		name:        "xla.oom.requested.size",
 		description: "Size of the allocation, reservation or program that did not fit, per XLA out-of-memory failure.",
@@ -121,8 +119,7 @@ func (m *MetricsConfig) enabled() [numMetrics]bool {
 	}
 }
 
-// attrKey is the attribute set of a series, comparable to key maps. Empty
-// fields are not written.
+// attrKey is the attribute set of a series, comparable to key maps; empty fields are not written.
 type attrKey struct {
 	code, phase, cause            string // phase and cause: xla.oom.errors only
 	program, backend, memorySpace string // opt-in dimensions
@@ -139,7 +136,6 @@ func (k attrKey) values() []string {
 	return []string{k.code, k.phase, k.cause, k.program, k.backend, k.memorySpace, k.warning, k.retry, k.hostSource, k.hostConstraint}
 }
 
-// putAttributes writes the set in a fixed order.
 func (k attrKey) putAttributes(dst pcommon.Map) {
 	for i, v := range k.values() {
 		if v != "" {
@@ -153,7 +149,6 @@ func (k attrKey) compare(o attrKey) int {
 	return slices.Compare(k.values(), o.values())
 }
 
-// dimensions says which opt-in attributes are on.
 type dimensions struct {
 	program, backend, memorySpace bool
 }
@@ -166,7 +161,6 @@ func newDimensions(names []string) dimensions {
 	}
 }
 
-// measurement is what one record contributes.
 type measurement struct {
 	attrs attrKey // the xla.oom.errors set; the others drop phase and cause (attrsFor)
 
@@ -180,9 +174,8 @@ type measurement struct {
 	kind measurementKind // which metrics it feeds (see feeds)
 }
 
-// measurementKind is what a measurement stands for. Each kind feeds its own
-// metrics and no other (see feeds): an OOM record never counts as an
-// incident or a warning, and a warning never counts as a failure.
+// measurementKind is what a measurement stands for; each kind feeds its own metrics only (feeds): an OOM
+// record never counts as an incident or a warning.
 type measurementKind uint8
 
 const (
@@ -192,8 +185,7 @@ const (
 	hostKill                             // on the job resource (hostkill.go)
 )
 
-// feeds reports whether the measurement adds to metric id: its kind feeds
-// that metric, and it holds the value the metric needs.
+// feeds reports whether the measurement's kind feeds metric id and it holds the value the metric needs.
 func (m *measurement) feeds(id metricID) bool {
 	switch m.kind {
 	case newIncident:
@@ -217,9 +209,8 @@ func (m *measurement) feeds(id metricID) bool {
 	return false
 }
 
-// measure turns a report into its measurement. Phase and cause outside their
-// enums (possible only on a hand-made tag) are left out rather than let an
-// arbitrary string become a dimension.
+// measure turns a report into its measurement; a phase or cause outside its enum (a hand-made tag) is left out
+// rather than let an arbitrary string become a dimension.
 func measure(r oom.Report, dims dimensions) measurement {
 	m := measurement{attrs: attrKey{code: r.Code}, kind: oomRecord}
 	if _, ok := metadata.MapAttributeXlaErrorPhase[r.Phase]; ok {
@@ -251,9 +242,8 @@ func (m measurement) attrsFor(id metricID) attrKey {
 	return k
 }
 
-// shortfall is how much memory was missing: the compile-time excess over
-// capacity, else requested - free; none for fragmentation. Sizes are known
-// and not negative (bytesOf), so the subtractions cannot overflow.
+// shortfall is how much memory was missing: the compile-time excess, else requested - free; none for
+// fragmentation. Sizes are known and not negative, so nothing overflows.
 func shortfall(r oom.Report) (int64, bool) {
 	exceeded, hasExceeded := bytesOf(r.Exceeded)
 	used, hasUsed := bytesOf(r.Used)
@@ -271,8 +261,7 @@ func shortfall(r oom.Report) (int64, bool) {
 	return 0, false
 }
 
-// pressure is demand divided by what was available: used / capacity, else
-// requested / free, else requested / capacity.
+// pressure is used / capacity, else requested / free, else requested / capacity.
 func pressure(r oom.Report) (float64, bool) {
 	used, hasUsed := bytesOf(r.Used)
 	capacity, hasCapacity := bytesOf(r.Capacity)
@@ -292,4 +281,40 @@ func pressure(r oom.Report) (float64, bool) {
 // bytesOf returns a size that is known and not negative.
 func bytesOf(s oom.Size) (int64, bool) {
 	return s.Bytes, s.Known && s.Bytes >= 0
+}
+
+// Memory-pressure warnings feed the warning metrics on the job resource, like incidents; never a failure.
+
+func (c *xlaOOMConnector) warningsWanted() bool {
+	return c.state.enabled[metricWarnings] || c.state.enabled[metricWarningPressure]
+}
+
+// addWarning files the record's warning under its job: from the processor's attributes, else found in its text.
+func (c *xlaOOMConnector) addWarning(into map[resourceKey]*resourceBatch, rl plog.ResourceLogs, lr plog.LogRecord, now time.Time, found *oom.Finding) {
+	if !c.warningsWanted() {
+		return
+	}
+	w, ok := oomattr.GetWarning(lr.Attributes())
+	if !ok && found != nil && found.Found == oom.FoundWarning {
+		w, ok = found.Warning, true
+	}
+	if !ok {
+		return
+	}
+	if m, known := measureWarning(w, c.dims); known {
+		c.fileUnderJob(into, rl, observation{measured: m, at: recordtime.Of(lr, now)})
+	}
+}
+
+// measureWarning turns a warning into its measurement; a kind outside the enum (a hand-made tag) is not counted.
+func measureWarning(w oom.Warning, dims dimensions) (measurement, bool) {
+	if _, ok := metadata.MapAttributeXlaMemoryWarning[w.Kind]; !ok {
+		return measurement{}, false
+	}
+	m := measurement{attrs: attrKey{warning: w.Kind}, kind: memoryWarning}
+	if dims.backend {
+		m.attrs.backend = w.Backend
+	}
+	m.pressure, m.hasPressure = w.Pressure()
+	return m, true
 }

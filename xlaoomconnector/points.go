@@ -15,8 +15,7 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/xlaoomconnector/internal/metadata"
 )
 
-// emission is one collect's output: the metrics to send, and what must be
-// settled once the send succeeded or failed.
+// emission is one collect's output: the metrics to send and what to settle once the send returned.
 type emission struct {
 	md       pmetric.Metrics
 	expired  int64
@@ -31,7 +30,6 @@ type inFlight struct {
 	end    pcommon.Timestamp
 }
 
-// writer turns series into pmetric data.
 type writer struct {
 	st      *state
 	at      pcommon.Timestamp // the emission time
@@ -39,9 +37,8 @@ type writer struct {
 	out     *emission
 }
 
-// collect expires stale series, then writes the points due (every series
-// when cumulative, so that a backend does not mark it stale; those with new
-// data when delta) and, when cumulative, the expired series' end markers.
+// collect expires stale series, then writes the points due (every series when cumulative, so a backend does not
+// mark it stale; those with new data when delta) and the expired series' end markers.
 func (st *state) collect(now time.Time, version string) *emission {
 	out := &emission{md: pmetric.NewMetrics()}
 	w := writer{st: st, at: pcommon.NewTimestampFromTime(now), version: version, out: out}
@@ -75,9 +72,8 @@ func (st *state) collect(now time.Time, version string) *emission {
 	return out
 }
 
-// settle finishes an emission once its send returned: a delivered delta
-// point's end is its series' next start; a failed one's values go back, and
-// the next point covers both intervals.
+// settle finishes an emission: a delivered delta point's end is its series' next start; a failed one's values
+// go back, and the next point covers both intervals.
 func (st *state) settle(e *emission, delivered bool) {
 	for _, p := range e.inFlight {
 		s := p.series
@@ -91,7 +87,6 @@ func (st *state) settle(e *emission, delivered bool) {
 	}
 }
 
-// write appends one ResourceMetrics holding the due series, if any.
 func (w *writer) write(res pcommon.Resource, schemaURL string, due *[numMetrics][]*series) {
 	if !slices.ContainsFunc(due[:], func(l []*series) bool { return len(l) > 0 }) {
 		return
@@ -141,8 +136,7 @@ func (w *writer) appendMetric(sm pmetric.ScopeMetrics, id metricID) pmetric.Metr
 	return m
 }
 
-// writePoint appends the point of s to m and marks it emitted. A delta
-// point's values leave the series until settle says whether they arrived.
+// writePoint appends s's point to m; a delta point's values leave the series until settle.
 func (w *writer) writePoint(m pmetric.Metric, s *series) {
 	end := s.pointTime(w.at)
 	start := s.start
@@ -177,10 +171,8 @@ func (w *writer) writePoint(m pmetric.Metric, s *series) {
 	s.dirty = false
 }
 
-// writeEnds writes one end marker per expired series: a point flagged
-// NoRecordedValue, on which the Prometheus exporter drops the series and
-// remote write sends a staleness marker. Each gets a Metric of its own: the
-// Prometheus exporter (v0.158) stops reading a metric at the first flagged.
+// writeEnds writes one NoRecordedValue end marker per expired series (the Prometheus exporter drops the series,
+// remote write sends a staleness marker), each in its own Metric: the exporter (v0.158) stops at the first flagged.
 func (w *writer) writeEnds(gone []ended) {
 	slices.SortFunc(gone, func(a, b ended) int {
 		return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.metric, b.metric), a.series.attrs.compare(b.series.attrs))
@@ -203,15 +195,13 @@ func (w *writer) writeEnds(gone []ended) {
 	}
 }
 
-// dataPoint is what number and histogram data points share.
 type dataPoint interface {
 	SetStartTimestamp(pcommon.Timestamp)
 	SetTimestamp(pcommon.Timestamp)
 	Attributes() pcommon.Map
 }
 
-// stamp dates dp from start (0 for a gauge, which has none) to end and gives
-// it the attributes of s.
+// stamp dates dp from start (0 for a gauge) to end and gives it s's attributes.
 func stamp[P dataPoint](dp P, s *series, start, end pcommon.Timestamp) P {
 	dp.SetStartTimestamp(start)
 	dp.SetTimestamp(end)

@@ -5,9 +5,11 @@ package xlaoomconnector // import "github.com/xlaoom/xlaoomprocessor/xlaoomconne
 
 import (
 	"slices"
+	"sort"
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/pmetric"
 
 	"github.com/xlaoom/xlaoomprocessor/internal/lru"
 )
@@ -31,8 +33,7 @@ type state struct {
 	counts    [numMetrics]int     // series per metric
 	overflow  [numMetrics]*series // nil until a metric overflows
 
-	// retired keeps the expired counters (cumulative only), so one that
-	// comes back continues instead of restarting at 1.
+	// retired keeps expired counters (cumulative only), so one that comes back continues instead of restarting.
 	retired [numMetrics]*lru.Map[retiredKey, retiredCounter]
 
 	incidents incidentMemory
@@ -74,8 +75,7 @@ type observation struct {
 	kill     *killReport       // a host kill's owner (hostkill.go)
 }
 
-// add records the observations obs of resource r and returns how many
-// measurements went to an overflow series.
+// add records the observations obs of resource r and returns how many measurements overflowed.
 func (st *state) add(r *resourceBatch, obs []observation, now time.Time) (overflowed int64) {
 	for i := range obs {
 		ob := &obs[i]
@@ -105,9 +105,7 @@ func (st *state) add(r *resourceBatch, obs []observation, now time.Time) (overfl
 	return overflowed
 }
 
-// lookup finds or creates the series of k, creating the resource state on
-// first use; past the limit it returns the metric's overflow series. A
-// retired counter continues: to a backend, one stream after a gap.
+// lookup finds or creates the series of k (past the limit, the overflow series); a retired counter continues.
 func (st *state) lookup(r *resourceBatch, k seriesKey, now time.Time) *series {
 	rs := st.resources[r.key]
 	if rs != nil {
@@ -136,7 +134,6 @@ func (st *state) lookup(r *resourceBatch, k seriesKey, now time.Time) *series {
 	return s
 }
 
-// size is the number of series held, overflow series included.
 func (st *state) size() int64 {
 	var n int64
 	for id := range st.counts {
@@ -146,4 +143,140 @@ func (st *state) size() int64 {
 		}
 	}
 	return n
+}
+
+type seriesKey struct {
+	metric metricID
+	attrs  attrKey
+}
+
+// series is the running state of one metric stream. Point times come from the connector's clock: record times
+// are not monotonic, and push backends reject a point that repeats or goes back.
+type series struct {
+	attrs    attrKey
+	overflow bool // the overflow series of its metric
+
+	start     pcommon.Timestamp // the start of every cumulative point and of the first delta one
+	nextStart pcommon.Timestamp // the next delta point's start: the last delivered one's time, so deltas tile
+	lastPoint pcommon.Timestamp // the time of the last point written; the next is later
+	dirty     bool              // data added since the last point was written
+	seen      time.Time         // wall clock of the last update, for expiry
+
+	count   int64             // counters
+	gauge   float64           // gauges: the value of the latest record
+	gaugeAt pcommon.Timestamp // and that record's time, so a late record does not replace it
+	hist    histogram         // size histograms
+}
+
+func newSeries(attrs attrKey, overflow bool, now time.Time) *series {
+	start := pcommon.NewTimestampFromTime(now)
+	return &series{attrs: attrs, overflow: overflow, start: start, nextStart: start}
+}
+
+// pointTime is the time of the next point emitted at now: after the series' start and its previous point,
+// even if the clock stalls or steps back.
+func (s *series) pointTime(now pcommon.Timestamp) pcommon.Timestamp {
+	return max(now, s.start+1, s.lastPoint+1)
+}
+
+func (s *series) putAttributes(dst pcommon.Map) {
+	if s.overflow {
+		dst.PutBool(overflowAttribute, true)
+		return
+	}
+	s.attrs.putAttributes(dst)
+}
+
+type histogram struct {
+	count    uint64
+	sum      float64
+	min, max float64
+	buckets  []uint64
+}
+
+func (h *histogram) observe(bounds []float64, v float64) {
+	if h.buckets == nil {
+		h.buckets = make([]uint64, len(bounds)+1)
+	}
+	if h.count == 0 {
+		h.min, h.max = v, v
+	}
+	h.min, h.max = min(h.min, v), max(h.max, v)
+	h.count++
+	h.sum += v
+	// Bucket i holds (bounds[i-1], bounds[i]]; the first bound >= v.
+	h.buckets[sort.SearchFloat64s(bounds, v)]++
+}
+
+// take returns the histogram's content and leaves it empty: a delta point's values on their way out.
+func (h *histogram) take() histogram {
+	out := *h
+	*h = histogram{buckets: slices.Clone(out.buckets)} // nil stays nil
+	clear(h.buckets)
+	return out
+}
+
+// merge adds o back into h (a delta point whose send failed), as if o had never been taken.
+func (h *histogram) merge(o histogram) {
+	if o.count == 0 {
+		return
+	}
+	if h.count == 0 {
+		h.min, h.max = o.min, o.max
+	}
+	h.min, h.max = min(h.min, o.min), max(h.max, o.max)
+	h.count += o.count
+	h.sum += o.sum
+	if h.buckets == nil {
+		h.buckets = make([]uint64, len(o.buckets))
+	}
+	for i, n := range o.buckets {
+		h.buckets[i] += n
+	}
+}
+
+// ended is a series removed by expiry whose end the next emission reports.
+type ended struct {
+	key       resourceKey
+	resource  pcommon.Resource // empty for an overflow series
+	schemaURL string
+	metric    metricID
+	series    *series
+}
+
+// expire drops and returns the series nothing updated for the expiry, unless data is not yet emitted. A cumulative
+// counter is retired and continues from its value if it comes back, above every value the backend has seen.
+func (st *state) expire(now time.Time, at pcommon.Timestamp) []ended {
+	st.incidents.expire(now)
+	st.hostKills.expire(now)
+	stale := func(s *series) bool { return !s.dirty && now.Sub(s.seen) >= st.expiry }
+	var out []ended
+	for key, rs := range st.resources {
+		for k, s := range rs.series {
+			if !stale(s) {
+				continue
+			}
+			delete(rs.series, k)
+			st.counts[k.metric]--
+			s.lastPoint = s.pointTime(at)
+			out = append(out, ended{key: key, resource: rs.resource, schemaURL: rs.schemaURL, metric: k.metric, series: s})
+			if !st.delta && k.metric.metricType() == pmetric.MetricTypeSum {
+				// Past series_limit per metric, the one retired longest ago goes.
+				retired := st.retired[k.metric]
+				retired.Put(retiredKey{resource: key, series: k}, retiredCounter{count: s.count, start: s.start, lastPoint: s.lastPoint})
+				retired.Trim(st.limit)
+			}
+		}
+		if len(rs.series) == 0 {
+			delete(st.resources, key)
+		}
+	}
+	for id, s := range st.overflow {
+		if s != nil && stale(s) {
+			st.overflow[id] = nil
+			s.lastPoint = s.pointTime(at)
+			out = append(out, ended{resource: pcommon.NewResource(), metric: metricID(id), series: s})
+		}
+	}
+	return out
 }

@@ -1,17 +1,13 @@
 // Copyright The xla_oom Authors
 // SPDX-License-Identifier: Apache-2.0
 
-// Package lru is a map that remembers the order in which its entries were
-// last touched, so the oldest can be found and dropped in O(1): every bounded
-// memory of the component (the connector's incidents and retired counters,
-// the failure stage's streams) is bounded with it and expires from its front
-// without scanning.
+// Package lru is a map that remembers the order its entries were last touched, so the oldest is found and
+// dropped in O(1): every bounded memory of the component expires from its front without scanning.
 package lru // import "github.com/xlaoom/xlaoomprocessor/internal/lru"
 
 import "container/list"
 
-// Map is the map. Its zero value is not usable: see New. It is not safe for
-// concurrent use.
+// Map is the map; its zero value is not usable (see New) and it is not safe for concurrent use.
 type Map[K comparable, V any] struct {
 	items map[K]*list.Element
 	order list.List // front: touched longest ago
@@ -49,8 +45,7 @@ func (l *Map[K, V]) Put(key K, value V) {
 	l.items[key] = l.order.PushBack(&entry[K, V]{key: key, value: value})
 }
 
-// Touched returns the entry of key, made the most recently touched: a zero
-// value in place of one that is missing or that stale says is stale.
+// Touched returns the entry of key, made the most recently touched: zero in place of a missing or stale one.
 func (l *Map[K, V]) Touched(key K, stale func(*V) bool) *V {
 	if v, ok := l.Get(key); ok && !stale(v) {
 		l.Touch(key)
@@ -87,8 +82,7 @@ func (l *Map[K, V]) Trim(n int) {
 	}
 }
 
-// RemoveStale drops the entries touched longest ago for as long as stale
-// says so of them: what expires from the front.
+// RemoveStale drops the entries touched longest ago while stale says so of them.
 func (l *Map[K, V]) RemoveStale(stale func(*V) bool) {
 	for {
 		key, v, ok := l.Oldest()

@@ -12,17 +12,14 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
-// The attributes of a failure record (event xla.oom.failure): every fact of
-// the failure (Put's attributes, its report merged from all its records),
-// and these. FailureID is also on each statement's record.
+// The attributes of a failure record (event xla.oom.failure) besides Put's; FailureID is on each statement too.
 const (
 	FailureID         = "xla.oom.failure.id"
 	FailureStatements = "xla.oom.failure.statements" // records that stated the failure
 	FailureRecords    = "xla.oom.failure.records"    // every record it took
 	FailureClosed     = "xla.oom.failure.closed"     // why it closed (failure.Close)
 	RetryRule         = "xla.oom.retry.rule"         // the rule that decided xla.oom.retry
-	// Holders lists the executables whose in-use chunks the allocator's dump
-	// names, most bytes first: maps of HolderKey*.
+	// Holders lists the executables the allocator's dump names, most bytes first: maps of HolderKey*.
 	Holders = "xla.oom.holders"
 )
 
@@ -33,17 +30,14 @@ const (
 	HolderKeyChunks  = "chunks"
 )
 
-// The semantic conventions' code location: the failure's site, the frame of
-// the user's own code that asked.
+// The semantic conventions' code location: the failure's site, the user's frame that asked.
 const (
 	CodeFilePath     = "code.file.path"
 	CodeLineNumber   = "code.line.number"
 	CodeFunctionName = "code.function.name"
 )
 
-// PutFailure writes failure f onto attrs: its report (at most top
-// allocations) and the failure's own attributes. xla.oom.attempts is the
-// refusals the whole failure came with.
+// PutFailure writes failure f onto attrs: its report (at most top allocations) and the failure's own attributes.
 func PutFailure(f *failure.Failure, attrs pcommon.Map, top int) {
 	PutTop(f.Report, attrs, top)
 	attrs.PutStr(FailureID, f.ID)
@@ -68,8 +62,7 @@ func PutFailure(f *failure.Failure, attrs pcommon.Map, top int) {
 	}
 }
 
-// FailureBody is the failure record's body: one line that says what failed,
-// how big, who held the memory, where, and the verdict.
+// FailureBody is the failure record's body: what failed, how big, who held the memory, where, the verdict.
 func FailureBody(f *failure.Failure) string {
 	r := &f.Report
 	var b strings.Builder

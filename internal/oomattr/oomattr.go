@@ -1,9 +1,8 @@
 // Copyright The xla_oom Authors
 // SPDX-License-Identifier: Apache-2.0
 
-// Package oomattr is the attribute contract between an oom.Report and a log
-// record: the processor writes it, the connector reads it back, so a record
-// tagged upstream is never parsed twice.
+// Package oomattr is the attribute contract between an oom.Report and a log record: the processor writes it,
+// the connector reads it back, so a record tagged upstream is never parsed twice.
 package oomattr
 
 import (
@@ -15,8 +14,7 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
-// Attribute keys. They are a stable contract: dashboards, alerts and the
-// connector depend on them.
+// Attribute keys: a stable contract that dashboards, alerts and the connector depend on.
 const (
 	ErrorCode     = "xla.error.code"
 	ErrorName     = "xla.error.name"
@@ -24,9 +22,7 @@ const (
 	ErrorPhase    = "xla.error.phase"
 	ErrorDocURL   = "xla.error.doc_url"
 	ErrorType     = "error.type"
-	// ExceptionType is the semantic conventions' exception.type: the type
-	// of the exception the record raised ("jax.errors.JaxRuntimeError").
-	// One the record already carries is never overwritten.
+	// ExceptionType is the semantic conventions' exception.type; one the record carries is never overwritten.
 	ExceptionType = "exception.type"
 	Backend       = "xla.backend"
 	MemorySpace   = "xla.memory.space"
@@ -48,8 +44,7 @@ const (
 	Cause         = "xla.oom.cause"
 	Remediation   = "xla.remediation"
 
-	// Memory breakdown totals (TPU compile-time breakdown, GPU
-	// BufferAssignment stats, XRT program-load figures).
+	// Memory breakdown totals (TPU compile-time, GPU BufferAssignment stats, XRT program load).
 	Total             = "xla.oom.total.size"
 	RuntimeReserved   = "xla.oom.runtime_reserved.size"
 	ProgramSize       = "xla.oom.program.size"
@@ -63,8 +58,7 @@ const (
 	Allocated         = "xla.oom.allocated.size"
 	AvailableAfter    = "xla.oom.available_after.size"
 
-	// Allocations lists the largest allocations (a slice of maps with the
-	// AllocationKey* keys); the culprit and the largest input are flattened.
+	// Allocations lists the largest allocations (maps of AllocationKey*); culprit and largest input are flattened.
 	Allocations       = "xla.oom.allocations"
 	CulpritOp         = "xla.oom.culprit.op"
 	CulpritSource     = "xla.oom.culprit.source"
@@ -73,29 +67,21 @@ const (
 	LargestInputSize  = "xla.oom.largest_input.size"
 	LargestInputShape = "xla.oom.largest_input.shape"
 
-	// Incident is the same on the copies of one failure logged by every
-	// host of a job, and different otherwise (see package incident).
+	// Incident is the same on the copies of one failure logged by every host of a job (package incident).
 	Incident = "xla.oom.incident.id"
 
-	// Attempts counts the allocation attempts (driver refusals an allocator
-	// retries) in the record: on a failure, the ones logged in its record on
-	// the way; on an allocation_attempt warning, every one of the record.
+	// Attempts counts the driver refusals an allocator retries: a failure's on the way, all of a warning's record.
 	Attempts = "xla.oom.attempts"
-	// AttemptLast is the last refused request of a record with several
-	// attempts (xla.oom.requested.size is the first): where a back-off ended.
+	// AttemptLast is the last refused request of several (xla.oom.requested.size is the first).
 	AttemptLast = "xla.oom.attempt.last.size"
 
-	// Retry says whether running the same program again, unchanged, can
-	// succeed: futile, may_help or unknown (oom.RetryFutile, ...).
+	// Retry says whether the same program again can succeed: futile, may_help or unknown.
 	Retry = "xla.oom.retry"
 	// Action is the kind of the first remediation step (oom.Actions).
 	Action = "xla.oom.action"
 )
 
-// Log event names (plog.LogRecord.EventName): a tagged record that states a
-// failure, the one record the processor makes of a whole failure (failure.go)
-// and a memory-pressure warning. A record's own event name is never
-// overwritten.
+// Log event names (plog.LogRecord.EventName); a record's own event name is never overwritten.
 const (
 	EventStatement = "xla.oom"
 	EventFailure   = "xla.oom.failure"
@@ -115,8 +101,7 @@ const (
 	AllocationType         = "type"
 )
 
-// DefaultTopAllocations is how many allocations Put writes: the
-// processor's and explain's default too.
+// DefaultTopAllocations is how many allocations Put writes, explain's default too.
 const DefaultTopAllocations = 5
 
 type sizeField struct {
@@ -129,8 +114,7 @@ type stringField struct {
 	value *string
 }
 
-// sizeFields pairs each size attribute with its Report field, so that Put and
-// Get cannot drift apart.
+// sizeFields pairs each size attribute with its Report field, so Put and Get cannot drift apart.
 func sizeFields(r *oom.Report) []sizeField {
 	return []sizeField{
 		{Requested, &r.Requested}, {Free, &r.Free}, {Used, &r.Used}, {Capacity, &r.Capacity},
@@ -157,10 +141,8 @@ func stringFields(r *oom.Report) []stringField {
 // Put writes r onto attrs with the default number of allocations.
 func Put(r oom.Report, attrs pcommon.Map) { PutTop(r, attrs, DefaultTopAllocations) }
 
-// PutTop writes r onto attrs. Empty strings and unknown sizes are left out.
-// error.type carries the XLA code, the low-cardinality class semantic
-// conventions ask for. At most top allocations are listed (0: none); the
-// culprit and the largest input are written whatever top is.
+// PutTop writes r onto attrs, leaving out empty strings and unknown sizes; error.type carries the XLA code. At
+// most top allocations are listed; the culprit and the largest input whatever top is.
 func PutTop(r oom.Report, attrs pcommon.Map, top int) {
 	attrs.EnsureCapacity(attrs.Len() + 16)
 	for _, f := range stringFields(&r) {
@@ -277,8 +259,7 @@ func getAllocation(m pcommon.Map) oom.Allocation {
 	return a
 }
 
-// getStr and getInt read a value of their type; one of another type is
-// absent, never trusted.
+// getStr and getInt read a value of their type; one of another type is absent, never trusted.
 func getStr(m pcommon.Map, k string) string {
 	if v, ok := m.Get(k); ok && v.Type() == pcommon.ValueTypeStr {
 		return v.Str()
@@ -306,8 +287,7 @@ func Tagged(attrs pcommon.Map) bool {
 	return ok
 }
 
-// Get reads back a Report written by Put. It returns false when attrs carry no
-// xla.error.code. Values of the wrong type are ignored rather than trusted.
+// Get reads back a Report written by Put; false when attrs carry no xla.error.code.
 func Get(attrs pcommon.Map) (oom.Report, bool) {
 	code, ok := attrs.Get(ErrorCode)
 	if !ok || code.Type() != pcommon.ValueTypeStr || code.Str() == "" {
@@ -347,4 +327,86 @@ func Get(attrs pcommon.Map) (oom.Report, bool) {
 		}
 	}
 	return r, true
+}
+
+// Generic is true on a record tagged by the last-resort layer (oom.FamilyGeneric) and absent on every other,
+// so a query for it finds the messages xla_oom does not know yet.
+const Generic = "xla.oom.generic"
+
+// Keys of the BFC allocator dump's memory holder: the executable whose in-use chunks hold the most bytes.
+const (
+	HolderProgram = "xla.oom.holder.program"
+	HolderSize    = "xla.oom.holder.size"
+)
+
+// putGeneric marks a last-resort finding.
+func putGeneric(r *oom.Report, attrs pcommon.Map) {
+	if r.Family == oom.FamilyGeneric {
+		attrs.PutBool(Generic, true)
+	}
+}
+
+// IsGeneric reports whether attrs carry the last-resort mark.
+func IsGeneric(attrs pcommon.Map) bool {
+	v, ok := attrs.Get(Generic)
+	return ok && v.Type() == pcommon.ValueTypeBool && v.Bool()
+}
+
+// Attribute keys of a memory-pressure warning; it never carries xla.error.code or error.type, so nothing that
+// counts failures counts it.
+const (
+	// WarningKind: rematerialization, allocator_retry, allocation_attempt, autotune_fallback or memory_usage.
+	WarningKind = "xla.memory.warning"
+	// WarningExplanation says in one sentence what happened and what it costs.
+	WarningExplanation = "xla.memory.warning.explanation"
+)
+
+func warningSizes(w *oom.Warning) [5]sizeField {
+	return [5]sizeField{{Requested, &w.Requested}, {Used, &w.Used}, {Free, &w.Free}, {Capacity, &w.Capacity}, {AttemptLast, &w.Last}}
+}
+
+// warningStrings are a warning's string attributes; its phase follows from the kind and is not written.
+func warningStrings(w *oom.Warning) [4]stringField {
+	return [4]stringField{{WarningKind, &w.Kind}, {WarningExplanation, &w.Explanation}, {Backend, &w.Backend}, {Device, &w.Device}}
+}
+
+// PutWarning writes w onto attrs. Empty strings and unknown sizes are left out.
+func PutWarning(w oom.Warning, attrs pcommon.Map) {
+	attrs.EnsureCapacity(attrs.Len() + 8)
+	for _, f := range warningStrings(&w) {
+		putStr(attrs, f.key, *f.value)
+	}
+	for _, f := range warningSizes(&w) {
+		putKnown(attrs, f.key, *f.size)
+	}
+	if w.Attempts > 0 {
+		attrs.PutInt(Attempts, int64(w.Attempts))
+	}
+}
+
+// Warned reports whether attrs already carry a memory-warning tag.
+func Warned(attrs pcommon.Map) bool {
+	_, ok := attrs.Get(WarningKind)
+	return ok
+}
+
+// GetWarning reads back a warning written by PutWarning; false without xla.memory.warning or with
+// xla.error.code (a failure is never a warning).
+func GetWarning(attrs pcommon.Map) (oom.Warning, bool) {
+	kind, ok := attrs.Get(WarningKind)
+	if !ok || kind.Type() != pcommon.ValueTypeStr || kind.Str() == "" || Tagged(attrs) {
+		return oom.Warning{}, false
+	}
+	var w oom.Warning
+	for _, f := range warningStrings(&w) {
+		*f.value = getStr(attrs, f.key)
+	}
+	for _, f := range warningSizes(&w) {
+		*f.size = getSize(attrs, f.key)
+	}
+	if n, ok := getInt(attrs, Attempts); ok {
+		w.Attempts = int(n)
+	}
+	w.Phase = oom.WarningPhase(w.Kind)
+	return w, true
 }

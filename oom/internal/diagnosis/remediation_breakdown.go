@@ -10,17 +10,12 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
-// BreakdownAdvice is what a memory breakdown's numbers call for. Its steps
-// go right after the first step of the code's advice.
+// BreakdownAdvice is what a memory breakdown's numbers call for, right after the code's first step.
 var BreakdownAdvice = AdviceTable{
 	{Name: "culprit", Action: grammar.ActionShrinkFootprint, When: func(c AdviceCase) bool { return c.R.Breakdown.Culprit() >= 0 }, Say: func(c AdviceCase) string {
 		b := &c.R.Breakdown
 		e := &b.Allocations[b.Culprit()]
-		s := "The largest allocation naming an operator is " + grammar.HumanSize(e.Size)
-		if e.Shape != "" {
-			s += " (" + e.Shape + ")"
-		}
-		s += ", made by " + shortOp(e.OpName)
+		s := "The largest allocation naming an operator is " + sizeAndShape(e) + ", made by " + shortOp(e.OpName)
 		if src := e.Source(); src != "" {
 			s += " at " + src
 		}
@@ -29,11 +24,7 @@ var BreakdownAdvice = AdviceTable{
 	{Name: "largest input", Action: grammar.ActionShard, When: func(c AdviceCase) bool { return c.R.Breakdown.LargestInput() >= 0 }, Say: func(c AdviceCase) string {
 		b := &c.R.Breakdown
 		in := &b.Allocations[b.LargestInput()]
-		s := "The largest program input in the list takes " + grammar.HumanSize(in.Size)
-		if in.Shape != "" {
-			s += " (" + in.Shape + ")"
-		}
-		return s + ": shard or shrink that argument, or donate it if it is not needed after the call."
+		return "The largest program input in the list takes " + sizeAndShape(in) + ": shard or shrink that argument, or donate it if it is not needed after the call."
 	}},
 	{Name: "padded allocations", Action: grammar.ActionShrinkFootprint, When: func(c AdviceCase) bool { _, n := paddedAllocations(c); return n > 0 }, SayEach: func(c AdviceCase, a grammar.Advice) grammar.Advice {
 		padded, n := paddedAllocations(c)
@@ -79,8 +70,7 @@ var BreakdownAdvice = AdviceTable{
 
 const maxPaddingSteps = 3
 
-// paddedAllocations are the first allocations padded to more than 1.5×
-// their data, in an array so that looking costs no allocation.
+// paddedAllocations are the first allocations padded to more than 1.5× their data, in an array: no allocation.
 func paddedAllocations(c AdviceCase) (padded [maxPaddingSteps]*grammar.Allocation, n int) {
 	for i := range c.R.Breakdown.Allocations {
 		if e := &c.R.Breakdown.Allocations[i]; e.Expansion <= 1.5 {
@@ -112,8 +102,7 @@ func paddingStep(e *grammar.Allocation) string {
 	return s + " TPU arrays are tiled (8,128) on their two minor-most dimensions: make those multiples of 8 and 128, or reorder dimensions so a large one is minor-most."
 }
 
-// fragmentationPct is the runtime buffer assignment's share lost to
-// fragmentation, in percent (0 when not known).
+// fragmentationPct is the buffer assignment's share lost to fragmentation, in percent (0 when not known).
 func fragmentationPct(c AdviceCase) float64 {
 	b := &c.R.Breakdown
 	if c.R.Phase != grammar.PhaseRuntime || !b.Fragmentation.Known || !b.Total.Known || b.Total.Bytes <= 0 {
@@ -124,3 +113,11 @@ func fragmentationPct(c AdviceCase) float64 {
 
 // shortOp quotes an operator name cut to 160 bytes.
 func shortOp(op string) string { return "`" + logtext.Shorten(op, 160) + "`" }
+
+// sizeAndShape is an allocation's size, then its shape in parentheses when printed.
+func sizeAndShape(a *grammar.Allocation) string {
+	if a.Shape == "" {
+		return grammar.HumanSize(a.Size)
+	}
+	return grammar.HumanSize(a.Size) + " (" + a.Shape + ")"
+}

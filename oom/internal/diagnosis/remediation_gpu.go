@@ -20,8 +20,7 @@ var hostRAMAdvice = AdviceTable{
 	{Name: "no copies", Action: grammar.ActionReleaseBuffers, When: always, Say: sayConst("Donate inputs (donate_argnums) and avoid holding several copies of large arrays at once.")},
 }
 
-// hostRAM: a CPU backend allocation of device (not pinned host) memory, or a
-// family that says the host ran out of RAM.
+// hostRAM: a CPU backend's device (not pinned host) allocation, or a family that says the host ran out of RAM.
 func hostRAM(c AdviceCase) bool {
 	return c.R.Backend == grammar.BackendCPU && c.R.MemorySpace != "host" || c.Traits.HostRAM
 }
@@ -52,8 +51,7 @@ var deviceAdvice = AdviceTable{
 	}},
 	{Name: "smaller footprint", Action: grammar.ActionShrinkFootprint, When: always,
 		Say: sayConst("Reduce the per-device footprint: a smaller batch, jax.checkpoint (remat) on large blocks, bfloat16 for large tensors, donate_argnums for inputs not needed after the step, or shard over more GPUs.")},
-	// The driver refused allocations in the failure's own record: the memory
-	// is held outside XLA's pool.
+	// The driver refused allocations in the failure's own record: the memory is held outside XLA's pool.
 	{Name: "driver refused on the way", Action: grammar.ActionFreeHeldMemory, When: func(c AdviceCase) bool {
 		return c.R.RefusedBefore > 0 && c.R.MemorySpace != "host" && !tooBigForDevice(c)
 	}, Say: func(c AdviceCase) string {
@@ -76,15 +74,13 @@ func tooBigForPool(c AdviceCase) bool {
 	return !tooBigForDevice(c) && larger(c.R.Requested, c.R.PoolLimit)
 }
 
-// poolCouldNotGrow: exhaustion while counting the request as free: the
-// summary counts bytes not yet claimed from the device, so claiming failed.
+// poolCouldNotGrow: exhaustion though the summary counts the request free (bytes not yet claimed from the device).
 func poolCouldNotGrow(c AdviceCase) bool {
 	r := c.R
 	return exhausted(c) && r.Free.Known && r.Requested.Known && r.Free.Bytes >= r.Requested.Bytes
 }
 
-// poolTooSmall advises on a request larger than XLA's whole pool: only a
-// larger pool or a smaller array helps.
+// poolTooSmall advises on a request larger than XLA's whole pool: only a larger pool or a smaller array helps.
 func poolTooSmall(c AdviceCase) string {
 	r := c.R
 	s := "The request (" + grammar.HumanSize(r.Requested) + ") is larger than XLA's whole memory pool on this GPU (pool limit " + grammar.HumanSize(r.PoolLimit) + freeNote(r) +
@@ -102,13 +98,10 @@ func poolTooSmall(c AdviceCase) string {
 	return s + ", more than any XLA_PYTHON_CLIENT_MEM_FRACTION can leave room for: shard or shrink the array."
 }
 
-// maxPoolShare is the largest XLA_PYTHON_CLIENT_MEM_FRACTION worth advising:
-// beyond it the CUDA context and libraries have no room left.
+// maxPoolShare is the largest XLA_PYTHON_CLIENT_MEM_FRACTION worth advising: the CUDA context needs room.
 const maxPoolShare = 0.95
 
-// poolShareNeeded is the XLA_PYTHON_CLIENT_MEM_FRACTION whose pool holds the
-// request: its share of the GPU rounded up to 0.05, plus 0.05 to spare (0
-// when the capacity is not known).
+// poolShareNeeded is the memory fraction whose pool holds the request, rounded up to 0.05 plus 0.05 (0: unknown).
 func poolShareNeeded(r *grammar.Report) float64 {
 	if !r.Requested.Known || !r.Capacity.Known || r.Capacity.Bytes <= 0 {
 		return 0
@@ -116,10 +109,61 @@ func poolShareNeeded(r *grammar.Report) float64 {
 	return math.Ceil(float64(r.Requested.Bytes)/float64(r.Capacity.Bytes)*20+1) / 20
 }
 
-// poolTooSmallAction is the kind of poolTooSmall's step.
 func poolTooSmallAction(c AdviceCase) string {
 	if poolShareNeeded(c.R) > maxPoolShare {
 		return grammar.ActionShard
 	}
 	return grammar.ActionSetMemoryLimit
+}
+
+// BackOff reports whether n refusals falling from first to last bytes are a BFC back-off (0.9 of the size per
+// step; sizes are rounded as printed, so 0.85-0.95 counts).
+func BackOff(first, last int64, n int) bool {
+	if n < 2 || first <= 0 || last <= 0 || last >= first {
+		return false
+	}
+	step := math.Pow(float64(last)/float64(first), 1/float64(n-1))
+	return step >= 0.85 && step <= 0.95
+}
+
+// WarningAdvice returns the steps for a warning no failure followed, nil for a kind that has none; for an
+// allocation_attempt w is one job's whole series.
+func WarningAdvice(w *grammar.Warning) []string {
+	if w.Kind != grammar.WarningAllocationAttempt {
+		return nil
+	}
+	n := max(w.Attempts, 1)
+	last := w.Requested
+	if w.Last.Known {
+		last = w.Last
+	}
+	var cause string
+	switch {
+	case w.Requested.Known && BackOff(w.Requested.Bytes, last.Bytes, n):
+		cause = "XLA's memory pool asked for " + grammar.HumanBytes(w.Requested.Bytes) + " and backed off " + strconv.Itoa(n) +
+			" times, still refused at " + grammar.HumanBytes(last.Bytes) + ": "
+	case w.Requested.Known:
+		cause = "The driver refused " + grammar.HumanBytes(w.Requested.Bytes) + oneOrMany(n, " (once)", " (first of "+strconv.Itoa(n)+" refusals)") + ": "
+	default:
+		cause = "The driver refused " + oneOrMany(n, "an allocation", strconv.Itoa(n)+" allocations") + ": "
+	}
+	cause += "less memory is free on this GPU than XLA asks for, because another process or a library in this process " +
+		"(PyTorch, CuPy, TensorFlow) holds part of it, or XLA_PYTHON_CLIENT_MEM_FRACTION (default .75) asks for more than is free"
+	if w.Free.Known && w.Capacity.Known {
+		cause += " (CUDA reported " + grammar.HumanBytes(w.Free.Bytes) + " free of " + grammar.HumanBytes(w.Capacity.Bytes) + ")"
+	}
+	cause += ". The job runs on with less, and fails later if a step needs more than it got."
+	return []string{
+		cause,
+		"Find the other holder: nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv lists the processes on the GPU; memory a library holds in the job's own process shows under the job's pid.",
+		"If the GPU is shared on purpose, give each process its share: XLA_PYTHON_CLIENT_MEM_FRACTION below the fraction that is free (e.g. .45 for each of two jobs), and cap or release the other library's memory pool.",
+		"XLA_PYTHON_CLIENT_PREALLOCATE=false grows the pool on demand instead of reserving it at start-up, but growth is refused and backs off the same way when the GPU is full, and on-demand allocation fragments more.",
+	}
+}
+
+func oneOrMany(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -9,47 +9,36 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
 )
 
-// Retry verdicts (Report.Retry, attribute xla.oom.retry): whether running
-// the same program again, with the same configuration on the same devices,
-// can succeed.
+// Retry verdicts (Report.Retry, attribute xla.oom.retry): whether the same program again can succeed.
 const (
 	// RetryFutile: it fails the same way again.
-	RetryFutile = "futile"
-	// RetryMayHelp: the failure depended on something outside the program
-	// (memory held elsewhere, a fragmented pool).
-	RetryMayHelp = "may_help"
+	RetryFutile  = "futile"
+	RetryMayHelp = "may_help" // it depended on something outside the program (memory held elsewhere, fragmentation)
 	// RetryUnknown: the record does not show which.
 	RetryUnknown = "unknown"
 )
 
-// retryCase is what a retry rule reads. refusedBefore counts the driver's
-// refusals before the failure (its record's, or the caller's count from the
-// records before); ownRefused: the driver refused the failing request itself.
+// retryCase is what a retry rule reads: refusedBefore counts the driver's refusals before the failure;
+// ownRefused: the driver refused the failing request itself.
 type retryCase struct {
 	r             *grammar.Report
 	refusedBefore int
 	ownRefused    bool
 }
 
-// retryRule is one row of the verdict table; the first whose condition holds
-// decides, none holding means RetryUnknown.
+// retryRule is one row of the verdict table; the first that holds decides, none means RetryUnknown.
 type retryRule struct {
 	Name      string // short, unique: RetryRule returns it
 	Verdict   string
 	when      func(c retryCase) bool
 	Condition string // when, in words (docs/incidents.md)
 	Evidence  string
-	// Holder: memory held outside the program decides, so the action is to
-	// free it.
-	Holder bool
-	// Assembled: the rule reads facts only a whole failure holds (the
-	// allocator's Stats records), so it decides assembled failures only.
-	Assembled bool
+	Holder    bool // memory held outside the program decides, so the action is to free it
+	Assembled bool // it reads facts only a whole failure holds (the allocator's Stats records)
 }
 
-// RetryRules is the one table of retry verdicts. Sizes come first: a request
-// no device or pool could hold fails whatever else holds memory. The
-// evidence is repeated in docs/incidents.md (TestRetryRulesDocumented).
+// RetryRules is the one table of retry verdicts; sizes come first (a request no device could hold fails
+// whatever else holds memory). docs/incidents.md repeats the evidence (TestRetryRulesDocumented).
 var RetryRules = []retryRule{
 	{
 		Name: "compile time", Verdict: RetryFutile, when: compileTime,
@@ -124,8 +113,7 @@ var RetryRules = []retryRule{
 	},
 }
 
-// ownPoolFilled: the pool's own in-use bytes leave no room for the request
-// under its limit.
+// ownPoolFilled: the pool's own in-use bytes leave no room for the request under its limit.
 func ownPoolFilled(c retryCase) bool {
 	r := c.r
 	if !r.InUse.Known || !r.PoolLimit.Known || !r.Requested.Known || r.PoolLimit.Bytes <= 0 {
@@ -138,9 +126,8 @@ func ownPoolFilled(c retryCase) bool {
 		r.Cause != grammar.CauseFragmentation && r.MemorySpace != "host"
 }
 
-// compileTime: a compile-phase code, or a TPU failure read as compile-time
-// without one. A GPU failure while compiling is not: the autotuner allocates
-// device memory that others may hold.
+// compileTime: a compile-phase code, or a TPU failure read as compile-time; not a GPU one (the autotuner
+// allocates device memory that others may hold).
 func compileTime(c retryCase) bool {
 	switch c.r.Code {
 	case grammar.CodeHbm, grammar.CodeVmem, grammar.CodeSparseCore:
@@ -157,22 +144,18 @@ func requestOverPool(c retryCase) bool {
 	return c.r.PoolLimit.Bytes > 0 && larger(c.r.Requested, c.r.PoolLimit)
 }
 
-// holderOutsideNamed: the family's message itself says the memory is held
-// outside the program.
+// holderOutsideNamed: the family's message itself says the memory is held outside the program.
 func holderOutsideNamed(c retryCase) bool {
 	return c.r.Family == "gpu-driver-status" || c.r.Family == "gpu-driver-context-init"
 }
 
 func driverRefusedBefore(c retryCase) bool { return c.refusedBefore > 0 && c.r.MemorySpace != "host" }
 
-// driverRefusedRequest: cudaMallocAsync asks the driver for every request, so
-// its failure family is the driver's refusal (its start-up reservation is an
-// attempt, not this family).
+// driverRefusedRequest: cudaMallocAsync asks the driver for every request, so its failure is the driver's refusal.
 func driverRefusedRequest(c retryCase) bool {
 	return (c.ownRefused || c.r.Family == "gpu-cuda-async-allocator") && c.r.MemorySpace != "host"
 }
 
-// decidingRule is the first rule whose condition holds for r, nil for none.
 func decidingRule(r *grammar.Report, refusedBefore int) *retryRule {
 	c := retryCase{r: r, refusedBefore: max(refusedBefore, r.RefusedBefore), ownRefused: r.OwnRefused}
 	for i := range RetryRules {
@@ -183,10 +166,8 @@ func decidingRule(r *grammar.Report, refusedBefore int) *retryRule {
 	return nil
 }
 
-// Decide sets a whole failure's verdict from its merged facts and the
-// driver's refusals before it, and returns the deciding rule ("" for none).
-// Where the rule found memory held outside the program, the action is to
-// free it, and the advice leads with that step.
+// Decide sets a whole failure's verdict from its merged facts and the driver's refusals before it and returns
+// the deciding rule ("" for none); memory held outside the program makes freeing it the action and first step.
 func Decide(r *grammar.Report, refusedBefore int) string {
 	rule := decidingRule(r, refusedBefore)
 	if rule == nil {
@@ -210,9 +191,8 @@ func heldMemoryStep(refused int) string {
 		"and stop it or give each its own share; a restart on a free GPU may succeed."
 }
 
-// RetryVerdict is the retry verdict of a recognised failure r, given the
-// driver's refusals a caller counted before it (the larger of that and the
-// record's own count is used).
+// RetryVerdict is the retry verdict of r given the driver's refusals a caller counted before it (the larger of
+// that and the record's own count is used).
 func RetryVerdict(r *grammar.Report, refusedBefore int) string {
 	if rule := decidingRule(r, refusedBefore); rule != nil {
 		return rule.Verdict

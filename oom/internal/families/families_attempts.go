@@ -13,17 +13,14 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
-// Allocation attempts: an allocator asked the driver for memory and was
-// refused. The allocator recovers from most on its own (XLA's BFC pool
-// retries at 0.9 of the size), so a refusal is memory pressure, never a
-// failure; docs/message-formats.md, "Attempts and failures", has the evidence.
+// Allocation attempts: the driver refused an allocator, which recovers from most on its own (BFC retries at
+// 0.9 of the size): memory pressure, never a failure (docs/message-formats.md, "Attempts and failures").
 var attemptFamilies = []grammar.WarningFamily{
 	executorAttempt("device", `E1126 11:16:21.043170     523 cuda_executor.cc:1365] [0] Failed to allocate device memory of 59.38GiB (63763906560 bytes): RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory`),
 	executorAttempt("host", `E0822 14:03:11.512345  181818 cuda_executor.cc:1349] [0] Failed to allocate host memory of 2.00GiB (2147483648 bytes): RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory`),
 	executorAttempt("collective", `E0822 14:03:11.512345  181818 cuda_executor.cc:1349] [1] Failed to allocate collective memory of 512.00MiB (536870912 bytes): RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory`),
 	{
-		// StreamExecutor's CUDA/ROCm driver wrappers (*_driver.cc). ROCm's
-		// status form, returned since 2026-07, is gpu-driver-alloc-status.
+		// StreamExecutor's CUDA/ROCm driver wrappers; ROCm's status form (2026-07) is gpu-driver-alloc-status.
 		ID:      "gpu-driver-alloc-attempt",
 		Summary: "Attempt: the CUDA or ROCm driver refused a device allocation (log line, any level); the allocator retries with less or the request fails with a status.",
 		Kind:    grammar.WarningAllocationAttempt, Attempt: true, Raised: "gpu-driver-alloc-status",
@@ -50,10 +47,8 @@ var attemptFamilies = []grammar.WarningFamily{
 		Example: `W0822 14:03:11.512345  181818 stream_executor_allocator.cc:68] could not allocate pinned host of size: 68719476736 (RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory)`,
 	},
 	{
-		// The pool's reservation at start-up (the device's total times the
-		// memory fraction) is refused and the allocator runs on without it
-		// (a real job near a full GPU did); any other refusal is the failure
-		// family gpu-cuda-async-allocator.
+		// The pool's start-up reservation (device total times the memory fraction) is refused and the allocator
+		// runs on without it; any other refusal is the failure family gpu-cuda-async-allocator.
 		ID:      "gpu-cuda-async-reservation-attempt",
 		Summary: "Attempt: CUDA refused the cudaMallocAsync allocator's pool reservation at start-up (log line; the allocator runs on without it).",
 		Kind:    grammar.WarningAllocationAttempt, Attempt: true, Raised: "gpu-cuda-async-allocator",
@@ -70,8 +65,7 @@ var attemptFamilies = []grammar.WarningFamily{
 	},
 }
 
-// executorAttempt is StreamExecutor's refused allocation of one memory kind
-// (cuda_executor.cc): one entry per kind, so each anchor is its own phrase.
+// executorAttempt is StreamExecutor's refused allocation of one memory kind: one entry per kind, one anchor each.
 func executorAttempt(kind, example string) grammar.WarningFamily {
 	w := grammar.WarningFamily{
 		ID:      "gpu-executor-" + kind + "-alloc-attempt",
@@ -92,15 +86,12 @@ func executorAttempt(kind, example string) grammar.WarningFamily {
 // asyncRefusalExpr is a refused cuMemAllocAsync (or older cudaMallocAsync).
 const asyncRefusalExpr = `(?:(?P<allocator>[\w.\-]+) )?cu(?:MemAlloc|daMalloc)Async failed to allocate (?P<requested>\d+)(?: bytes)?`
 
-// cudaFiguresSpan bounds where CUDA's "Free memory/Total memory: F/T" is
-// looked for after a refusal: the next line, or past the Source Location
-// Trace block 2026 builds print between them.
+// cudaFiguresSpan bounds where CUDA's "Free memory/Total memory: F/T" is looked for after a refusal: past the
+// Source Location Trace block 2026 builds print between them.
 const cudaFiguresSpan = 512
 
-// asyncPoolReservation reports whether a cudaMallocAsync refusal is the
-// pool's reservation: the device total times a fraction of at most three
-// decimals (XLA_PYTHON_CLIENT_MEM_FRACTION), to the byte; another size lands
-// there about once in 10^7. Without CUDA's total it is not one.
+// asyncPoolReservation reports whether a cudaMallocAsync refusal is the pool's reservation: the device total
+// times a fraction of at most three decimals, to the byte (another size lands there about once in 10^7).
 func asyncPoolReservation(requested, total grammar.Size) bool {
 	t := total.Bytes
 	if !total.Known || !requested.Known || t <= 0 || requested.Bytes <= 0 || requested.Bytes > t || requested.Bytes > math.MaxInt64/1000 {
@@ -110,8 +101,7 @@ func asyncPoolReservation(requested, total grammar.Size) bool {
 	return rest <= 1000 || t-rest <= 1000
 }
 
-// readCUDAFreeTotal reads CUDA's "Free memory/Total memory: F/T" after a
-// refusal m into r.
+// readCUDAFreeTotal reads CUDA's "Free memory/Total memory: F/T" after a refusal m into r.
 func readCUDAFreeTotal(r *grammar.Report, m grammar.Match) {
 	after := m.Text[m.Loc[1]:min(len(m.Text), m.Loc[1]+cudaFiguresSpan)]
 	const label = "Free memory/Total memory: "
@@ -122,8 +112,7 @@ func readCUDAFreeTotal(r *grammar.Report, m grammar.Match) {
 	}
 }
 
-// statusBefore reports whether the match is the message of a returned status
-// ("INTERNAL: <match>"), not a log line of its own.
+// statusBefore reports whether the match is a returned status's message ("INTERNAL: <match>").
 func statusBefore(m grammar.Match) bool {
 	before := strings.TrimRight(m.Text[max(0, m.Loc[0]-len("RESOURCE_EXHAUSTED: ")-1):m.Loc[0]], " ")
 	return slices.ContainsFunc(driverStatusPrefixes, func(s string) bool { return strings.HasSuffix(before, s) })

@@ -10,8 +10,7 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
-// GPU families: the statuses XLA's allocators return (E0007), the lines
-// allocators and drivers print on the way, and the autotuner's.
+// GPU families: XLA's allocators' statuses (E0007), the allocator and driver lines on the way, the autotuner's.
 
 var gpuFamilies = []grammar.Family{
 	{
@@ -27,8 +26,7 @@ var gpuFamilies = []grammar.Family{
 				r.Backend = grammar.BackendCPU
 			}
 			if a := m.Group("allocator"); a != "" {
-				// The adapter printing this clause serves StreamExecutor (GPU)
-				// devices: GPU_0_bfc, gpu_async_0, SE_0_space_0.
+				// The adapter printing this clause serves StreamExecutor devices (GPU_0_bfc, SE_0_space_0).
 				if r.Backend = grammar.AllocatorBackend(a); r.Backend == "" {
 					r.Backend = grammar.BackendGPU
 				}
@@ -82,8 +80,7 @@ var gpuFamilies = []grammar.Family{
 		Example: `W tensorflow/core/common_runtime/bfc_allocator.cc:268] Ran out of memory trying to allocate 1.00GiB.  See logs for memory state.`,
 	},
 	{
-		// ROCm's wrapper returns its refusal as a status since 2026-07; the
-		// words on a line of their own are gpu-driver-alloc-attempt.
+		// ROCm's wrapper returns its refusal as a status since 2026-07.
 		ID:      "gpu-driver-alloc-status",
 		Summary: "The CUDA or ROCm driver refused a device allocation, returned as the failing status.",
 		Kind:    grammar.Fatal, Code: grammar.CodeGeneric, Phase: grammar.PhaseRuntime, Backend: grammar.BackendGPU,
@@ -112,8 +109,7 @@ var gpuFamilies = []grammar.Family{
 		Example: `E0822 14:03:11.512345  181818 sycl_executor.cc:328] DeviceAllocate: Failed to allocate device memory of size 17179869184, got RESOURCE_EXHAUSTED: SyclMallocDevice: Failed to allocate device memory: out of device memory`,
 	},
 	{
-		// The allocator retries nothing but its start-up reservation (an
-		// attempt): any other refusal is the request failing.
+		// The allocator retries only its start-up reservation: any other refusal is the request failing.
 		ID:      "gpu-cuda-async-allocator",
 		Summary: "The cudaMallocAsync allocator could not allocate a request (log line); CUDA's free/total figures often follow.",
 		Kind:    grammar.LogOnly, Code: grammar.CodeGeneric, Phase: grammar.PhaseRuntime, Backend: grammar.BackendGPU,
@@ -159,8 +155,7 @@ var gpuFamilies = []grammar.Family{
 	},
 }
 
-// After every runtime family: its status wraps an example failure whose own
-// message gives the sizes.
+// After every runtime family: its status wraps an example failure whose own message gives the sizes.
 var gpuAutotunerFamilies = []grammar.Family{
 	{
 		ID:      "gpu-compile-autotuner",

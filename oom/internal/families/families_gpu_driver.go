@@ -10,14 +10,10 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
-// GPU driver families: the CUDA or ROCm driver ran out of device memory
-// outside XLA's pool (kernel launch, module load, context, unified or pinned
-// memory, constants). The status varies by build, so the driver's
-// out-of-memory name, which ends every expression, makes them OOMs. Sources:
-// xla/stream_executor/{cuda,rocm}/ (2022-2026).
+// GPU driver families: the CUDA or ROCm driver out of device memory outside XLA's pool. The status varies by
+// build, so the driver's error name, which ends every expression, makes them OOMs (xla/stream_executor, 2022-2026).
 
-// driverOutOfMemory is the driver's out-of-memory error; hipError_t(1002) is
-// what older ROCm builds print.
+// driverOutOfMemory is the driver's out-of-memory error; hipError_t(1002) is older ROCm's.
 const driverOutOfMemory = `(?:CUDA_ERROR_OUT_OF_MEMORY|HIP_ERROR_OutOfMemory|hipErrorOutOfMemory|hipError_t\(1002\))`
 
 // Categories that say what failed; the code stays E0007.
@@ -33,9 +29,8 @@ const (
 
 var gpuDriverFamilies = []grammar.Family{
 	{
-		// A real job (testdata/jobs/two_jobs_second.log) beside another
-		// raised the driver's status itself. The same words end every
-		// attempt's log line, so only the raised status counts.
+		// A real job (testdata/jobs/two_jobs_second.log) raised the driver's status itself; the same words end
+		// every attempt's log line, so only the raised status counts.
 		ID:      "gpu-driver-status",
 		Summary: "The driver's own out-of-memory status, raised with no message of XLA's: XLA's memory pool could not be set up or grown, usually because another process or library holds the GPU.",
 		Kind:    grammar.Fatal, Code: grammar.CodeGeneric, Phase: grammar.PhaseRuntime, Backend: grammar.BackendGPU, Category: categoryPoolSetup,
@@ -76,8 +71,7 @@ var gpuDriverFamilies = []grammar.Family{
 		Anchor: "DevicePrimaryCtxRetain: ",
 		Expr:   `failed call to (?:cu|hip)DevicePrimaryCtxRetain: ` + driverOutOfMemory + `(?:: out of memory)?(?:; total memory reported: (?P<capacity>\d+))?`,
 		Read: func(r *grammar.Report, m grammar.Match) bool {
-			// The total ends the message: read it even at the end of the text
-			// (a device's total is never printed shortened).
+			// A device's total is never printed shortened: read it even at the end of the text.
 			r.Capacity = grammar.ParseSizeToken(m.Group("capacity"))
 			return true
 		},
@@ -122,14 +116,12 @@ var gpuDriverFamilies = []grammar.Family{
 		Kind:    grammar.Fatal, Code: grammar.CodeGeneric, Phase: grammar.PhaseRuntime, Backend: grammar.BackendGPU, Category: categoryConstant,
 		Anchor: "Failed to allocate ",
 		Expr:   `Failed to allocate (?P<requested>\d+) bytes for new constant`,
-		// No cue of its own: the last-resort layer's "ailed to allocate"
-		// (genericCues) lets it through, bare or behind any status.
+		// Its cue is the last-resort layer's "ailed to allocate", bare or behind any status.
 		Advice:  grammar.AdviceTraits{Own: constantAdvice, OwnAction: grammar.ConstAction(grammar.ActionShrinkFootprint)},
 		Example: `jaxlib.xla_extension.XlaRuntimeError: INTERNAL: Failed to allocate 1048576 bytes for new constant`,
 	},
 	{
-		// gpu_command_buffer.cc (2025+): a CUDA graph needs driver memory
-		// outside XLA's pool.
+		// gpu_command_buffer.cc (2025+): a CUDA graph needs driver memory outside XLA's pool.
 		ID:      "gpu-runtime-command-buffer",
 		Summary: "The driver had no memory left to instantiate a command buffer (CUDA graph) of the compiled program.",
 		Kind:    grammar.Fatal, Code: grammar.CodeGeneric, Phase: grammar.PhaseRuntime, Backend: grammar.BackendGPU, Category: categoryGraph,
@@ -146,8 +138,7 @@ const roomForTheDriver = "XLA preallocates 75% of the GPU for its buffer pool; t
 
 const anotherProcess = "Check with nvidia-smi (rocm-smi on AMD) whether another process holds memory on the same GPU; give each process its own GPU (CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES) or cap every process's XLA_PYTHON_CLIENT_MEM_FRACTION so they fit together."
 
-// outsidePool is the advice of a failure outside XLA's pool: what failed,
-// room for the driver, other processes, then more.
+// outsidePool is the advice of a failure outside XLA's pool: what failed, room for the driver, other processes.
 func outsidePool(what string, more ...string) []string {
 	return append([]string{what, roomForTheDriver, anotherProcess}, more...)
 }
@@ -202,8 +193,7 @@ func sizeNote(s grammar.Size) string {
 	return " (" + grammar.HumanSize(s) + ")"
 }
 
-// devicePrefix reads the "[N] " that XlaFormatDevice puts before a message
-// (here, so that the expression starts at its anchor).
+// devicePrefix reads the "[N] " XlaFormatDevice puts before a message, so the expression starts at its anchor.
 func devicePrefix(m grammar.Match) string {
 	before, ok := strings.CutSuffix(m.Text[max(0, m.Start()-24):m.Start()], "] ")
 	i := strings.LastIndexByte(before, '[') + 1
@@ -213,9 +203,8 @@ func devicePrefix(m grammar.Match) string {
 	return before[i:]
 }
 
-// raisedStatus reports whether a status match is what the program raised,
-// not the status ending an allocation's log line: an exception class stands
-// right before it, or its sentence names no allocation.
+// raisedStatus reports whether a status match is what the program raised, not the end of an allocation's log
+// line: an exception class stands right before it, or its sentence names no allocation.
 func raisedStatus(_ *grammar.Report, m grammar.Match) bool {
 	before := strings.TrimRight(m.Text[max(0, m.Loc[0]-statusSentenceSpan):m.Loc[0]], " ")
 	word := before[strings.LastIndexAny(before, " \n\t")+1:]

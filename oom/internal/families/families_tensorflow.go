@@ -11,11 +11,8 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
-// TensorFlow families: a TensorFlow op could not allocate a tensor. Its ops
-// allocate through the same BFC allocator as XLA and often only this error
-// reaches the log, so they are tagged (E0007, a TensorFlow category and
-// advice). Sources: tensorflow/core/framework/op_kernel.cc,
-// common_runtime/executor.cc.
+// TensorFlow families: an op could not allocate a tensor through the BFC allocator XLA shares; often only this
+// reaches the log (tensorflow/core/framework/op_kernel.cc, common_runtime/executor.cc).
 
 // CategoryTensorFlow is the category of a TensorFlow op's allocation failure.
 const CategoryTensorFlow = "TensorFlow Op: Tensor Allocation Failure"
@@ -65,8 +62,7 @@ var tensorflowFamilies = []grammar.Family{
 		Anchor: "failed to allocate memory",
 		Expr:   `failed to allocate memory(?: \[Op:(?P<op>\w+)\]| \[\[\{\{node (?P<node>[^{}\s]+)\}\}\]\])?`,
 		Read: func(r *grammar.Report, m grammar.Match) bool {
-			// The phrase alone is too common: the op or node must follow it
-			// (str(e)), or TensorFlow's status or exception precede it.
+			// The phrase alone is too common: the op must follow it, or TensorFlow's status precede it.
 			op := cmp.Or(m.Group("op"), m.Group("node"))
 			if op == "" && !resourceExhaustedBefore(m.Text[max(0, m.Start()-tfStatusSpan):m.Start()]) {
 				return false
@@ -79,12 +75,10 @@ var tensorflowFamilies = []grammar.Family{
 	},
 }
 
-// tfStatusSpan bounds how far before the message its status may start: the
-// function_node tag between them is at most a device name long.
+// tfStatusSpan bounds how far before the message its status may start (a function_node tag between).
 const tfStatusSpan = 200
 
-// resourceExhaustedBefore: before ends with a resource-exhausted status or
-// exception, and then at most a {{function_node ...}} tag.
+// resourceExhaustedBefore: before ends with a resource-exhausted status, then at most a {{function_node}} tag.
 func resourceExhaustedBefore(before string) bool {
 	before = strings.TrimRight(before, " ")
 	if strings.HasSuffix(before, "}}") {

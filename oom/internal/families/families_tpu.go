@@ -10,15 +10,13 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
-// TPU families: the compiler's out-of-memory statuses (E1000, E1001, E3000)
-// and the runtime's buffer and program-load failures (E0100, E0101).
+// TPU families: the compiler's statuses (E1000, E1001, E3000), the runtime's buffer and program-load failures.
 var tpuFamilies = []grammar.Family{
 	{
 		ID:      "tpu-compile-hbm-used",
 		Summary: "The compiled program needs more of a memory space (HBM, or VMEM/SMEM) than the chip has.",
 		Kind:    grammar.Fatal, Code: grammar.CodeHbm, Phase: grammar.PhaseCompile, Backend: grammar.BackendTPU,
-		// The anchor starts at the rare "y" of "memory": strings.Index skips
-		// to its first byte at vector speed.
+		// Anchored at the rare "y" of "memory": strings.Index skips to its first byte at vector speed.
 		Anchor: "y in memory space",
 		Expr: `[Rr]an out of memory in memory space (?P<space>\w+)\.? Used ` + grammar.SizeGroup("used") + `(?: of ` + grammar.SizeGroup("capacity") +
 			`(?: \w+)?\.?(?: Exceeded \w+ capacity by ` + grammar.SizeGroup("exceeded") + `)?)?`,
@@ -111,9 +109,8 @@ var tpuFamilies = []grammar.Family{
 		Expr: `Attempting to allocate ` + grammar.SizeGroup("requested") + `\.?(?P<not_possible> That was not possible\.?` +
 			`(?: There (?:are|is) ` + grammar.SizeGroup("free") + ` free\.?(?:;? ?\((?P<device>[\w:.\-]+)\))?)?)?`,
 		Read: func(_ *grammar.Report, m grammar.Match) bool {
-			// Cut short, it is still this message after the buffer error or
-			// inside "That was not possible" (the prefix is checked here: an
-			// optional text before the anchor makes every match try many starts).
+			// Cut short, it is still this message after the buffer error or inside "That was not possible"
+			// (checked here: an optional text before the anchor makes every match try many starts).
 			return m.Took("not_possible") || strings.HasSuffix(m.Text[:m.Start()], "Error allocating device buffer: ") ||
 				grammar.CutInside(m, " That was not possible.")
 		},
@@ -183,6 +180,56 @@ func sparseCoreSpace(id string) string {
 	return id
 }
 
-// parenContent is what a pair of parentheses holds, one level of nested
-// pairs included ("(4.00T)", "(unknown)", "(4.00T (4398046511104 bytes))").
+// parenContent is what parentheses hold, one nested level included ("(4.00T (4398046511104 bytes))").
 const parenContent = `[^()]*(?:\([^()]*\)[^()]*)*`
+
+// TPU messages with no sizes, tried after the sized families; a program load cut before its first size is not
+// read: its words alone do not say it failed.
+var tpuSizelessFamilies = []grammar.Family{
+	{
+		ID:      "tpu-compile-out-of-memory-no-sizes",
+		Summary: "The compiler ran out of a memory space (HBM, VMEM, SMEM) and printed no sizes.",
+		Kind:    grammar.Fatal, Code: grammar.CodeHbm, Phase: grammar.PhaseCompile, Backend: grammar.BackendTPU,
+		Anchor: "y in memory space", // from the rare "y": see tpu-compile-hbm-used
+		// The period, then anything but the sized family's "Used", or the end: failing in the expression keeps
+		// sized records free of a second match.
+		Expr: `[Rr]an out of memory in memory space (?P<space>\w+)(?P<stop>\.(?: [^U]|$)|$)`,
+		// A short window keeps the run cheap on every sized message.
+		Span: 64,
+		Read: func(r *grammar.Report, m grammar.Match) bool {
+			// A space name that ends the text may be cut ("hb"): only a whole known name decides the code.
+			if m.Group("stop") == "" && !knownMemorySpaces[r.MemorySpace] {
+				return false
+			}
+			return vmemUnlessHBM(r, m)
+		},
+		Cues:    []logtext.Cue{{Text: "Ran out of memory"}},
+		Example: `jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Ran out of memory in memory space vmem. It should not be possible to run out of vmem - please file a bug against XLA.`,
+	},
+	{
+		ID:      "tpu-runtime-program-load-fatal",
+		Summary: "Loading a compiled program into HBM failed and the runtime printed no sizes, only \"Fatal error\".",
+		Kind:    grammar.Fatal, Code: grammar.CodeProgram, Phase: grammar.PhaseRuntime, Backend: grammar.BackendTPU,
+		// Anchored on its last words: a regexp run costs about half a microsecond even failing.
+		Anchor: "Fatal error",
+		Expr:   `Error loading program(?: '[^']{0,160}')?: Fatal error`,
+		Read: func(_ *grammar.Report, m grammar.Match) bool {
+			// Only a resource-exhausted status a little before (XRT's "From /job:...:" between) makes it an OOM.
+			return resourceExhaustedWithin(m.Text[max(0, m.Start()-programStatusSpan):m.Start()])
+		},
+		Example: `RuntimeError: RESOURCE_EXHAUSTED: Error loading program: Fatal error`,
+	},
+}
+
+var knownMemorySpaces = map[string]bool{"hbm": true, "vmem": true, "smem": true}
+
+// programStatusSpan bounds how far before the message its status may start.
+const programStatusSpan = 120
+
+// resourceExhaustedWithin: a resource-exhausted status in before's last sentence.
+func resourceExhaustedWithin(before string) bool {
+	if i := strings.LastIndex(before, ". "); i >= 0 {
+		before = before[i+2:]
+	}
+	return strings.Contains(before, "RESOURCE_EXHAUSTED") || strings.Contains(before, "Resource exhausted")
+}

@@ -10,8 +10,7 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
-// Memory-pressure warnings: memory is short while the program goes on.
-// Recognize never reads them; RecognizeWarning does.
+// Memory-pressure warnings: memory is short while the program goes on; only RecognizeWarning reads them.
 var warningFamilies = []grammar.WarningFamily{
 	{
 		ID:      "xla-compile-remat-shortfall",
@@ -74,25 +73,22 @@ var warningFamilies = []grammar.WarningFamily{
 		Phase:   grammar.PhaseRuntime, Backend: grammar.BackendGPU,
 		Anchor: "Memory usage: ",
 		Expr:   `Memory usage: (?P<free>\d+) bytes free, (?P<capacity>\d+) bytes total`,
-		// The figures line has nothing the prefilter keys on: it passes with
-		// the record's handle failure.
+		// The figures line has nothing the prefilter keys on: it passes with the record's handle failure.
 		Cues:    []logtext.Cue{{Text: "INTERNAL_ERROR", Near: "Memory usage: "}},
 		Example: "E0301 12:00:00.000000 4242 cuda_dnn.cc:449] Could not create cudnn handle: CUDNN_STATUS_INTERNAL_ERROR\nE0301 12:00:00.000000 4242 cuda_dnn.cc:453] Memory usage: 4194304 bytes free, 85031714816 bytes total.",
 	},
 }
 
-// The GPU autotuners log a failure to pick an algorithm, then a status (the
-// HLO between can be long): a memory warning when the status says memory ran
-// out.
+// The GPU autotuners log a failure to pick an algorithm, then a status (after the HLO): a warning when it says
+// memory ran out.
 const (
 	autotuneSpan         = 4096 // bounds the .*? below: the window ends this far past the anchor
 	autotuneMemoryStatus = `(?P<between>.*?)(?:Out of memory while trying to allocate ` + `(?P<requested>` + grammar.SizePattern + `)` +
 		`|Allocating (?P<scratch>\d+) bytes exceeds the memory limit of (?P<limit>\d+) bytes|CUDA_ERROR_OUT_OF_MEMORY|HIP_ERROR_OutOfMemory)`
 )
 
-// readAutotuneFallback reads the scratch request and limit. It rejects a
-// status of another fallback, and the strict conv picker, whose same text
-// fails the compile (it then offers "To ignore this failure ...").
+// readAutotuneFallback reads the scratch request and limit; it rejects another fallback's status and the strict
+// conv picker, whose same text fails the compile ("To ignore this failure ...").
 func readAutotuneFallback(r *grammar.Report, m grammar.Match) bool {
 	between := m.Group("between")
 	if strings.Contains(between, "Failed to determine best") || strings.Contains(between, "Failed to find best") {

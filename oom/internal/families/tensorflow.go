@@ -12,8 +12,7 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
-// dtypeBytes is the element size of each fixed-size TensorFlow dtype (as
-// DataTypeString prints it); strings, resources and variants have none.
+// dtypeBytes is the element size of each fixed-size dtype as DataTypeString prints it.
 var dtypeBytes = map[string]int64{
 	"float": 4, "half": 2, "bfloat16": 2, "double": 8,
 	"int8": 1, "uint8": 1, "bool": 1, "qint8": 1, "quint8": 1,
@@ -23,9 +22,8 @@ var dtypeBytes = map[string]int64{
 	"complex64": 8, "complex128": 16,
 }
 
-// TensorBytes returns the byte size of a tensor of shape (the dimensions
-// between the brackets, "" for a scalar) and dtype; unknown for an unknown
-// dtype, a dimension that is not a number or an int64 overflow.
+// TensorBytes returns the byte size of a tensor of shape ("" for a scalar) and dtype; unknown for an unknown
+// dtype, a non-numeric dimension or an overflow.
 func TensorBytes(shape, dtype string) grammar.Size {
 	elem, ok := dtypeBytes[dtype]
 	if !ok {
@@ -50,9 +48,8 @@ func TensorBytes(shape, dtype string) grammar.Size {
 	return grammar.KnownSize(int64(n))
 }
 
-// tfDevice reads a TensorFlow device name (".../device:GPU:0", old "/gpu:0")
-// into the backend and device as the Report has them elsewhere: a GPU's
-// ordinal ("0"), a TPU as "TPU:0" (as PyTorch/XLA prints it), none for CPU.
+// tfDevice reads a TensorFlow device name (".../device:GPU:0", "/gpu:0") as the Report has it elsewhere: a GPU's
+// ordinal, a TPU as "TPU:0", none for CPU.
 func tfDevice(name string) (backend, device string) {
 	i := strings.LastIndex(name, "device:")
 	var t string
@@ -87,9 +84,7 @@ func readTensorFlowTensor(r *grammar.Report, m grammar.Match) bool {
 	if !hasShape {
 		shape, hasShape = m.Group("old_shape"), m.Took("old_shape")
 	}
-	// In the current wording the device follows the dtype, so a dtype that
-	// ends the text may be cut ("float" of "float8_e4m3fn"); the old
-	// "tensor of shape [..]" wording ends with it.
+	// The device follows the dtype in the current wording, so a dtype ending the text may be cut ("float" of float8).
 	if hasShape && (!m.Took("shape") || !grammar.CutAtEndOf(m, "dtype")) {
 		r.Requested = TensorBytes(shape, m.Group("dtype"))
 	}

@@ -5,11 +5,8 @@ package logtext
 
 import "strings"
 
-// Entries lists, in the coordinates of the flattened text, a record's log
-// entries and the level each one's header states, for the last-resort
-// layer, which judges a statement by its own entry's level. Adjacent
-// entries at INFO, WARNING or DEBUG (which that layer never reads) are kept
-// as one, so a dump at INFO costs one. The first are inline (no allocation).
+// Entries lists, in flattened coordinates, a record's log entries and the level each header states, for the
+// last-resort layer. Adjacent entries at INFO, WARNING or DEBUG (never read there) are kept as one.
 type Entries struct {
 	inline [32]entry
 	more   []entry
@@ -47,8 +44,7 @@ func (e *Entries) begin(at int, level byte) {
 // Len is the number of entries recorded.
 func (e *Entries) Len() int { return e.n }
 
-// At returns entry k's span of flat, without the space that joins it to the
-// entry before, and its level (0 for none).
+// At returns entry k's span of flat, without the joining space, and its level (0 for none).
 func (e *Entries) At(k int, flat string) (from, to int, level byte) {
 	en := e.get(k)
 	from, to = en.from, len(flat)
@@ -61,9 +57,8 @@ func (e *Entries) At(k int, flat string) (from, to int, level byte) {
 	return from, to, en.level
 }
 
-// entryStart reports whether a raw line starts an entry (a log header, one
-// behind an enclosure too, a traceback or an exception line), and the level
-// it states; stripped and level are what StripHeadersLevel said of it.
+// entryStart reports whether a raw line starts an entry (a log header, also behind an enclosure, a traceback
+// or an exception line) and the level it states.
 func entryStart(raw string, level byte, stripped bool) (byte, bool) {
 	if stripped {
 		return level, true
@@ -74,9 +69,7 @@ func entryStart(raw string, level byte, stripped bool) (byte, bool) {
 	return 0, strings.HasPrefix(raw, TracebackHead) || ExceptionLine(raw) // what Python prints on its own
 }
 
-// enclosedLevel is the level of a log header that states one behind an
-// enclosure near a line's start ({"log":"E0528 ..., key=", a quote,
-// "[trainer] E0528 ...").
+// enclosedLevel is the level of a log header behind an enclosure near a line's start ({"log":"E0528 ...).
 func enclosedLevel(line string) (byte, bool) {
 	if !strings.ContainsAny(line[:min(len(line), 66)], `"']`) {
 		return 0, false // most lines: every opening below ends in one of these

@@ -7,9 +7,7 @@ import (
 	"strings"
 )
 
-// StripANSI removes terminal colour sequences (ESC [ ... letter), which
-// coloured loggers (vLLM, Ray, Jupyter tracebacks) put around prefixes and
-// exception names.
+// StripANSI removes terminal colour sequences, which coloured loggers (vLLM, Ray, Jupyter) put around names.
 func StripANSI(s string) string {
 	b := make([]byte, 0, len(s))
 	for i := 0; i < len(s); i++ {
@@ -28,8 +26,7 @@ func StripANSI(s string) string {
 	return string(b)
 }
 
-// UnescapeBreaks undoes the escapes \n, \r and \t of a JSON- or
-// repr-escaped multi-line message.
+// UnescapeBreaks undoes the \n, \r and \t escapes of a JSON- or repr-escaped multi-line message.
 func UnescapeBreaks(s string) string {
 	if !strings.Contains(s, `\n`) && !strings.Contains(s, `\t`) && !strings.Contains(s, `\r`) {
 		return s
@@ -39,9 +36,7 @@ func UnescapeBreaks(s string) string {
 
 var breakEscapes = strings.NewReplacer(`\n`, "\n", `\r`, "\r", `\t`, "\t")
 
-// stripQuoteMarkers removes the markers a pasted log often carries on every
-// line: a reply's quote ("> ", nested "> > "), a Python comment ("# ") and
-// pdb's "*** " before a printed exception.
+// stripQuoteMarkers removes a pasted line's markers: a reply's quote ("> "), a Python comment ("# "), pdb's "*** ".
 func stripQuoteMarkers(line string) string {
 	for range 4 {
 		l := strings.TrimLeft(line, " \t")

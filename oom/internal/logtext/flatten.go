@@ -7,16 +7,11 @@ import (
 	"strings"
 )
 
-// Flatten turns a log record into the single line the grammar reads: every
-// line loses its log headers and every run of whitespace, newlines
-// included, becomes one space, so a wrapped or re-logged headline reads as
-// one sentence; a hard wrap inside a word or number joins without one
-// (wrap.go).
+// Flatten turns a log record into the single line the grammar reads: headers stripped, every whitespace run
+// one space, so a wrapped or re-logged headline reads as one sentence; a hard wrap inside a word joins without.
 func (v WrapVocabulary) Flatten(text string) string { return v.FlattenLevels(text, nil, nil, nil) }
 
-// FlattenLevels is Flatten that also records, in whichever of info, entries
-// and st is not nil, the spans of the result logged at INFO, where each log
-// entry starts and where each statement starts.
+// FlattenLevels is Flatten that also records the INFO spans, entry starts and statement starts it is given.
 func (v WrapVocabulary) FlattenLevels(text string, info *InfoLines, entries *Entries, st *StatementMarks) string {
 	if isFlat(text) {
 		if st != nil {
@@ -57,9 +52,8 @@ func (v WrapVocabulary) FlattenLevels(text string, info *InfoLines, entries *Ent
 			}
 		}
 		line = stripQuoteMarkers(line)
-		// A statement starts at the first line, at a header that states a
-		// level (a launcher's tag alone, "(pid=1) ", prefixes every line of
-		// one message) or where st.Starts says; that continues no INFO line.
+		// A statement starts at the first line, at a header that states a level (a launcher's "(pid=1) " prefixes
+		// every line of one message) or where st.Starts says; that continues no INFO line.
 		if st != nil {
 			begins := len(b) == 0 || stripped && lv != 0
 			if !begins && st.Starts(line) {
@@ -106,8 +100,7 @@ func (v WrapVocabulary) FlattenLevels(text string, info *InfoLines, entries *Ent
 	return flat
 }
 
-// isFlat reports whether flatten would return text unchanged: one line, no
-// header, no whitespace but single spaces between words.
+// isFlat reports whether flatten would return text unchanged.
 func isFlat(s string) bool {
 	if s == "" {
 		return true
@@ -120,9 +113,8 @@ func isFlat(s string) bool {
 		strings.IndexByte(s, '\\') < 0 && !strings.Contains(s, "  ")
 }
 
-// StatementMarks is told, while flattening, where each statement starts,
-// with its log header and first line (speaker.Statements fills it in).
-// Funcs, not an interface, so that the record stays on its caller's stack.
+// StatementMarks is told where each statement starts while flattening; funcs, not an interface, so the record
+// stays on its caller's stack.
 type StatementMarks struct {
 	Starts func(line string) bool // a line without a level starts a statement
 	Begin  func(at int, header, line string)

@@ -3,11 +3,8 @@
 
 package logtext
 
-// InfoLines lists the spans of the flattened text that came from lines
-// logged at INFO, merged where adjacent: an allocator line at INFO is a
-// retry the runtime survives (StreamExecutor's "failed to allocate ... from
-// device" while the BFC allocator backs off). Spans past its fixed number
-// (no allocation) count as not INFO.
+// InfoLines lists the flattened spans of lines logged at INFO, merged where adjacent: an allocator line at INFO
+// is a retry the runtime survives. Spans past its fixed number count as not INFO.
 type InfoLines struct {
 	spans [16][2]int
 	n     int
@@ -43,15 +40,13 @@ func (l *InfoLines) Contains(i int) bool {
 // isLevel: a native header's level letter (glog's "E0528", TSL's ": E ").
 func isLevel(c byte) bool { return c == 'I' || c == 'W' || c == 'E' || c == 'F' }
 
-// HeaderLevel is the level that header, a line's stripped log headers,
-// states (StripHeadersLevel).
+// HeaderLevel is the level a line's stripped log headers state.
 func HeaderLevel(header string) byte {
 	_, lv, _ := StripHeadersLevel(header)
 	return lv
 }
 
-// LevelOfWord is the level letter (I, W, E, F, D) of a level word as
-// loggers print it ("INFO", "WARNING", ...), 0 for any other word.
+// LevelOfWord is the level letter (I, W, E, F, D) of a level word ("INFO", "WARNING"), 0 for any other.
 func LevelOfWord(w string) byte {
 	switch w {
 	case "INFO":

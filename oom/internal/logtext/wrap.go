@@ -7,15 +7,9 @@ import (
 	"strings"
 )
 
-// Hard-wrapped pastes: terminals and issue trackers wrap long lines at a
-// fixed width, inside a word ("from devic" / "e:") or a number ("196.0" /
-// "0M"). So that unrelated lines never run together, a break is joined
-// without a space only when the line before is a terminal's width
-// (minWrapWidth) and ends in a non-space, the next starts with one and has
-// no log header of its own, and the two pieces make a word of the grammar
-// (WrapVocabulary) or a number continues across the break. A container
-// runtime's partial line (CRI "stdout P ", one line split at 16 KiB) always
-// joins the next.
+// Hard-wrapped pastes: terminals and issue trackers wrap inside a word ("from devic" / "e:") or a number. A break
+// joins without a space only when the line before is a terminal's width and ends in a non-space, the next starts
+// with one and has no header, and the pieces make a grammar word or a number. A CRI partial line always joins.
 
 // minWrapWidth is the shortest line taken for a terminal's wrap.
 const minWrapWidth = 40
@@ -23,11 +17,8 @@ const minWrapWidth = 40
 // WrapVocabulary holds the words a wrap may split.
 type WrapVocabulary map[string]bool
 
-// addWrapWords adds the literal words of a family's expression to v. It
-// reads the expression's source: an escape (\d, \(), a class, a group's
-// syntax or a repeat ends a word, and a two-letter case class such as [Ff]
-// counts as its capital ("[Ff]ailed" gives "Failed"). A vocabulary needs no
-// more precision than that.
+// addWrapWords adds a family expression's literal words to v: an escape, a class, group syntax or a repeat ends a
+// word, and a case class such as [Ff] counts as its capital.
 func (v WrapVocabulary) addWrapWords(expr string) {
 	lit := make([]byte, 0, len(expr))
 	for i := 0; i < len(expr); i++ {
@@ -91,9 +82,7 @@ func wrapTight(raw string) bool {
 	return len(raw) >= minWrapWidth && !IsSpace(raw[len(raw)-1])
 }
 
-// joinsWrap reports whether the flattened text so far (out) and the next
-// line (next, header stripped, starting with a non-space) are one word or
-// one number split by a wrap.
+// joinsWrap reports whether out and the next line (header stripped) are one word or number split by a wrap.
 func (v WrapVocabulary) joinsWrap(out []byte, next string) bool {
 	if len(out) == 0 || next == "" {
 		return false
@@ -124,8 +113,7 @@ func (v WrapVocabulary) joinsWrap(out []byte, next string) bool {
 	return v[string(w)]
 }
 
-// unitAhead reports whether s starts with a size unit (K, M, G, T, P, E,
-// optionally "iB", or B) that is not the start of a longer word.
+// unitAhead reports whether s starts with a size unit that is not the start of a longer word.
 func unitAhead(s string) bool {
 	k := 0
 	if k < len(s) && strings.IndexByte("KMGTPE", s[k]) >= 0 {
@@ -139,8 +127,7 @@ func unitAhead(s string) bool {
 	return k > 0 && (k == len(s) || !IsWordByte(s[k]))
 }
 
-// unitSplit reports whether a unit is split after its first letters:
-// "1.97G" / "iB", "1.97Gi" / "B".
+// unitSplit reports whether a unit is split after its first letters ("1.97G" / "iB").
 func unitSplit(out []byte, next string) bool {
 	n := len(out)
 	switch {
@@ -152,8 +139,7 @@ func unitSplit(out []byte, next string) bool {
 	return false
 }
 
-// criPartial reports whether a raw line is a container runtime's partial
-// line ("<RFC 3339 time> stdout P <text>"), which continues on the next line.
+// criPartial reports whether a raw line is a container runtime's partial line ("<time> stdout P <text>").
 func criPartial(raw string) bool {
 	if len(raw) < 20 || !IsDigit(raw[0]) {
 		return false
@@ -166,8 +152,7 @@ func criPartial(raw string) bool {
 	return strings.HasPrefix(rest, "stdout P ") || strings.HasPrefix(rest, "stderr P ")
 }
 
-// BuildWrapVocabulary collects the words of the families' expressions and
-// of every detail's anchor.
+// BuildWrapVocabulary collects the words of the families' expressions and the details' anchors.
 func BuildWrapVocabulary(exprs, anchors []string) WrapVocabulary {
 	v := WrapVocabulary{}
 	for _, e := range exprs {

@@ -9,17 +9,9 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
-// Foreign programs' own source files, by the base name a log header prints
-// ("E0101 12:00:00.000000 1234 onnxruntime_c_api.cc:99] "). A name no list
-// has stays unknown; XLA's and TSL's are never listed
-// (TestXLAHeaderFilesAreNotForeign).
-//
-// Provenance: the files of each project's repository (microsoft/onnxruntime,
-// pytorch/pytorch, NVIDIA/nccl, rapidsai/rmm, apache/mxnet,
-// PaddlePaddle/Paddle, ggml-org/ggml, llama.cpp) that allocate or report
-// device memory or print its usual log lines; TensorRT's as its error marks
-// print them. Generic names (init.cc, alloc.h, logging.cc) are left out. An
-// entry ending in "*" is a prefix only the program's own files carry.
+// Foreign programs' own source files, by the base name a log header prints; XLA's and TSL's are never listed
+// (TestXLAHeaderFilesAreNotForeign). From each project's repository, the files that allocate or report device
+// memory; generic names (init.cc, alloc.h) left out. A trailing "*" is a prefix only the program's files carry.
 var sourceFiles = []struct {
 	program string
 	files   []string
@@ -57,7 +49,6 @@ var sourceFiles = []struct {
 	{"llama.cpp", []string{"ggml-*", "ggml.c", "llama.cpp", "llama-*"}},
 }
 
-// fileOwners and filePrefixes are sourceFiles as looked up.
 var fileOwners, filePrefixes = buildFiles()
 
 type filePrefix struct{ prefix, program string }
@@ -80,8 +71,7 @@ func buildFiles() (map[string]string, []filePrefix) {
 	return names, prefixes
 }
 
-// ownerOfSource finds the program of a native header's source file: a
-// directory a row of table.go names, else the file's own name.
+// ownerOfSource finds the program of a native header's source file: by a directory a row names, else its name.
 func ownerOfSource(file string) (string, Owner) {
 	if p, o := ownerOfPath(file); o != Unknown {
 		return p, o
@@ -89,8 +79,8 @@ func ownerOfSource(file string) (string, Owner) {
 	return ownerOfFile(file)
 }
 
-// ownerOfFile finds the program whose own source file a path's base name
-// is. Native sources only: a user's script may be named "llama-train.py".
+// ownerOfFile finds the program whose own source file a path's base name is; native sources only
+// (a user's script may be named "llama-train.py").
 func ownerOfFile(path string) (string, Owner) {
 	base := path[strings.LastIndexByte(path, '/')+1:]
 	if !nativeSource(base) {
@@ -120,9 +110,7 @@ func nativeSource(name string) bool {
 	return false
 }
 
-// fileMark finds TensorRT's mark of its source file in the head of a
-// statement ("[defaultAllocator.cpp::allocate::20]"), whatever header or
-// logger printed it, and returns the file and its program.
+// fileMark finds TensorRT's mark of its source file in a statement's head ("[defaultAllocator.cpp::allocate::20]").
 func fileMark(statement string) (string, string, Owner) {
 	head := statement[:min(len(statement), tagSpan)]
 	for from := 0; ; {

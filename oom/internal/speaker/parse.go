@@ -9,8 +9,7 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
-// Hand-written parsers, no regexp: they run at every statement start of a
-// record the recogniser reads.
+// Hand-written parsers, no regexp: they run at every statement start.
 
 // exception is an exception's type where a statement starts with one.
 type exception struct {
@@ -19,17 +18,9 @@ type exception struct {
 	cpp           bool
 }
 
-// exceptionAt reads the exception that statement starts with:
-//
-//	jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: ...
-//	MemoryError: std::bad_alloc: out_of_memory: ...
-//	Exception in thread "main" java.lang.OutOfMemoryError: Java heap space
-//	Caused by: java.lang.OutOfMemoryError: ...
-//	terminate called after throwing an instance of 'rmm::out_of_memory'
-//
-// A dotted name is a class when its last part starts with a capital letter;
-// an unqualified name only when it ends in Error or Exception (so "Stats:",
-// "INTERNAL:" and "Limit:" are not).
+// exceptionAt reads the exception statement starts with ("jax.errors.JaxRuntimeError: ", "Caused by: java…",
+// "terminate called after throwing an instance of 'rmm::out_of_memory'"). A dotted name is a class when its last
+// part is capitalised; an unqualified one only when it ends in Error or Exception ("Stats:" is not).
 func exceptionAt(statement string) (exception, bool) {
 	off := 0
 	for off < len(statement) && (statement[off] == ' ' || statement[off] == '\t') {
@@ -44,8 +35,7 @@ func exceptionAt(statement string) (exception, bool) {
 	return exception{}, false
 }
 
-// enclosureEnd is where the text behind an enclosure at the start of s
-// starts ("[trainer] ", {"log":", a quote, key="), 0 for none.
+// enclosureEnd is where the text behind an enclosure at the start of s starts ("[trainer] ", {"log":"), 0 for none.
 func enclosureEnd(s string) int {
 	if s == "" {
 		return 0
@@ -73,7 +63,6 @@ func enclosureEnd(s string) int {
 	return 0
 }
 
-// exceptionStart reads the exception that starts at statement[off:].
 func exceptionStart(statement string, off int) (exception, bool) {
 	s := statement[off:]
 	if s == "" || !logtext.IsWordByte(s[0]) || logtext.IsDigit(s[0]) {
@@ -118,16 +107,13 @@ func exceptionStart(statement string, off int) (exception, bool) {
 	return e, strings.HasSuffix(full, "Error") || strings.HasSuffix(full, "Exception")
 }
 
-// enclosureSpan is how far into a line an enclosure ends.
 const enclosureSpan = 64
 
-// embeddedSpan is how far into a statement a carried exception is looked
-// for: a logged message's own words before it are short.
+// embeddedSpan is how far into a statement a carried exception is looked for.
 const embeddedSpan = 240
 
-// embeddedException finds the first module-qualified exception, of a
-// module a row names, inside a message ("ERROR:root:Batch failed:
-// cupy.cuda.memory.OutOfMemoryError: ...").
+// embeddedException finds the first exception of a module a row names inside a message
+// ("ERROR:root:Batch failed: cupy.cuda.memory.OutOfMemoryError: ...").
 func embeddedException(message string) (exception, bool) {
 	head := message[:min(len(message), embeddedSpan)]
 	for from := 0; from < len(head); {
@@ -153,10 +139,7 @@ func embeddedException(message string) (exception, bool) {
 	return exception{}, false
 }
 
-// nativeHeader reads the source file and level of a native log header: the
-// innermost "file:line]" of glog/absl, TSL and vLLM headers ("E1126
-// 11:16:21.043170 523 cuda_executor.cc:1365] ", "ERROR 05-28 07:03:09
-// [worker.py:88] ").
+// nativeHeader reads the source file and level of a glog/absl, TSL or vLLM header's innermost "file:line]".
 func nativeHeader(header string) (file string, level byte, ok bool) {
 	h, ok := strings.CutSuffix(strings.TrimRight(header, " "), "]")
 	if !ok {
@@ -174,8 +157,7 @@ func nativeHeader(header string) (file string, level byte, ok bool) {
 	return token[:c], logtext.HeaderLevel(header), true
 }
 
-// loggerHeader reads the logger name and level of Python logging headers:
-// "ERROR:jax._src.xla_bridge:" and "2024-03-02 11:45:09,412 - root - ERROR - ".
+// loggerHeader reads the logger and level of "ERROR:jax._src.xla_bridge:" and "… - root - ERROR - " headers.
 func loggerHeader(header string) (string, byte, bool) {
 	h := strings.TrimRight(header, " ")
 	if strings.HasSuffix(h, " -") {
@@ -203,8 +185,7 @@ func loggerHeader(header string) (string, byte, bool) {
 	return "", 0, false
 }
 
-// enclosedLogger reads a Python logging header ("ERROR:numba.cuda.cudadrv.driver:")
-// behind an enclosure, where the log header parser does not look.
+// enclosedLogger reads a Python logging header behind an enclosure, where the log header parser does not look.
 func enclosedLogger(statement string) (string, byte, bool) {
 	s := statement[enclosureEnd(statement):]
 	w := 0
@@ -225,8 +206,7 @@ func enclosedLogger(statement string) (string, byte, bool) {
 	return s[w+1 : j], lv, true
 }
 
-// enclosedNative reads a native log header ("E0101 12:00:00.000000 1234
-// bfc_arena.cc:376] ") behind an enclosure.
+// enclosedNative reads a native log header ("E0101 12:00:00.000000 1234 bfc_arena.cc:376] ") behind an enclosure.
 func enclosedNative(statement string) (file string, level byte, ok bool) {
 	k := enclosureEnd(statement)
 	if k == 0 {
@@ -238,4 +218,40 @@ func enclosedNative(statement string) (file string, level byte, ok bool) {
 		return "", 0, false
 	}
 	return nativeHeader(s[:len(s)-len(rest)])
+}
+
+// Frames only make a statement foreign, never XLA's, and only an installed package counts: the user's files
+// can sit anywhere, and JAX filters its own frames out.
+
+const frameStart = `File "`
+
+// raisedIn gives s the owner of tb's innermost frame where it lies in a foreign program's installed package.
+func (s *Speaker) raisedIn(tb string) {
+	k := strings.LastIndex(tb, frameStart)
+	if k < 0 {
+		return
+	}
+	path, _, ok := strings.Cut(tb[k+len(frameStart):], `"`)
+	if !ok {
+		return
+	}
+	if p, o := ownerOfName(installedPackage(path)); o == Foreign {
+		s.File, s.Program, s.Owner = path, p, o
+	}
+}
+
+// installedPackage is the top-level package of a frame's path under site- or dist-packages, or of a compiled
+// module's relative path ("cupy/cuda/memory.pyx"); "" for any other path.
+func installedPackage(path string) string {
+	for _, dir := range []string{"/site-packages/", "/dist-packages/"} {
+		if k := strings.LastIndex(path, dir); k >= 0 {
+			pkg, _, _ := strings.Cut(path[k+len(dir):], "/")
+			return pkg
+		}
+	}
+	if !strings.HasPrefix(path, "/") && (strings.HasSuffix(path, ".pyx") || strings.HasSuffix(path, ".pxd")) {
+		pkg, _, _ := strings.Cut(path, "/")
+		return pkg
+	}
+	return ""
 }

@@ -1,11 +1,8 @@
 // Copyright The xla_oom Authors
 // SPDX-License-Identifier: Apache-2.0
 
-// Package speaker says who printed a statement of a log record: its form,
-// the names it carries (exception type, source file, logger, level) and the
-// program they belong to (XLA's stack, a named foreign program, or unknown),
-// decided by one table (table.go; docs/recognition.md, "Who said it"). It
-// knows no message family and no collector type.
+// Package speaker says who printed a statement of a log record: its form, names and owner (XLA's stack, a
+// foreign program or unknown), decided by one table (docs/recognition.md, "Who said it").
 package speaker
 
 import (
@@ -54,34 +51,25 @@ func (o Owner) String() string {
 	return "unknown"
 }
 
-// Speaker is who printed one statement. Its strings are substrings of what
-// Of was given (no copy).
+// Speaker is who printed one statement; its strings are substrings of what Of was given.
 type Speaker struct {
 	Form Form
-	// Module and Class name an exception ("jax.errors", "JaxRuntimeError";
-	// a C++ exception's namespace is its module); Module is "" when
-	// unqualified.
+	// Module and Class name an exception (a C++ namespace is its module); Module is "" when unqualified.
 	Module, Class string
-	// File is a native header's source file as printed, the source path an
-	// exception's message names, or the traceback frame that decided it.
-	File   string
-	Level  byte   // the header's level letter (I, W, E, F, D), 0 for none
-	Logger string // a Python logger's name ("jax._src.xla_bridge")
-	// Program is the owner's name from the table ("jax", "cupy"); "" when
-	// Unknown.
-	Program string
+	// File is a native header's source file, a path the exception's message names, or the deciding frame.
+	File    string
+	Level   byte   // the header's level letter (I, W, E, F, D), 0 for none
+	Logger  string // a Python logger's name ("jax._src.xla_bridge")
+	Program string // the owner's name from the table ("jax", "cupy"); "" when Unknown
 	Owner   Owner
 
 	cpp bool // a C++ exception: its namespace is joined by "::"
 }
 
-// Raised reports whether the statement is a status XLA's stack raised:
-// the failure, whatever allocator words it carries.
+// Raised reports whether the statement is a status XLA's stack raised: the failure, whatever words it carries.
 func (s Speaker) Raised() bool { return s.Form == Exception && s.Owner == XLA }
 
-// Type is an exception's fully qualified class name, as exception.type
-// wants it ("jax.errors.JaxRuntimeError", "rmm::out_of_memory"); "" for
-// none.
+// Type is an exception's fully qualified class name, as exception.type wants it ("" for none).
 func (s Speaker) Type() string {
 	if s.Form != Exception || s.Class == "" {
 		return ""
@@ -95,13 +83,10 @@ func (s Speaker) Type() string {
 	return s.Module + "." + s.Class
 }
 
-// Undecided reports whether more of the statement than its first line may
-// decide its owner: an exception whose class names no program (MemoryError)
-// may name its source file further on.
+// Undecided reports whether more than the first line may decide the owner (MemoryError may name its file later).
 func (s Speaker) Undecided() bool { return s.Form == Exception && s.Owner == Unknown }
 
-// Of says who printed statement (its first line or all of it), whose log
-// headers, nested ones whole, were header ("" for none).
+// Of says who printed statement (its first line or all of it) under header ("" for none).
 func Of(header, statement string) Speaker {
 	var s Speaker
 	if e, ok := exceptionAt(statement); ok {
@@ -137,8 +122,7 @@ func Of(header, statement string) Speaker {
 		}
 	}
 	if s.Owner == Unknown && (s.Form != Native || strings.HasSuffix(s.File, ".py")) {
-		// An application's line may carry another program's exception or
-		// tag; a C++ log line (the BFC dump's) is not read for them.
+		// An application's line may carry another program's exception or tag; a C++ line is not read for them.
 		if e, ok := embeddedException(statement); ok {
 			s.Module, s.Class = e.module, e.class
 			s.Program, s.Owner = ownerOfName(e.module)
@@ -152,8 +136,7 @@ func Of(header, statement string) Speaker {
 	return s
 }
 
-// decideException finds an exception's owner by its module, class, how its
-// message (after "Class: ") starts, else the source path the message names.
+// decideException finds an exception's owner by module, class, how its message starts, else a path it names.
 func (s *Speaker) decideException(message string) {
 	if s.Program, s.Owner = ownerOfName(s.Module); s.Owner != Unknown {
 		return
@@ -167,10 +150,8 @@ func (s *Speaker) decideException(message string) {
 	s.File, s.Program, s.Owner = pathInMessage(message)
 }
 
-// StartsStatement reports whether a line with no log header starts a
-// statement rather than continuing one: an exception, a traceback or a start
-// row's tag. (Other tags are read on a first line only: looking for them in
-// every continuation line would cost every multi-line record.)
+// StartsStatement reports whether a headerless line starts a statement: an exception, a traceback or a start
+// row's tag (other tags are read on first lines only: every continuation line would cost).
 func StartsStatement(line string) bool {
 	if strings.HasPrefix(line, logtext.TracebackHead) || startsTagged(line) {
 		return true

@@ -9,31 +9,24 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
-// Statements records who printed each statement of a record, in the
-// coordinates of the flattened text; flatten fills it in as it goes, since
-// it strips the headers that name a native speaker. Only foreign programs'
-// statements (adjacent ones merged) and exceptions are kept, in fixed spans
-// (no allocation): statements past them count as unknown speakers.
+// Statements records who printed each statement of a record, in flattened coordinates, filled while flattening
+// (it strips the headers that name a native speaker). Only foreign statements (adjacent ones merged) and
+// exceptions are kept, in fixed spans without allocation; statements past them count as unknown.
 type Statements struct {
-	spans [16]statementSpan
-	N     int
-	// traceback is 1 + where the last statement start began a traceback, 0
-	// when it began none.
-	traceback int
+	spans     [16]statementSpan
+	N         int
+	traceback int // 1 + where the last statement start began a traceback, 0 for none
 }
 
 type statementSpan struct {
 	from, to int    // to is -1 while the statement goes on
 	header   string // its log header, for an undecided exception's second reading
 	whole    bool   // who was read from the whole statement
-	// frames is 1 + where the traceback that this exception ends starts (its
-	// frames run from there to from), 0 when none stands right before it.
-	frames int
-	who    Speaker
+	frames   int    // 1 + where the traceback this exception ends starts, 0 when none stands before it
+	who      Speaker
 }
 
-// begin records a statement, with its header and first line, at position
-// at of the flattened text.
+// begin records a statement, with its header and first line, at position at of the flattened text.
 func (s *Statements) begin(at int, header, line string) {
 	s.end(at)
 	frames := s.traceback
@@ -59,17 +52,14 @@ func (s *Statements) begin(at int, header, line string) {
 	}
 }
 
-// end closes the statement still going on at position at.
 func (s *Statements) end(at int) {
 	if s.N > 0 && s.spans[s.N-1].to < 0 {
 		s.spans[s.N-1].to = at
 	}
 }
 
-// finish closes the last statement and reads each exception its first line
-// did not decide again, whole (PaddlePaddle's "ResourceExhaustedError: "
-// names its source path lines later), then by its traceback's innermost
-// frame.
+// finish closes the last statement and reads each undecided exception again, whole (PaddlePaddle's
+// "ResourceExhaustedError: " names its path lines later), then by its traceback's innermost frame.
 func (s *Statements) finish(flat string) {
 	s.end(len(flat))
 	for k := range s.N {
@@ -83,7 +73,6 @@ func (s *Statements) finish(flat string) {
 	}
 }
 
-// single records a text that is one statement with no header.
 func (s *Statements) single(text string) {
 	s.begin(0, "", text)
 	s.end(len(text))
@@ -92,7 +81,6 @@ func (s *Statements) single(text string) {
 	}
 }
 
-// at returns the recorded statement that holds position i, nil if none.
 func (s *Statements) at(i int) *statementSpan {
 	if s == nil {
 		return nil
@@ -105,22 +93,19 @@ func (s *Statements) at(i int) *statementSpan {
 	return nil
 }
 
-// Foreign reports whether position i lies in a statement of a foreign
-// program: no match there is XLA's.
+// Foreign reports whether position i lies in a foreign program's statement: no match there is XLA's.
 func (s *Statements) Foreign(i int) bool {
 	sp := s.at(i)
 	return sp != nil && sp.who.Owner == Foreign
 }
 
-// Raised reports whether position i lies in a status XLA's stack raised:
-// a match there is the failure.
+// Raised reports whether position i lies in a status XLA's stack raised: a match there is the failure.
 func (s *Statements) Raised(i int) bool {
 	sp := s.at(i)
 	return sp != nil && sp.who.Raised()
 }
 
-// ExceptionType is the type of the exception at position i, else of the
-// record's first exception that is not a foreign program's ("" if none).
+// ExceptionType is the type of the exception at i, else of the record's first one not foreign's ("" if none).
 func (s *Statements) ExceptionType(i int) string {
 	if sp := s.at(i); sp != nil && sp.who.Form == Exception && sp.who.Owner != Foreign {
 		return sp.who.Type()

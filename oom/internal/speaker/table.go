@@ -9,27 +9,17 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
-// The speakers, one row each (docs/recognition.md lists them). The first
-// row that matches decides, so XLA's stack comes first
+// The speakers, one row each; the first row that matches decides, so XLA's stack comes first
 // ("external/xla/xla/backends/gpu/codegen/triton/..." is XLA's, not Triton's).
-//
-//   - name: a dotted Python name or C++ namespace at its start, or a
-//     segment of a source path.
-//   - class: an exception class printed without its module.
-//   - tag: a program's own mark within the head of its log line.
-//   - prefix: a C function prefix the line starts with ("ggml_...: ").
-//   - status: how the message of an exception whose class names no program
-//     starts.
-//   - start: a tag that starts a statement wherever it stands.
 type rowKind uint8
 
 const (
-	name rowKind = iota
-	class
-	tag
-	prefix
-	status
-	start
+	name   rowKind = iota // a dotted Python name or C++ namespace at its start, or a source path segment
+	class                 // an exception class printed without its module
+	tag                   // a program's own mark within the head of its log line
+	prefix                // a C function prefix the line starts with ("ggml_...: ")
+	status                // how the message of an exception whose class names no program starts
+	start                 // a tag that starts a statement wherever it stands
 )
 
 type row struct {
@@ -40,8 +30,7 @@ type row struct {
 }
 
 var rows = []row{
-	// XLA's stack: the compiler and runtimes, and the frameworks that raise
-	// their statuses.
+	// XLA's stack: the compiler and runtimes, and the frameworks that raise their statuses.
 	{name, "xla", "xla", XLA},
 	{name, "tsl", "xla", XLA},
 	{name, "jax", "jax", XLA},
@@ -57,13 +46,10 @@ var rows = []row{
 	{name, "cupy", "cupy", Foreign},
 	{name, "cupy_backends", "cupy", Foreign},
 	{name, "cupyx", "cupy", Foreign},
-	// Chainer, on CuPy: its trainer prints the exception of its main loop
-	// with its own words before it (chainer/training/trainer.py).
+	// Chainer prints its main loop's exception behind its own words (chainer/training/trainer.py).
 	{name, "chainer", "chainer", Foreign},
 	{start, "Exception in main training loop: ", "chainer", Foreign},
-	// CuPy's OutOfMemoryError (cupy/cuda/memory.pyx) as str(e) prints it,
-	// without its class: XLA:CPU's "Out of memory allocating N bytes." has
-	// no such tail.
+	// CuPy's OutOfMemoryError as str(e) prints it; XLA:CPU's "Out of memory allocating N bytes." has no such tail.
 	{tag, " bytes (allocated so far: ", "cupy", Foreign},
 	{name, "numba", "numba", Foreign},
 	{name, "triton", "triton", Foreign},
@@ -110,8 +96,7 @@ var rows = []row{
 	{name, "sqlalchemy", "sqlalchemy", Foreign},
 }
 
-// The rows of each kind, in table order, so that a look-up reads only its
-// own. A start row is a tag too.
+// The rows of each kind, in table order; a start row is a tag too.
 var nameRows, classRows, tagRows, prefixRows, statusRows, startRows = rowsOf(name), rowsOf(class), rowsOf(tag, start), rowsOf(prefix), rowsOf(status), rowsOf(start)
 
 func rowsOf(kinds ...rowKind) []row {
@@ -126,8 +111,7 @@ func rowsOf(kinds ...rowKind) []row {
 	return out
 }
 
-// lookup returns the program and owner of the first of rows whose key
-// matches.
+// lookup returns the program and owner of the first of rows whose key matches.
 func lookup(rows []row, matches func(key string) bool) (string, Owner) {
 	for i := range rows {
 		if r := &rows[i]; matches(r.key) {
@@ -137,14 +121,12 @@ func lookup(rows []row, matches func(key string) bool) (string, Owner) {
 	return "", Unknown
 }
 
-// startsTagged reports whether line starts with a start row's tag.
 func startsTagged(line string) bool {
 	_, o := lookup(startRows, func(key string) bool { return strings.HasPrefix(line, key) })
 	return o != Unknown
 }
 
-// ownerOfName finds the row of a dotted name or C++ namespace: "torch.cuda"
-// has "torch", "torch_xla" has not.
+// ownerOfName finds the row of a dotted name or C++ namespace: "torch.cuda" has "torch", "torch_xla" has not.
 func ownerOfName(n string) (string, Owner) {
 	return lookup(nameRows, func(key string) bool {
 		rest, ok := strings.CutPrefix(n, key)
@@ -152,19 +134,16 @@ func ownerOfName(n string) (string, Owner) {
 	})
 }
 
-// ownerOfClass finds the row of an unqualified exception class.
 func ownerOfClass(c string) (string, Owner) {
 	return lookup(classRows, func(key string) bool { return key == c })
 }
 
-// ownerOfStatus finds the row of how an exception's message starts.
 func ownerOfStatus(message string) (string, Owner) {
 	message = strings.TrimLeft(message, " ")
 	return lookup(statusRows, func(key string) bool { return strings.HasPrefix(message, key) })
 }
 
-// ownerOfPath finds the row of the first segment of a source path that one
-// names ("external/xla+/xla/..." is XLA's: bzlmod adds "+").
+// ownerOfPath finds the row of a source path's first segment one names ("external/xla+/": bzlmod adds "+").
 func ownerOfPath(path string) (string, Owner) {
 	for path != "" {
 		seg, rest, _ := strings.Cut(path, "/")
@@ -180,12 +159,9 @@ func ownerOfPath(path string) (string, Owner) {
 	return "", Unknown
 }
 
-// tagSpan is how far into a statement a program's tag is looked for: past
-// a timestamp and a host, pid and thread ("gpu-node-1:4242:4300 [0]
-// include/alloc.h:493 NCCL WARN ").
+// tagSpan is how far into a statement a tag is looked for: past a timestamp, host, pid and thread.
 const tagSpan = 160
 
-// ownerOfTag finds the row of a program's tag in the head of a statement.
 func ownerOfTag(statement string) (string, Owner) {
 	head := statement[:min(len(statement), tagSpan)]
 	if p, o := lookup(prefixRows, func(key string) bool { return startsFunction(head, key) }); o != Unknown {
@@ -194,8 +170,7 @@ func ownerOfTag(statement string) (string, Owner) {
 	return lookup(tagRows, func(key string) bool { return strings.Contains(head, key) })
 }
 
-// startsFunction reports whether s starts with a C identifier that starts
-// with key, followed by ": " ("ggml_backend_cuda_buffer_type_alloc_buffer: ").
+// startsFunction reports whether s starts with a C identifier starting with key, then ": ".
 func startsFunction(s, key string) bool {
 	if !strings.HasPrefix(s, key) {
 		return false
@@ -207,10 +182,8 @@ func startsFunction(s, key string) bool {
 	return strings.HasPrefix(s[i:], ": ")
 }
 
-// pathInMessage finds, in the message of an exception whose class names no
-// program, the first source path that a row names: PaddlePaddle's "(at
-// /paddle/paddle/fluid/...)", RMM's "at: .../include/rmm/mr/...". It returns
-// the path, its program and owner.
+// pathInMessage finds the first source path a row names in an exception's message (PaddlePaddle's
+// "(at /paddle/paddle/fluid/...)", RMM's "at: .../include/rmm/mr/...") and returns it with its owner.
 func pathInMessage(message string) (string, string, Owner) {
 	for i := 0; i < len(message); i++ {
 		j := strings.IndexByte(message[i:], '/')
@@ -235,7 +208,6 @@ func pathInMessage(message string) (string, string, Owner) {
 	return "", "", Unknown
 }
 
-// isPathEnd reports whether c ends a source path in a message.
 func isPathEnd(c byte) bool {
 	return c == ' ' || c == '(' || c == ')' || c == '\'' || c == '"' || c == ',' || c == ';' || c == '=' || c == '\n'
 }

@@ -1,22 +1,25 @@
 // Copyright The xla_oom Authors
 // SPDX-License-Identifier: Apache-2.0
 
+// Package verdict decides what each statement of a record is (the failure, an allocation attempt, a warning
+// or nothing) in one table, then which candidate is the failure and how the others merge into it.
 package verdict
+
+import (
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/details"
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/speaker"
+)
 
 // Verdict is what one statement is for its record.
 type Verdict uint8
 
 // The verdicts.
 const (
-	Dropped Verdict = iota // not a statement of an out-of-memory failure here
-	// Failure is the failure; of several, the earliest, the others lending
-	// it their details.
-	Failure
-	FailureUnlessStatus // the failure only when no statement of the record is a Failure
-	// Attempt is a request the driver refused and an allocator retries:
-	// counted in a failure's record, a warning in a record without one.
-	Attempt
-	Warning // memory pressure while the program goes on
+	Dropped             Verdict = iota // not a statement of an out-of-memory failure here
+	Failure                            // the failure; of several, the earliest, the others lending it their details
+	FailureUnlessStatus                // the failure only when no statement of the record is a Failure
+	Attempt                            // a refusal an allocator retries: counted in a failure's record, a warning alone
+	Warning                            // memory pressure while the program goes on
 )
 
 var verdictNames = [...]string{"dropped", "failure", "failure unless a status", "attempt", "warning"}
@@ -78,11 +81,8 @@ func (r *Row) holds(s Statement) bool {
 		r.Guarded.holds(s.Guarded) && r.AtInfo.holds(s.AtInfo) && r.Beside.holds(s.BesideAttempt)
 }
 
-// Table decides every statement of a record, row by row: the first row
-// that holds gives its verdict. It is the one place that says what is a
-// failure, an attempt, a warning or nothing (TestTableIsComplete checks that
-// every statement gets a verdict and every row decides one). The speaker
-// decides before the words: the first row.
+// Table decides every statement of a record: the first row that holds gives its verdict, the speaker first.
+// It is the one place that says what is a failure, an attempt, a warning or nothing (TestTableIsComplete).
 var Table = []Row{
 	// kind      foreign raised guarded at INFO beside an attempt
 	{AnyKind, Yes, Any, Any, Any, Any, Dropped, "another program's statement: never XLA's, whatever it says"},
@@ -99,8 +99,7 @@ var Table = []Row{
 	{LastResort, No, Any, Any, Any, No, Failure, "a memory failure no family knows, in an error context"},
 }
 
-// Of returns the verdict of s: the first row of Table that holds, Dropped
-// when none does.
+// Of returns the verdict of s: the first row of Table that holds, Dropped when none does.
 func Of(s Statement) Verdict {
 	for i := range Table {
 		if Table[i].holds(s) {
@@ -108,4 +107,28 @@ func Of(s Statement) Verdict {
 		}
 	}
 	return Dropped
+}
+
+// WithoutForeign drops the codes printed in another program's statements.
+func WithoutForeign(codes []details.CodeAt, st *speaker.Statements) []details.CodeAt {
+	if st == nil || st.N == 0 {
+		return codes
+	}
+	kept := codes[:0]
+	for _, c := range codes {
+		if Of(Statement{Kind: CodeToken, Foreign: st.Foreign(c.At)}) != Dropped {
+			kept = append(kept, c)
+		}
+	}
+	return kept
+}
+
+// AttemptAt is the verdict on an attempt's match at: Attempt, Failure in a status XLA raised, Dropped if foreign.
+func AttemptAt(st *speaker.Statements, at int) Verdict {
+	return Of(Statement{Kind: AttemptLine, Foreign: st.Foreign(at), Raised: st.Raised(at)})
+}
+
+// WarningAt is the verdict on a warning family's match at position at.
+func WarningAt(st *speaker.Statements, at int) Verdict {
+	return Of(Statement{Kind: WarningLine, Foreign: st.Foreign(at)})
 }

@@ -14,12 +14,10 @@ import (
 	"time"
 )
 
-// outputGrace is how long the wrapper reads the output of processes the job
-// started and left running after it exited.
+// outputGrace is how long the wrapper reads the output of processes the job left running after it exited.
 const outputGrace = 5 * time.Second
 
-// signals passes the signals the wrapper receives on to the job that runs,
-// and remembers a terminating one: after it no run starts.
+// signals passes the signals the wrapper receives on to the running job and remembers a terminating one.
 type signals struct {
 	ch   chan os.Signal
 	mu   sync.Mutex
@@ -64,9 +62,8 @@ func (s *signals) close() {
 	<-s.done
 }
 
-// runJob runs the command once with env, its output passed through to
-// stdout and stderr and copied into log, and returns its exit status. An
-// error is a command that could not be started; its status is the shell's.
+// runJob runs the command once with env, its output passed through and copied into log, and returns its exit
+// status; an error is a command that could not start, its status the shell's.
 func runJob(command, env []string, stdin io.Reader, stdout, stderr io.Writer, log *logCopy, sigs *signals) (int, error) {
 	cmd := exec.Command(command[0], command[1:]...)
 	cmd.Env = env
@@ -74,11 +71,9 @@ func runJob(command, env []string, stdin io.Reader, stdout, stderr io.Writer, lo
 	outTee := &streamTee{out: stdout, copy: log}
 	errTee := &streamTee{out: stderr, copy: log}
 	cmd.Stdout, cmd.Stderr = outTee, errTee
-	// Processes the job left behind that still hold its output open do not
-	// keep the wrapper waiting past this.
+	// Processes left behind holding the output open do not keep the wrapper waiting past this.
 	cmd.WaitDelay = outputGrace
-	// Registered before the start, so that a signal arriving during it is
-	// not lost: it waits in the channel until the job is set.
+	// Registered before the start, so a signal arriving during it waits in the channel until the job is set.
 	sigs.mu.Lock()
 	err := cmd.Start()
 	if err == nil {
@@ -97,8 +92,7 @@ func runJob(command, env []string, stdin io.Reader, stdout, stderr io.Writer, lo
 	sigs.mu.Unlock()
 	outTee.flush()
 	errTee.flush()
-	// A job that ran counts by its status, even when its output could not be
-	// copied.
+	// A job that ran counts by its status, even when its output could not be copied.
 	if err != nil && cmd.ProcessState == nil {
 		return ExitCannotRun, err
 	}

@@ -9,11 +9,8 @@ import (
 	"sync"
 )
 
-// logCopy keeps the end of a job's log, stdout and stderr merged line by
-// line in the order they arrived, as a container runtime or `2>&1` writes
-// them: a line of one stream is never cut by a line of the other. Only the
-// last keep bytes are held, so memory stays bounded however long the job
-// runs; an OOM's messages are at the end of the log of the job it ended.
+// logCopy keeps the last keep bytes of a job's log, stdout and stderr merged line by line as `2>&1` writes them
+// (a line of one stream never cut by the other): an OOM's messages are at the end of the log.
 type logCopy struct {
 	mu   sync.Mutex
 	keep int
@@ -40,8 +37,7 @@ func (c *logCopy) append(p []byte) {
 	}
 }
 
-// log returns the bytes held, from the first whole line; the caller reads
-// them after every writer is done.
+// log returns the bytes held, from the first whole line, once every writer is done.
 func (c *logCopy) log() []byte {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -67,8 +63,7 @@ func (c *logCopy) reset() {
 // maxPending bounds the unfinished line one stream holds back from the copy.
 const maxPending = 64 << 10
 
-// streamTee passes one stream of the job through to out unchanged and at
-// once, and adds its complete lines to the copy.
+// streamTee passes one stream through to out at once and adds its complete lines to the copy.
 type streamTee struct {
 	out     io.Writer
 	copy    *logCopy
@@ -77,8 +72,7 @@ type streamTee struct {
 }
 
 func (t *streamTee) Write(p []byte) (int, error) {
-	// A failure to pass the output on is remembered, not returned: returning
-	// it would stop the copy and leave the job blocked on a full pipe.
+	// A write error is remembered, not returned: returning it would leave the job blocked on a full pipe.
 	if _, err := t.out.Write(p); err != nil && t.err == nil {
 		t.err = err
 	}

@@ -1,12 +1,9 @@
 // Copyright The xla_oom Authors
 // SPDX-License-Identifier: Apache-2.0
 
-// Package run is the `xlaoom run` command: it runs a job, passes its output
-// through, keeps the end of its log, and when the job fails explains that
-// log as `xlaoom explain` does and decides by the failure's retry verdict
-// (xla.oom.retry): a futile failure exits with a status a restart policy
-// stops on, one a retry may help is retried or exits with a status a
-// restart policy retries, and anything else exits with the job's own status.
+// Package run is the `xlaoom run` command: it runs a job, passes its output through and, when the job fails,
+// explains its log as `xlaoom explain` does and decides by the retry verdict: a futile failure exits with a
+// status restart policies stop on, one a retry may help is retried, anything else exits with the job's status.
 package run
 
 import (
@@ -19,19 +16,15 @@ import (
 	"time"
 )
 
-// Exit statuses of the wrapper itself; the job's own status passes through
-// otherwise.
+// Exit statuses of the wrapper itself; the job's own status passes through otherwise.
 const (
-	// DefaultFutileExit is EX_CONFIG of sysexits.h, "configuration error":
-	// the job must not run again unchanged. It is outside xpk's default
-	// restart codes (42, 127-255) and the statuses Python exits with.
+	// DefaultFutileExit is sysexits.h's EX_CONFIG: outside xpk's restart codes (42, 127-255) and Python's statuses.
 	DefaultFutileExit = 78
 	// DefaultMayHelpExit is the code xpk restarts on by default.
 	DefaultMayHelpExit = 42
 	// ExitUsage is a usage error of the wrapper: the job did not run.
 	ExitUsage = 2
-	// ExitCannotRun and ExitNotFound are the shell's statuses for a command
-	// that could not be executed and one that was not found.
+	// ExitCannotRun and ExitNotFound are the shell's statuses for a command not executable and not found.
 	ExitCannotRun = 126
 	ExitNotFound  = 127
 )
@@ -107,8 +100,7 @@ func parse(args []string, stderr io.Writer) (*options, int, bool) {
 	flags.IntVar(&o.mayHelpExit, "may-help-exit", DefaultMayHelpExit, "")
 	flags.IntVar(&o.keepBytes, "keep-bytes", 16<<20, "")
 	flags.StringVar(&o.terminationLog, "termination-log", "", "")
-	// Parsing stops at the first argument that is not a flag, or after "--":
-	// the job's own flags are never read as the wrapper's.
+	// Parsing stops at the first non-flag or "--": the job's own flags are never the wrapper's.
 	if err := flags.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, 0, true
@@ -154,9 +146,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return w.run()
 }
 
-// say writes the wrapper's one line about a run. Its words are chosen so
-// that the xla_oom agent reading the same log never takes it for another
-// OOM (run_test.go checks it).
+// say writes the wrapper's line about a run, worded so the xla_oom agent never takes it for an OOM (run_test.go).
 func (w *wrapper) say(format string, a ...any) {
 	_, _ = fmt.Fprintf(w.stderr, "xlaoom run: "+format+"\n", a...)
 }

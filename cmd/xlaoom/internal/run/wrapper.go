@@ -6,7 +6,10 @@ package run
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/xlaoom/xlaoomprocessor/oom"
@@ -99,9 +102,8 @@ func (w *wrapper) decided(format string, a ...any) {
 	}
 }
 
-// mayHelp reruns a failure a retry may help while --retries allow, else
-// decides --may-help-exit. what says the failure; rerunNote and exitNote end
-// it in the line of each outcome.
+// mayHelp reruns a failure a retry may help while --retries allow, else decides --may-help-exit; rerunNote and
+// exitNote end the line of each outcome.
 func (w *wrapper) mayHelp(what, rerunNote, exitNote string, status int, retries *int, sigs *signals) (exit int, rerun bool) {
 	if *retries < w.o.retries {
 		*retries++
@@ -126,8 +128,7 @@ func (w *wrapper) retriesSpent(n int) string {
 	return fmt.Sprintf(", after %d reruns", n)
 }
 
-// wait waits --retry-delay before a rerun; false when a terminating signal
-// came first.
+// wait waits --retry-delay before a rerun; false when a terminating signal came first.
 func (w *wrapper) wait(sigs *signals) bool {
 	if w.o.retryDelay == 0 {
 		return sigs.stopped() == nil
@@ -140,4 +141,38 @@ func (w *wrapper) wait(sigs *signals) bool {
 	case <-sigs.stop:
 		return false
 	}
+}
+
+// smallerBatch is the --batch-env hook: for a futile failure of known fit fraction it scales the batch size in
+// the environment variable by it (rounded down, at least 1) for the next run. Not all memory scales with the
+// batch, so that run may fail again; the wrapper then stops. ok is false when nothing can be scaled.
+func (w *wrapper) smallerBatch(v *verdict) (from, to int, ok bool) {
+	name := w.o.batchEnv
+	if name == "" || !(v.fit > 0 && v.fit < 1) {
+		return 0, 0, false
+	}
+	i, cur := lookupEnv(w.env, name)
+	if i < 0 {
+		return 0, 0, false
+	}
+	from, err := strconv.Atoi(strings.TrimSpace(cur))
+	if err != nil || from <= 1 {
+		return 0, 0, false
+	}
+	to = max(1, int(math.Floor(float64(from)*v.fit)))
+	if to >= from {
+		return 0, 0, false
+	}
+	w.env[i] = name + "=" + strconv.Itoa(to)
+	return from, to, true
+}
+
+// lookupEnv returns the index and value of name in env, or -1; the last entry wins, as for exec.
+func lookupEnv(env []string, name string) (int, string) {
+	for i := len(env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(env[i], name+"="); ok {
+			return i, v
+		}
+	}
+	return -1, ""
 }

@@ -1,6 +1,8 @@
 // Copyright The xla_oom Authors
 // SPDX-License-Identifier: Apache-2.0
 
+// Package breakdown reads the memory breakdowns printed with a failure: TPU totals and largest allocations,
+// GPU BufferAssignment stats and peak buffers, XRT program-load figures.
 package breakdown
 
 import (
@@ -18,15 +20,12 @@ var breakdownAnchors = []string{
 	"BufferAssignment stats:", "Peak buffers:", "Top-of-Memory reserved:",
 }
 
-// HasBreakdown reports whether flat holds one of breakdownAnchors: without
-// one, no breakdown work is done.
+// HasBreakdown reports whether flat holds one of breakdownAnchors: without one, no breakdown work is done.
 func HasBreakdown(flat string) bool {
 	return slices.ContainsFunc(breakdownAnchors, func(a string) bool { return strings.Contains(flat, a) })
 }
 
-// How far each part of a breakdown is read, in bytes of flattened text. Each
-// part is a few labelled sizes, far shorter than its window; the windows
-// bound the work on a record that repeats a heading.
+// How far each part of a breakdown is read: far more than its few sizes, bounding a record repeating a heading.
 const (
 	totalsSpan      = 200  // "Total hbm usage >= X:" and its reserved, program and arguments
 	programSpan     = 400  // "Program hbm requirement X:" up to its HLO temp line
@@ -36,8 +35,7 @@ const (
 	maxEntrySpan    = 4096 // one allocation entry spans well under 4 KiB; the last one stops there
 )
 
-// ReadBreakdown fills b from the flattened record text, at most
-// grammar.MaxAllocations entries.
+// ReadBreakdown fills b from the flattened record, at most grammar.MaxAllocations entries.
 func ReadBreakdown(b *grammar.Breakdown, flat string) {
 	if _, s, ok := strings.Cut(flat, "Total hbm usage >= "); ok {
 		tok, rest := nextToken(s)
@@ -125,8 +123,7 @@ func section(s string, n int, ends ...string) string {
 	return s
 }
 
-// valueAfter reads the size token following key in sec ("unknown size" and
-// unreadable tokens give an unknown Size). key must start a word.
+// valueAfter reads the size token after key, which must start a word, in sec (unreadable: unknown).
 func valueAfter(sec, key string) grammar.Size {
 	for from := 0; from < len(sec); {
 		i := strings.Index(sec[from:], key)
@@ -177,8 +174,7 @@ var entryFields = [...]string{
 
 const maxLabelLen = 256
 
-// readEntries reads the numbered entries of s (which starts at the list's
-// heading): each begins at "N. Size: " (TPU) or "Buffer N: Size: " (GPU).
+// readEntries reads the numbered entries of s: "N. Size: " (TPU) or "Buffer N: Size: " (GPU).
 func readEntries(b *grammar.Breakdown, s string) {
 	const maxEntries = grammar.MaxAllocations
 	starts := make([]int, 0, min(maxEntries, 16)+1)
@@ -301,9 +297,8 @@ func readOperator(a *grammar.Allocation, s string) {
 	}
 }
 
-// quotedValue returns the value of key"…" with backslash escapes decoded
-// (\n, \t, else the escaped byte itself), or "" when absent. An
-// unterminated value (a truncated paste) is returned as far as it goes.
+// quotedValue returns the value of key"…" with backslash escapes decoded, "" when absent; an unterminated
+// value (a truncated paste) is returned as far as it goes.
 func quotedValue(s, key string) string {
 	_, v, ok := strings.Cut(s, key)
 	if !ok {

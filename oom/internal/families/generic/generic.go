@@ -1,6 +1,7 @@
 // Copyright The xla_oom Authors
 // SPDX-License-Identifier: Apache-2.0
 
+// Package generic is the last-resort layer: a memory failure no family knows, stated in an error context.
 package generic
 
 import (
@@ -13,18 +14,14 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
-// FamilyGeneric is Report.Family of a memory failure that no family knows
-// (code E0007), tagged by the last-resort layer.
+// FamilyGeneric is Report.Family of a memory failure no family knows (code E0007).
 const FamilyGeneric = "generic"
 
-// The last-resort layer runs only when no family and no catalog code
-// matched; a false alarm costs more than a miss, so it needs a statement
-// and an error context in one log entry (docs/message-formats.md, "generic").
+// The last-resort layer runs only when no family and no code matched; a false alarm costs more than a miss, so it
+// needs a statement and an error context in one log entry (docs/message-formats.md, "generic").
 
-// genericStatement finds the statements, on ASCII-lower-cased flattened text.
-// Groups: "alloc" an allocation clause (its size is the request), "kind" a
-// memory kind that ran out, "bare" a bare "out of memory", "driver" a GPU
-// driver's error name.
+// genericStatement finds the statements on ASCII-lower-cased flattened text. Groups: "alloc" an allocation
+// clause, "kind" a memory kind that ran out, "bare" a bare "out of memory", "driver" a GPU driver's error name.
 var genericStatement = regexp.MustCompile(
 	`(?P<alloc>\b(?:failed to|fails to|fail to|unable to|could not|couldn't|cannot|can't|not able to) allocate\b|` +
 		`\berror (?:while )?allocating\b|\b(?:not enough|insufficient) (?:[a-z]+ )?memory to allocate\b|\ballocation of\b)|` +
@@ -34,17 +31,14 @@ var genericStatement = regexp.MustCompile(
 		`(?P<driver>cuda_error_out_of_memory|hip_error_outofmemory|hiperroroutofmemory|cudaerrormemoryallocation)|` +
 		`(?P<bare>\b(?:ran |run |runs )?out of memory\b)`)
 
-// The memory kinds whose running out is XLA's: "device memory", "HBM", not
-// "GPU quota" or "host resources".
+// The memory kinds whose running out is XLA's: "device memory", "HBM", not "GPU quota" or "host resources".
 const (
 	genericKinds  = `(?:device|gpu|tpu|accelerator|hbm|vram|host|pinned host|pinned)`
 	genericMemory = `(?:(?:device|gpu|tpu|accelerator|host|pinned host|pinned)(?: hbm)? memory|(?:device |gpu |tpu )?(?:hbm|vram)(?: memory)?)`
 )
 
-// GenericCues let the last-resort layer's statements through MayContain
-// when no status stands around them. Each is a word, whitespace and the
-// key's word ("allocat"), so that a hit on an innocent "allocating" mostly
-// stops at the last byte of the word before it (prefilterScan.prevLast).
+// GenericCues let the statements through MayContain when no status stands around them. Each is a word,
+// whitespace and the key's word, so a hit on an innocent "allocating" mostly stops at the word before it.
 var GenericCues = []logtext.Cue{
 	{Text: "ailed to allocate"},  // Failed to, failed to
 	{Text: "able to allocate"},   // Unable to, unable to, not able to
@@ -59,8 +53,7 @@ var GenericCues = []logtext.Cue{
 	{Text: "allocation of", SizeAfter: true},
 }
 
-// genericSize is a size with a byte unit (a bare number is not a size here:
-// "allocate 3 more workers"), its exact companion when one follows.
+// genericSize is a size with a byte unit (not "allocate 3 more workers"), its exact companion when one follows.
 var genericSize = regexp.MustCompile(`(?:^|[\s(=:])(?P<n>\d+(?:,\d{3})*(?:\.\d+)?)(?P<u> ?bytes?\b| ?[KMGTPE]i?B\b|[KMGTPE]\b|B\b)` +
 	`(?: \((?:rounded to )?(?P<exact>\d+)(?: ?bytes|B)?\))?`)
 
@@ -70,13 +63,11 @@ var (
 	genericTotal = regexp.MustCompile(`(?i)(?:\btotal(?: memory)?[:=]? ?|\bcapacity[:=]? )(?P<n>\d+(?:,\d{3})*(?:\.\d+)?(?: ?bytes\b| ?[KMGTPE]i?B\b|[KMGTPE]\b|B\b)?)|(?P<m>\d+(?:,\d{3})*(?:\.\d+)?(?: ?bytes| ?[KMGTPE]i?B|[KMGTPE]|B)?) (?:bytes )?total\b`)
 )
 
-// genericContexts make a statement an error wherever it is logged.
-// "INTERNAL: " starts str(e) of an XlaRuntimeError printed alone.
+// genericContexts make a statement an error wherever it is logged ("INTERNAL: " starts str(e) of XlaRuntimeError).
 var genericContexts = []string{"RESOURCE_EXHAUSTED", "Resource exhausted", "ResourceExhausted", "XlaRuntimeError", "JaxRuntimeError", "INTERNAL: "}
 
-// GenericForeign are phrases of failures that are not XLA's; any of them
-// in the entry keeps the last-resort layer out. Each is needed by a negative
-// (TestGenericGuardsAreNeeded).
+// GenericForeign are phrases of failures not XLA's that keep the layer out of the entry; each is needed by a
+// negative (TestGenericGuardsAreNeeded).
 var GenericForeign = []string{
 	"NeuronCore",             // AWS Neuron's PJRT plugin: its own allocator and runtime
 	"Cannot allocate memory", // strerror(ENOMEM): the host kernel refused the process
@@ -85,17 +76,13 @@ var GenericForeign = []string{
 	"bytes for file reading", // TSL's file systems reading a file into the process's RAM
 }
 
-// Candidate is a statement the last-resort layer accepts, read into R; the
-// verdict's table decides whether it is a failure. At is where it starts in
-// the flattened text, From and To its log entry's span.
+// Candidate is a statement the layer accepts, read into R; At is where it starts, From and To its entry's span.
 type Candidate struct {
 	At, From, To int
 	R            grammar.Report
 }
 
-// EachCandidate calls fn with each statement of flat the layer accepts,
-// entry by entry (each judged by its own entry's level), until fn returns
-// true.
+// EachCandidate calls fn with each statement of flat the layer accepts, by its entry's level, until fn returns true.
 func EachCandidate(flat string, entries *logtext.Entries, fn func(c *Candidate) bool) {
 	// A cheap pass: every statement holds "alloc" or "memory" in some case.
 	if !strings.Contains(flat, "lloc") && !strings.Contains(flat, "emory") && !strings.Contains(flat, "EMORY") {
@@ -114,9 +101,7 @@ func EachCandidate(flat string, entries *logtext.Entries, fn func(c *Candidate) 
 	}
 }
 
-// eachEntryCandidate calls fn with each statement of one flattened entry,
-// logged at level, that the last-resort layer accepts, until fn returns
-// true; it returns whether one did.
+// eachEntryCandidate is EachCandidate on one entry logged at level; it returns whether fn returned true.
 func eachEntryCandidate(flat string, level byte, fn func(at int, r grammar.Report) bool) bool {
 	if slices.ContainsFunc(GenericForeign, func(f string) bool { return strings.Contains(flat, f) }) {
 		return false
@@ -131,8 +116,7 @@ func eachEntryCandidate(flat string, level byte, fn func(at int, r grammar.Repor
 	return false
 }
 
-// readGenericStatement reads the statement at loc (a genericStatement match
-// on lower, the lower-cased flat) if the layer accepts it.
+// readGenericStatement reads the statement at loc (a genericStatement match on lower) if the layer accepts it.
 func readGenericStatement(flat, lower string, loc []int, level byte, xla bool) (grammar.Report, bool) {
 	at, kind := loc[0], ""
 	for g, name := range genericStatement.SubexpNames() {
@@ -185,16 +169,13 @@ func readGenericStatement(flat, lower string, loc []int, level byte, xla bool) (
 	return r, true
 }
 
-// internalMessageEnd reports whether the bare "out of memory" at
-// flat[at:end] ends an INTERNAL status's message: "INTERNAL: Out of
-// memory", "INTERNAL: DNNL operation failed: out of memory" are what str(e)
-// of an XlaRuntimeError prints, with no name of XLA left in the text.
+// internalMessageEnd reports whether the bare "out of memory" at flat[at:end] ends an INTERNAL status's message,
+// as str(e) of an XlaRuntimeError prints it with no name of XLA left ("INTERNAL: Out of memory").
 func internalMessageEnd(flat string, at, end int) bool {
 	rest := strings.TrimLeft(flat[end:], ".")
 	return (rest == "" || rest[0] == ' ' && strings.TrimSpace(rest) == "") && strings.Contains(flat[max(0, at-80):at], "INTERNAL: ")
 }
 
-// cutSentence is s up to its first sentence end.
 func cutSentence(s string) string {
 	if i := strings.Index(s, ". "); i >= 0 {
 		return s[:i]
@@ -202,15 +183,12 @@ func cutSentence(s string) string {
 	return s
 }
 
-// hasGenericContext reports whether a status or an XLA exception stands
-// within the message around at.
 func hasGenericContext(flat string, at int) bool {
 	w := flat[max(0, at-600):min(len(flat), at+300)]
 	return slices.ContainsFunc(genericContexts, func(c string) bool { return strings.Contains(w, c) })
 }
 
-// genericClause is the text after a statement up to the end of its clause
-// (a sentence end, a semicolon, a status separator), at most 120 bytes.
+// genericClause is the text after a statement up to its clause's end, at most 120 bytes.
 func genericClause(flat string, from int) string {
 	c := flat[from:min(len(flat), from+120)]
 	for _, end := range []string{". ", "; ", ": ", " - "} {
@@ -221,9 +199,7 @@ func genericClause(flat string, from int) string {
 	return strings.TrimSuffix(c, ".")
 }
 
-// genericAllocClause is the clause after an "allocat..." word in the sentence
-// that starts at at, "" when there is none: "GPU out of memory allocating
-// 1.00GiB" states its request.
+// genericAllocClause is the clause after an "allocat..." word in the sentence at at ("" if none).
 func genericAllocClause(flat string, at int) string {
 	s := cutSentence(flat[at:min(len(flat), at+200)])
 	i := strings.Index(asciiLower(s), "allocat")
@@ -237,7 +213,6 @@ func genericAllocClause(flat string, at int) string {
 	return genericClause(s, j)
 }
 
-// readGenericRequest sets r.Requested from the first size of clause.
 func readGenericRequest(r *grammar.Report, clause string) bool {
 	m := genericSize.FindStringSubmatch(clause)
 	if m == nil {
@@ -247,12 +222,10 @@ func readGenericRequest(r *grammar.Report, clause string) bool {
 	return r.Requested.Known
 }
 
-// genericKindWord names the memory an allocation was for.
-// A unit of hardware alone ("allocate a GPU", "allocate device 3", "TPU
-// slice") is a scheduler's or a resource manager's failure, not memory.
+// genericKindWord names the memory an allocation was for: a unit of hardware alone ("allocate a GPU") is a
+// scheduler's failure, not memory.
 var genericKindWord = regexp.MustCompile(`\b(?:memory|hbm|vram|buffer|workspace|work area)\b`)
 
-// genericLabelled returns the first size re labels in s.
 func genericLabelled(re *regexp.Regexp, s string) grammar.Size {
 	m := re.FindStringSubmatch(s)
 	if m == nil {

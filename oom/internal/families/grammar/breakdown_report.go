@@ -9,14 +9,10 @@ import (
 	"strings"
 )
 
-// Memory breakdowns printed after an OOM headline (docs/message-formats.md,
-// "Breakdowns"), read by package breakdown.
-
 // MaxAllocations bounds the breakdown entries read from one record.
 const MaxAllocations = 100
 
-// Allocation is one entry of "Largest program allocations in hbm" (TPU) or
-// "Peak buffers" (GPU).
+// Allocation is one entry of "Largest program allocations in hbm" (TPU) or "Peak buffers" (GPU).
 type Allocation struct {
 	Size       Size
 	OpType     string // op_type="…", when printed
@@ -31,10 +27,8 @@ type Allocation struct {
 	Type       string  // "Allocation type:", e.g. "HLO temp"; "entry parameter" for a GPU entry parameter
 }
 
-// IsInput reports whether the allocation holds an input of the program (an
-// entry parameter or argument), which is not a line of code to fix: its type
-// says so, or its operator is a jax.export/torchax input path such as
-// params_and_buffers['model.layers.1.mlp.w13_weight'] with no source line.
+// IsInput reports whether the allocation holds a program input, not a line of code to fix: its type says so,
+// or its operator is a jax.export/torchax input path (params_and_buffers['…']) with no source line.
 func (a *Allocation) IsInput() bool {
 	t := strings.ToLower(a.Type)
 	if strings.Contains(t, "parameter") || strings.Contains(t, "argument") {
@@ -56,8 +50,7 @@ func (a *Allocation) Source() string {
 	return a.SourceFile
 }
 
-// Breakdown holds the totals of a memory breakdown. Sizes are unknown when
-// not printed (or printed as "unknown size").
+// Breakdown holds the totals of a memory breakdown; sizes not printed (or "unknown size") are unknown.
 type Breakdown struct {
 	Total             Size // "Total hbm usage >= X", GPU "total allocation"
 	Reserved          Size // "reserved X" of the total, XRT "Top-of-Memory reserved"
@@ -75,8 +68,7 @@ type Breakdown struct {
 	Allocations []Allocation // in printed order
 }
 
-// Culprit returns the index of the largest allocation that names an operator
-// and is not a program input, or -1.
+// Culprit returns the index of the largest allocation that names an operator and is no input, or -1.
 func (b *Breakdown) Culprit() int {
 	return b.largest(func(a *Allocation) bool { return a.OpName != "" && !a.IsInput() })
 }
@@ -84,8 +76,7 @@ func (b *Breakdown) Culprit() int {
 // LargestInput returns the index of the largest program-input allocation, or -1.
 func (b *Breakdown) LargestInput() int { return b.largest((*Allocation).IsInput) }
 
-// largest returns the index of the first largest allocation of known size
-// that keep accepts, or -1.
+// largest returns the index of the first largest allocation of known size that keep accepts, or -1.
 func (b *Breakdown) largest(keep func(*Allocation) bool) int {
 	best := -1
 	for i := range b.Allocations {

@@ -1,6 +1,8 @@
 // Copyright The xla_oom Authors
 // SPDX-License-Identifier: Apache-2.0
 
+// Package grammar is what a message family is and what it yields: the entry types, an entry's expression run
+// around its anchor, the sizes, the facts read (Report, breakdowns, warnings) and the OpenXLA catalog.
 package grammar
 
 import (
@@ -9,39 +11,25 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
-// Family is a message family: one message format XLA (or a runtime under
-// it) prints when memory runs out, as one self-contained entry
-// (CONTRIBUTING.md says how to add one; docs/message-formats.md is generated
-// from the entries).
+// Family is one message format XLA (or a runtime under it) prints when memory runs out (CONTRIBUTING.md).
 type Family struct {
-	ID      string // Report.Family: backend-phase-what, e.g. "tpu-runtime-buffer"
-	Summary string // one line for the docs: what the message says happened
-	Kind    FamilyKind
-	Code    string // default code; a code printed in the text wins
-	Phase   string // PhaseCompile or PhaseRuntime
-	Backend string // the backend the message itself proves, "" if it does not
-	// Category, when set, refines the code's catalog category for failures
-	// outside XLA's catalog (counts by code stay the catalog's).
-	Category string
+	ID       string // Report.Family: backend-phase-what, e.g. "tpu-runtime-buffer"
+	Summary  string // one line for the docs: what the message says happened
+	Kind     FamilyKind
+	Code     string // default code; a code printed in the text wins
+	Phase    string // PhaseCompile or PhaseRuntime
+	Backend  string // the backend the message itself proves, "" if it does not
+	Category string // refines the code's catalog category for failures outside XLA's catalog
 
-	// Anchor is a literal piece of the message, its rarest stable words:
-	// the expression runs only around it.
-	Anchor string
-	// Expr is the RE2 expression for the whole message on flattened text.
-	// The anchor must be literal text outside any group in it. Named groups
-	// with standard names fill Report fields (ReadStandardGroups); Read reads
-	// the others.
-	Expr string
-	Span int // how far past the anchor a match may reach (0: defaultSpan)
-	// Read, when set, fills what the standard groups cannot; false rejects
-	// the match.
-	Read func(r *Report, m Match) bool
-	// Cues let the message through MayContain when it is printed without a
-	// status; nil when it always is one.
-	Cues   []logtext.Cue
-	Advice AdviceTraits // how this family changes its code's advice
-	// Example is a real message, verbatim from a fixture (TestFamilyExamples).
-	Example string
+	Anchor string // a literal piece of the message, its rarest stable words: the expression runs only around it
+	// Expr is the RE2 expression for the whole message on flattened text; the anchor is literal text outside
+	// any group. Standard group names fill Report fields (ReadStandardGroups); Read reads the others.
+	Expr    string
+	Span    int                           // how far past the anchor a match may reach (0: defaultSpan)
+	Read    func(r *Report, m Match) bool // fills what the standard groups cannot; false rejects the match
+	Cues    []logtext.Cue                 // let the message through MayContain when printed without a status
+	Advice  AdviceTraits                  // how this family changes its code's advice
+	Example string                        // a real message, verbatim from a fixture (TestFamilyExamples)
 
 	Pattern // compiled from Anchor and Expr by newRecognizer
 }
@@ -65,21 +53,15 @@ func (k FamilyKind) String() string {
 	return "unknown"
 }
 
-// WarningFamily is one memory-pressure warning format: a line saying memory
-// is short while the program goes on, never an OOM. Its fields mean what
-// Family's of the same name mean.
+// WarningFamily is one memory-pressure warning format, never an OOM; its fields mean what Family's mean.
 type WarningFamily struct {
 	ID      string
 	Summary string
 	Kind    string // the xla.memory.warning kind (a Warning* constant)
-	// Attempt: a refused request the allocator may recover from. In a record
-	// with a failure it is counted (Report.Attempts) and lends only its exact
-	// byte count, for the very request that failed.
+	// Attempt: a refused request the allocator may recover from. With a failure it is counted
+	// (Report.Attempts) and lends only its exact byte count, for the very request that failed.
 	Attempt bool
-	// Raised, for an attempt, is the id of the failure family its words are
-	// read as inside a status XLA's stack raised; "" leaves such a status to
-	// the last-resort layer.
-	Raised  string
+	Raised  string // the failure family its words are read as inside a status XLA raised ("": the last-resort layer)
 	Phase   string
 	Backend string
 	Anchor  string
@@ -92,31 +74,23 @@ type WarningFamily struct {
 	Pattern
 }
 
-// FamilyCodeOnly is Report.Family for a catalog OOM code printed without a
-// readable message (e.g. a truncated "RESOURCE_EXHAUSTED: E1000: CompileTimeHbmOom:").
+// FamilyCodeOnly is Report.Family for a catalog OOM code printed without a readable message.
 const FamilyCodeOnly = "code-only"
 
-// AdviceTraits is how a family refines the advice of its code; every field
-// is optional (the advice tables, diagnosis/remediation*.go, place them).
+// AdviceTraits is how a family refines the advice of its code (diagnosis/remediation*.go); all optional.
 type AdviceTraits struct {
-	// Own, when set, replaces the code's advice: the fixes are not XLA's.
-	Own  func(r *Report) []string
-	Lead func(r *Report) string // a first step ("" for none); for E0007 after the host-memory check
-	// Note is a step after the code's sizing advice (E1000, E0007) or after
-	// its own advice (the other codes).
-	Note    string
-	HostRAM bool // the host, not a device, ran out of memory: CPU advice only
-	// SuggestAsyncAllocator: an allocator line of unknown cause; name the
-	// async allocator in case memory is fragmented.
-	SuggestAsyncAllocator bool
+	Own                   func(r *Report) []string // replaces the code's advice: the fixes are not XLA's
+	Lead                  func(r *Report) string   // a first step ("" for none); for E0007 after the host-memory check
+	Note                  string                   // a step after the code's sizing advice (E1000, E0007) or after its own advice
+	HostRAM               bool                     // the host, not a device, ran out of memory: CPU advice only
+	SuggestAsyncAllocator bool                     // an allocator line of unknown cause: name the async allocator against fragmentation
 	// The action kinds of Own's first step, of Lead and of Note.
 	OwnAction              func(r *Report) string
 	LeadAction, NoteAction string
 }
 
-// SizeMeanings are the standard size groups and what each must mean: the
-// connector derives xla.oom.pressure and xla.oom.shortfall.size from them
-// (docs/message-formats.md, "What a family's sizes mean").
+// SizeMeanings are the standard size groups and what each must mean: the connector derives
+// xla.oom.pressure and xla.oom.shortfall.size from them.
 var SizeMeanings = []struct{ Group, Meaning string }{
 	{"requested", "the allocation or reservation that failed (\"allocate X\", \"Requires X\", a scoped \"size X\")"},
 	{"requested_exact", "the exact bytes printed next to a rounded requested size (\"1.97GiB (rounded to 2110783744)\"); preferred to it"},
@@ -129,8 +103,7 @@ var SizeMeanings = []struct{ Group, Meaning string }{
 	{"pool_limit", "the most an allocator may take from the device (an allocator's budget, e.g. XLA's share of the GPU); not the device's capacity. Map an allocator's budget here, never to capacity: against capacity, a pool that is half the GPU reads as pressure 0.5 for an actual OOM"},
 }
 
-// PlainSizeGroups are the standard size groups read as printed, with the
-// Report field each fills ("requested" also reads requested_exact).
+// PlainSizeGroups are the standard size groups read as printed ("requested" also reads requested_exact).
 var PlainSizeGroups = map[string]func(*Report) *Size{
 	"free":       func(r *Report) *Size { return &r.Free },
 	"used":       func(r *Report) *Size { return &r.Used },
@@ -167,8 +140,7 @@ func ReadStandardGroups(r *Report, m Match) {
 	}
 }
 
-// RequestedToken is the requested size as printed, exact figure first (a
-// rounded one may take the exact figure another message prints).
+// RequestedToken is the requested size as printed, exact figure first.
 func RequestedToken(m Match) string {
 	if t := m.Group("requested_exact"); t != "" {
 		return t

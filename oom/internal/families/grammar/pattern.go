@@ -8,15 +8,14 @@ import (
 	"regexp/syntax"
 	"strconv"
 	"strings"
+
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
-// Pattern is a family's regexp, run only where its literal anchor occurs, on
-// a bounded window around it.
+// Pattern is a family's regexp, run only where its literal anchor occurs, on a bounded window around it.
 type Pattern struct {
-	anchor string
-	// Lead is how many bytes of the message come before the anchor: exactly
-	// (FixedLead) or at most.
-	Lead      int
+	anchor    string
+	Lead      int // how many bytes of the message come before the anchor: exactly (FixedLead) or at most
 	FixedLead bool
 	span      int // how far past the anchor a match may reach
 	re        *regexp.Regexp
@@ -28,22 +27,15 @@ type namedGroup struct {
 	index int // submatch index in re
 }
 
-// defaultSpan bounds how far past its anchor a match may reach. Short
-// windows keep every regexp run cheap (Go's backtracker clears state
-// proportional to the input) and the total work linear in the record's
-// length. The longest headline (program load) is under 250 bytes.
+// defaultSpan bounds how far past its anchor a match may reach: Go's backtracker clears state proportional to
+// the input, so short windows keep the work linear in the record. The longest headline is under 250 bytes.
 const defaultSpan = 320
 
-// MaxLeadToken bounds what an unbounded repeat before the anchor (a number,
-// a size or an allocator name) may match when the lead is computed: 64 bytes
-// is more than any count (20 digits) or allocator name XLA prints.
+// MaxLeadToken bounds what an unbounded repeat before the anchor may match: more than any count or allocator name.
 const MaxLeadToken = 64
 
-// CompilePattern compiles a family's expression. When the text before the
-// anchor has a fixed length, the regexp is anchored there and runs once;
-// otherwise it tries each start up to lead bytes before the anchor, from
-// the farthest. It panics on a malformed entry (the table is built at
-// start-up, so every test run catches it).
+// CompilePattern compiles a family's expression: anchored before the anchor when the text there has a fixed
+// length, else tried from each start up to lead bytes before it. It panics on a malformed entry.
 func CompilePattern(id, anchor, expr string, span int) Pattern {
 	lead, fixed := computeLead(id, anchor, expr)
 	if span == 0 {
@@ -64,8 +56,7 @@ func CompilePattern(id, anchor, expr string, span int) Pattern {
 	return p
 }
 
-// computeLead finds the anchor in a literal run of expr's top-level sequence
-// and measures the text the expression matches before it.
+// computeLead measures the text expr matches before the anchor, a literal of its top-level sequence.
 func computeLead(id, anchor, expr string) (lead int, fixed bool) {
 	re, err := syntax.Parse(expr, syntax.Perl)
 	if err != nil {
@@ -90,8 +81,7 @@ func computeLead(id, anchor, expr string) (lead int, fixed bool) {
 		" is not literal text of the expression's top level: " + expr)
 }
 
-// matchWidth returns the fewest and the most bytes re matches, an unbounded
-// repeat counting as at most maxLeadToken bytes.
+// matchWidth returns the fewest and the most bytes re matches, an unbounded repeat at most MaxLeadToken.
 func matchWidth(re *syntax.Regexp) (lo, hi int) {
 	switch re.Op {
 	case syntax.OpLiteral:
@@ -175,4 +165,113 @@ func EachAnchor(s, anchor string, fn func(i int)) {
 		fn(from + i)
 		from += i + len(anchor)
 	}
+}
+
+// Match is one match of a pattern in the flattened text.
+type Match struct {
+	Text    string
+	Loc     []int
+	pattern *Pattern
+}
+
+// Group returns the text of the named group, "" when it took no part in the match.
+func (m Match) Group(name string) string { return m.submatch(m.index(name)) }
+
+func (m Match) submatch(index int) string {
+	from, to, ok := m.span(index)
+	if !ok {
+		return ""
+	}
+	return m.Text[from:to]
+}
+
+func (m Match) index(name string) int {
+	for _, g := range m.pattern.groups {
+		if g.name == name {
+			return g.index
+		}
+	}
+	return -1
+}
+
+// span returns where the group of submatch index starts and ends; ok is false when it took no part.
+func (m Match) span(index int) (from, to int, ok bool) {
+	k := 2 * index
+	if k < 0 || k+1 >= len(m.Loc) || m.Loc[k] < 0 {
+		return 0, 0, false
+	}
+	return m.Loc[k], m.Loc[k+1], true
+}
+
+// Start is where the family's message starts (the expression's first byte).
+func (m Match) Start() int { return m.Loc[2] }
+
+// Took reports whether the named group took part in the match (perhaps matching "").
+func (m Match) Took(name string) bool {
+	_, _, ok := m.span(m.index(name))
+	return ok
+}
+
+func (m Match) end() int { return m.Loc[3] }
+
+// MaxCandidates bounds the messages read from one record, so a headline repeated thousands of times costs no more.
+const MaxCandidates = 32
+
+// IsSizeGroup reports whether a standard group name holds a size.
+func IsSizeGroup(name string) bool {
+	_, plain := PlainSizeGroups[name]
+	return plain || name == "requested" || name == "requested_exact"
+}
+
+// cutAtEnd reports whether the text may end inside group index of m ("allocate 896." may be "896.00MiB" cut:
+// shippers cut long lines at 16 KiB or less); a size that ends in its unit is complete.
+func cutAtEnd(m Match, index int) bool {
+	from, to, ok := m.span(index)
+	if !ok || to == from || !logtext.IsDigit(m.Text[to-1]) {
+		return false
+	}
+	rest := m.Text[to:]
+	return rest == "" || rest == "." || rest == ","
+}
+
+// CutAtEndOf reports whether the named group ends the text.
+func CutAtEndOf(m Match, name string) bool {
+	_, to, ok := m.span(m.index(name))
+	return ok && to == len(m.Text)
+}
+
+// CutInside reports whether what follows m up to the end of the text is a prefix of phrase.
+func CutInside(m Match, phrase string) bool {
+	return strings.HasPrefix(phrase, m.Text[m.end():])
+}
+
+// Compiled is the family table compiled, in matching order.
+type Compiled struct {
+	Families []Family
+	Warnings []WarningFamily
+	Attempts []int // the indexes in Warnings of the allocation attempts
+}
+
+// EachAttempt calls fn with each allocation attempt in flat that isAttempt (the verdict's) accepts.
+func (c *Compiled) EachAttempt(flat string, isAttempt func(at int) bool, fn func(at int, r *Report, requested string)) {
+	for _, i := range c.Attempts {
+		w := &c.Warnings[i]
+		w.Each(flat, func(m Match) {
+			if !isAttempt(m.Start()) {
+				return
+			}
+			r := Report{Backend: w.Backend}
+			ReadStandardGroups(&r, m)
+			if w.Read == nil || w.Read(&r, m) {
+				fn(m.Start(), &r, RequestedToken(m))
+			}
+		})
+	}
+}
+
+// HasAttempt reports whether flat holds an allocation attempt.
+func (c *Compiled) HasAttempt(flat string, isAttempt func(at int) bool) bool {
+	found := false
+	c.EachAttempt(flat, isAttempt, func(int, *Report, string) { found = true })
+	return found
 }

@@ -3,7 +3,10 @@
 
 package grammar
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // Phase tells whether the failure happened while compiling or while running.
 const (
@@ -18,16 +21,13 @@ const (
 	BackendCPU = "cpu"
 )
 
-// Causes of a runtime allocation failure, known when both the request and the
-// free memory are printed.
+// Causes of a runtime allocation failure, known when both the request and the free memory are printed.
 const (
 	CauseFragmentation = "fragmentation" // enough free memory in total, no contiguous block
 	CauseExhaustion    = "exhaustion"    // not enough free memory at all
 )
 
-// PoolCause is the cause the allocator's own figures settle: the request
-// free in total but in no chunk (fragmentation), or not free (exhaustion);
-// "" when a figure is unknown.
+// PoolCause is the cause the allocator's figures settle: free in total but in no chunk is fragmentation.
 func PoolCause(request, free, largestFree Size) string {
 	switch {
 	case !request.Known || !free.Known || !largestFree.Known:
@@ -38,8 +38,7 @@ func PoolCause(request, free, largestFree Size) string {
 	return CauseExhaustion
 }
 
-// Size is a byte count read from a message. Known is false when the message did
-// not print it or it cannot be represented in an int64.
+// Size is a byte count read from a message; Known is false when not printed or beyond int64.
 type Size struct {
 	Bytes int64
 	Known bool
@@ -48,8 +47,7 @@ type Size struct {
 // KnownSize returns a Size that is present.
 func KnownSize(n int64) Size { return Size{Bytes: n, Known: true} }
 
-// SparseCoreWords are the figures of a SparseCore memref.alloca failure, in
-// words. Zero means not printed.
+// SparseCoreWords are the figures of a SparseCore memref.alloca failure, in words (zero: not printed).
 type SparseCoreWords struct {
 	Offset    int64 // current allocation offset upper bound
 	Limit     int64 // legitimate user allocatable offset upper bound
@@ -58,22 +56,18 @@ type SparseCoreWords struct {
 
 // Report is everything read from one XLA OOM failure.
 type Report struct {
-	// Catalog classification: always set on a recognised failure.
 	Code     string // E0100, E0101, E1000, E1001, E3000 or E0007
 	Name     string // catalog name, e.g. RuntimeBufferAllocationFailure
 	Category string // e.g. "Runtime: Buffer Allocation Failure"
 	Phase    string // PhaseCompile or PhaseRuntime
 	DocURL   string // https://openxla.org/xla/errors/error_XXXX for catalog codes
 
-	// Family is the id of the family that matched, or FamilyCodeOnly; for
-	// tests and debugging, not an attribute.
-	Family string
+	Family string // the id of the family that matched, or FamilyCodeOnly; not an attribute
 
 	Backend     string // BackendTPU/GPU/CPU when the text shows it
 	MemorySpace string // hbm, vmem, smem, ... when the text names it
 
-	// Sizes, exact bytes (the exact companion of a rounded figure when both
-	// are printed); unknown when not printed or not representable.
+	// Sizes in exact bytes (the exact companion of a rounded figure when both are printed).
 	Requested  Size // the failing allocation, reservation, "Requires X", "required for HLO temporaries (X)", scoped "size X"
 	Free       Size // "There are X free", CUDA's "Free memory"
 	Used       Size // compile-time "Used X of Y"; TensorCore + SparseCore Hbm usage
@@ -81,21 +75,14 @@ type Report struct {
 	Exceeded   Size // "Exceeded ... capacity by Z", "exceeded scoped ... limit by Z"
 	Reserved   Size // program load: "N reserved"
 	Reservable Size // program load: "N reservable"
-	// PoolLimit is the most a GPU allocator may take from the device (BFC
-	// "pool limit X", "Stats: Limit: X"): the share of the GPU that
-	// XLA_PYTHON_CLIENT_MEM_FRACTION grants, not the GPU itself.
-	PoolLimit Size
-	// The allocator's own figures, where a failure's records print them
-	// (BFC "Stats:" InUse and LargestFreeBlock, the summary's pool size).
+	PoolLimit  Size // the most a GPU allocator may take (BFC "pool limit X"): XLA's share, not the GPU
+	// The allocator's own figures (BFC "Stats:" InUse and LargestFreeBlock, the summary's pool size).
 	InUse       Size
 	LargestFree Size
 	PoolSize    Size
 
-	Program string // "Error loading program 'x'", "[executable_name='x']"
-	// MemoryHolder is the executable whose in-use chunks hold the most bytes
-	// in the BFC allocator's dump, MemoryHolderSize those bytes: often not
-	// the program that failed.
-	MemoryHolder     string
+	Program          string // "Error loading program 'x'", "[executable_name='x']"
+	MemoryHolder     string // the executable whose in-use BFC chunks hold the most bytes: often not the one that failed
 	MemoryHolderSize Size
 	Replica          int64 // "Execution of replica R failed", "while running replica R and partition P"
 	Partition        int64
@@ -109,10 +96,7 @@ type Report struct {
 
 	Breakdown Breakdown // the memory breakdown printed with the failure, if any
 
-	// Attempts counts the requests the driver refused on the way in the
-	// failure's record; the refusal of the failing request itself is not
-	// counted (OwnRefused). RefusedBefore, which the advice reads, starts
-	// as Attempts.
+	// Attempts counts the driver's refusals on the way, not the failing request's own (OwnRefused).
 	Attempts      int
 	RefusedBefore int
 	OwnRefused    bool
@@ -123,15 +107,12 @@ type Report struct {
 	Cause       string   // CauseFragmentation or CauseExhaustion when both sizes are known
 	Remediation []string // ordered, concrete actions; never empty on a recognised failure
 
-	Retry  string // whether rerunning it unchanged can succeed: RetryFutile, RetryMayHelp or RetryUnknown
-	Action string // the kind of the first remediation step, one of Actions
-	// FitFraction is capacity / demand when the demand is the larger: the
-	// factor by which the per-device demand must shrink (0 when unknown).
-	FitFraction float64
+	Retry       string  // whether rerunning it unchanged can succeed: RetryFutile, RetryMayHelp or RetryUnknown
+	Action      string  // the kind of the first remediation step, one of Actions
+	FitFraction float64 // capacity / demand when demand is larger: how much the per-device demand must shrink
 }
 
-// Site is a code location: the innermost traceback frame outside the
-// installed libraries and the standard library.
+// Site is a code location: the innermost traceback frame outside installed libraries and the standard library.
 type Site struct {
 	File     string
 	Line     int64
@@ -148,4 +129,180 @@ func (s Site) String() string {
 		t += " in " + s.Function
 	}
 	return t
+}
+
+type entry struct {
+	Code, Name, Category string
+	Phase                string // "" when the code does not fix the phase (E0007)
+	DocURL               string // "" when the code has no page
+}
+
+const docBase = "https://openxla.org/xla/errors/error_"
+
+// Catalog holds the out-of-memory codes of xla/error/error_codes.h; E0007 (ResourceExhausted) has no page.
+var Catalog = []entry{
+	{"E0007", "ResourceExhausted", "Resource Exhausted: Out of Memory", "", ""},
+	{"E0100", "RuntimeBufferAllocationFailure", "Runtime: Buffer Allocation Failure", PhaseRuntime, docBase + "0100"},
+	{"E0101", "RuntimeProgramAllocationFailure", "Runtime: Program Allocation Failure", PhaseRuntime, docBase + "0101"},
+	{"E1000", "CompileTimeHbmOom", "Compile Time: HBM OOM", PhaseCompile, docBase + "1000"},
+	{"E1001", "CompileTimeScopedVmemOom", "Compile Time: Scoped Vmem OOM", PhaseCompile, docBase + "1001"},
+	{"E3000", "CompileTimeSparseCoreAllocationFailure", "Compile Time: SparseCore Allocation Failure", PhaseCompile, docBase + "3000"},
+}
+
+// Codes, named for the grammar.
+const (
+	CodeGeneric    = "E0007"
+	CodeBuffer     = "E0100"
+	CodeProgram    = "E0101"
+	CodeHbm        = "E1000"
+	CodeVmem       = "E1001"
+	CodeSparseCore = "E3000"
+)
+
+// LookupCode returns the catalog entry for code; E1002, the draft TensorCore+SparseCore HBM code, is E1000.
+func LookupCode(code string) (entry, bool) {
+	if code == "E1002" {
+		code = CodeHbm
+	}
+	for _, e := range Catalog {
+		if e.Code == code {
+			return e, true
+		}
+	}
+	return entry{}, false
+}
+
+// LookupName returns the catalog entry for a code name such as CompileTimeHbmOom.
+func LookupName(name string) (entry, bool) {
+	for _, e := range Catalog {
+		if e.Name == name {
+			return e, true
+		}
+	}
+	return entry{}, false
+}
+
+// Action kinds (Report.Action, attribute xla.oom.action; oom/api.go).
+const (
+	ActionShrinkFootprint  = "shrink_footprint"   // a smaller batch, sequence or tensors: less per device
+	ActionShard            = "shard"              // shard over more devices, or check that an array is sharded
+	ActionRematerialize    = "rematerialize"      // trade compute for memory: remat, the compiler's rematerialization
+	ActionReleaseBuffers   = "release_buffers"    // free, donate or re-create the program's own buffers and programs
+	ActionChangeAllocator  = "change_allocator"   // another allocator (cuda_async, platform) against fragmentation
+	ActionSetMemoryLimit   = "set_memory_limit"   // change a memory limit or share: MEM_FRACTION, VMEM limit, host pool
+	ActionFreeHeldMemory   = "free_held_memory"   // memory held outside the program (another process or library)
+	ActionRetileKernel     = "retile_kernel"      // smaller tiles or scratch of a custom kernel (Pallas, Mosaic)
+	ActionTuneCompiler     = "tune_compiler"      // a compiler or runtime flag (autotuning, offload, command buffers)
+	ActionReduceHostMemory = "reduce_host_memory" // less in host RAM or pinned host memory
+	ActionInvestigate      = "investigate"        // no fix is known from the record: profile, dump, report
+)
+
+// Actions lists every action kind with what it means, in the docs' order.
+var Actions = []struct{ Name, Meaning string }{
+	{ActionShrinkFootprint, "reduce what the program keeps per device: a smaller batch or sequence length, smaller or 16-bit tensors"},
+	{ActionShard, "shard the program or the array over more devices, or check that it is sharded as intended"},
+	{ActionRematerialize, "trade compute for memory: jax.checkpoint (remat), the compiler's rematerialization, host offload"},
+	{ActionReleaseBuffers, "free, donate or re-create the program's own buffers; keep fewer programs loaded"},
+	{ActionChangeAllocator, "use another allocator (cuda_async, platform) against fragmentation"},
+	{ActionSetMemoryLimit, "change a memory limit or share: XLA_PYTHON_CLIENT_MEM_FRACTION, a kernel's VMEM limit, the pinned host pool"},
+	{ActionFreeHeldMemory, "free memory that another process or library holds on the device, or give each its own share"},
+	{ActionRetileKernel, "use smaller tiles, blocks or scratch in a custom kernel (Pallas, Mosaic, SparseCore)"},
+	{ActionTuneCompiler, "set a compiler or runtime flag: autotuning, SparseCore offload, command buffers, program temporaries"},
+	{ActionReduceHostMemory, "keep, transfer or offload less in host RAM or pinned host memory"},
+	{ActionInvestigate, "no fix is read from the record: profile, dump the allocations, or report the message"},
+}
+
+// ConstAction is an own advice's kind that reads nothing from the report.
+func ConstAction(a string) func(*Report) string { return func(*Report) string { return a } }
+
+// Advice is a list of steps, built by the advice functions.
+type Advice []string
+
+// Add appends one step, the concatenation of parts.
+func (a *Advice) Add(parts ...string) { *a = append(*a, strings.Join(parts, "")) }
+
+// HumanSize formats a size for advice text ("1.50GiB").
+func HumanSize(s Size) string { return HumanBytes(s.Bytes) }
+
+// Ratio returns need/have, or 0 when either is unknown or have is not positive.
+func Ratio(need, have Size) float64 {
+	if !need.Known || !have.Known || have.Bytes <= 0 {
+		return 0
+	}
+	return float64(need.Bytes) / float64(have.Bytes)
+}
+
+// Warning kinds: the values of the xla.memory.warning attribute. A fatal form of the same line is an OOM.
+const (
+	WarningRematerialization = "rematerialization"
+	WarningAllocatorRetry    = "allocator_retry"
+	WarningAllocationAttempt = "allocation_attempt"
+	WarningAutotuneFallback  = "autotune_fallback"
+	WarningMemoryUsage       = "memory_usage"
+)
+
+// Warning is one memory-pressure warning read from log text.
+type Warning struct {
+	Kind        string // one of the Warning* kinds
+	Family      string // the family entry (families/families_warnings.go); for tests, not an attribute
+	Phase       string // PhaseCompile or PhaseRuntime
+	Backend     string // BackendGPU/TPU/CPU when the text shows it
+	Device      string // GPU ordinal when printed
+	Explanation string // one short sentence: what happened and what it costs
+
+	Requested Size // the allocation that could not be served
+	Used      Size // rematerialization: the peak the compiler reached
+	Free      Size // memory_usage: free device memory
+	Capacity  Size // the limit: rematerialization's memory limit, StreamExecutor's limit, the device total
+
+	// Attempts counts the refused requests, the reported one included; Requested is the first, Last the last.
+	Attempts int
+	Last     Size
+}
+
+// Pressure is the warning's demand (the peak, else the request, else total - free) over its limit; ok is
+// false when no limit is printed.
+func (w *Warning) Pressure() (ratio float64, ok bool) {
+	if !w.Capacity.Known || w.Capacity.Bytes <= 0 {
+		return 0, false
+	}
+	c := float64(w.Capacity.Bytes)
+	switch {
+	case w.Used.Known && w.Used.Bytes >= 0:
+		return float64(w.Used.Bytes) / c, true
+	case w.Requested.Known && w.Requested.Bytes >= 0:
+		return float64(w.Requested.Bytes) / c, true
+	case w.Free.Known && w.Free.Bytes >= 0 && w.Free.Bytes <= w.Capacity.Bytes:
+		return float64(w.Capacity.Bytes-w.Free.Bytes) / c, true
+	}
+	return 0, false
+}
+
+// Explanations are the short texts of the kinds (attribute xla.memory.warning.explanation).
+var Explanations = map[string]string{
+	WarningRematerialization: "XLA recomputed values to reduce peak memory but could not get under its memory limit; the program may fail to allocate or run slower.",
+	WarningAllocatorRetry:    "The GPU allocator could not serve an allocation its caller can do without; the caller fell back to a slower path because memory is short.",
+	WarningAllocationAttempt: "The GPU driver refused an allocator's request for memory; XLA's pool set-up and growth retry with less, so this is not a failure. At start-up it means another process or library holds part of this GPU.",
+	WarningAutotuneFallback:  "The GPU autotuner had no memory for its scratch buffers and fell back to a default algorithm; performance may be lower.",
+	WarningMemoryUsage:       "cuDNN failed to start and printed the device's free memory; little free memory is the usual cause.",
+}
+
+// Explanation returns the short text of a warning kind ("" if unknown).
+func Explanation(kind string) string { return Explanations[kind] }
+
+// WarningKinds lists every kind, in documentation order.
+func WarningKinds() []string {
+	return []string{WarningRematerialization, WarningAllocatorRetry, WarningAllocationAttempt,
+		WarningAutotuneFallback, WarningMemoryUsage}
+}
+
+// WarningPhase is the phase a warning kind is logged in ("" if unknown).
+func WarningPhase(kind string) string {
+	switch kind {
+	case WarningRematerialization, WarningAutotuneFallback:
+		return PhaseCompile
+	case WarningAllocatorRetry, WarningAllocationAttempt, WarningMemoryUsage:
+		return PhaseRuntime
+	}
+	return ""
 }

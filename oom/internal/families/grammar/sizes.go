@@ -8,20 +8,16 @@ import (
 	"math/bits"
 	"strconv"
 	"strings"
+
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
-// SizePattern matches every size spelling XLA prints in a headline: google3
-// (147.64M, 1.7K, 0B, 3.47E, -2.55G, -8E), TSL (6.00MiB, 384.0KiB), raw
-// integers (6291456), and integers with thousands separators (554,696,704).
-// A trailing " bytes" is matched by the grammar entries that print it.
+// SizePattern matches every size spelling XLA prints: google3 (147.64M, 0B, -8E), TSL (6.00MiB), raw integers
+// and thousands separators (554,696,704).
 const SizePattern = `-?\d+(?:,\d{3})*(?:\.\d+)?(?:[KMGTPE](?:iB)?|B)?`
 
-// ParseSize converts one size token to bytes. Every unit is a power of 1024
-// (XLA's HumanReadableNumBytes and google3's formatter both use base 1024).
-// The mantissa is multiplied exactly and rounded to the nearest byte. It
-// returns false for a token it cannot read or a value that does not fit an
-// int64; it never wraps or guesses. Hex tokens (0x...) are read as unsigned;
-// the all-ones sentinel 0xffffffffffffffff means "unknown".
+// ParseSize converts one size token to bytes, base 1024 (XLA's and google3's formatters), rounded to the
+// nearest byte; false when unreadable or beyond int64, never wrapped. Hex is unsigned; all-ones means unknown.
 func ParseSize(tok string) (int64, bool) {
 	s := strings.TrimSpace(tok)
 	if strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X") {
@@ -35,7 +31,6 @@ func ParseSize(tok string) (int64, bool) {
 	if strings.HasPrefix(s, "-") {
 		neg, s = true, s[1:]
 	}
-	// Integer part, with optional thousands separators.
 	var ip uint64
 	i, digits := 0, 0
 	for ; i < len(s); i++ {
@@ -56,7 +51,6 @@ func ParseSize(tok string) (int64, bool) {
 	if digits == 0 {
 		return 0, false
 	}
-	// Fraction: num = ip*10^d + frac, exactly.
 	num, den := ip, uint64(1)
 	if i < len(s) && s[i] == '.' {
 		i++
@@ -118,9 +112,8 @@ func ParseSizeToken(tok string) Size {
 	return Size{Bytes: n, Known: ok}
 }
 
-// FormatHuman formats n the way XLA's HumanReadableNumBytes does: TSL style
-// ("1.97GiB", "384.0KiB") when tsl is set, google3 style ("147.64M") when
-// not. It lets a rounded size be matched with the exact figure it came from.
+// FormatHuman formats n as XLA's HumanReadableNumBytes does, TSL ("1.97GiB") or google3 ("147.64M") style,
+// so a rounded size can be matched with its exact figure.
 func FormatHuman(n int64, tsl bool) string {
 	if n == math.MinInt64 {
 		return "-8E"
@@ -148,15 +141,13 @@ func FormatHuman(n int64, tsl bool) string {
 	return strconv.FormatFloat(float64(n)/1024, 'f', prec, 64) + suffix
 }
 
-// IsExactToken reports whether a size token is an exact byte count (no
-// fraction, no unit above bytes).
+// IsExactToken reports whether a size token is an exact byte count (no fraction, no unit above bytes).
 func IsExactToken(tok string) bool {
 	_, ok := ParseSize(tok)
 	return ok && !strings.ContainsAny(tok, ".KMGTPE")
 }
 
-// HumanBytes formats n in binary units, e.g. "49.34 GiB", as the advice and
-// xlaoom explain print sizes.
+// HumanBytes formats n in binary units, e.g. "49.34 GiB".
 func HumanBytes(n int64) string {
 	sign, m := "", uint64(n)
 	if n < 0 {
@@ -174,12 +165,10 @@ func HumanBytes(n int64) string {
 	return sign + strconv.FormatFloat(v, 'f', 2, 64) + " " + units[u:u+1] + "iB"
 }
 
-// SizeGroup is a named group that captures one size in any spelling (see
-// SizePattern and parseSize).
+// SizeGroup is a named group that captures one size in any spelling.
 func SizeGroup(name string) string { return `(?P<` + name + `>` + SizePattern + `)` }
 
-// Exact prefers the exact byte count a message prints next to a rounded human
-// size ("1.97GiB (rounded to 2110783744)", "32.00MiB (33554432B)").
+// Exact prefers the exact byte count printed next to a rounded size ("1.97GiB (rounded to 2110783744)").
 func Exact(human, bytes string) Size {
 	if bytes != "" {
 		return ParseSizeToken(bytes)
@@ -193,4 +182,28 @@ func AddSizes(a, b Size) Size {
 		return Size{}
 	}
 	return KnownSize(a.Bytes + b.Bytes)
+}
+
+// AllocatorBackend reads the backend from an allocator name (GPU_0_bfc, gpu_async_1, cuda_host_bfc).
+func AllocatorBackend(name string) string {
+	l := strings.ToLower(name)
+	switch {
+	case strings.Contains(l, "gpu"), strings.Contains(l, "cuda"), strings.Contains(l, "rocm"), strings.Contains(l, "hip"):
+		return BackendGPU
+	case strings.Contains(l, "tpu"):
+		return BackendTPU
+	case strings.Contains(l, "cpu"):
+		return BackendCPU
+	}
+	return ""
+}
+
+// AllocatorDevice reads the device ordinal from an allocator name: its first all-digit part (GPU_0_bfc -> 0).
+func AllocatorDevice(name string) string {
+	for part := range strings.SplitSeq(name, "_") {
+		if part != "" && logtext.DigitsEnd(part, 0) == len(part) {
+			return part
+		}
+	}
+	return ""
 }
