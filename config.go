@@ -51,7 +51,7 @@ type Config struct {
 
 	// HostKillTails also reads the host-memory kill lines that hold none of
 	// the prefilter's keys (Slurm's, srun's, systemd's, kubelet's) by how
-	// they end (oom.EndsWithHostTail): for a collector that reads such lines
+	// they end (hostoom.EndsWithTail): for a collector that reads such lines
 	// as plain text and not the kernel's log. Off, an ordinary record costs
 	// nothing more; on, about 8 % (BENCHMARKS.md).
 	HostKillTails bool `mapstructure:"host_kill_tails"`

@@ -39,7 +39,7 @@ func MayContain(text string) bool { return defaultRecognizer.MayContain(text) }
 func Recognize(text string) (grammar.Report, bool) { return defaultRecognizer.Recognize(text) }
 
 // MayContain reports whether text could hold an XLA OOM message, a
-// memory-pressure warning or a host-memory kill line (HostCues): the cheap
+// memory-pressure warning or one of the cues WithCues added: the cheap
 // first pass run on every record (logtext/prefilter.go).
 func (z *Recognizer) MayContain(text string) bool { return z.prefilter.MayContain(text) }
 
@@ -100,9 +100,23 @@ func newRecognizer(failures [][]grammar.Family, warnings [][]grammar.WarningFami
 	return z
 }
 
+// WithCues returns a Recognizer whose prefilter also lets texts holding
+// one of extra through, so that another reader of the same records (the
+// host-memory kills) shares the one pass. Only the prefilter is built again.
+// In a cue, a space stands for a run of whitespace and '#' for a digit.
+func (z *Recognizer) WithCues(extra ...string) *Recognizer {
+	with := *z
+	all := z.prefilterCues()
+	for _, text := range extra {
+		all = append(all, logtext.Cue{Text: text})
+	}
+	with.prefilter = logtext.BuildPrefilter(all)
+	return &with
+}
+
 // prefilterCues is every cue MayContain lets through, in order: the status
-// cues, the catalog's code names, every entry's, the last-resort layer's and
-// HostCues. The names without an 'R' or a 'B' (the CompileTime* ones) are
+// cues, the catalog's code names, every entry's and the last-resort layer's.
+// The names without an 'R' or a 'B' (the CompileTime* ones) are
 // not cues: XLA prints them only after "RESOURCE_EXHAUSTED: Ennnn: ".
 func (z *Recognizer) prefilterCues() []logtext.Cue {
 	all := append([]logtext.Cue(nil), logtext.StatusCues...)
@@ -117,5 +131,5 @@ func (z *Recognizer) prefilterCues() []logtext.Cue {
 	for i := range z.Warnings {
 		all = append(all, z.Warnings[i].Cues...)
 	}
-	return append(append(all, generic.GenericCues...), HostCues...)
+	return append(all, generic.GenericCues...)
 }

@@ -6,7 +6,7 @@ package failure
 import (
 	"strings"
 
-	"github.com/xlaoom/xlaoomprocessor/oom"
+	"github.com/xlaoom/xlaoomprocessor/hostoom"
 )
 
 // A program that catches its own OOM (a batch-size search, a fallback to a
@@ -68,7 +68,7 @@ func ownOutput(line string) bool {
 			return false
 		}
 	}
-	return !oom.MayContain(line)
+	return !hostoom.Recognizer().MayContain(line)
 }
 
 // reportLines start the unindented lines of XLA's and TensorFlow's reports

@@ -1,9 +1,9 @@
 // Copyright The xla_oom Authors
 // SPDX-License-Identifier: Apache-2.0
 
-// Package tails is the host tail cues (oom.EndsWithHostTail): how a line
+// Package tails is the host tail cues (hostoom.EndsWithTail): how a line
 // ends, for the lines that hold none of the prefilter's scan keys.
-package tails // import "github.com/xlaoom/xlaoomprocessor/oom/internal/tails"
+package tails // import "github.com/xlaoom/xlaoomprocessor/hostoom/internal/tails"
 
 import "strings"
 
@@ -65,7 +65,7 @@ func (t *Set) Add(texts ...string) {
 
 func (t *Set) add(text string) {
 	if len(text) < 8 || strings.Contains(text[len(text)-4:], "#") {
-		panic("oom: prefilter tail " + text + " must be eight bytes or more and end with four literal bytes")
+		panic("hostoom: tail " + text + " must be eight bytes or more and end with four literal bytes")
 	}
 	lit := text
 	if i := strings.LastIndexByte(text, '#'); i >= 0 {
