@@ -3,7 +3,11 @@
 
 package hostoom
 
-import "strings"
+import (
+	"cmp"
+	"strconv"
+	"strings"
+)
 
 // OwnerKind says what a cgroup path names.
 type OwnerKind string
@@ -147,4 +151,49 @@ func isHexID(s string) bool {
 		}
 	}
 	return true
+}
+
+// KillKey names a kill by its owner o, not by the source that reported it,
+// so that the sources of one kill name it alike: the kernel's lines of a
+// pod's container and the Pod's OOMKilled status (the pod's uid and the
+// container's id), the kernel's lines of a Slurm step and slurmstepd's line
+// (the job and step), the kernel's lines of a unit and systemd's (the unit
+// on its node). A container outside Kubernetes is its id; another cgroup
+// its path on its node; a kill with no cgroup its victim v on its node.
+// node is where the kill was read (the resource's), else the node v names.
+// once reports that the key names one container instance, which dies at
+// most once. "" when there is neither an owner nor a victim.
+func KillKey(o Owner, v *Statement, node string) (key string, once bool) {
+	node = cmp.Or(node, v.Node)
+	switch o.Kind {
+	case OwnerPod:
+		if o.ContainerID != "" {
+			return join("k8s_pod", o.PodUID, o.ContainerID), true
+		}
+		return join("k8s_pod", o.PodUID, "", v.Container), false
+	case OwnerContainer:
+		return join("container", o.ContainerID), o.ContainerID != ""
+	case OwnerSlurm:
+		return join("slurm_job", o.SlurmJob, o.SlurmStep), false
+	case OwnerUnit:
+		return join("systemd_unit", node, o.Unit), false
+	case OwnerCgroup:
+		return join("cgroup", node, cmp.Or(v.Cgroup, v.LimitCgroup)), false
+	}
+	if v.PID == 0 && v.Container == "" {
+		return "", false
+	}
+	return join("node", node, strconv.FormatInt(v.PID, 10), v.Command, v.Container), false
+}
+
+// join writes each part length-prefixed, so that no two keys run into
+// each other.
+func join(parts ...string) string {
+	var b []byte
+	for _, p := range parts {
+		b = strconv.AppendInt(b, int64(len(p)), 10)
+		b = append(b, ':')
+		b = append(b, p...)
+	}
+	return string(b)
 }

@@ -4,6 +4,8 @@
 package oomattr
 
 import (
+	"cmp"
+
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/xlaoom/xlaoomprocessor/hostoom"
@@ -69,6 +71,32 @@ func PutHostKill(k *hostoom.Kill, attrs pcommon.Map) {
 	attrs.PutStr(Retry, verdict)
 	attrs.PutStr(Cause, k.Cause())
 	putStrings(attrs, Remediation, k.Advice())
+}
+
+// HostKillID is the name under which hostIncident hashes HostKillKey (no
+// record carries it).
+const HostKillID = "xla.oom.host.kill"
+
+// HostKillKey is hostoom.KillKey of the kill a kill record (PutHostKill)
+// carries; the node is the resource's host.name or k8s.node.name.
+func HostKillKey(res, attrs pcommon.Map) (key string, once bool) {
+	o := hostoom.Owner{Kind: hostoom.OwnerKind(str(attrs, HostOwner)), PodUID: str(attrs, K8sPodUID),
+		ContainerID: str(attrs, ContainerID), SlurmJob: str(attrs, HostSlurmJob), SlurmStep: str(attrs, HostSlurmStep),
+		Unit: str(attrs, HostUnit)}
+	v := hostoom.Statement{Command: str(attrs, ProcessCommand), Container: str(attrs, K8sContainer),
+		Cgroup: str(attrs, HostCgroup), LimitCgroup: str(attrs, HostLimitCgroup), Node: str(attrs, HostNode)}
+	if pid, ok := attrs.Get(ProcessPID); ok {
+		v.PID = pid.Int()
+	}
+	return hostoom.KillKey(o, &v, cmp.Or(str(res, "host.name"), str(res, "k8s.node.name")))
+}
+
+// str is the value of k in m as a string, "" when absent.
+func str(m pcommon.Map, k string) string {
+	if v, ok := m.Get(k); ok {
+		return v.AsString()
+	}
+	return ""
 }
 
 // PutOwner writes who the kill's cgroup belongs to. A pod's uid and a

@@ -3,7 +3,12 @@
 
 package run
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/xlaoom/xlaoomprocessor/hostoom"
+	"github.com/xlaoom/xlaoomprocessor/oom"
+)
 
 // hostKill is what the memory cgroup's counters say about one run: the
 // kernel's OOM killer killed kills of the job's processes.
@@ -38,41 +43,39 @@ func hostKillBetween(before memcgCounts, beforeErr error) *hostKill {
 	return k
 }
 
+// kill is the counters' kill as hostoom reads the kernel's: its cgroup's
+// own limit, else the node's memory.
+func (k *hostKill) kill() *hostoom.Kill {
+	s := hostoom.Statement{Kind: hostoom.KernelKilled, Constraint: hostoom.ConstraintGlobal, Count: k.kills}
+	if k.ownLimit {
+		s.Constraint, s.Limit = hostoom.ConstraintCgroup, k.after.limit
+	}
+	return &hostoom.Kill{Statement: s, Complete: true}
+}
+
 // String names the kill in the wrapper's line.
 func (k *hostKill) String() string {
 	where := "the node ran out of memory (not the cgroup's own limit)"
 	if k.ownLimit {
 		where = "it reached its cgroup's memory limit"
 		if k.after.limit > 0 {
-			where += fmt.Sprintf(" of %s", bytesText(k.after.limit))
+			where += " of " + oom.HumanBytes(k.after.limit)
 		}
 	}
 	return fmt.Sprintf("the kernel's OOM killer killed %d process(es) of the job in %s: %s", k.kills, k.after.path, where)
 }
 
-func bytesText(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.2f MiB", float64(n)/(1<<20))
-	}
-	return fmt.Sprintf("%d bytes", n)
-}
-
-// decideHostKill exits as for an XLA failure of the same verdict (the retry
-// table's evidence rule): futile when the job filled its own cgroup, as it
-// will again with the same limit; else may_help, as a kill of the node's
-// memory depended on what else ran there (rerun up to --retries, then
-// --may-help-exit). rerun is true when the wrapper should run the job again.
+// decideHostKill exits with hostoom's verdict on the kill, as for an XLA
+// failure of the same verdict: futile (a restart fails the same way), else
+// may_help (rerun up to --retries, then --may-help-exit). rerun is true
+// when the wrapper should run the job again.
 func (w *wrapper) decideHostKill(k *hostKill, status int, retries *int, sigs *signals) (exit int, rerun bool) {
-	if k.ownLimit {
-		w.decided("the job exited %d: %s; futile, a restart fails the same way with the same limit (raise the memory request/limit, "+
-			"or lower host memory: stream the checkpoint restore, fewer or lighter data-loader workers, a lower pinned-host limit): exit %d",
-			status, k, w.o.futileExit)
+	kill := k.kill()
+	if verdict, _ := kill.Retry(); verdict == oom.RetryFutile {
+		w.decided("the job exited %d: %s; futile, a restart fails the same way with the same limit (%s): exit %d",
+			status, k, kill.Hint(), w.o.futileExit)
 		return w.o.futileExit, false
 	}
 	what := fmt.Sprintf("the job exited %d: %s; may pass on a rerun", status, k)
-	return w.mayHelp(what, "", " (a neighbour may have held the memory; reserve the job's memory (a request equal to its limit))",
-		status, retries, sigs)
+	return w.mayHelp(what, "", " ("+kill.Hint()+")", status, retries, sigs)
 }
