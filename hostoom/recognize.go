@@ -3,7 +3,11 @@
 
 package hostoom
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/xlaoom/xlaoomprocessor/internal/logheader"
+)
 
 // anchors are words every statement Parse reads holds one of; a text
 // without any is passed over before any header is parsed.
@@ -59,3 +63,9 @@ func ParseLine(msg string) (Statement, bool) {
 	}
 	return Statement{}, false
 }
+
+// Line is one kernel log line with its header taken off.
+type Line = logheader.KernelLine
+
+// SplitHeader takes a kernel log header off line (logheader.SplitKernel).
+func SplitHeader(line string) Line { return logheader.SplitKernel(line) }

@@ -3,6 +3,8 @@
 
 package logtext
 
+import "github.com/xlaoom/xlaoomprocessor/internal/logheader"
+
 // InfoLines lists the spans of the flattened text that came from lines
 // logged at INFO, merged where adjacent: an allocator line at INFO is a
 // retry the runtime survives (StreamExecutor's "failed to allocate ... from
@@ -40,9 +42,6 @@ func (l *InfoLines) Contains(i int) bool {
 	return false
 }
 
-// isLevel: a native header's level letter (glog's "E0528", TSL's ": E ").
-func isLevel(c byte) bool { return c == 'I' || c == 'W' || c == 'E' || c == 'F' }
-
 // HeaderLevel is the level that header, a line's stripped log headers,
 // states (StripHeadersLevel).
 func HeaderLevel(header string) byte {
@@ -50,20 +49,16 @@ func HeaderLevel(header string) byte {
 	return lv
 }
 
-// LevelOfWord is the level letter (I, W, E, F, D) of a level word as
-// loggers print it ("INFO", "WARNING", ...), 0 for any other word.
-func LevelOfWord(w string) byte {
-	switch w {
-	case "INFO":
-		return 'I'
-	case "WARNING", "WARN":
-		return 'W'
-	case "ERROR":
-		return 'E'
-	case "CRITICAL", "FATAL":
-		return 'F'
-	case "DEBUG":
-		return 'D'
-	}
-	return 0
+// LevelOfWord is logheader.LevelOfWord.
+func LevelOfWord(w string) byte { return logheader.LevelOfWord(w) }
+
+// StripHeaders is logheader.Strip.
+func StripHeaders(line string) string { return logheader.Strip(line) }
+
+// StripHeadersLevel is logheader.StripLevel.
+func StripHeadersLevel(line string) (rest string, level byte, stripped bool) {
+	return logheader.StripLevel(line)
 }
+
+// HeaderLen is logheader.Len.
+func HeaderLen(l string) int { return logheader.Len(l) }

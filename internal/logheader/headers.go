@@ -1,23 +1,26 @@
 // Copyright The xla_oom Authors
 // SPDX-License-Identifier: Apache-2.0
 
-package logtext
+// Package logheader is the one grammar of log-line headers: the
+// recogniser's (every header a line of an XLA job may carry, nested ones
+// too), the agent's line start (LineStart), a CRI runtime's prefix, the
+// kernel log's headers (SplitKernel) and a native source's header. It is
+// hand-written, no regexp but the kernel's, as it runs on every line of
+// every record that reaches the recogniser.
+package logheader // import "github.com/xlaoom/xlaoomprocessor/internal/logheader"
 
 import (
 	"strings"
 )
 
-// Log-line headers, read by hand-written parsers: no regexp, as they run on
-// every line of every record that reaches the recogniser.
-
-// StripHeaders removes a line's log headers, nested ones too.
-func StripHeaders(line string) string {
-	rest, _, _ := StripHeadersLevel(line)
+// Strip removes a line's log headers, nested ones too.
+func Strip(line string) string {
+	rest, _, _ := StripLevel(line)
 	return rest
 }
 
-// HeaderLen returns the length of the log-line header at the start of l, or 0.
-func HeaderLen(l string) int {
+// Len returns the length of the log-line header at the start of l, or 0.
+func Len(l string) int {
 	n, _ := header(l)
 	return n
 }
@@ -303,11 +306,11 @@ func isMonth(m string) bool {
 	return false
 }
 
-// StripHeadersLevel strips a line's log headers and returns the rest, the
+// StripLevel strips a line's log headers and returns the rest, the
 // level of the innermost header that states one (0 for none: nested headers,
 // "I0922 … run_docker.py:193] 2021-09-22 …: E external/…] ", take the inner
 // one, the outer being a launcher's re-logging) and whether any went.
-func StripHeadersLevel(line string) (rest string, level byte, stripped bool) {
+func StripLevel(line string) (rest string, level byte, stripped bool) {
 	for range 8 {
 		l := strings.TrimLeft(line, " \t\r")
 		n, lv := header(l)
@@ -320,4 +323,16 @@ func StripHeadersLevel(line string) (rest string, level byte, stripped bool) {
 		line, stripped = l[n:], true
 	}
 	return line, level, stripped
+}
+
+// NamesNativeSource reports whether line's log header names a C++ or CUDA
+// source file.
+func NamesNativeSource(line string) bool {
+	head := line[:min(len(line), 160)]
+	for _, src := range []string{".cc:", ".h:", ".cpp:", ".cu:"} {
+		if strings.Contains(head, src) {
+			return true
+		}
+	}
+	return false
 }

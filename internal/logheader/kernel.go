@@ -1,0 +1,160 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package logheader
+
+import (
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The kernel log's line headers, as the tools that save it print them:
+// /dev/kmsg ("6,1234,2190840616,-;msg"), dmesg ("[ 2190.840616] msg"),
+// dmesg -T ("[Fri Nov 27 18:48:46 2026] msg"), journalctl -k and syslog
+// ("Nov 27 18:48:46 host kernel: msg", short-precise and short-iso too),
+// and a syslog line that carries dmesg's stamp after "kernel: ".
+
+// KernelLine is one kernel log line with its header taken off.
+type KernelLine struct {
+	// Text is the message.
+	Text string
+	// At is the time the header gives (the monotonic seconds of dmesg and
+	// /dev/kmsg as a duration since boot; a wall clock for dmesg -T and
+	// journalctl, in UTC, the year 0 when the header has none). Zero: none.
+	At time.Time
+}
+
+// SplitKernel takes a kernel log header off line. A line without a known
+// header is returned whole, with no time.
+func SplitKernel(line string) KernelLine {
+	if n, us := kmsgLen(line); n > 0 {
+		return KernelLine{Text: line[n:], At: time.Unix(0, 0).UTC().Add(time.Duration(us) * time.Microsecond)}
+	}
+	var l KernelLine
+	if n := kernelSyslogLen(line); n > 0 {
+		l.At = parseWall(strings.TrimSpace(line[:n-len(" kernel: ")]))
+		line = line[n:]
+	}
+	if n, at := dmesgLen(line); n > 0 {
+		if l.At.IsZero() {
+			l.At = at
+		}
+		line = line[n:]
+	} else if shapeAt(line, 0, "[^~~ ^~~ *# ##:##:## ####]") { // dmesg -T
+		if t, err := time.Parse("Mon Jan _2 15:04:05 2006", line[1:25]); err == nil {
+			l.At = t
+		}
+		line = line[26:]
+		if HasAt(line, 0, " ") {
+			line = line[1:]
+		}
+	}
+	l.Text = line
+	return l
+}
+
+// kmsgLen matches /dev/kmsg's "level,seq,usec,flags;" and returns its
+// length and the microseconds since boot.
+func kmsgLen(l string) (n int, us int64) {
+	i := DigitsEnd(l, 0)
+	if i == 0 || !HasAt(l, i, ",") {
+		return 0, 0
+	}
+	j := DigitsEnd(l, i+1)
+	if j == i+1 || !HasAt(l, j, ",") {
+		return 0, 0
+	}
+	k := DigitsEnd(l, j+1)
+	e := strings.IndexByte(l[min(k+1, len(l)):], ';')
+	if k == j+1 || !HasAt(l, k, ",") || e < 0 {
+		return 0, 0
+	}
+	us, _ = strconv.ParseInt(l[j+1:k], 10, 64)
+	return k + 1 + e + 1, us
+}
+
+// dmesgLen matches dmesg's "[ seconds.fraction] " and returns its length
+// and the time since boot.
+func dmesgLen(l string) (n int, at time.Time) {
+	if !HasAt(l, 0, "[") {
+		return 0, at
+	}
+	i := 1
+	for i < len(l) && isSpace(l[i]) {
+		i++
+	}
+	j := DigitsEnd(l, i)
+	if j == i || !HasAt(l, j, ".") {
+		return 0, at
+	}
+	k := DigitsEnd(l, j+1)
+	if k == j+1 || !HasAt(l, k, "]") {
+		return 0, at
+	}
+	s, _ := strconv.ParseInt(l[i:j], 10, 64)
+	ns, _ := strconv.ParseInt((l[j+1:k] + "000000000")[:9], 10, 64)
+	if n = k + 1; HasAt(l, n, " ") {
+		n++
+	}
+	return n, time.Unix(s, ns).UTC()
+}
+
+// kernelSyslogLen matches syslog's and journalctl's "Nov 27 18:48:46 host
+// kernel: " (a fraction after the seconds; or an ISO date, time and zone)
+// and returns its length.
+func kernelSyslogLen(l string) int {
+	var i int
+	switch {
+	case shapeAt(l, 0, "^~~ *# ##:##:##"):
+		if i = 15; HasAt(l, i, ".") && DigitsEnd(l, i+1) > i+1 {
+			i = DigitsEnd(l, i+1)
+		}
+	case shapeAt(l, 0, "####-##-##?##:##:##"):
+		if i = 19; (HasAt(l, i, ".") || HasAt(l, i, ",")) && DigitsEnd(l, i+1) > i+1 {
+			i = DigitsEnd(l, i+1)
+		}
+		if HasAt(l, i, "Z") {
+			i++
+		} else if (HasAt(l, i, "+") || HasAt(l, i, "-")) && shapeAt(l, i+1, "##") {
+			j := i + 3
+			if HasAt(l, j, ":") {
+				j++
+			}
+			if shapeAt(l, j, "##") {
+				i = j + 2
+			}
+		}
+	default:
+		return 0
+	}
+	if !HasAt(l, i, " ") {
+		return 0
+	}
+	e := i + 1
+	for e < len(l) && !isSpace(l[e]) {
+		e++
+	}
+	if e == i+1 || !HasAt(l, e, " kernel: ") {
+		return 0
+	}
+	return e + len(" kernel: ")
+}
+
+// isSpace is a regular expression's \s.
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' }
+
+// parseWall reads the time of a syslog or journalctl header (its last word
+// is the host name).
+func parseWall(h string) time.Time {
+	if i := strings.LastIndexByte(h, ' '); i > 0 {
+		h = h[:i]
+	}
+	for _, layout := range []string{"Jan _2 15:04:05.999999", "Jan _2 15:04:05", time.RFC3339Nano,
+		"2006-01-02T15:04:05.999999-0700", "2006-01-02T15:04:05-0700", "2006-01-02 15:04:05.999999"} {
+		if t, err := time.Parse(layout, h); err == nil {
+			return t.UTC()
+		}
+	}
+	return time.Time{}
+}
