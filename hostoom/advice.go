@@ -9,18 +9,15 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
-// RetryRule is one row of the host kills' retry verdicts, with its evidence,
-// following the evidence rule of the XLA failures' table (oom.RetryRules):
-// a verdict only where the kill's own statements show what decided it.
+// RetryRule is one row of the kills' verdicts: as for XLA's, a verdict only
+// where the kill's own statements show what decided it.
 type RetryRule struct {
 	Name, Verdict, Condition, Evidence string
-	// Hint is the advice in a few words, for a one-line verdict (xlaoom run).
-	Hint string
-	when func(k *Kill) bool
+	Hint                               string // the advice in a few words (xlaoom run)
+	when                               func(k *Kill) bool
 }
 
-// RetryRules are the host kills' verdict rules: the first whose condition
-// holds decides; none: unknown.
+// RetryRules: the first whose condition holds decides; none, unknown.
 var RetryRules = []RetryRule{
 	{
 		Name: "own cgroup limit", Verdict: oom.RetryFutile,
@@ -53,8 +50,7 @@ var RetryRules = []RetryRule{
 	},
 }
 
-// Retry is the kill's verdict (oom.RetryFutile, oom.RetryMayHelp,
-// oom.RetryUnknown) and the rule that gave it.
+// Retry is the kill's verdict and the rule that gave it.
 func (k *Kill) Retry() (verdict, rule string) {
 	if r := k.rule(); r != nil {
 		return r.Verdict, r.Name
@@ -97,8 +93,7 @@ func (k *Kill) Cause() string {
 	return who + " was killed by the kernel's OOM killer"
 }
 
-// Advice is what an accelerator job killed for host memory can change, in
-// order; the first names the figures of this kill.
+// Advice is what the killed job can change, in order.
 func (k *Kill) Advice() []string {
 	var first string
 	if verdict, _ := k.Retry(); verdict == oom.RetryMayHelp {

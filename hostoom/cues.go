@@ -8,20 +8,13 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
-// cues let the kill lines that hold a scan key through the recogniser's one
-// prefilter pass: the kernel's "Killed process" and "oom_reaper" figures,
-// its memory cgroup's "usage …kB, limit", the oom-kill summary's
-// CONSTRAINT_, earlyoom's (1.8+), Ray's "…GB / …GB". Each was chosen by its
-// cost on ordinary lines (BENCHMARKS.md, "Host-memory kills"): "invoked
-// oom-killer" (0.5-1.2 %) and Ray's "GB)" (3.6 %) are left out.
+// cues let the kill lines through the one prefilter pass, each chosen by its
+// cost on ordinary lines (BENCHMARKS.md, "Host-memory kills").
 var cues = []string{"kB, file-rss:", "kB, limit #", "CONSTRAINT_", "SIGTERM to process", "MiB, cmdline", "GB / #"}
 
-// tailTexts are how the kill lines that hold no scan key end. They are not in
-// the prefilter: on every record they cost ordinary records 8 %
-// (BENCHMARKS.md), so the processor checks them only where host_kill_tails
-// asks. A tail ends with four literal bytes, so systemd-oomd's "… being
-// more than N%" is read from the journal only, and "oom_score_adj=N" not
-// as plain text.
+// tailTexts end the kill lines that hold no cue: read only where
+// host_kill_tails asks (they cost ordinary records 8 %). Each ends with four
+// literal bytes.
 var tailTexts = []string{
 	" OOM Killed.",           // slurmstepd 23.02+: "… Some of the step tasks have been OOM Killed."
 	"out-of-memory handler.", // slurmstepd 17.11.10-22.05
@@ -44,9 +37,8 @@ var (
 	recognizer = oom.Default().WithCues(cues...)
 )
 
-// Recognizer is the XLA recogniser whose prefilter also passes the kill
-// lines' cues: the one pass the processor, the connector and xlaoom explain
-// give a record. The XLA recogniser finds nothing in a kill line (tests).
+// Recognizer is the XLA recogniser whose one prefilter pass also passes
+// the kill lines' cues (it finds nothing in them).
 func Recognizer() *oom.Recognizer { return recognizer }
 
 // EndsWithTail reports whether text ends with one of tailTexts.

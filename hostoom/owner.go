@@ -34,15 +34,9 @@ type Owner struct {
 	Path        string
 }
 
-// OwnerOf reads the owner of a cgroup path: Kubernetes' kubepods paths in
-// the systemd driver form
-// (/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod<UID with
-// _>.slice/cri-containerd-<id>.scope; docker-, crio- scopes) and the
-// cgroupfs form (/kubepods/burstable/pod<uid>/<id>); Slurm's
-// (/system.slice/slurmstepd.scope/job_N/step_M/… on v2,
-// /slurm/uid_U/job_N/step_M/… on v1); a container runtime's scope outside
-// Kubernetes (/system.slice/docker-<id>.scope, /docker/<id>); a systemd
-// unit (/system.slice/foo.service); "/" is the node; else the path.
+// OwnerOf reads the owner of a cgroup path: kubepods paths (systemd and
+// cgroupfs drivers), Slurm's job_N/step_M, a runtime's container scope or
+// directory, a systemd unit; "/" is the node; else the path.
 func OwnerOf(path string) Owner {
 	o := Owner{Kind: OwnerCgroup, Path: path}
 	if path == "" {
@@ -86,8 +80,7 @@ func OwnerOf(path string) Owner {
 	return o
 }
 
-// readKubepods reads the pod (and container) from the path's parts from
-// the kubepods one on.
+// readKubepods reads the pod (and container) from the kubepods part on.
 func readKubepods(parts []string, o *Owner) bool {
 	for i, p := range parts {
 		var uid string
@@ -123,9 +116,7 @@ func readKubepods(parts []string, o *Owner) bool {
 	return false
 }
 
-// runtimeScopeID reads the container id of a runtime's systemd scope:
-// cri-containerd-<id>.scope, docker-<id>.scope, crio-<id>.scope,
-// libpod-<id>.scope.
+// runtimeScopeID reads the container id of a runtime's "<runtime>-<id>.scope".
 func runtimeScopeID(p string) string {
 	if !strings.HasSuffix(p, ".scope") {
 		return ""
@@ -153,16 +144,10 @@ func isHexID(s string) bool {
 	return true
 }
 
-// KillKey names a kill by its owner o, not by the source that reported it,
-// so that the sources of one kill name it alike: the kernel's lines of a
-// pod's container and the Pod's OOMKilled status (the pod's uid and the
-// container's id), the kernel's lines of a Slurm step and slurmstepd's line
-// (the job and step), the kernel's lines of a unit and systemd's (the unit
-// on its node). A container outside Kubernetes is its id; another cgroup
-// its path on its node; a kill with no cgroup its victim v on its node.
-// node is where the kill was read (the resource's), else the node v names.
-// once reports that the key names one container instance, which dies at
-// most once. "" when there is neither an owner nor a victim.
+// KillKey names a kill by its owner o (else its victim v on its node), not
+// by its source, so that every source of one kill names it alike. node is
+// where it was read, else v's. once: the key names a container instance,
+// which dies once. "" when there is neither an owner nor a victim.
 func KillKey(o Owner, v *Statement, node string) (key string, once bool) {
 	node = cmp.Or(node, v.Node)
 	switch o.Kind {
@@ -186,8 +171,7 @@ func KillKey(o Owner, v *Statement, node string) (key string, once bool) {
 	return join("node", node, strconv.FormatInt(v.PID, 10), v.Command, v.Container), false
 }
 
-// join writes each part length-prefixed, so that no two keys run into
-// each other.
+// join writes each part length-prefixed, so that no two keys run together.
 func join(parts ...string) string {
 	var b []byte
 	for _, p := range parts {

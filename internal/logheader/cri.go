@@ -5,10 +5,8 @@ package logheader
 
 import "strings"
 
-// CRIPrefix returns the length of the prefix a CRI runtime writes before
-// every line of a container log ("2025-09-12T07:01:12.118224Z stderr F "),
-// 0 when the line has none, and whether the line is a partial one (tag P)
-// that the next line continues.
+// CRIPrefix returns the length of a CRI runtime's line prefix ("<time>
+// stderr F "), 0 for none, and whether the next line continues it (P).
 func CRIPrefix(l string) (n int, partial bool) {
 	if len(l) < 20 || l[4] != '-' || l[10] != 'T' || !IsDigit(l[0]) {
 		return 0, false

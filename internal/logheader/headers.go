@@ -2,11 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
 // Package logheader is the one grammar of log-line headers: the
-// recogniser's (every header a line of an XLA job may carry, nested ones
-// too), the agent's line start (LineStart), a CRI runtime's prefix, the
-// kernel log's headers (SplitKernel) and a native source's header. It is
-// hand-written, no regexp but the kernel's, as it runs on every line of
-// every record that reaches the recogniser.
+// recogniser's, the agent's line start, a CRI prefix, the kernel log's. By
+// hand, no regexp: it runs on every line that reaches the recogniser.
 package logheader // import "github.com/xlaoom/xlaoomprocessor/internal/logheader"
 
 import (
@@ -25,8 +22,7 @@ func Len(l string) int {
 	return n
 }
 
-// header returns the length of the log-line header at the start of l (0 for
-// none) and the level it states (0 for none).
+// header returns the length of l's leading header and its level (0: none).
 func header(l string) (int, byte) {
 	if l == "" {
 		return 0, 0
@@ -57,8 +53,7 @@ func header(l string) (int, byte) {
 	return 0, 0
 }
 
-// syslogHeader matches a syslog/journald prefix:
-// "Nov 22 10:00:00 host python3[1234]: ".
+// syslogHeader matches "Nov 22 10:00:00 host python3[1234]: ".
 func syslogHeader(l string) int {
 	if len(l) < 16 || !isMonth(l[:3]) || l[3] != ' ' {
 		return 0
@@ -107,10 +102,8 @@ func glogHeader(l string) int {
 	return fileLineEnd(l, i)
 }
 
-// timestampHeader matches the TSL header
-// "2024-05-28 07:02:44.349554: W external/tsl/tsl/framework/bfc_allocator.cc:482] ",
-// ISO/Kubernetes stamps "2025-06-03T17:44:12.301945812Z stdout F ", and
-// Python's "2024-03-02 11:45:09,412 - root - ERROR - ".
+// timestampHeader matches TSL's "2024-05-28 07:02:44.349554: W file.cc:482] ",
+// ISO/CRI stamps and Python's "2024-03-02 11:45:09,412 - root - ERROR - ".
 func timestampHeader(l string) (int, byte) {
 	i := dateEnd(l, 0)
 	if i < 0 || i >= len(l) {
@@ -166,8 +159,7 @@ func timestampHeader(l string) (int, byte) {
 	return 0, 0
 }
 
-// levelHeader matches "ERROR:absl:", "WARNING:tensorflow:" (Python logging)
-// and vLLM's "ERROR 09-19 10:23:41 [core.py:214] ".
+// levelHeader matches "ERROR:absl:" and vLLM's "ERROR 09-19 10:23:41 [core.py:214] ".
 func levelHeader(l string) (int, byte) {
 	w := 0
 	for w < len(l) && l[w] >= 'A' && l[w] <= 'Z' {
@@ -224,8 +216,7 @@ func bracketHeader(l string) int {
 	return 0
 }
 
-// rayHeader matches Ray/vLLM process tags: "(EngineCore_DP0 pid=896988) ",
-// "(pid=1234) ", "(RayWorkerWrapper pid=77, ip=10.0.0.2) ".
+// rayHeader matches process tags: "(EngineCore_DP0 pid=896988) ", "(pid=1234) ".
 func rayHeader(l string) int {
 	e := strings.IndexByte(l, ')')
 	if e < 0 || e > 160 || !HasAt(l, e+1, " ") && e+1 != len(l) {
@@ -238,10 +229,8 @@ func rayHeader(l string) int {
 	return min(e+2, len(l))
 }
 
-// fileLineEnd matches "[ +tid] file:line] " starting at i (at a space) and
-// returns the index after it, or 0.
+// fileLineEnd matches "[ +tid] file:line] " at i (a space); its end or 0.
 func fileLineEnd(l string, i int) int {
-	// optional thread id
 	j := i
 	for j < len(l) && l[j] == ' ' {
 		j++
@@ -255,7 +244,6 @@ func fileLineEnd(l string, i int) int {
 			j++
 		}
 	}
-	// file:line]
 	k := j
 	for k < len(l) && l[k] != ' ' && l[k] != ']' {
 		k++
@@ -306,10 +294,8 @@ func isMonth(m string) bool {
 	return false
 }
 
-// StripLevel strips a line's log headers and returns the rest, the
-// level of the innermost header that states one (0 for none: nested headers,
-// "I0922 … run_docker.py:193] 2021-09-22 …: E external/…] ", take the inner
-// one, the outer being a launcher's re-logging) and whether any went.
+// StripLevel strips a line's log headers; level is the innermost stated
+// (an outer one is a launcher's re-logging), stripped whether any went.
 func StripLevel(line string) (rest string, level byte, stripped bool) {
 	for range 8 {
 		l := strings.TrimLeft(line, " \t\r")
@@ -325,8 +311,7 @@ func StripLevel(line string) (rest string, level byte, stripped bool) {
 	return line, level, stripped
 }
 
-// NamesNativeSource reports whether line's log header names a C++ or CUDA
-// source file.
+// NamesNativeSource reports whether line's header names a C++ or CUDA file.
 func NamesNativeSource(line string) bool {
 	head := line[:min(len(line), 160)]
 	for _, src := range []string{".cc:", ".h:", ".cpp:", ".cu:"} {

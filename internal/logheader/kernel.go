@@ -9,24 +9,15 @@ import (
 	"time"
 )
 
-// The kernel log's line headers, as the tools that save it print them:
-// /dev/kmsg ("6,1234,2190840616,-;msg"), dmesg ("[ 2190.840616] msg"),
-// dmesg -T ("[Fri Nov 27 18:48:46 2026] msg"), journalctl -k and syslog
-// ("Nov 27 18:48:46 host kernel: msg", short-precise and short-iso too),
-// and a syslog line that carries dmesg's stamp after "kernel: ".
-
 // KernelLine is one kernel log line with its header taken off.
 type KernelLine struct {
-	// Text is the message.
 	Text string
-	// At is the time the header gives (the monotonic seconds of dmesg and
-	// /dev/kmsg as a duration since boot; a wall clock for dmesg -T and
-	// journalctl, in UTC, the year 0 when the header has none). Zero: none.
+	// At: since boot from 1970 (dmesg, /dev/kmsg), else UTC wall clock (year 0 if unprinted).
 	At time.Time
 }
 
-// SplitKernel takes a kernel log header off line. A line without a known
-// header is returned whole, with no time.
+// SplitKernel takes a kernel log header off line: /dev/kmsg's, dmesg's,
+// dmesg -T's, syslog's or journalctl's (then maybe dmesg's too).
 func SplitKernel(line string) KernelLine {
 	if n, us := kmsgLen(line); n > 0 {
 		return KernelLine{Text: line[n:], At: time.Unix(0, 0).UTC().Add(time.Duration(us) * time.Microsecond)}
@@ -54,8 +45,7 @@ func SplitKernel(line string) KernelLine {
 	return l
 }
 
-// kmsgLen matches /dev/kmsg's "level,seq,usec,flags;" and returns its
-// length and the microseconds since boot.
+// kmsgLen matches "level,seq,usec,flags;": its length and usec.
 func kmsgLen(l string) (n int, us int64) {
 	i := DigitsEnd(l, 0)
 	if i == 0 || !HasAt(l, i, ",") {
@@ -74,8 +64,7 @@ func kmsgLen(l string) (n int, us int64) {
 	return k + 1 + e + 1, us
 }
 
-// dmesgLen matches dmesg's "[ seconds.fraction] " and returns its length
-// and the time since boot.
+// dmesgLen matches "[ seconds.fraction] ": its length and time.
 func dmesgLen(l string) (n int, at time.Time) {
 	if !HasAt(l, 0, "[") {
 		return 0, at
@@ -100,9 +89,8 @@ func dmesgLen(l string) (n int, at time.Time) {
 	return n, time.Unix(s, ns).UTC()
 }
 
-// kernelSyslogLen matches syslog's and journalctl's "Nov 27 18:48:46 host
-// kernel: " (a fraction after the seconds; or an ISO date, time and zone)
-// and returns its length.
+// kernelSyslogLen matches "Nov 27 18:48:46[.frac] host kernel: " or the
+// same with an ISO time and zone, and returns its length.
 func kernelSyslogLen(l string) int {
 	var i int
 	switch {
@@ -144,8 +132,7 @@ func kernelSyslogLen(l string) int {
 // isSpace is a regular expression's \s.
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' }
 
-// parseWall reads the time of a syslog or journalctl header (its last word
-// is the host name).
+// parseWall reads a syslog header's time (its last word is the host).
 func parseWall(h string) time.Time {
 	if i := strings.LastIndexByte(h, ' '); i > 0 {
 		h = h[:i]

@@ -8,8 +8,7 @@ import "strings"
 // isLevel: a native header's level letter (glog's "E0528", TSL's ": E ").
 func isLevel(c byte) bool { return c == 'I' || c == 'W' || c == 'E' || c == 'F' }
 
-// LevelOfWord is the level letter (I, W, E, F, D) of a level word as
-// loggers print it ("INFO", "WARNING", ...), 0 for any other word.
+// LevelOfWord is the level letter of a level word ("WARNING": 'W'), else 0.
 func LevelOfWord(w string) byte {
 	switch w {
 	case "INFO":

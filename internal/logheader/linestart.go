@@ -8,12 +8,9 @@ import (
 	"time"
 )
 
-// LineStart is the agent's multiline.line_start_pattern (examples/agent.yaml,
-// and the recombine is_first_entry of its container logs): a log header
-// (absl/glog, TSL/ISO/Python timestamps, vLLM level and date), optionally
-// behind a vLLM/Ray process prefix. A line without one continues the record
-// before it. StartsRecord and Time read exactly this grammar, by hand:
-// it runs on every line xlaoom explain reads.
+// LineStart is the agent's multiline.line_start_pattern (examples/agent.yaml):
+// a line without it continues the record before. StartsRecord and Time read
+// exactly this grammar, by hand.
 const LineStart = `^(?:\([A-Za-z0-9_]+ pid=\d+\) )?(?:[IWEF]\d{4} \d\d:\d\d:\d\d|\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d)`
 
 // StartsRecord reports whether line starts with a log header (LineStart).
@@ -22,10 +19,8 @@ func StartsRecord(line string) bool {
 	return ok
 }
 
-// Time reads the time of a record's log header (LineStart), to the
-// fraction of a second, in the year 2000: a year is not always printed, so
-// only the gap between two records of one job means anything (negative
-// across New Year), or a caller gives it the year it knows.
+// Time reads the time of a record's log header (LineStart) in the year
+// 2000 (a year is not always printed: gaps are what it is for).
 func Time(text string) (time.Time, bool) {
 	month, ok := lineStart(text)
 	if !ok {
@@ -49,8 +44,7 @@ func Time(text string) (time.Time, bool) {
 	return time.Date(2000, time.Month(num(month)), num(day), num(clock), num(clock+3), num(clock+6), nanos, time.UTC), true
 }
 
-// lineStart returns where the month of text's log header starts: "MM-DD
-// hh:mm:ss", or glog's "MMDD hh:mm:ss", from there.
+// lineStart returns where the month ("MM-DD" or glog's "MMDD") starts.
 func lineStart(text string) (month int, ok bool) {
 	at := 0
 	if text != "" && text[0] == '(' { // "(EngineCore_DP0 pid=896988) "

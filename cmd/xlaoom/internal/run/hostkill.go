@@ -10,20 +10,15 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
-// hostKill is what the memory cgroup's counters say about one run: the
-// kernel's OOM killer killed kills of the job's processes.
+// hostKill is what the memory cgroup's counters say of one run's kills.
 type hostKill struct {
 	kills int64
 	after memcgCounts
-	// ownLimit: the cgroup reached its own limit (v2: its "oom" counter
-	// rose; v1: its peak usage reached its limit). Else the kill was the
-	// node's (a global OOM) or an ancestor's limit.
+	// ownLimit: the cgroup reached its own limit, not the node or an ancestor.
 	ownLimit bool
 }
 
-// hostKillBetween compares the counters read before and after a run; nil
-// when the OOM killer killed nothing of the job's, or the counters could
-// not be read (a plain SIGKILL, or any other death, is never a host kill).
+// hostKillBetween compares the counters around a run; nil: no kill, or unread.
 func hostKillBetween(before memcgCounts, beforeErr error) *hostKill {
 	if beforeErr != nil {
 		return nil
@@ -36,15 +31,13 @@ func hostKillBetween(before memcgCounts, beforeErr error) *hostKill {
 	if after.v2 {
 		k.ownLimit = after.oomAtLimit > before.oomAtLimit
 	} else {
-		// A v1 memcg has no "oom" counter; its peak at the limit (to one
-		// page per CPU's charge batch, 2 MiB) shows that the limit was hit.
+		// v1 has no "oom" counter: a peak at the limit (to a charge batch) shows it.
 		k.ownLimit = after.limit > 0 && after.peak >= after.limit-2<<20
 	}
 	return k
 }
 
-// kill is the counters' kill as hostoom reads the kernel's: its cgroup's
-// own limit, else the node's memory.
+// kill is the counters' kill as hostoom reads the kernel's.
 func (k *hostKill) kill() *hostoom.Kill {
 	s := hostoom.Statement{Kind: hostoom.KernelKilled, Constraint: hostoom.ConstraintGlobal, Count: k.kills}
 	if k.ownLimit {
@@ -53,7 +46,6 @@ func (k *hostKill) kill() *hostoom.Kill {
 	return &hostoom.Kill{Statement: s, Complete: true}
 }
 
-// String names the kill in the wrapper's line.
 func (k *hostKill) String() string {
 	where := "the node ran out of memory (not the cgroup's own limit)"
 	if k.ownLimit {
@@ -65,10 +57,8 @@ func (k *hostKill) String() string {
 	return fmt.Sprintf("the kernel's OOM killer killed %d process(es) of the job in %s: %s", k.kills, k.after.path, where)
 }
 
-// decideHostKill exits with hostoom's verdict on the kill, as for an XLA
-// failure of the same verdict: futile (a restart fails the same way), else
-// may_help (rerun up to --retries, then --may-help-exit). rerun is true
-// when the wrapper should run the job again.
+// decideHostKill exits with hostoom's verdict and hint, as for an XLA
+// failure of that verdict; rerun: run the job again.
 func (w *wrapper) decideHostKill(k *hostKill, status int, retries *int, sigs *signals) (exit int, rerun bool) {
 	kill := k.kill()
 	if verdict, _ := kill.Retry(); verdict == oom.RetryFutile {
