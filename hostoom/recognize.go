@@ -46,6 +46,21 @@ func Parse(text string) (Statement, bool) {
 	return Statement{}, false
 }
 
+// JournalStatement reads a journald entry's MESSAGE: the kernel's lines
+// only from the kernel (a program quoting one is no second kill).
+func JournalStatement(message, transport string) (Statement, bool) {
+	s, ok := Parse(message)
+	return s, ok && (!s.Kind.Kernel() || transport == "" || transport == "kernel")
+}
+
+// EventStatement reads a Kubernetes Event's message, else its note.
+func EventStatement(message, note string) (Statement, bool) {
+	if s, ok := Parse(message); ok {
+		return s, true
+	}
+	return Parse(note)
+}
+
 // ParseLine reads one message whose header is already off.
 func ParseLine(msg string) (Statement, bool) {
 	msg = strings.TrimLeft(msg, " \t")
