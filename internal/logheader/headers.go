@@ -118,17 +118,7 @@ func timestampHeader(l string) (int, byte) {
 		return 0, 0
 	}
 	if iso {
-		if i < len(l) && l[i] == 'Z' {
-			i++
-		} else if i < len(l) && (l[i] == '+' || l[i] == '-') {
-			if j := DigitsEnd(l, i+1); j > i+1 {
-				i = j
-				if i < len(l) && l[i] == ':' {
-					i = DigitsEnd(l, i+1)
-				}
-			}
-		}
-		if !HasAt(l, i, " ") {
+		if i = zoneEnd(l, i); !HasAt(l, i, " ") {
 			return 0, 0
 		}
 		i++
@@ -259,6 +249,20 @@ func fileLineEnd(l string, i int) int {
 		return 0
 	}
 	return min(k+2, len(l))
+}
+
+// zoneEnd passes an ISO time's zone at i ("Z", "+02", "+02:00", "+0200").
+func zoneEnd(l string, i int) int {
+	if HasAt(l, i, "Z") {
+		return i + 1
+	}
+	if j := DigitsEnd(l, i+1); (HasAt(l, i, "+") || HasAt(l, i, "-")) && j > i+1 {
+		if HasAt(l, j, ":") {
+			return DigitsEnd(l, j+1)
+		}
+		return j
+	}
+	return i
 }
 
 // dateEnd matches YYYY-MM-DD at i.

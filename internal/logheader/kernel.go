@@ -89,41 +89,28 @@ func dmesgLen(l string) (n int, at time.Time) {
 	return n, time.Unix(s, ns).UTC()
 }
 
-// kernelSyslogLen matches "Nov 27 18:48:46[.frac] host kernel: " or the
-// same with an ISO time and zone, and returns its length.
+// kernelSyslogLen matches syslog's header of the kernel ("Nov 27 18:48:46
+// host kernel: ", or its time in ISO) and returns its length.
 func kernelSyslogLen(l string) int {
-	var i int
-	switch {
-	case shapeAt(l, 0, "^~~ *# ##:##:##"):
-		if i = 15; HasAt(l, i, ".") && DigitsEnd(l, i+1) > i+1 {
-			i = DigitsEnd(l, i+1)
+	if n := syslogHeader(l); n > 0 {
+		if strings.HasSuffix(l[:n], " kernel: ") {
+			return n
 		}
-	case shapeAt(l, 0, "####-##-##?##:##:##"):
-		if i = 19; (HasAt(l, i, ".") || HasAt(l, i, ",")) && DigitsEnd(l, i+1) > i+1 {
-			i = DigitsEnd(l, i+1)
-		}
-		if HasAt(l, i, "Z") {
-			i++
-		} else if (HasAt(l, i, "+") || HasAt(l, i, "-")) && shapeAt(l, i+1, "##") {
-			j := i + 3
-			if HasAt(l, j, ":") {
-				j++
-			}
-			if shapeAt(l, j, "##") {
-				i = j + 2
-			}
-		}
-	default:
 		return 0
 	}
-	if !HasAt(l, i, " ") {
+	i := dateEnd(l, 0)
+	if i < 0 || !HasAt(l, i, "T") && !HasAt(l, i, " ") {
 		return 0
 	}
-	e := i + 1
+	if i = timeEnd(l, i+1); i < 0 || !HasAt(l, zoneEnd(l, i), " ") {
+		return 0
+	}
+	i = zoneEnd(l, i) + 1
+	e := i
 	for e < len(l) && !isSpace(l[e]) {
 		e++
 	}
-	if e == i+1 || !HasAt(l, e, " kernel: ") {
+	if e == i || !HasAt(l, e, " kernel: ") {
 		return 0
 	}
 	return e + len(" kernel: ")
