@@ -101,8 +101,8 @@ func newRecognizer(failures [][]grammar.Family, warnings [][]grammar.WarningFami
 }
 
 // WithCues returns a Recognizer whose prefilter also lets texts holding
-// one of extra through, so that another reader of the same records (the
-// host-memory kills) shares the one pass. Only the prefilter is built again.
+// one of extra through, so that another reader of the same records shares
+// the one pass. Only the prefilter is built again.
 // In a cue, a space stands for a run of whitespace and '#' for a digit.
 func (z *Recognizer) WithCues(extra ...string) *Recognizer {
 	with := *z
