@@ -42,7 +42,7 @@ type Config struct {
 	FailureQuietInterval time.Duration `mapstructure:"failure_quiet_interval"`
 
 	// HostKillTails also reads host kill lines without the prefilter's keys (Slurm's, systemd's, kubelet's) by how
-	// they end (oom.EndsWithHostTail); off, an ordinary record costs nothing more, on about 8 % (BENCHMARKS.md).
+	// they end (hostoom.EndsWithTail); off, an ordinary record costs nothing more, on about 8 % (BENCHMARKS.md).
 	HostKillTails bool `mapstructure:"host_kill_tails"`
 
 	_ struct{} // prevent unkeyed literals

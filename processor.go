@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
+	"github.com/xlaoom/xlaoomprocessor/hostoom"
 	"github.com/xlaoom/xlaoomprocessor/internal/failure"
 	"github.com/xlaoom/xlaoomprocessor/internal/incident"
 	"github.com/xlaoom/xlaoomprocessor/internal/metadata"
@@ -120,7 +121,7 @@ func (p *logsProcessor) tag(rl plog.ResourceLogs, lr plog.LogRecord, b *batch) (
 		// while no failure is open anywhere costs one atomic load more.
 		if body := lr.Body(); body.Str() == "" || p.failures.Open() {
 			return p.notCandidate(rl, lr, b)
-		} else if p.cfg.HostKillTails && oom.EndsWithHostTail(body.Str()) {
+		} else if p.cfg.HostKillTails && hostoom.EndsWithTail(body.Str()) {
 			return p.hostTail(rl, lr, body.Str(), b) // processor_hostkill.go
 		}
 		return "", untouched

@@ -94,9 +94,7 @@ func (p *logsProcessor) hostStructured(rl plog.ResourceLogs, lr plog.LogRecord, 
 		}
 	}
 	if text != "" {
-		// The kernel's lines count only from the kernel: a program's entry
-		// that quotes one (a monitor, a log shipper) is not a second kill.
-		if s, ok := hostoom.Parse(text); ok && (!s.Kind.Kernel() || transport == "" || transport == "kernel") {
+		if s, ok := hostoom.JournalStatement(text, transport); ok {
 			return p.hostStatement(rl, lr, s, b)
 		}
 		return "", untouched
@@ -111,12 +109,10 @@ func (p *logsProcessor) hostStructured(rl plog.ResourceLogs, lr plog.LogRecord, 
 			return p.hostStatement(rl, lr, s, b) // one container per record: the first
 		}
 	case "Event":
-		for _, key := range []string{"message", "note"} {
-			if m, ok := object.Get(key); ok && m.Type() == pcommon.ValueTypeStr {
-				if s, ok := hostoom.Parse(m.Str()); ok {
-					return p.hostStatement(rl, lr, s, b)
-				}
-			}
+		message, _ := object.Get("message")
+		note, _ := object.Get("note")
+		if s, ok := hostoom.EventStatement(message.Str(), note.Str()); ok {
+			return p.hostStatement(rl, lr, s, b)
 		}
 	}
 	return "", untouched

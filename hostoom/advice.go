@@ -9,16 +9,15 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
-// RetryRule is one row of the host kills' retry verdicts, with its evidence,
-// following the evidence rule of the XLA failures' table (oom.RetryRules):
-// a verdict only where the kill's own statements show what decided it.
+// RetryRule is one row of the kills' verdicts: as for XLA's, a verdict only
+// where the kill's own statements show what decided it.
 type RetryRule struct {
 	Name, Verdict, Condition, Evidence string
+	Hint                               string // the advice in a few words (xlaoom run)
 	when                               func(k *Kill) bool
 }
 
-// RetryRules are the host kills' verdict rules: the first whose condition
-// holds decides; none: unknown.
+// RetryRules: the first whose condition holds decides; none, unknown.
 var RetryRules = []RetryRule{
 	{
 		Name: "own cgroup limit", Verdict: oom.RetryFutile,
@@ -29,6 +28,8 @@ var RetryRules = []RetryRule{
 			"hostoom/testdata: a 64 MiB memory cgroup, the process killed at 64 MiB). A container's OOMKilled, " +
 			"Slurm's oom_kill events and systemd's unit message read the cgroup's oom_kill counter, which a " +
 			"global OOM raises too: alone they give no verdict (unknown); the kernel's line of the same kill does.",
+		Hint: "raise the memory request/limit, or lower host memory: stream the checkpoint restore, " +
+			"fewer or lighter data-loader workers, a lower pinned-host limit",
 		when: func(k *Kill) bool { return k.Kind.Kernel() && k.Constraint == ConstraintCgroup },
 	},
 	{
@@ -38,6 +39,7 @@ var RetryRules = []RetryRule{
 			"systemd-oomd, Ray's memory monitor",
 		Evidence: "A global OOM picks its victim among every process of the node by oom_score: the memory another job, " +
 			"a daemon or the page cache held decided it, so the same job alone, or on another node, may fit.",
+		Hint: "a neighbour may have held the memory; reserve the job's memory (a request equal to its limit)",
 		when: func(k *Kill) bool {
 			switch k.Kind {
 			case OomdKill, Eviction, RayOOM, EarlyoomKill, NodeSystemOOM:
@@ -48,15 +50,30 @@ var RetryRules = []RetryRule{
 	},
 }
 
-// Retry is the kill's verdict (oom.RetryFutile, oom.RetryMayHelp,
-// oom.RetryUnknown) and the rule that gave it.
+// Retry is the kill's verdict and the rule that gave it.
 func (k *Kill) Retry() (verdict, rule string) {
-	for i := range RetryRules {
-		if RetryRules[i].when(k) {
-			return RetryRules[i].Verdict, RetryRules[i].Name
-		}
+	if r := k.rule(); r != nil {
+		return r.Verdict, r.Name
 	}
 	return oom.RetryUnknown, ""
+}
+
+// Hint is the deciding rule's Hint; "" when no rule decides.
+func (k *Kill) Hint() string {
+	if r := k.rule(); r != nil {
+		return r.Hint
+	}
+	return ""
+}
+
+// rule is the first of RetryRules whose condition holds, nil for none.
+func (k *Kill) rule() *RetryRule {
+	for i := range RetryRules {
+		if RetryRules[i].when(k) {
+			return &RetryRules[i]
+		}
+	}
+	return nil
 }
 
 // Cause says in one sentence what killed the process.
@@ -76,8 +93,7 @@ func (k *Kill) Cause() string {
 	return who + " was killed by the kernel's OOM killer"
 }
 
-// Advice is what an accelerator job killed for host memory can change, in
-// order; the first names the figures of this kill.
+// Advice is what the killed job can change, in order.
 func (k *Kill) Advice() []string {
 	var first string
 	if verdict, _ := k.Retry(); verdict == oom.RetryMayHelp {

@@ -8,21 +8,15 @@ import "time"
 // Kill is one host-memory kill: every statement of one OOM event of one
 // cgroup (or of the node) joined, however many tasks it killed.
 type Kill struct {
-	Statement // the victim (the first task killed) and the joined figures
-	// Tasks counts the tasks killed (memory.oom.group kills them all).
-	Tasks int
-	// Statements counts the statements joined into the kill.
-	Statements int
-	// Complete: the kill's own line was seen (the kernel's "Killed
-	// process", or a user-space killer's single statement).
-	Complete bool
-	// First and Last are the times of its first and last statement.
-	First, Last time.Time
+	Statement             // the victim (the first task killed) and the joined figures
+	Tasks       int       // killed (memory.oom.group kills them all)
+	Statements  int       // joined into the kill
+	Complete    bool      // its own line seen ("Killed process", a user-space killer's)
+	First, Last time.Time // its first and last statement's
 }
 
 // Owner is who the kill's cgroup belongs to: the victim's cgroup, else the
-// one whose limit was hit, else what the statement names directly (a pod
-// status, a Slurm step).
+// limit's, else what the statement names (a pod status, a Slurm step).
 func (k *Kill) Owner() Owner {
 	switch {
 	case k.PodUID != "":
@@ -39,28 +33,18 @@ func (k *Kill) Owner() Owner {
 	return Owner{}
 }
 
-// Joiner joins the statements of one stream (one kernel's log, one job's
-// output) into kills, in the order they were printed. The kernel prints a
-// kill as several records: "invoked oom-killer", the memory cgroup's usage
-// and limit, its stats, the task table, the oom-kill summary, "Killed
-// process" (one per task when memory.oom.group is set), then "oom_reaper".
-// A kill closes at its "Killed process" line and is returned by that Add;
-// later lines of the same event (more tasks, the reaper) join it without a
-// second kill. An event that never printed its kill line closes at the next
-// event, after Quiet without a statement, at MaxStatements, or at Flush,
-// and is returned when it named a victim. Statements of the other sources
-// are one kill each; a repeated Key (a pod watch reprinting a last state)
-// is dropped. It is bounded: one open event, and the last MaxKeys keys.
-// Not safe for concurrent use.
+// Joiner joins one stream's statements into kills. The kernel prints a kill
+// as several records, "invoked oom-killer" to "oom_reaper": it closes at its
+// "Killed process" line, and its event's later lines join it; an event
+// without one closes at the next, after Quiet, at MaxStatements or at Flush.
+// Other sources' statements are a kill each; a repeated Key is dropped.
+// Bounded (one open event, MaxKeys keys); not safe for concurrent use.
 type Joiner struct {
 	Quiet         time.Duration // default 10s
 	MaxStatements int           // default 64
 	MaxKeys       int           // default 256
-	// Hold keeps a kernel kill open after its "Killed process" line until
-	// its event ends (the next event, Quiet, MaxStatements, Flush), so that
-	// Tasks counts every task of a memory.oom.group kill: for a reader of a
-	// whole log (xlaoom explain). Without it the kill is returned at once,
-	// as a processor that tags the kill line's record needs.
+	// Hold keeps a kernel kill open until its event ends, so that Tasks
+	// counts a memory.oom.group kill's every task (a whole log's reader).
 	Hold bool
 
 	open *Kill // the event being read
@@ -134,8 +118,7 @@ func (j *Joiner) endTail(out []Kill) []Kill {
 	return out
 }
 
-// Expire closes the open event when now is Quiet after its last statement
-// (for a caller that reads no more lines for a while).
+// Expire closes the open event when now is Quiet after its last statement.
 func (j *Joiner) Expire(now time.Time) []Kill {
 	var out []Kill
 	if j.hasTail && j.quietSince(j.tail.Last, now) {
@@ -157,17 +140,13 @@ func (j *Joiner) closeOpen(out []Kill) []Kill {
 	return out
 }
 
-// joinsTail: a later line of the kill just closed, with no other line of
-// the kernel's between: the memory.oom.group line and the other tasks it
-// kills (printed after the first "Killed process"), or the
-// reaper. A new event prints its summary (4.19+) or its "Kill process"
-// (before) first, so its "Killed process" never follows the tail directly.
+// joinsTail: a later line of the kill just closed (oom.group's other tasks,
+// the reaper); a new event prints its summary or "Kill process" first.
 func (j *Joiner) joinsTail(s Statement) bool {
 	return j.hasTail && j.open == nil && (s.Kind == KernelReaped || s.Kind == KernelKilled || s.Kind == KernelGroup)
 }
 
-// merge fills what k lacks from s: the victim from the summary and the kill
-// line, the figures from the usage line.
+// merge fills what k lacks from s.
 func merge(k *Kill, s Statement) {
 	if s.Kind == KernelInvoked {
 		if k.Reason == "" {

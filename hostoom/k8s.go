@@ -10,34 +10,17 @@ import (
 )
 
 var (
-	// kubelet, pkg/kubelet/oom/oom_watcher_linux.go (v1.9+): the Node event
-	// of reason SystemOOM, "System OOM encountered, victim process: %s,
-	// pid: %d"; sent only when the victim's cgroup is the root.
+	// kubelet's SystemOOM Node event (oom_watcher_linux.go, 1.9+): a victim in the root cgroup
 	systemOOMRe = regexp.MustCompile(`System OOM encountered, victim process: (.*), pid: (\d+)`)
-	// kubelet, pkg/kubelet/eviction/helpers.go: "The node was low on
-	// resource: %v. " + "Threshold quantity: %v, available: %v. " +
-	// "Container %s was using %s, request is %s, has larger consumption of
-	// %v. " (v1.19+; v1.14-v1.18: "Container %s was using %s, which exceeds
-	// its request of %s. ").
-	// kubelet's own log line of the same SystemOOM, klog.V(1)'s "Got sys
-	// oom event" with cAdvisor's OomInstance printed with its field names
-	// ("%+v": Pid, ProcessName, TimeOfDeath, ContainerName,
-	// VictimContainerName, Constraint); from knowledge, not checked against
-	// the source. Only a victim in the root cgroup is logged.
+	// kubelet's log line of the same: cAdvisor's OomInstance ("%+v"), from knowledge
 	sysOOMLogRe = regexp.MustCompile(`Got sys oom event.*?\bPid:(\d+) ProcessName:(\S*) .*?\bVictimContainerName:(\S*)(?:.*?\bConstraint:(CONSTRAINT_\w+))?`)
-	// kubelet's own log line as its eviction manager decides to evict for
-	// memory, pkg/kubelet/eviction/eviction_manager.go (from knowledge, not
-	// checked against the source): klog's structured "\"Eviction manager:
-	// must evict pod(s) to reclaim\" resourceName=\"memory\"" (1.21+),
-	// "eviction manager: must evict pod(s) to reclaim memory" before. The
-	// manager evicts one pod per pass; the pod is named on a later line.
+	// the eviction manager's line (1.21+ structured), from knowledge; the pod is named later
 	kubeletEvictRe = regexp.MustCompile(`[Ee]viction manager: must evict pod\(s\) to reclaim(?:" resourceName="| )memory(?:"|$)`)
-	evictionRe     = regexp.MustCompile(`The node was low on resource: memory\.(?: Threshold quantity: (\S+?), available: (\S+?)\.)?(?: Container (\S+) was using (\S+?)(?:, request is (\S+?)|, which exceeds its request of (\S+?))[,.])?`)
+	// eviction/helpers.go: "…, request is …, has larger consumption of …" (1.19+), "…, which exceeds its request of …" (1.14-1.18)
+	evictionRe = regexp.MustCompile(`The node was low on resource: memory\.(?: Threshold quantity: (\S+?), available: (\S+?)\.)?(?: Container (\S+) was using (\S+?)(?:, request is (\S+?)|, which exceeds its request of (\S+?))[,.])?`)
 )
 
-// parseKubernetes reads kubelet's SystemOOM and eviction messages (event
-// bodies, a pod's status message) and a text that names the OOMKilled
-// termination reason of a k8s event record.
+// parseKubernetes reads kubelet's SystemOOM and eviction messages.
 func parseKubernetes(msg string) (Statement, bool) {
 	if strings.Contains(msg, "System OOM encountered") {
 		if m := systemOOMRe.FindStringSubmatch(msg); m != nil {
@@ -69,8 +52,7 @@ func parseKubernetes(msg string) (Statement, bool) {
 	return Statement{}, false
 }
 
-// Quantity reads a Kubernetes quantity ("1234Ki", "100Mi", "2G", "512")
-// in bytes; 0 when it is not one.
+// Quantity reads a Kubernetes quantity ("100Mi", "2G") in bytes; 0 for none.
 func Quantity(q string) int64 {
 	if q == "" {
 		return 0
@@ -95,13 +77,9 @@ func Quantity(q string) int64 {
 	return n
 }
 
-// PodKills reads the containers that a Pod object shows terminated with
-// reason OOMKilled (state or lastState, containers and init containers), as
-// the k8sobjects receiver delivers it: the Pod itself (pull mode) or a
-// watch event {"type": …, "object": Pod}. Each statement's Key names the
-// container's termination (pod UID, container, restart count, finish
-// time), so that the many watch updates that repeat one last state are
-// one kill (Joiner drops the repeats).
+// PodKills reads the containers a Pod object (k8sobjects: pulled, or a
+// watch event's) shows terminated OOMKilled; each Key names one termination,
+// so that a watch's repeats of a last state are one kill.
 func PodKills(obj map[string]any) []Statement {
 	if o, ok := obj["object"].(map[string]any); ok {
 		obj = o
@@ -130,8 +108,7 @@ func PodKills(obj map[string]any) []Statement {
 	return out
 }
 
-// oomTermination reads containerStatus[state].terminated when its reason is
-// OOMKilled.
+// oomTermination reads containerStatus[state].terminated if OOMKilled.
 func oomTermination(cs map[string]any, state, podUID string) (Statement, bool) {
 	st, _ := cs[state].(map[string]any)
 	term, _ := st["terminated"].(map[string]any)

@@ -9,34 +9,23 @@ import (
 	"strings"
 )
 
-// The kernel's OOM-killer lines (mm/oom_kill.c, mm/memcontrol.c). Each
-// pattern names the kernel versions whose format strings it reads; the
-// optional groups are the fields those versions add or drop.
+// The kernel's OOM-killer lines (mm/oom_kill.c, mm/memcontrol.c); the
+// optional groups are the fields some versions add or drop.
 var (
-	// dump_header: "%s invoked oom-killer: gfp_mask=%#x(%pGg), order=%d,
-	// oom_score_adj=%hd" (4.8+); before, "gfp_mask=0x%x" without names and,
-	// in 4.7-4.9, ", nodemask=%*pbl" before order.
+	// dump_header: "gfp_mask=%#x(%pGg)" from 4.8, ", nodemask=…" in 4.7-4.9
 	invokedRe = regexp.MustCompile(`^(.+?) invoked oom-killer: gfp_mask=(0x[0-9a-f]+)(?:\([^)]*\))?,(?: nodemask=\S+,)? order=(-?\d+), oom_score_adj=(-?\d+)`)
-	// mem_cgroup_print_oom_info before 4.19: "Task in <path> killed as a
-	// result of limit of <path>".
+	// mem_cgroup_print_oom_info before 4.19
 	taskInRe = regexp.MustCompile(`^Task in (\S+) killed as a result of limit of (\S+)`)
-	// mem_cgroup_print_oom_meminfo (v1 and v2): "memory: usage %llukB,
-	// limit %llukB, failcnt %lu"; failcnt is v1's and may be left out.
+	// mem_cgroup_print_oom_meminfo (failcnt: v1 only)
 	usageRe = regexp.MustCompile(`^memory: usage (\d+)kB, limit (\d+)kB(?:, failcnt (\d+))?`)
 	statsRe = regexp.MustCompile(`^Memory cgroup stats for (\S+?):`)
-	// oom_kill_memcg_member's caller, 4.19+.
+	// oom_kill_memcg_member's caller, 4.19+
 	groupRe = regexp.MustCompile(`^Tasks in (\S+) are going to be killed due to memory\.oom\.group set`)
-	// oom_kill_process before 5.1: "%s: Kill process %d (%s) score %u or
-	// sacrifice child"; %s is "Out of memory", "Memory cgroup out of
-	// memory" or "Out of memory (oom_kill_allocating_task)".
+	// oom_kill_process before 5.1
 	selectRe = regexp.MustCompile(`^(Out of memory(?: \(oom_kill_allocating_task\))?|Memory cgroup out of memory): Kill process (\d+) \((.*)\) score (\d+) or sacrifice child`)
-	// __oom_kill_process: "Killed process %d (%s) total-vm:%lukB,
-	// anon-rss:%lukB, file-rss:%lukB" (3.x-4.4), ", shmem-rss:%lukB" (4.5+),
-	// the "%s: " prefix (5.1+), ", UID:%u pgtables:%lukB oom_score_adj:%hd"
-	// (5.4+, backported to some enterprise 4.18).
+	// __oom_kill_process: shmem-rss 4.5+, the prefix 5.1+, UID… 5.4+ (and some 4.18)
 	killedRe = regexp.MustCompile(`^(?:(Out of memory(?: \(oom_kill_allocating_task\))?|Memory cgroup out of memory): )?Killed process (\d+) \((.*)\) total-vm:(\d+)kB, anon-rss:(\d+)kB, file-rss:(\d+)kB(?:, shmem-rss:(\d+)kB)?(?:,? UID:(\d+))?(?: pgtables:(\d+)kB)?(?: oom_score_adj:(-?\d+))?`)
-	// oom_reap_task_mm, 4.6+: "oom_reaper: reaped process %d (%s), now
-	// anon-rss:%lukB, file-rss:%lukB, shmem-rss:%lukB".
+	// oom_reap_task_mm, 4.6+
 	reapedRe = regexp.MustCompile(`^oom_reaper: reaped process (\d+) \((.*)\),? now anon-rss:(\d+)kB, file-rss:(\d+)kB(?:, shmem-rss:(\d+)kB)?`)
 )
 
@@ -86,8 +75,7 @@ func parseKernel(msg string) (Statement, bool) {
 	return Statement{}, false
 }
 
-// prefixConstraint reads the kill line's prefix: the memory cgroup's, the
-// node's, or none printed (kernels before 5.1).
+// prefixConstraint reads the kill line's prefix (none before 5.1).
 func prefixConstraint(prefix string) Constraint {
 	switch {
 	case prefix == "":
@@ -98,12 +86,8 @@ func prefixConstraint(prefix string) Constraint {
 	return ConstraintGlobal
 }
 
-// parseSummary reads dump_oom_summary (4.19+): "oom-kill:constraint=%s,
-// nodemask=%*pbl" then ",cpuset=%s,mems_allowed=%*pbl", ",oom_memcg=<path>"
-// or ",global_oom", ",task_memcg=<path>", ",task=%s,pid=%d,uid=%d", printed
-// with pr_cont, so that a busy log may split it into records that start
-// with the comma. nodemask and mems_allowed are lists ("0-1,3") that hold
-// commas, so the fields are found by their names.
+// parseSummary reads dump_oom_summary (4.19+), or a piece of it (pr_cont:
+// a busy log splits it at a comma), its fields by name (lists hold commas).
 func parseSummary(msg string) (Statement, bool) {
 	s := Statement{Kind: KernelSummary}
 	if v, ok := field(msg, "oom-kill:constraint=", ","); ok {

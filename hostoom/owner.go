@@ -3,7 +3,11 @@
 
 package hostoom
 
-import "strings"
+import (
+	"cmp"
+	"strconv"
+	"strings"
+)
 
 // OwnerKind says what a cgroup path names.
 type OwnerKind string
@@ -30,15 +34,9 @@ type Owner struct {
 	Path        string
 }
 
-// OwnerOf reads the owner of a cgroup path: Kubernetes' kubepods paths in
-// the systemd driver form
-// (/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod<UID with
-// _>.slice/cri-containerd-<id>.scope; docker-, crio- scopes) and the
-// cgroupfs form (/kubepods/burstable/pod<uid>/<id>); Slurm's
-// (/system.slice/slurmstepd.scope/job_N/step_M/… on v2,
-// /slurm/uid_U/job_N/step_M/… on v1); a container runtime's scope outside
-// Kubernetes (/system.slice/docker-<id>.scope, /docker/<id>); a systemd
-// unit (/system.slice/foo.service); "/" is the node; else the path.
+// OwnerOf reads the owner of a cgroup path: kubepods paths (systemd and
+// cgroupfs drivers), Slurm's job_N/step_M, a runtime's container scope or
+// directory, a systemd unit; "/" is the node; else the path.
 func OwnerOf(path string) Owner {
 	o := Owner{Kind: OwnerCgroup, Path: path}
 	if path == "" {
@@ -82,8 +80,7 @@ func OwnerOf(path string) Owner {
 	return o
 }
 
-// readKubepods reads the pod (and container) from the path's parts from
-// the kubepods one on.
+// readKubepods reads the pod (and container) from the kubepods part on.
 func readKubepods(parts []string, o *Owner) bool {
 	for i, p := range parts {
 		var uid string
@@ -119,9 +116,7 @@ func readKubepods(parts []string, o *Owner) bool {
 	return false
 }
 
-// runtimeScopeID reads the container id of a runtime's systemd scope:
-// cri-containerd-<id>.scope, docker-<id>.scope, crio-<id>.scope,
-// libpod-<id>.scope.
+// runtimeScopeID reads the container id of a runtime's "<runtime>-<id>.scope".
 func runtimeScopeID(p string) string {
 	if !strings.HasSuffix(p, ".scope") {
 		return ""
@@ -147,4 +142,42 @@ func isHexID(s string) bool {
 		}
 	}
 	return true
+}
+
+// KillKey names a kill by its owner o (else its victim v on its node), not
+// by its source, so that every source of one kill names it alike. node is
+// where it was read, else v's. once: the key names a container instance,
+// which dies once. "" when there is neither an owner nor a victim.
+func KillKey(o Owner, v *Statement, node string) (key string, once bool) {
+	node = cmp.Or(node, v.Node)
+	switch o.Kind {
+	case OwnerPod:
+		if o.ContainerID != "" {
+			return join("k8s_pod", o.PodUID, o.ContainerID), true
+		}
+		return join("k8s_pod", o.PodUID, "", v.Container), false
+	case OwnerContainer:
+		return join("container", o.ContainerID), o.ContainerID != ""
+	case OwnerSlurm:
+		return join("slurm_job", o.SlurmJob, o.SlurmStep), false
+	case OwnerUnit:
+		return join("systemd_unit", node, o.Unit), false
+	case OwnerCgroup:
+		return join("cgroup", node, cmp.Or(v.Cgroup, v.LimitCgroup)), false
+	}
+	if v.PID == 0 && v.Container == "" {
+		return "", false
+	}
+	return join("node", node, strconv.FormatInt(v.PID, 10), v.Command, v.Container), false
+}
+
+// join writes each part length-prefixed, so that no two keys run together.
+func join(parts ...string) string {
+	var b []byte
+	for _, p := range parts {
+		b = strconv.AppendInt(b, int64(len(p)), 10)
+		b = append(b, ':')
+		b = append(b, p...)
+	}
+	return string(b)
 }

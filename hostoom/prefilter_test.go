@@ -11,11 +11,11 @@ import (
 )
 
 // TestProcessorReach: the statements the processor reads from a string
-// body come through the XLA prefilter: its host cues (oom.HostCues: the
+// body come through the XLA prefilter: its cues (Recognizer: the
 // kernel's kill, reaper, usage and summary lines, earlyoom's 1.8+ and
 // SIGTERM lines, Ray's kills, kubelet's "Got sys oom event" through its
 // CONSTRAINT_) or, where the processor's host_kill_tails asks, the host
-// tails (oom.EndsWithHostTail: Slurm's and srun's lines, systemd-oomd's pressure kill and systemd's, kubelet's eviction
+// tails (EndsWithTail: Slurm's and srun's lines, systemd-oomd's pressure kill and systemd's, kubelet's eviction
 // manager and eviction message, earlyoom's SIGKILL before 1.8). "invoked
 // oom-killer" is left out (its cost): the joiner does without it. No XLA
 // failure or warning is found in any of them. The rest reach the processor
@@ -42,13 +42,13 @@ func TestProcessorReach(t *testing.T) {
 			c.want.Kind == NodeSystemOOM && !strings.Contains(c.line, "CONSTRAINT_"):
 			promised = false
 		}
-		if promised && !oom.MayContain(c.line) && !oom.EndsWithHostTail(c.line) {
+		if promised && !Recognizer().MayContain(c.line) && !EndsWithTail(c.line) {
 			t.Errorf("%s: does not pass the prefilter: %q", c.name, c.line)
 		}
-		if promised && !oom.MayContain(c.line+"\n") && !oom.EndsWithHostTail(c.line+"\n") {
+		if promised && !Recognizer().MayContain(c.line+"\n") && !EndsWithTail(c.line+"\n") {
 			t.Errorf("%s: does not pass the prefilter with its line break: %q", c.name, c.line)
 		}
-		if f := oom.Default().Find(c.line, true); f.Found != oom.FoundNothing {
+		if f := Recognizer().Find(c.line, true); f.Found != oom.FoundNothing {
 			t.Errorf("%s: the XLA recogniser finds %v", c.name, f.Found)
 		}
 	}

@@ -3,20 +3,20 @@
 
 package hostoom
 
-import "strings"
+import (
+	"strings"
 
-// anchors are words every statement Parse reads holds one of; a text
-// without any is passed over before any header is parsed.
+	"github.com/xlaoom/xlaoomprocessor/internal/logheader"
+)
+
+// anchors are words every statement Parse reads holds one of.
 var anchors = []string{
 	"oom", "OOM", "Killed process", "Kill process", "memory: usage", "Task in ", "Memory cgroup stats",
 	"Out Of Memory", "low on resource: memory", "must evict pod(s)", "Memory on the node", "sending SIG", " due to memory ", " due to swap used",
 }
 
-// MayContain reports whether text may hold a statement Parse reads. It is
-// for callers that read every line of a kernel or job log (xlaoom explain);
-// the processor reaches Parse only through the XLA prefilter's host cues
-// and tails (oom.Recognizer.MayContain) and structured bodies
-// (docs/incidents.md).
+// MayContain reports whether text may hold a statement Parse reads: for a
+// reader of every line of a log (the processor has Recognizer's prefilter).
 func MayContain(text string) bool {
 	for _, a := range anchors {
 		if strings.Contains(text, a) {
@@ -26,11 +26,8 @@ func MayContain(text string) bool {
 	return false
 }
 
-// Parse reads the statement of one line or record: a kernel log line with
-// or without its header (/dev/kmsg, dmesg, dmesg -T, journalctl -k,
-// syslog), a systemd or earlyoom journal message, a kubelet event message,
-// a Slurm or Ray line. A text that holds none gives false; a record of
-// several lines is read line by line and its first statement returned.
+// Parse reads the first statement of a line or record: a kernel log line
+// (with or without its header), a journal, kubelet, Slurm or Ray message.
 func Parse(text string) (Statement, bool) {
 	if !MayContain(text) {
 		return Statement{}, false
@@ -49,6 +46,21 @@ func Parse(text string) (Statement, bool) {
 	return Statement{}, false
 }
 
+// JournalStatement reads a journald entry's MESSAGE: the kernel's lines
+// only from the kernel (a program quoting one is no second kill).
+func JournalStatement(message, transport string) (Statement, bool) {
+	s, ok := Parse(message)
+	return s, ok && (!s.Kind.Kernel() || transport == "" || transport == "kernel")
+}
+
+// EventStatement reads a Kubernetes Event's message, else its note.
+func EventStatement(message, note string) (Statement, bool) {
+	if s, ok := Parse(message); ok {
+		return s, true
+	}
+	return Parse(note)
+}
+
 // ParseLine reads one message whose header is already off.
 func ParseLine(msg string) (Statement, bool) {
 	msg = strings.TrimLeft(msg, " \t")
@@ -59,3 +71,9 @@ func ParseLine(msg string) (Statement, bool) {
 	}
 	return Statement{}, false
 }
+
+// Line is one kernel log line with its header taken off.
+type Line = logheader.KernelLine
+
+// SplitHeader takes a kernel log header off line (logheader.SplitKernel).
+func SplitHeader(line string) Line { return logheader.SplitKernel(line) }

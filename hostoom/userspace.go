@@ -9,28 +9,13 @@ import (
 	"strings"
 )
 
-// User-space killers that act for memory.
+// User-space killers that act for memory (versions: docs/incidents.md).
 var (
-	// systemd-oomd, src/oom/oomd-manager.c: "Killed %s due to memory
-	// pressure for %s being %lu.%02lu%% > %lu.%02lu%% for > %s with reclaim
-	// activity" and "Killed %s due to memory used (%PRIu64) / total
-	// (%PRIu64) and swap used (%PRIu64) / total (%PRIu64) being more than
-	// %lu.%02lu%%" (v248-v252; v247 printed only "swap used … / total …");
-	// v253+ says "Marked %s for killing due to …" as the kill is queued.
+	// systemd-oomd (oomd-manager.c) v247+; "Marked … for killing" v253+
 	oomdRe = regexp.MustCompile(`(?:Killed|Marked) (/\S*) (?:for killing )?due to (memory pressure|memory used|swap used)(?: for (\S+) being ([\d.]+%) > ([\d.]+%))?(?: \((\d+)\) / total \((\d+)\))?`)
-	// systemd (PID 1), src/core/unit.c (v243+ the kernel's kill, v248+
-	// systemd-oomd's): "<unit>: A process of this unit has been killed by
-	// the OOM killer." and "<unit>: systemd-oomd killed %PRIu64 process(es)
-	// in this unit.". The unit's "Failed with result 'oom-kill'." that
-	// follows is the same kill, so it is not a statement of its own.
+	// systemd (unit.c) v243+; the "Failed with result 'oom-kill'." after it is the same kill
 	unitRe = regexp.MustCompile(`(\S+\.(?:service|scope|slice|socket|mount|swap)): (?:(A process of this unit has been killed by the OOM killer)|systemd-oomd killed (\d+) process\(es\) in this unit)\.`)
-	// earlyoom, kill.c, checked against its tags: "sending %s to process
-	// %d \"%s\": badness %d, VmRSS %lu MiB" (v1.3-v1.3.1), " uid %d" after
-	// the pid (v1.4-v1.7), "oom_score %d" for badness and ", cmdline
-	// \"%s\"" at the end (v1.8-v1.8.2), ", oom_score_adj %d" after
-	// oom_score (v1.9.0). Its earlier "Killing process …" lines (v0.1-v1.2)
-	// are not read: v0.x-v1.0's "Killing process %d %s" is any program's
-	// words.
+	// earlyoom (kill.c) 1.3+: uid 1.4+, oom_score 1.8+, oom_score_adj 1.9
 	earlyoomRe = regexp.MustCompile(`sending (SIG[A-Z]+) to process (\d+)(?: uid (\d+))? "(.*?)": (?:badness|oom_score) (-?\d+),(?: oom_score_adj -?\d+,)? VmRSS (\d+) MiB`)
 )
 

@@ -22,18 +22,17 @@ import (
 // (families/grammar < families/details, families/breakdown < families,
 // families/generic).
 var layers = map[string]int{
-	"internal/tails":              -1, // how lines that hold no scan key end (oom.EndsWithHostTail)
-	"internal/logtext":            0,  // a record becomes statements
-	"internal/speaker":            1,  // who printed each statement
-	"internal/families/grammar":   2,  // what a family is; the facts (Report)
-	"internal/families/details":   3,  // what surrounds any family
-	"internal/families/breakdown": 3,  // memory breakdowns
-	"internal/families":           4,  // the entries, one per message format
-	"internal/families/generic":   4,  // the last-resort layer
-	"internal/verdict":            5,  // failure, attempt, warning or nothing
-	"internal/diagnosis":          6,  // cause and advice
-	".":                           7,  // the face: Recognizer
-	"internal/gendocs":            8,  // make generate's documentation
+	"internal/logtext":            0, // a record becomes statements
+	"internal/speaker":            1, // who printed each statement
+	"internal/families/grammar":   2, // what a family is; the facts (Report)
+	"internal/families/details":   3, // what surrounds any family
+	"internal/families/breakdown": 3, // memory breakdowns
+	"internal/families":           4, // the entries, one per message format
+	"internal/families/generic":   4, // the last-resort layer
+	"internal/verdict":            5, // failure, attempt, warning or nothing
+	"internal/diagnosis":          6, // cause and advice
+	".":                           7, // the face: Recognizer
+	"internal/gendocs":            8, // make generate's documentation
 }
 
 const (

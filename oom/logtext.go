@@ -4,91 +4,20 @@
 package oom
 
 import (
-	"strings"
 	"time"
 
+	"github.com/xlaoom/xlaoomprocessor/internal/logheader"
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
 // Raised reports whether text holds a status the program raised (a Python traceback or "pkg.SomeError: ").
 func Raised(text string) bool { return logtext.Raised(text) }
 
-// LineStart is the agent's multiline.line_start_pattern (examples/agent.yaml): a log header, optionally
-// behind a vLLM/Ray process prefix. StartsRecord and HeaderTime read this grammar by hand: it runs on every line.
-const LineStart = `^(?:\([A-Za-z0-9_]+ pid=\d+\) )?(?:[IWEF]\d{4} \d\d:\d\d:\d\d|\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d)`
+// LineStart is the agent's multiline.line_start_pattern (logheader.LineStart).
+const LineStart = logheader.LineStart
 
 // StartsRecord reports whether line starts with a log header (LineStart).
-func StartsRecord(line string) bool {
-	_, ok := header(line)
-	return ok
-}
+func StartsRecord(line string) bool { return logheader.StartsRecord(line) }
 
-// HeaderTime reads the time of a record's log header (LineStart) in the year 2000: a year is not always
-// printed, so only the gap between two records of one job means anything.
-func HeaderTime(text string) (time.Time, bool) {
-	month, ok := header(text)
-	if !ok {
-		return time.Time{}, false
-	}
-	day, clock := month+3, month+6 // "MM-DD hh:mm:ss"
-	if text[month+2] != '-' {
-		day, clock = month+2, month+5 // glog's "MMDD hh:mm:ss"
-	}
-	num := func(i int) int { return int(text[i]-'0')*10 + int(text[i+1]-'0') }
-	nanos, end := 0, clock+8
-	if end < len(text) && (text[end] == '.' || text[end] == ',') {
-		digits, _ := logtext.LeadingDigits(text[end+1 : min(len(text), end+10)])
-		for i := range 9 {
-			nanos *= 10
-			if i < len(digits) {
-				nanos += int(digits[i] - '0')
-			}
-		}
-	}
-	return time.Date(2000, time.Month(num(month)), num(day), num(clock), num(clock+3), num(clock+6), nanos, time.UTC), true
-}
-
-// header returns where the month of text's log header starts ("MM-DD hh:mm:ss" or glog's "MMDD hh:mm:ss").
-func header(text string) (month int, ok bool) {
-	at := 0
-	if text != "" && text[0] == '(' { // "(EngineCore_DP0 pid=896988) "
-		i := 1
-		for i < len(text) && logtext.IsWordByte(text[i]) {
-			i++
-		}
-		if i == 1 || !shapeAt(text, i, " pid=#") {
-			return 0, false
-		}
-		i = logtext.DigitsEnd(text, i+len(" pid="))
-		if !shapeAt(text, i, ") ") {
-			return 0, false
-		}
-		at = i + 2
-	}
-	switch {
-	case shapeAt(text, at, "####-##-##?##:##:##"): // TSL, ISO, Python: "2025-09-12 07:00:03"
-		return at + 5, true
-	case at < len(text) && strings.IndexByte("IWEF", text[at]) >= 0 && shapeAt(text, at+1, "#### ##:##:##"): // absl/glog
-		return at + 1, true
-	}
-	for _, level := range [...]string{"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"} { // vLLM "ERROR 09-12 07:23:02"
-		if strings.HasPrefix(text[at:], level) {
-			return at + len(level) + 1, shapeAt(text, at+len(level), " ##-## ##:##:##")
-		}
-	}
-	return 0, false
-}
-
-// shapeAt reports whether s holds pattern at i: '#' is a digit, '?' a space or 'T', any other byte itself.
-func shapeAt(s string, i int, pattern string) bool {
-	if i < 0 || len(s)-i < len(pattern) {
-		return false
-	}
-	for j := 0; j < len(pattern); j++ {
-		c, p := s[i+j], pattern[j]
-		if p == '#' && !logtext.IsDigit(c) || p == '?' && c != ' ' && c != 'T' || p != '#' && p != '?' && c != p {
-			return false
-		}
-	}
-	return true
-}
+// HeaderTime reads the time of a record's log header (logheader.Time).
+func HeaderTime(text string) (time.Time, bool) { return logheader.Time(text) }

@@ -111,7 +111,7 @@ var lookalikes = []lookalike{
 	// ordinary lines that mention memory or allocation
 	{"ordinary-memory-talk", "peak memory", `I1010 10:10:10.101 3321 profiler.py:61] Peak memory usage on device 0 during step 500: 61.2 GiB of 80.0 GiB`, true},
 	{"ordinary-memory-talk", "java oom", `Exception in thread "main" java.lang.OutOfMemoryError: Java heap space`, true},
-	// The host-memory kills pass the prefilter (HostCues, for package hostoom) and stay untagged here.
+	// The host-memory kills stay untagged here (package hostoom reads them).
 	{"ordinary-memory-talk", "kernel oom killer", `Out of memory: Killed process 1234 (python3) total-vm:123456789kB, anon-rss:98765432kB, file-rss:0kB, shmem-rss:0kB, UID:1000 pgtables:200000kB oom_score_adj:0`, false},
 	{"ordinary-memory-talk", "attempting other", `Attempting to allocate 3 more workers to the data loader`, true},
 	// Lines with the new bare-form cues ("ailed to allocate", "not allocate", "when allocating", "OOM") that are no memory failure.
@@ -154,8 +154,8 @@ var lookalikes = []lookalike{
 	{"host-resource", "ZIP archive size", `jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: ZIP archive size exceeds 4GB limit.`, false},                                                                                                              // xla/tsl/lib/io/zip_writer.cc
 	// No guard needed (no allocation failure, no device or host memory that ran out):
 	{"host-process-memory", "Kubernetes OOMKilled", "Last State:     Terminated\n  Reason:       OOMKilled\n  Exit Code:    137", true},
-	{"host-process-memory", "Ray memory monitor", `ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory. Memory on the node (IP: 10.0.0.1, ID: 6a3c) where the task (task ID: 16310a0f, name=train_step, pid=1234, memory used=30.10GB) was running was 61.00GB / 64.00GB (0.953125), which exceeds the memory usage threshold of 0.95.`, false}, // passes HostCues
-	{"host-process-memory", "kernel cgroup OOM killer with a JAX process", `Nov 22 10:00:00 tpu-vm-0 kernel: Memory cgroup out of memory: Killed process 4242 (jax_train.py) total-vm:123456789kB, anon-rss:98765432kB, file-rss:0kB`, false},                                                                                                                                      // passes HostCues
+	{"host-process-memory", "Ray memory monitor", `ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory. Memory on the node (IP: 10.0.0.1, ID: 6a3c) where the task (task ID: 16310a0f, name=train_step, pid=1234, memory used=30.10GB) was running was 61.00GB / 64.00GB (0.953125), which exceeds the memory usage threshold of 0.95.`, false},
+	{"host-process-memory", "kernel cgroup OOM killer with a JAX process", `Nov 22 10:00:00 tpu-vm-0 kernel: Memory cgroup out of memory: Killed process 4242 (jax_train.py) total-vm:123456789kB, anon-rss:98765432kB, file-rss:0kB`, false},
 	{"foreign-oom", "PyTorch OOM logged at ERROR", `ERROR 05-28 07:03:09 [worker.py:88] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB of which 1.06 GiB is free. Including non-PyTorch memory, this process has 78.08 GiB memory in use.`, false},
 	{"quota", "GPU quota", `google.api_core.exceptions.ResourceExhausted: 429 RESOURCE_EXHAUSTED: The project ran out of GPU quota in region us-central1 (NVIDIA_H100_GPUS: 8 of 8 in use).`, false},
 	{"quota", "API rate limit", `google.api_core.exceptions.ResourceExhausted: 429 Resource has been exhausted (e.g. check quota).`, false},

@@ -60,7 +60,7 @@ func referenceCues() []logtext.Cue {
 	for i := range z.Warnings {
 		all = append(all, z.Warnings[i].Cues...)
 	}
-	return append(append(all, generic.GenericCues...), HostCues...)
+	return append(all, generic.GenericCues...)
 }
 
 // referenceMatch matches cue text at text[i:], returning where the match ends.

@@ -34,7 +34,7 @@ func MayContain(text string) bool { return defaultRecognizer.MayContain(text) }
 // Recognize is Recognizer.Recognize of the Default Recognizer.
 func Recognize(text string) (grammar.Report, bool) { return defaultRecognizer.Recognize(text) }
 
-// MayContain reports whether text could hold an XLA OOM message, a warning or a host kill line: the cheap first pass.
+// MayContain reports whether text could hold an XLA OOM message, a warning or a cue WithCues added: the cheap first pass.
 func (z *Recognizer) MayContain(text string) bool { return z.prefilter.MayContain(text) }
 
 // RecognizeWarning is Recognizer.RecognizeWarning of the Default Recognizer.
@@ -91,6 +91,18 @@ func newRecognizer(failures [][]grammar.Family, warnings [][]grammar.WarningFami
 	return z
 }
 
+// WithCues returns a copy whose prefilter also passes texts holding one of extra ('#' a digit, ' ' any
+// whitespace), so another reader of the same records shares the one pass.
+func (z *Recognizer) WithCues(extra ...string) *Recognizer {
+	with := *z
+	all := z.prefilterCues()
+	for _, text := range extra {
+		all = append(all, logtext.Cue{Text: text})
+	}
+	with.prefilter = logtext.BuildPrefilter(all)
+	return &with
+}
+
 // prefilterCues is every cue MayContain lets through. The catalog names without an 'R' or a 'B'
 // (CompileTime*) are not cues: XLA prints them only after "RESOURCE_EXHAUSTED: Ennnn: ".
 func (z *Recognizer) prefilterCues() []logtext.Cue {
@@ -106,5 +118,5 @@ func (z *Recognizer) prefilterCues() []logtext.Cue {
 	for i := range z.Warnings {
 		all = append(all, z.Warnings[i].Cues...)
 	}
-	return append(append(all, generic.GenericCues...), HostCues...)
+	return append(all, generic.GenericCues...)
 }

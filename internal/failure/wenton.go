@@ -6,7 +6,8 @@ package failure
 import (
 	"strings"
 
-	"github.com/xlaoom/xlaoomprocessor/oom"
+	"github.com/xlaoom/xlaoomprocessor/hostoom"
+	"github.com/xlaoom/xlaoomprocessor/internal/logheader"
 )
 
 // A program that catches its own OOM (a batch-size search, a fallback to a
@@ -33,7 +34,7 @@ func (b *building) readOutput(text string) {
 			return
 		}
 		line = strings.TrimRight(line, " \t\r\n")
-		if line == "" || line[0] == ' ' || line[0] == '\t' || native(line) {
+		if line == "" || line[0] == ' ' || line[0] == '\t' || logheader.NamesNativeSource(line) {
 			continue
 		}
 		switch {
@@ -48,17 +49,6 @@ func (b *building) readOutput(text string) {
 // wentOn reports whether the program went on after the failure.
 func (b *building) wentOn(lines int) bool { return !b.dying && b.ownAfter >= lines }
 
-// native reports whether line's log header names a C++ source file.
-func native(line string) bool {
-	head := line[:min(len(line), 160)]
-	for _, src := range []string{".cc:", ".h:", ".cpp:", ".cu:"} {
-		if strings.Contains(head, src) {
-			return true
-		}
-	}
-	return false
-}
-
 // ownOutput reports whether an unindented line without a native header
 // reads as the program's own output: none of the report's own unindented
 // lines, no XLA memory vocabulary (the recogniser's prefilter).
@@ -68,7 +58,7 @@ func ownOutput(line string) bool {
 			return false
 		}
 	}
-	return !oom.MayContain(line)
+	return !hostoom.Recognizer().MayContain(line)
 }
 
 // reportLines start the unindented lines of XLA's and TensorFlow's reports

@@ -4,17 +4,15 @@
 package oomattr
 
 import (
+	"cmp"
+
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/xlaoom/xlaoomprocessor/hostoom"
 )
 
-// Host-memory kills (package hostoom): their own family of attributes,
-// never xla.error.code, so that every alert and series of XLA failures
-// keeps its meaning. The victim uses the semantic conventions' process.*
-// names; the owner the conventions' resource attributes, which the
-// processor also sets on the record's resource (k8sattributes reads them
-// there).
+// Host-memory kills' own attributes, never xla.error.code (XLA's series
+// keep their meaning); the victim and owner in the conventions' names.
 const (
 	EventHostKill = "xla.oom.host_kill" // event.name of the record that carries a kill
 
@@ -40,8 +38,7 @@ const (
 	ContainerID    = "container.id"
 )
 
-// PutHostKill writes a kill's attributes: what was killed, its figures,
-// where, its owner, the verdict, the cause and the advice.
+// PutHostKill writes a kill's attributes, verdict, cause and advice.
 func PutHostKill(k *hostoom.Kill, attrs pcommon.Map) {
 	attrs.PutStr(HostSource, k.Kind.Source())
 	attrs.PutStr(HostStatement, k.Kind.String())
@@ -71,8 +68,31 @@ func PutHostKill(k *hostoom.Kill, attrs pcommon.Map) {
 	putStrings(attrs, Remediation, k.Advice())
 }
 
-// PutOwner writes who the kill's cgroup belongs to. A pod's uid and a
-// container's id are the conventions' k8s.pod.uid and container.id.
+// HostKillID names HostKillKey in the incident hash (no record carries it).
+const HostKillID = "xla.oom.host.kill"
+
+// HostKillKey is hostoom.KillKey of a kill record's kill, on the resource's node.
+func HostKillKey(res, attrs pcommon.Map) (key string, once bool) {
+	o := hostoom.Owner{Kind: hostoom.OwnerKind(str(attrs, HostOwner)), PodUID: str(attrs, K8sPodUID),
+		ContainerID: str(attrs, ContainerID), SlurmJob: str(attrs, HostSlurmJob), SlurmStep: str(attrs, HostSlurmStep),
+		Unit: str(attrs, HostUnit)}
+	v := hostoom.Statement{Command: str(attrs, ProcessCommand), Container: str(attrs, K8sContainer),
+		Cgroup: str(attrs, HostCgroup), LimitCgroup: str(attrs, HostLimitCgroup), Node: str(attrs, HostNode)}
+	if pid, ok := attrs.Get(ProcessPID); ok {
+		v.PID = pid.Int()
+	}
+	return hostoom.KillKey(o, &v, cmp.Or(str(res, "host.name"), str(res, "k8s.node.name")))
+}
+
+// str is the value of k in m as a string, "" when absent.
+func str(m pcommon.Map, k string) string {
+	if v, ok := m.Get(k); ok {
+		return v.AsString()
+	}
+	return ""
+}
+
+// PutOwner writes who the kill's cgroup belongs to.
 func PutOwner(o hostoom.Owner, attrs pcommon.Map) {
 	if o.Kind == "" {
 		return
@@ -85,10 +105,8 @@ func PutOwner(o hostoom.Owner, attrs pcommon.Map) {
 	putStr(attrs, HostUnit, o.Unit)
 }
 
-// PutHostStatement marks a record whose line is part of a kill that
-// another record carries (the kernel's usage line, its summary, the
-// reaper): its source and statement only, so that it is found and counted
-// nowhere as a kill.
+// PutHostStatement marks a record whose line is part of a kill another
+// record carries: no kill is counted on it.
 func PutHostStatement(s *hostoom.Statement, attrs pcommon.Map) {
 	attrs.PutStr(HostSource, s.Kind.Source())
 	attrs.PutStr(HostStatement, s.Kind.String())
@@ -110,10 +128,8 @@ func putSize(attrs pcommon.Map, k string, v int64) {
 	}
 }
 
-// MarksAll reports in one pass over attrs whether they carry an OOM tag
-// (xla.error.code), a memory-warning tag and a host-memory kill
-// (HostKilled): the connector asks all three of every record, in one pass
-// rather than a Get each.
+// MarksAll reports in one pass over attrs whether they carry an OOM tag, a
+// memory-warning tag and a kill (HostKilled): the connector asks all three.
 func MarksAll(attrs pcommon.Map) (tagged, warned, hostKill bool) {
 	var source, cause bool
 	for k := range attrs.All() {

@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 
+	"github.com/xlaoom/xlaoomprocessor/hostoom"
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
@@ -33,7 +34,7 @@ type Finder struct {
 func NewFinder(sources Sources) *Finder {
 	sources.BodyKeys = slices.Clone(sources.BodyKeys)
 	sources.Attributes = slices.Clone(sources.Attributes)
-	f := &Finder{sources: sources, recognizer: oom.Default()}
+	f := &Finder{sources: sources, recognizer: hostoom.Recognizer()}
 	for _, k := range sources.Attributes {
 		f.attributeLens |= lenBit(k)
 	}
@@ -42,8 +43,8 @@ func NewFinder(sources Sources) *Finder {
 
 // Scan is the first pass over a record, the only one the 99.9 % of records
 // that are not OOMs get: it puts into into the texts of lr that are within
-// MaxScanSize and pass oom.MayContain, ranked in source order, and reports
-// whether there is any. It touches no Report and does not modify lr. The
+// MaxScanSize and pass the prefilter (hostoom.Recognizer's), ranked in
+// source order, and reports whether there is any. It touches no Report and does not modify lr. The
 // attributes are read in one pass over the record's attributes, not one
 // Map.Get per configured key.
 func (f *Finder) Scan(lr plog.LogRecord, into *Candidates) bool {

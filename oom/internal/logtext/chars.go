@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/xlaoom/xlaoomprocessor/internal/logheader"
 )
 
 var spaceTab = [256]bool{' ': true, '\t': true, '\r': true, '\n': true, '\v': true, '\f': true}
@@ -14,26 +16,17 @@ var spaceTab = [256]bool{' ': true, '\t': true, '\r': true, '\n': true, '\v': tr
 // IsSpace reports whether c is ASCII white space.
 func IsSpace(c byte) bool { return spaceTab[c] }
 
-// DigitsEnd returns the end of the run of digits at s[i:].
-func DigitsEnd(s string, i int) int {
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		i++
-	}
-	return i
-}
+// DigitsEnd is logheader.DigitsEnd (the header grammar's byte classes).
+func DigitsEnd(s string, i int) int { return logheader.DigitsEnd(s, i) }
 
-// HasAt reports whether s holds p at i.
-func HasAt(s string, i int, p string) bool {
-	return i >= 0 && i <= len(s) && strings.HasPrefix(s[i:], p)
-}
+// HasAt is logheader.HasAt.
+func HasAt(s string, i int, p string) bool { return logheader.HasAt(s, i, p) }
 
-// IsWordByte reports whether c is an ASCII letter, digit or underscore.
-func IsWordByte(c byte) bool {
-	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-}
+// IsWordByte is logheader.IsWordByte.
+func IsWordByte(c byte) bool { return logheader.IsWordByte(c) }
 
-// IsDigit reports whether c is an ASCII digit.
-func IsDigit(c byte) bool { return c >= '0' && c <= '9' }
+// IsDigit is logheader.IsDigit.
+func IsDigit(c byte) bool { return logheader.IsDigit(c) }
 
 // SkipSpace returns the index of the first non-space byte at or after i.
 func SkipSpace(s string, i int) int {

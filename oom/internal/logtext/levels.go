@@ -3,6 +3,8 @@
 
 package logtext
 
+import "github.com/xlaoom/xlaoomprocessor/internal/logheader"
+
 // InfoLines lists the flattened spans of lines logged at INFO, merged where adjacent: an allocator line at INFO
 // is a retry the runtime survives. Spans past its fixed number count as not INFO.
 type InfoLines struct {
@@ -37,28 +39,22 @@ func (l *InfoLines) Contains(i int) bool {
 	return false
 }
 
-// isLevel: a native header's level letter (glog's "E0528", TSL's ": E ").
-func isLevel(c byte) bool { return c == 'I' || c == 'W' || c == 'E' || c == 'F' }
-
 // HeaderLevel is the level a line's stripped log headers state.
 func HeaderLevel(header string) byte {
 	_, lv, _ := StripHeadersLevel(header)
 	return lv
 }
 
-// LevelOfWord is the level letter (I, W, E, F, D) of a level word ("INFO", "WARNING"), 0 for any other.
-func LevelOfWord(w string) byte {
-	switch w {
-	case "INFO":
-		return 'I'
-	case "WARNING", "WARN":
-		return 'W'
-	case "ERROR":
-		return 'E'
-	case "CRITICAL", "FATAL":
-		return 'F'
-	case "DEBUG":
-		return 'D'
-	}
-	return 0
+// LevelOfWord is logheader.LevelOfWord.
+func LevelOfWord(w string) byte { return logheader.LevelOfWord(w) }
+
+// StripHeaders is logheader.Strip.
+func StripHeaders(line string) string { return logheader.Strip(line) }
+
+// StripHeadersLevel is logheader.StripLevel.
+func StripHeadersLevel(line string) (rest string, level byte, stripped bool) {
+	return logheader.StripLevel(line)
 }
+
+// HeaderLen is logheader.Len.
+func HeaderLen(l string) int { return logheader.Len(l) }

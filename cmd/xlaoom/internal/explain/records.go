@@ -10,6 +10,7 @@ import (
 	"io"
 	"unsafe"
 
+	"github.com/xlaoom/xlaoomprocessor/internal/logheader"
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
@@ -78,7 +79,7 @@ func (s *splitter) add(chunk []byte, emit func(*Record)) {
 	// Kubernetes container files prefix every line with the runtime's
 	// time, stream and tag; the agent's container parser strips it first
 	// and joins partial (P) lines, so grouping sees the logged line.
-	n, partial := criPrefix(chunk)
+	n, partial := logheader.CRIPrefix(unsafe.String(unsafe.SliceData(chunk), len(chunk)))
 	chunk = chunk[n:]
 	switch {
 	case s.joined:
@@ -124,33 +125,4 @@ func (s *splitter) flush(emit func(*Record)) {
 		}
 	}
 	emit(&s.rec)
-}
-
-// criPrefix returns the length of the prefix a CRI runtime writes before
-// every line of a container log ("2025-09-12T07:01:12.118224Z stderr F "),
-// 0 when the line has none, and whether the line is a partial one (tag P)
-// that the next line continues.
-func criPrefix(l []byte) (n int, partial bool) {
-	if len(l) < 20 || l[4] != '-' || l[10] != 'T' || l[0] < '0' || l[0] > '9' {
-		return 0, false
-	}
-	sp := bytes.IndexByte(l[:min(len(l), 48)], ' ')
-	if sp < 0 {
-		return 0, false
-	}
-	rest := l[sp+1:]
-	if !bytes.HasPrefix(rest, []byte("stdout ")) && !bytes.HasPrefix(rest, []byte("stderr ")) {
-		return 0, false
-	}
-	rest = rest[len("stdout "):]
-	if len(rest) == 0 || rest[0] != 'F' && rest[0] != 'P' {
-		return 0, false
-	}
-	switch {
-	case len(rest) == 1: // an empty line
-		return len(l), rest[0] == 'P'
-	case rest[1] == ' ':
-		return len(l) - len(rest) + 2, rest[0] == 'P'
-	}
-	return 0, false
 }

@@ -16,6 +16,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
+	"github.com/xlaoom/xlaoomprocessor/hostoom"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
@@ -150,7 +151,7 @@ func (notes *inputNotes) record(rec *Record, name string, t *Totals, g *gatherer
 	// The prefilter reads the buffer in place: the 99.9 % of records that
 	// are not OOMs cost it and nothing else, but while a failure is open,
 	// when they are read for its evidence.
-	if inPlace := unsafe.String(unsafe.SliceData(rec.Text), len(rec.Text)); !oom.MayContain(inPlace) {
+	if inPlace := unsafe.String(unsafe.SliceData(rec.Text), len(rec.Text)); !hostoom.Recognizer().MayContain(inPlace) {
 		g.evidence(inPlace)
 		return g.settle()
 	}

@@ -14,15 +14,13 @@ import (
 	"strings"
 )
 
-// Where the wrapper finds its own memory cgroup; tests point them at a
-// fake tree.
+// Where the wrapper finds its memory cgroup (tests: a fake tree).
 var (
 	procSelfCgroup = "/proc/self/cgroup"
 	cgroupRoot     = "/sys/fs/cgroup"
 )
 
-// memcgCounts are the memory cgroup's counters that tell a host-memory kill
-// apart, read before and after each run.
+// memcgCounts are the memory cgroup's kill counters, read around each run.
 type memcgCounts struct {
 	path    string // the cgroup's directory
 	v2      bool
@@ -34,10 +32,8 @@ type memcgCounts struct {
 	peak       int64 // memory.peak / memory.max_usage_in_bytes; 0 unknown
 }
 
-// readMemcg reads the counters of the wrapper's memory cgroup: the
-// "memory" controller's line of /proc/self/cgroup under cgroupRoot/memory
-// (v1), else the unified line "0::" under cgroupRoot (v2). The job runs in
-// the wrapper's cgroup (or below it), so its kills are counted there.
+// readMemcg reads the counters of the wrapper's memory cgroup (v1, else v2),
+// where the job's kills are counted too.
 func readMemcg() (memcgCounts, error) {
 	f, err := os.Open(procSelfCgroup)
 	if err != nil {
@@ -69,8 +65,7 @@ func readMemcg() (memcgCounts, error) {
 	return memcgCounts{}, errors.New("no memory cgroup: neither memory.oom_control (v1) nor memory.events (v2) of this process's cgroup is readable")
 }
 
-// memcgLayout names the files of a memory cgroup hierarchy that hold the
-// counters.
+// memcgLayout names a memory cgroup hierarchy's counter files.
 type memcgLayout struct {
 	root, counters, limit, peak string
 	note                        string // why counters may lack oom_kill

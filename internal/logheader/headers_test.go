@@ -1,13 +1,13 @@
 // Copyright The xla_oom Authors
 // SPDX-License-Identifier: Apache-2.0
 
-package logtext
+package logheader
 
 import (
 	"testing"
 )
 
-func TestStripHeaders(t *testing.T) {
+func TestStrip(t *testing.T) {
 	const msg = "Execution of replica 0 failed: X"
 	for _, c := range []struct{ in, want string }{
 		{"E0528 07:02:44.350251   27487 pjrt_stream_executor_client.cc:2826] " + msg, msg},
@@ -45,7 +45,7 @@ func TestStripHeaders(t *testing.T) {
 		{"May the run succeed: yes", "May the run succeed: yes"},
 		{"Out of memory allocating 1 bytes.", "Out of memory allocating 1 bytes."},
 	} {
-		if got := StripHeaders(c.in); got != c.want {
+		if got := Strip(c.in); got != c.want {
 			t.Errorf("stripHeaders(%q)\n got %q\nwant %q", c.in, got, c.want)
 		}
 	}

@@ -1,7 +1,7 @@
 // Copyright The xla_oom Authors
 // SPDX-License-Identifier: Apache-2.0
 
-package oom
+package hostoom
 
 import (
 	"sort"
@@ -9,22 +9,21 @@ import (
 	"time"
 
 	"github.com/xlaoom/xlaoomprocessor/internal/workload"
-	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
+	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
-// BenchmarkHostCuesPaired is what the host-memory kill cues
-// (HostCues) add to MayContain on ordinary lines: the prefilter without
-// the cues against the prefilter with them (pairedOnOrdinary).
-func BenchmarkHostCuesPaired(b *testing.B) {
-	all := defaultRecognizer.prefilterCues()
-	with, without := logtext.BuildPrefilter(all), logtext.BuildPrefilter(all[:len(all)-len(HostCues)])
-	pairedOnOrdinary(b, with.MayContain, without.MayContain)
+// BenchmarkCuesPaired is what the kill lines' cues add to the prefilter on
+// ordinary lines: Recognizer's against the XLA recogniser's alone
+// (pairedOnOrdinary).
+func BenchmarkCuesPaired(b *testing.B) {
+	pairedOnOrdinary(b, Recognizer().MayContain, oom.MayContain)
 }
 
-// BenchmarkHostTailsPaired is what the host tails (EndsWithHostTail) add
-// to MayContain on ordinary lines (pairedOnOrdinary).
-func BenchmarkHostTailsPaired(b *testing.B) {
-	pairedOnOrdinary(b, func(l string) bool { return MayContain(l) || EndsWithHostTail(l) }, MayContain)
+// BenchmarkTailsPaired is what the tails (EndsWithTail) add to the
+// prefilter on ordinary lines (pairedOnOrdinary).
+func BenchmarkTailsPaired(b *testing.B) {
+	pass := Recognizer().MayContain
+	pairedOnOrdinary(b, func(l string) bool { return pass(l) || EndsWithTail(l) }, pass)
 }
 
 // pairedOnOrdinary times with against without in paired rounds over 1,000

@@ -1,29 +1,28 @@
 // Copyright The xla_oom Authors
 // SPDX-License-Identifier: Apache-2.0
 
-package logtext
+// Package logheader is the one grammar of log-line headers: the
+// recogniser's, the agent's line start, a CRI prefix, the kernel log's. By
+// hand, no regexp: it runs on every line that reaches the recogniser.
+package logheader // import "github.com/xlaoom/xlaoomprocessor/internal/logheader"
 
 import (
 	"strings"
 )
 
-// Log-line headers, read by hand-written parsers: no regexp, as they run on
-// every line of every record that reaches the recogniser.
-
-// StripHeaders removes a line's log headers, nested ones too.
-func StripHeaders(line string) string {
-	rest, _, _ := StripHeadersLevel(line)
+// Strip removes a line's log headers, nested ones too.
+func Strip(line string) string {
+	rest, _, _ := StripLevel(line)
 	return rest
 }
 
-// HeaderLen returns the length of the log-line header at the start of l, or 0.
-func HeaderLen(l string) int {
+// Len returns the length of the log-line header at the start of l, or 0.
+func Len(l string) int {
 	n, _ := header(l)
 	return n
 }
 
-// header returns the length of the log-line header at the start of l (0 for
-// none) and the level it states (0 for none).
+// header returns the length of l's leading header and its level (0: none).
 func header(l string) (int, byte) {
 	if l == "" {
 		return 0, 0
@@ -54,8 +53,7 @@ func header(l string) (int, byte) {
 	return 0, 0
 }
 
-// syslogHeader matches a syslog/journald prefix:
-// "Nov 22 10:00:00 host python3[1234]: ".
+// syslogHeader matches "Nov 22 10:00:00 host python3[1234]: ".
 func syslogHeader(l string) int {
 	if len(l) < 16 || !isMonth(l[:3]) || l[3] != ' ' {
 		return 0
@@ -104,10 +102,8 @@ func glogHeader(l string) int {
 	return fileLineEnd(l, i)
 }
 
-// timestampHeader matches the TSL header
-// "2024-05-28 07:02:44.349554: W external/tsl/tsl/framework/bfc_allocator.cc:482] ",
-// ISO/Kubernetes stamps "2025-06-03T17:44:12.301945812Z stdout F ", and
-// Python's "2024-03-02 11:45:09,412 - root - ERROR - ".
+// timestampHeader matches TSL's "2024-05-28 07:02:44.349554: W file.cc:482] ",
+// ISO/CRI stamps and Python's "2024-03-02 11:45:09,412 - root - ERROR - ".
 func timestampHeader(l string) (int, byte) {
 	i := dateEnd(l, 0)
 	if i < 0 || i >= len(l) {
@@ -122,17 +118,7 @@ func timestampHeader(l string) (int, byte) {
 		return 0, 0
 	}
 	if iso {
-		if i < len(l) && l[i] == 'Z' {
-			i++
-		} else if i < len(l) && (l[i] == '+' || l[i] == '-') {
-			if j := DigitsEnd(l, i+1); j > i+1 {
-				i = j
-				if i < len(l) && l[i] == ':' {
-					i = DigitsEnd(l, i+1)
-				}
-			}
-		}
-		if !HasAt(l, i, " ") {
+		if i = zoneEnd(l, i); !HasAt(l, i, " ") {
 			return 0, 0
 		}
 		i++
@@ -163,8 +149,7 @@ func timestampHeader(l string) (int, byte) {
 	return 0, 0
 }
 
-// levelHeader matches "ERROR:absl:", "WARNING:tensorflow:" (Python logging)
-// and vLLM's "ERROR 09-19 10:23:41 [core.py:214] ".
+// levelHeader matches "ERROR:absl:" and vLLM's "ERROR 09-19 10:23:41 [core.py:214] ".
 func levelHeader(l string) (int, byte) {
 	w := 0
 	for w < len(l) && l[w] >= 'A' && l[w] <= 'Z' {
@@ -221,8 +206,7 @@ func bracketHeader(l string) int {
 	return 0
 }
 
-// rayHeader matches Ray/vLLM process tags: "(EngineCore_DP0 pid=896988) ",
-// "(pid=1234) ", "(RayWorkerWrapper pid=77, ip=10.0.0.2) ".
+// rayHeader matches process tags: "(EngineCore_DP0 pid=896988) ", "(pid=1234) ".
 func rayHeader(l string) int {
 	e := strings.IndexByte(l, ')')
 	if e < 0 || e > 160 || !HasAt(l, e+1, " ") && e+1 != len(l) {
@@ -235,10 +219,8 @@ func rayHeader(l string) int {
 	return min(e+2, len(l))
 }
 
-// fileLineEnd matches "[ +tid] file:line] " starting at i (at a space) and
-// returns the index after it, or 0.
+// fileLineEnd matches "[ +tid] file:line] " at i (a space); its end or 0.
 func fileLineEnd(l string, i int) int {
-	// optional thread id
 	j := i
 	for j < len(l) && l[j] == ' ' {
 		j++
@@ -252,7 +234,6 @@ func fileLineEnd(l string, i int) int {
 			j++
 		}
 	}
-	// file:line]
 	k := j
 	for k < len(l) && l[k] != ' ' && l[k] != ']' {
 		k++
@@ -268,6 +249,20 @@ func fileLineEnd(l string, i int) int {
 		return 0
 	}
 	return min(k+2, len(l))
+}
+
+// zoneEnd passes an ISO time's zone at i ("Z", "+02", "+02:00", "+0200").
+func zoneEnd(l string, i int) int {
+	if HasAt(l, i, "Z") {
+		return i + 1
+	}
+	if j := DigitsEnd(l, i+1); (HasAt(l, i, "+") || HasAt(l, i, "-")) && j > i+1 {
+		if HasAt(l, j, ":") {
+			return DigitsEnd(l, j+1)
+		}
+		return j
+	}
+	return i
 }
 
 // dateEnd matches YYYY-MM-DD at i.
@@ -303,11 +298,9 @@ func isMonth(m string) bool {
 	return false
 }
 
-// StripHeadersLevel strips a line's log headers and returns the rest, the
-// level of the innermost header that states one (0 for none: nested headers,
-// "I0922 … run_docker.py:193] 2021-09-22 …: E external/…] ", take the inner
-// one, the outer being a launcher's re-logging) and whether any went.
-func StripHeadersLevel(line string) (rest string, level byte, stripped bool) {
+// StripLevel strips a line's log headers; level is the innermost stated
+// (an outer one is a launcher's re-logging), stripped whether any went.
+func StripLevel(line string) (rest string, level byte, stripped bool) {
 	for range 8 {
 		l := strings.TrimLeft(line, " \t\r")
 		n, lv := header(l)
@@ -320,4 +313,15 @@ func StripHeadersLevel(line string) (rest string, level byte, stripped bool) {
 		line, stripped = l[n:], true
 	}
 	return line, level, stripped
+}
+
+// NamesNativeSource reports whether line's header names a C++ or CUDA file.
+func NamesNativeSource(line string) bool {
+	head := line[:min(len(line), 160)]
+	for _, src := range []string{".cc:", ".h:", ".cpp:", ".cu:"} {
+		if strings.Contains(head, src) {
+			return true
+		}
+	}
+	return false
 }
