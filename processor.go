@@ -118,27 +118,28 @@ func (p *logsProcessor) tag(rl plog.ResourceLogs, lr plog.LogRecord, b *batch) (
 	if !p.finder.Scan(lr, &texts) {
 		// 99.9 % of records: no Report is zeroed or copied; a string body
 		// while no failure is open anywhere costs one atomic load more.
-		if body := lr.Body(); body.Str() == "" || p.failures.Open() {
-			return p.notCandidate(rl, lr, b)
-		} else if p.cfg.HostKillTails && oom.EndsWithHostTail(body.Str()) {
-			return p.hostTail(rl, lr, body.Str(), b) // processor_hostkill.go
-		}
-		return "", untouched
+		return p.notCandidate(rl, lr, b)
 	}
 	return p.tagCandidate(rl, lr, &texts, b)
 }
 
 // notCandidate reads a record the prefilter passed over: a map body for a
 // host kill (processor_hostkill.go: a journald entry, a k8sobjects Pod or
-// Event), else, while a failure is open, a string body for its evidence.
+// Event), a string body that ends like a host kill (host_kill_tails), and,
+// while a failure is open, any other body for its evidence.
 func (p *logsProcessor) notCandidate(rl plog.ResourceLogs, lr plog.LogRecord, b *batch) (string, tagging) {
-	if lr.Body().Type() == pcommon.ValueTypeMap {
+	body := lr.Body()
+	if body.Type() == pcommon.ValueTypeMap {
 		return p.hostStructured(rl, lr, b)
 	}
-	if p.failures.Open() {
-		if body := lr.Body().Str(); len(body) <= p.cfg.MaxScanSize {
-			p.evidence(rl, lr, body, b)
+	text := body.Str()
+	if text != "" && p.cfg.HostKillTails && oom.EndsWithHostTail(text) {
+		if label, t := p.hostTail(rl, lr, text, b); t != untouched {
+			return label, t
 		}
+	}
+	if p.failures.Open() && len(text) <= p.cfg.MaxScanSize {
+		p.evidence(rl, lr, text, b)
 	}
 	return "", untouched
 }
