@@ -178,7 +178,7 @@ func (p *logsProcessor) tagCandidate(rl plog.ResourceLogs, lr plog.LogRecord, te
 	oomattr.PutTop(report, lr.Attributes(), p.cfg.TopAllocations)
 	nameEvent(lr, oomattr.EventStatement)
 	lr.Attributes().PutStr(oomattr.FailureID, step.ID)
-	lr.Attributes().PutStr(oomattr.Incident, incident.ID(rl.Resource().Attributes(), p.cfg.IncidentResourceAttributes, ts, p.cfg.IncidentWindow))
+	lr.Attributes().PutStr(oomattr.Incident, incident.ID(rl.Resource().Attributes(), p.cfg.IncidentResourceAttributes, pcommon.NewTimestampFromTime(step.Opened), p.cfg.IncidentWindow))
 	p.setSeverity(lr, plog.SeverityNumberError, "ERROR")
 	if report.Family == oom.FamilyGeneric {
 		return report.Code, taggedGeneric

@@ -88,6 +88,9 @@ func (b *batch) key(rl plog.ResourceLogs, lr plog.LogRecord) uint64 {
 // sent: the record arrived with its sender's verdict.
 func (p *logsProcessor) statement(rl plog.ResourceLogs, lr plog.LogRecord, r *oom.Report, ts pcommon.Timestamp, text string, sent bool, b *batch) failure.Step {
 	st := failure.Statement{Report: r, At: ts.AsTime(), Text: text, Sent: sent, Origin: originOf(rl, lr)}
+	if job, ok := incident.JobKey(rl.Resource().Attributes(), p.cfg.IncidentResourceAttributes); ok {
+		st.Job = job
+	}
 	step, closed := p.failures.Statement(b.key(rl, lr), st, b.now, b.closed)
 	b.closed = closed
 	return step
@@ -127,7 +130,7 @@ func (p *logsProcessor) appendFailures(ctx context.Context, ld plog.Logs, closed
 }
 
 // failureRecord writes failure f as lr: dated at its first statement, with
-// its stream's job in xla.oom.incident.id as its statements have it.
+// the incident id its statements have.
 func (p *logsProcessor) failureRecord(f *failure.Failure, o *origin, res pcommon.Map, lr plog.LogRecord, now time.Time) {
 	ts := pcommon.NewTimestampFromTime(now)
 	if !f.First.IsZero() {
@@ -141,7 +144,7 @@ func (p *logsProcessor) failureRecord(f *failure.Failure, o *origin, res pcommon
 	lr.Body().SetStr(oomattr.FailureBody(f))
 	attrs := lr.Attributes()
 	oomattr.PutFailure(f, attrs, p.cfg.TopAllocations)
-	attrs.PutStr(oomattr.Incident, incident.ID(res, p.cfg.IncidentResourceAttributes, ts, p.cfg.IncidentWindow))
+	attrs.PutStr(oomattr.Incident, incident.ID(res, p.cfg.IncidentResourceAttributes, pcommon.NewTimestampFromTime(f.Opened), p.cfg.IncidentWindow))
 	if o != nil && o.file != "" {
 		attrs.PutStr(fileAttribute, o.file)
 	}

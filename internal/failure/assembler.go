@@ -60,7 +60,9 @@ type Assembler struct {
 	// opens are the keys of the streams with an open failure, in the order
 	// of their last record.
 	opens *lru.Map[uint64, struct{}]
-	seq   uint64
+	// jobs are the time each job's last incident opened at (Opened).
+	jobs *lru.Map[uint64, time.Time]
+	seq  uint64
 	// open counts the streams with an open failure, read without the lock
 	// so that a record of a collector with none costs nothing.
 	open    atomic.Int64
@@ -106,7 +108,8 @@ func New(cfg Config) *Assembler {
 	if cfg.TTL <= 0 {
 		cfg.TTL = DefaultTTL
 	}
-	return &Assembler{cfg: cfg, streams: lru.New[uint64, stream](), opens: lru.New[uint64, struct{}]()}
+	return &Assembler{cfg: cfg, streams: lru.New[uint64, stream](), opens: lru.New[uint64, struct{}](),
+		jobs: lru.New[uint64, time.Time]()}
 }
 
 // Open reports whether any stream has an open failure: when none has, a
@@ -172,6 +175,9 @@ type Statement struct {
 	// Origin, when not nil, is called once when the statement opens a
 	// failure, for the failure's Origin.
 	Origin func() any
+	// Job is the key of the stream's job (incident.JobKey), 0 for none: the
+	// failures a job's streams open within a window share one Opened.
+	Job uint64
 }
 
 // Statement takes statement st of stream key at now. It returns the
@@ -188,7 +194,8 @@ func (a *Assembler) Statement(key uint64, st Statement, now time.Time, closed []
 	}
 	if s.cur == nil {
 		a.seq++
-		s.cur = &building{f: Failure{Stream: key, ID: failureID(key, st.At, a.seq), Report: *r, First: st.At}}
+		s.cur = &building{f: Failure{Stream: key, ID: failureID(key, st.At, a.seq), Report: *r, First: st.At,
+			Opened: a.opened(st, now)}}
 		if st.Origin != nil {
 			s.cur.f.Origin = st.Origin()
 		}
@@ -208,7 +215,7 @@ func (a *Assembler) Statement(key uint64, st Statement, now time.Time, closed []
 		b.f.Last, b.lastStmt = st.At, st.At
 	}
 	b.ev.read(st.Text)
-	step := Step{ID: b.f.ID, Refused: b.f.Refused, Verdict: b.verdict}
+	step := Step{ID: b.f.ID, Refused: b.f.Refused, Verdict: b.verdict, Opened: b.f.Opened}
 	if step.Verdict == "" {
 		step.Verdict = oom.RetryVerdict(r, b.f.Refused)
 		if step.Verdict != oom.RetryUnknown && !st.Sent {
@@ -223,6 +230,27 @@ func (a *Assembler) Statement(key uint64, st Statement, now time.Time, closed []
 	}
 	a.tidy(key, s)
 	return step, closed
+}
+
+// opened is the time a failure that st opens at now takes its incident's
+// bucket from: that of its job's incident when one opened within the
+// window, so that every host's failure, across a bucket's edge, is one
+// incident. The caller holds mu.
+func (a *Assembler) opened(st Statement, now time.Time) time.Time {
+	at := st.At
+	if at.IsZero() {
+		at = now
+	}
+	if st.Job == 0 {
+		return at
+	}
+	if first, ok := a.jobs.Get(st.Job); ok && at.Sub(*first).Abs() < a.cfg.Window {
+		a.jobs.Touch(st.Job)
+		return *first
+	}
+	a.jobs.Put(st.Job, at)
+	a.jobs.Trim(a.cfg.MaxStreams)
+	return at
 }
 
 // tidy forgets a stream that holds nothing: no open failure, no attempt,

@@ -197,3 +197,22 @@ func TestTensorFlowPoolFilledIsFutile(t *testing.T) {
 	assert.Equal(t, oom.KnownSize(10273951744), f.Report.InUse)
 	assert.Equal(t, oom.Site{File: "/home/me/train.py", Line: 41, Function: "<module>"}, f.Report.Site)
 }
+
+// The failures a job's streams open within a window share the time their
+// incident is bucketed by; an undated one takes its arrival.
+func TestOpenedIsTheJobIncidents(t *testing.T) {
+	a := New(Config{Window: time.Minute})
+	r, _ := oom.Recognize(bfcLine)
+	open := func(key, job uint64, at, now time.Time) time.Time {
+		step, _ := a.Statement(key, Statement{Report: &r, At: at, Job: job}, now, nil)
+		return step.Opened
+	}
+	edge := t0.Truncate(time.Minute).Add(time.Minute)
+	first := edge.Add(-time.Second)
+	assert.Equal(t, first, open(1, 7, time.Time{}, first), "undated: its arrival")
+	assert.Equal(t, first, open(1, 7, time.Time{}, edge.Add(time.Second)), "a later statement of the failure")
+	assert.Equal(t, first, open(2, 7, edge.Add(time.Second), edge), "another host of the job, past the edge")
+	assert.Equal(t, edge.Add(time.Second), open(3, 8, edge.Add(time.Second), edge), "another job")
+	assert.Equal(t, edge.Add(time.Hour), open(4, 7, edge.Add(time.Hour), edge), "the job's next incident")
+	assert.Equal(t, edge, open(5, 0, edge, edge), "a stream of no job")
+}

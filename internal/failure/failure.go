@@ -67,7 +67,11 @@ type Failure struct {
 	// First and Last are the record times of its first and last statement
 	// (zero when undated).
 	First, Last time.Time
-	Closed      Close
+	// Opened is the time the failure's incident (xla.oom.incident.id) is
+	// bucketed by, fixed when it opened: its first statement's time, else
+	// its arrival, or that of its job's incident open within the window.
+	Opened time.Time
+	Closed Close
 	// Origin is what the caller gave when the failure opened (Statement's
 	// origin): the stream's identity in its own types. Never read here.
 	Origin any
@@ -85,4 +89,5 @@ type Step struct {
 	Verdict string
 	// Refused counts the refusals the failure has taken so far.
 	Refused int
+	Opened  time.Time // the failure's Opened
 }

@@ -34,8 +34,9 @@ func Job(resource pcommon.Map, keys []string) iter.Seq2[string, pcommon.Value] {
 // since nothing that tells hosts, lines or codes apart is hashed: the
 // allocator's E0007 line and the runtime's E0100 status of one failure are
 // one incident. Failures of different jobs, or of one job in different
-// buckets, get different IDs. A burst that straddles a bucket edge gets two
-// IDs, where the connector's xla.oom.incidents counts one incident.
+// buckets, get different IDs. The processor gives t as the time the job's
+// failure opened (failure.Failure.Opened), so that a failure that straddles
+// a bucket edge keeps one ID.
 func ID(resource pcommon.Map, keys []string, t pcommon.Timestamp, window time.Duration) string {
 	h, _ := JobKey(resource, keys)
 	for _, b := range binary.BigEndian.AppendUint64(nil, uint64(t)-uint64(t)%uint64(window)) {
