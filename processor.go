@@ -138,7 +138,7 @@ func (p *logsProcessor) notCandidate(rl plog.ResourceLogs, lr plog.LogRecord, b 
 			return label, t
 		}
 	}
-	if p.failures.Open() && len(text) <= p.cfg.MaxScanSize {
+	if p.openHere(rl, b) && len(text) <= p.cfg.MaxScanSize {
 		p.evidence(rl, lr, text, b)
 	}
 	return "", untouched
@@ -155,7 +155,7 @@ func (p *logsProcessor) tagCandidate(rl plog.ResourceLogs, lr plog.LogRecord, te
 		if label, t := p.hostText(rl, lr, texts, b); t != untouched {
 			return label, t // processor_hostkill.go
 		}
-		if p.failures.Open() {
+		if p.openHere(rl, b) {
 			p.evidence(rl, lr, texts.First(), b)
 		}
 		return "", untouched

@@ -52,8 +52,8 @@ func originOf(rl plog.ResourceLogs, lr plog.LogRecord) func() any {
 }
 
 // batch is what processLogs keeps while it reads one batch: the failures
-// that closed in it, its arrival, and the stream key of the resource it is
-// in (computed once, when a record of it first needs its stream).
+// that closed in it, its arrival, and the hash of the resource it is in
+// (computed once, when a record of it first needs its stream).
 type batch struct {
 	closed []failure.Failure
 	now    time.Time
@@ -66,12 +66,17 @@ type batch struct {
 	fileKey uint64
 }
 
-func (b *batch) key(rl plog.ResourceLogs, lr plog.LogRecord) uint64 {
+func (b *batch) resource(rl plog.ResourceLogs) uint64 {
 	if !b.hashed || b.rl != rl {
 		b.rl, b.hashed, b.file = rl, true, ""
 		b.hash = incident.ResourceHash(rl.Resource().Attributes())
 		b.fileKey = incident.StreamOf(b.hash, pcommon.NewMap())
 	}
+	return b.hash
+}
+
+func (b *batch) key(rl plog.ResourceLogs, lr plog.LogRecord) uint64 {
+	b.resource(rl)
 	attrs := lr.Attributes()
 	file, ok := attrs.Get(fileAttribute)
 	if ok && file.Type() == pcommon.ValueTypeStr && file.Str() == b.file {
@@ -84,10 +89,17 @@ func (b *batch) key(rl plog.ResourceLogs, lr plog.LogRecord) uint64 {
 	return key
 }
 
+// openHere reports whether a stream of rl's resource has an open failure:
+// only its records are read for evidence, and only they compute their
+// stream's key and take the stage's lock.
+func (p *logsProcessor) openHere(rl plog.ResourceLogs, b *batch) bool {
+	return p.failures.Open() && p.failures.OpenIn(b.resource(rl))
+}
+
 // statement gives a failure statement to the stage and returns its step;
 // sent: the record arrived with its sender's verdict.
 func (p *logsProcessor) statement(rl plog.ResourceLogs, lr plog.LogRecord, r *oom.Report, ts pcommon.Timestamp, text string, sent bool, b *batch) failure.Step {
-	st := failure.Statement{Report: r, At: ts.AsTime(), Text: text, Sent: sent, Origin: originOf(rl, lr)}
+	st := failure.Statement{Report: r, At: ts.AsTime(), Text: text, Sent: sent, Origin: originOf(rl, lr), Resource: b.resource(rl)}
 	if job, ok := incident.JobKey(rl.Resource().Attributes(), p.cfg.IncidentResourceAttributes); ok {
 		st.Job = job
 	}

@@ -25,7 +25,7 @@ func (p *logsProcessor) warn(rl plog.ResourceLogs, lr plog.LogRecord, w *oom.War
 	if w.Kind == oom.WarningAllocationAttempt {
 		p.attempted(rl, lr, w.Attempts, b)
 	}
-	if p.failures.Open() {
+	if p.openHere(rl, b) {
 		p.evidence(rl, lr, text, b)
 	}
 	p.setSeverity(lr, plog.SeverityNumberWarn, "WARN")

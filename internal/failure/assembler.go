@@ -4,6 +4,7 @@
 package failure
 
 import (
+	"maps"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -67,6 +68,10 @@ type Assembler struct {
 	// so that a record of a collector with none costs nothing.
 	open    atomic.Int64
 	evicted atomic.Int64
+	// resources counts the open failures per resource (Statement.Resource),
+	// replaced whole under mu and read without it (OpenIn): a record of
+	// another resource takes no lock.
+	resources atomic.Pointer[map[uint64]int]
 }
 
 // stream is what is kept of one stream: a fixed size.
@@ -83,6 +88,7 @@ type stream struct {
 // building is a failure still open.
 type building struct {
 	f        Failure
+	resource uint64
 	ev       evidence
 	verdict  string // the first verdict other than unknown a statement was given
 	own      int    // the attempts in the failure's own statements
@@ -116,6 +122,26 @@ func New(cfg Config) *Assembler {
 // record that is not a statement has nothing to add (Evidence need not be
 // called, nor its stream's key computed).
 func (a *Assembler) Open() bool { return a.open.Load() > 0 }
+
+// OpenIn reports whether a stream of resource (Statement.Resource) has an
+// open failure, without the lock.
+func (a *Assembler) OpenIn(resource uint64) bool {
+	m := a.resources.Load()
+	return m != nil && (*m)[resource] > 0
+}
+
+// countResource adds d to the open failures of resource. The caller holds
+// mu.
+func (a *Assembler) countResource(resource uint64, d int) {
+	m := map[uint64]int{}
+	if old := a.resources.Load(); old != nil {
+		m = maps.Clone(*old)
+	}
+	if m[resource] += d; m[resource] <= 0 {
+		delete(m, resource)
+	}
+	a.resources.Store(&m)
+}
 
 // Evicted is the number of streams evicted to keep the bound, since the
 // last call.
@@ -175,6 +201,8 @@ type Statement struct {
 	// Origin, when not nil, is called once when the statement opens a
 	// failure, for the failure's Origin.
 	Origin func() any
+	// Resource is the key of the stream's resource, for OpenIn.
+	Resource uint64
 	// Job is the key of the stream's job (incident.JobKey), 0 for none: the
 	// failures a job's streams open within a window share one Opened.
 	Job uint64
@@ -195,11 +223,12 @@ func (a *Assembler) Statement(key uint64, st Statement, now time.Time, closed []
 	if s.cur == nil {
 		a.seq++
 		s.cur = &building{f: Failure{Stream: key, ID: failureID(key, st.At, a.seq), Report: *r, First: st.At,
-			Opened: a.opened(st, now)}}
+			Opened: a.opened(st, now)}, resource: st.Resource}
 		if st.Origin != nil {
 			s.cur.f.Origin = st.Origin()
 		}
 		a.open.Add(1)
+		a.countResource(st.Resource, 1)
 		a.opens.Put(key, struct{}{})
 	} else {
 		merge(&s.cur.f.Report, r)
@@ -342,6 +371,7 @@ func (a *Assembler) close(key uint64, s *stream, why Close, closed []Failure) []
 	b := s.cur
 	s.cur = nil
 	a.open.Add(-1)
+	a.countResource(b.resource, -1)
 	a.opens.Remove(key)
 	f := b.f
 	f.Closed = why
