@@ -18,7 +18,8 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/internal/incident"
 	"github.com/xlaoom/xlaoomprocessor/internal/metadata"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
-	"github.com/xlaoom/xlaoomprocessor/oom"
+	"github.com/xlaoom/xlaoomprocessor/internal/recordtime"
+	"github.com/xlaoom/xlaoomprocessor/internal/stage"
 )
 
 // The processor gives every record of a stream (one process's output: its
@@ -89,34 +90,17 @@ func (b *batch) key(rl plog.ResourceLogs, lr plog.LogRecord) uint64 {
 	return key
 }
 
-// openHere reports whether a stream of rl's resource has an open failure:
-// only its records are read for evidence, and only they compute their
-// stream's key and take the stage's lock.
-func (p *logsProcessor) openHere(rl plog.ResourceLogs, b *batch) bool {
-	return p.failures.Open() && p.failures.OpenIn(b.resource(rl))
-}
-
-// statement gives a failure statement to the stage and returns its step;
-// sent: the record arrived with its sender's verdict.
-func (p *logsProcessor) statement(rl plog.ResourceLogs, lr plog.LogRecord, r *oom.Report, ts pcommon.Timestamp, text string, sent bool, b *batch) failure.Step {
-	st := failure.Statement{Report: r, At: ts.AsTime(), Text: text, Sent: sent, Origin: originOf(rl, lr), Resource: b.resource(rl)}
-	if job, ok := incident.JobKey(rl.Resource().Attributes(), p.cfg.IncidentResourceAttributes); ok {
-		st.Job = job
+// input is what the stage needs of a record beyond its texts: its keys
+// and times; statement: it states a failure, whose job and origin count.
+func (p *logsProcessor) input(rl plog.ResourceLogs, lr plog.LogRecord, b *batch, statement bool) stage.Input {
+	in := stage.Input{Resource: b.resource(rl), Stream: b.key(rl, lr), At: recordtime.Of(lr, b.now).AsTime(), Now: b.now}
+	if statement {
+		if job, ok := incident.JobKey(rl.Resource().Attributes(), p.cfg.IncidentResourceAttributes); ok {
+			in.Job = job
+		}
+		in.Origin = originOf(rl, lr)
 	}
-	step, closed := p.failures.Statement(b.key(rl, lr), st, b.now, b.closed)
-	b.closed = closed
-	return step
-}
-
-// evidence gives a record that is not a statement to its stream's open
-// failure, if any.
-func (p *logsProcessor) evidence(rl plog.ResourceLogs, lr plog.LogRecord, text string, b *batch) {
-	b.closed = p.failures.Evidence(b.key(rl, lr), text, b.now, b.closed)
-}
-
-// attempted gives a record's allocation attempts to its stream.
-func (p *logsProcessor) attempted(rl plog.ResourceLogs, lr plog.LogRecord, n int, b *batch) {
-	b.closed = p.failures.Attempted(b.key(rl, lr), n, b.now, b.closed)
+	return in
 }
 
 // appendFailures adds a record for each closed failure to ld.

@@ -252,8 +252,11 @@ func TestProcessorHostKillTails(t *testing.T) {
 func TestProcessorHostKillTailsWhileFailureOpen(t *testing.T) {
 	cfg := createDefaultConfig()
 	cfg.HostKillTails = true
-	p := hostTestProcessor(t)
-	p.cfg = cfg
+	tb, err := metadata.NewTelemetryBuilder(componenttest.NewNopTelemetrySettings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := newTestProcessor(cfg, tb)
 	if _, err := p.processLogs(context.Background(), hostBatch("gpu-host-01", jobAllocator)); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,243 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+// Package stage decides what one log record is and what is written on it:
+// an XLA failure statement, a memory warning, a host-memory statement or
+// kill, or evidence for its stream's open failure (package failure). It
+// holds no collector types: the processor reads a record's texts, marks
+// and keys into an Input and writes the Tags it gets back.
+package stage // import "github.com/xlaoom/xlaoomprocessor/internal/stage"
+
+import (
+	"time"
+
+	"github.com/xlaoom/xlaoomprocessor/hostoom"
+	"github.com/xlaoom/xlaoomprocessor/internal/failure"
+	"github.com/xlaoom/xlaoomprocessor/oom"
+)
+
+// Config is the stage's settings.
+type Config struct {
+	Failure        failure.Config
+	MemoryWarnings bool // tag memory-pressure warnings
+	HostKillTails  bool // read string bodies that end like a host kill line
+	MaxScanSize    int  // a longer text is not read for evidence
+}
+
+// Stage is safe for concurrent use; its state is its failure.Assembler.
+type Stage struct {
+	cfg        Config
+	recognizer *oom.Recognizer
+	Failures   *failure.Assembler
+}
+
+// New returns a stage with no open failure.
+func New(cfg Config) *Stage {
+	return &Stage{cfg: cfg, recognizer: oom.Default(), Failures: failure.New(cfg.Failure)}
+}
+
+// Input is what the stage is told of a record once it needs more than its
+// texts and marks: its keys (package incident) and times.
+type Input struct {
+	Resource, Stream uint64
+	Job              uint64    // 0: the resource names no job
+	At               time.Time // the record's time, else its arrival
+	Now              time.Time // its arrival
+	// Origin is called once when the record opens a failure.
+	Origin func() any
+}
+
+// Marks are what a record arrived with.
+type Marks struct {
+	Tagged    bool // xla.error.code, tagged upstream
+	Warned    bool // xla.memory.warning
+	RetrySent bool // xla.oom.retry: its sender's verdict, kept
+	HostRead  bool // a host statement read upstream
+}
+
+// Outcome says what Tags hold.
+type Outcome uint8
+
+// The outcomes.
+const (
+	Untouched     Outcome = iota
+	Statement             // Report, FailureID, Opened
+	Warning               // Warning
+	HostStatement         // Host, written without a count
+	HostKill              // Kill, and Host
+)
+
+// Tags are what the stage decided to write on a record; the caller keeps
+// them so that a record the stage leaves untouched zeroes no Report.
+type Tags struct {
+	Outcome   Outcome
+	Report    oom.Report // its Retry: "" when the record's own verdict is kept
+	FailureID string
+	Opened    time.Time // the time the failure's incident is bucketed by
+	Warning   oom.Warning
+	Host      hostoom.Statement
+	Kill      hostoom.Kill
+}
+
+// OpenIn reports, without a lock, whether a stream of resource has an open
+// failure: only such a record needs its Input for Evidence.
+func (s *Stage) OpenIn(resource uint64) bool {
+	return s.Failures.Open() && s.Failures.OpenIn(resource)
+}
+
+// Read returns the first failure of texts (those that passed the
+// prefilter, in source order) or, with MemoryWarnings and none, their
+// first warning. Each text is flattened once for both.
+func (s *Stage) Read(texts []string) oom.Finding {
+	var first oom.Finding
+	for _, text := range texts {
+		found := s.recognizer.Find(text, s.cfg.MemoryWarnings && first.Found == oom.FoundNothing)
+		switch found.Found {
+		case oom.FoundFailure:
+			return found
+		case oom.FoundWarning:
+			first = found
+		case oom.FoundNothing:
+		}
+	}
+	return first
+}
+
+// Candidate decides a record whose texts passed the prefilter; in is
+// called when the decision needs the record's keys (statement: with its
+// job and origin). It sets t and returns closed with the failures that
+// closed appended.
+func (s *Stage) Candidate(texts []string, marks Marks, in func(statement bool) Input, t *Tags, closed []failure.Failure) []failure.Failure {
+	t.Outcome = Untouched
+	if marks.Tagged {
+		return closed // tagged upstream: processing twice equals processing once
+	}
+	found := s.Read(texts)
+	switch found.Found {
+	case oom.FoundNothing:
+		for _, text := range texts {
+			if st, ok := hostoom.Parse(text); ok {
+				if closed = s.Line(in(false), marks, st, t, closed); t.Outcome == HostKill {
+					return closed
+				}
+				break
+			}
+		}
+		return s.Evidence(in, texts[0], closed)
+	case oom.FoundWarning:
+		if marks.Warned {
+			return closed
+		}
+		t.Outcome, t.Warning = Warning, found.Warning
+		if found.Warning.Kind == oom.WarningAllocationAttempt {
+			i := in(false)
+			closed = s.Failures.Attempted(i.Stream, found.Warning.Attempts, i.Now, closed)
+		}
+		return s.Evidence(in, texts[0], closed)
+	case oom.FoundFailure:
+	}
+	if marks.Warned {
+		return closed // tagged as a warning upstream: left as it is
+	}
+	i := in(true)
+	t.Report = found.Report
+	st := failure.Statement{Report: &t.Report, At: i.At, Text: texts[0], Sent: marks.RetrySent,
+		Origin: i.Origin, Resource: i.Resource, Job: i.Job}
+	step, closed := s.Failures.Statement(i.Stream, st, i.Now, closed)
+	t.Report.Retry = step.Verdict
+	if marks.RetrySent {
+		t.Report.Retry = "" // a verdict the record arrived with is kept
+	}
+	t.Outcome, t.FailureID, t.Opened = Statement, step.ID, step.Opened
+	return closed
+}
+
+// Evidence gives a record that states no failure to its stream's open
+// failure, if any: in is called only while some failure is open.
+func (s *Stage) Evidence(in func(statement bool) Input, text string, closed []failure.Failure) []failure.Failure {
+	if len(text) > s.cfg.MaxScanSize || !s.Failures.Open() {
+		return closed
+	}
+	if i := in(false); s.Failures.OpenIn(i.Resource) {
+		closed = s.Failures.Evidence(i.Stream, text, i.Now, closed)
+	}
+	return closed
+}
+
+// Tail reads a string body that passed no prefilter for a host kill line
+// of those that hold no prefilter key (HostKillTails).
+func (s *Stage) Tail(body string) (hostoom.Statement, bool) {
+	if body == "" || !s.cfg.HostKillTails || !oom.EndsWithHostTail(body) {
+		return hostoom.Statement{}, false
+	}
+	return hostoom.Parse(body)
+}
+
+// Line takes host statement st read from a line of text: srun's line
+// repeats slurmstepd's of the same step, so it is written as a statement,
+// never joined into a second kill.
+func (s *Stage) Line(in Input, marks Marks, st hostoom.Statement, t *Tags, closed []failure.Failure) []failure.Failure {
+	if !st.Kind.Echo() {
+		return s.Host(in, marks, st, t, closed)
+	}
+	t.Outcome = Untouched
+	if !marks.HostRead {
+		t.Outcome, t.Host = HostStatement, st
+	}
+	return closed
+}
+
+// Host joins host statement st of a record into its stream's kills. The
+// record carries the kill its own line completes, else the statement.
+func (s *Stage) Host(in Input, marks Marks, st hostoom.Statement, t *Tags, closed []failure.Failure) []failure.Failure {
+	t.Outcome = Untouched
+	if marks.HostRead {
+		return closed // read upstream: processing twice equals processing once
+	}
+	var kills []hostoom.Kill
+	kills, closed = s.Failures.HostStatement(in.Stream, in.At, st, in.Now, closed)
+	t.Outcome, t.Host = HostStatement, st
+	for i := range kills {
+		// A kill closed by this record's own line; one an earlier event
+		// left without its kill line is not this record's.
+		if kills[i].Complete && kills[i].Last.Equal(in.At) && kills[i].Kind == st.Kind {
+			t.Outcome, t.Kill = HostKill, kills[i]
+		}
+	}
+	return closed
+}
+
+// Structured reads a map body's fields for a host statement: a journald
+// entry's MESSAGE (the kernel's lines count only from the kernel's
+// transport: a program that quotes one is no second kill), or a k8sobjects
+// Pod (its first OOM-killed container) or Event.
+func Structured(message, transport string, object Object) (hostoom.Statement, bool) {
+	if message != "" {
+		st, ok := hostoom.Parse(message)
+		return st, ok && (!st.Kind.Kernel() || transport == "" || transport == "kernel")
+	}
+	if object == nil {
+		return hostoom.Statement{}, false
+	}
+	switch kind, _ := object.Str("kind"); kind {
+	case "Pod":
+		for _, st := range hostoom.PodKills(object.Raw()) {
+			return st, true
+		}
+	case "Event":
+		for _, key := range []string{"message", "note"} {
+			if m, ok := object.Str(key); ok {
+				if st, ok := hostoom.Parse(m); ok {
+					return st, true
+				}
+			}
+		}
+	}
+	return hostoom.Statement{}, false
+}
+
+// Object is a structured object body (a Kubernetes object).
+type Object interface {
+	Str(key string) (string, bool) // a string field
+	Raw() map[string]any
+}
