@@ -9,6 +9,7 @@
 package stage // import "github.com/xlaoom/xlaoomprocessor/internal/stage"
 
 import (
+	"strings"
 	"time"
 
 	"github.com/xlaoom/xlaoomprocessor/hostoom"
@@ -22,6 +23,9 @@ type Config struct {
 	MemoryWarnings bool // tag memory-pressure warnings
 	HostKillTails  bool // read string bodies that end like a host kill line
 	MaxScanSize    int  // a longer text is not read for evidence
+	// LineKills reads host statements from every line (Lines), not from a
+	// record's text: for a reader of a whole saved log.
+	LineKills bool
 }
 
 // Stage is safe for concurrent use; its state is its failure.Assembler.
@@ -116,6 +120,9 @@ func (s *Stage) Candidate(texts []string, marks Marks, in func(statement bool) I
 	switch found.Found {
 	case oom.FoundNothing:
 		for _, text := range texts {
+			if s.cfg.LineKills {
+				break
+			}
 			if st, ok := hostoom.Parse(text); ok {
 				if closed = s.Line(in(false), marks, st, t, closed); t.Outcome == HostKill {
 					return closed
@@ -205,6 +212,21 @@ func (s *Stage) Host(in Input, marks Marks, st hostoom.Statement, t *Tags, close
 		}
 	}
 	return closed
+}
+
+// Lines joins the host statement of each line of text (LineKills) into
+// stream's kills, numbering them from first, and returns kills with those
+// that closed appended. srun's echo of slurmstepd's line is no kill.
+func (s *Stage) Lines(stream uint64, text string, first int, kills []hostoom.Kill) []hostoom.Kill {
+	for i, line := range strings.Split(text, "\n") {
+		l := hostoom.SplitHeader(strings.TrimRight(line, "\r"))
+		if st, ok := hostoom.ParseLine(l.Text); ok && !st.Kind.Echo() {
+			st.Ref = int64(first + i)
+			closed, _ := s.Failures.HostStatement(stream, l.At, st, time.Time{}, nil)
+			kills = append(kills, closed...)
+		}
+	}
+	return kills
 }
 
 // Structured reads a map body's fields for a host statement: a journald

@@ -5,13 +5,13 @@ package explain
 
 import (
 	"slices"
-	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/xlaoom/xlaoomprocessor/internal/failure"
 	"github.com/xlaoom/xlaoomprocessor/internal/incident"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
+	"github.com/xlaoom/xlaoomprocessor/internal/stage"
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
@@ -34,9 +34,9 @@ const (
 type gatherer struct {
 	emit func(*Finding) error
 	held []*Finding
-	// stage assembles the input's failures, one stream; open is the finding
+	// stage decides the input's records, one stream; open is the finding
 	// of its open failure (nil when none).
-	stage *failure.Assembler
+	stage *stage.Stage
 	open  *Finding
 	// attempts is the warning of the attempts no failure has taken yet.
 	attempts *Finding
@@ -47,28 +47,39 @@ type gatherer struct {
 const input = 0
 
 func newGatherer(emit func(*Finding) error) *gatherer {
-	return &gatherer{emit: emit, stage: failure.New(failure.Config{Window: incident.DefaultWindow, HoldKills: true})}
+	return &gatherer{emit: emit, stage: stage.New(stage.Config{Failure: failure.Config{Window: incident.DefaultWindow, HoldKills: true},
+		MemoryWarnings: true, MaxScanSize: maxScanSize, LineKills: true})}
 }
 
-// add takes the finding of one record (one failure or one warning).
-func (g *gatherer) add(f *Finding, text string) error {
-	switch {
-	case f.Failure != nil:
-		g.failure(f, text)
-	case f.Warning.Kind == oom.WarningAllocationAttempt:
-		g.attempt(f, text)
+// record gives one record's text, which passed the prefilter, to the stage
+// and takes the finding it holds, if any.
+func (g *gatherer) record(name string, line int, text string) error {
+	at, _ := oom.HeaderTime(text)
+	in := func(bool) stage.Input { return stage.Input{Stream: input, At: at} }
+	var t stage.Tags
+	g.closed = g.stage.Candidate([]string{text}, stage.Marks{}, in, &t, g.closed)
+	f := &Finding{Source: name, Line: line, Lines: []int{line}}
+	switch t.Outcome {
+	case stage.Statement: // its attributes are written once it closed (complete)
+		f.Failure = &t.Report
+		g.failure(f, t.FailureID, text)
+	case stage.Warning:
+		f.Warning = &t.Warning
+		f.Attributes = pcommon.NewMap()
+		oomattr.PutWarning(t.Warning, f.Attributes)
+		if t.Warning.Kind == oom.WarningAllocationAttempt {
+			g.attempt(f)
+		} else {
+			g.held = append(g.held, f)
+		}
 	default:
-		g.held = append(g.held, f)
-		g.evidence(text)
 	}
 	return g.settle()
 }
 
-// evidence gives a record that states no failure to the open failure.
+// evidence gives a record that passed no prefilter to the open failure.
 func (g *gatherer) evidence(text string) {
-	if g.stage.Open() {
-		g.closed = g.stage.Evidence(input, text, time.Time{}, g.closed)
-	}
+	g.closed = g.stage.Evidence(func(bool) stage.Input { return stage.Input{Stream: input} }, text, g.closed)
 }
 
 // settle completes the findings of the failures that closed and writes what
@@ -84,11 +95,9 @@ func (g *gatherer) settle() error {
 	return g.write()
 }
 
-func (g *gatherer) failure(f *Finding, text string) {
-	at, _ := oom.HeaderTime(text)
-	step, closed := g.stage.Statement(input, failure.Statement{Report: f.Failure, At: at, Text: text}, time.Time{}, g.closed)
-	g.closed = closed
-	if o := g.open; o != nil && o.ID == step.ID {
+// failure takes the finding of a failure statement, the failure id's.
+func (g *gatherer) failure(f *Finding, id, text string) {
+	if o := g.open; o != nil && o.ID == id {
 		if len(o.Lines) < maxRecords {
 			o.Lines = append(o.Lines, f.Line)
 		}
@@ -97,7 +106,7 @@ func (g *gatherer) failure(f *Finding, text string) {
 		g.addRecordAttempts(o, f, text)
 		return
 	}
-	f.ID = step.ID
+	f.ID = id
 	g.takeAttempts(f)
 	g.addRecordAttempts(f, f, text)
 	g.open = f
@@ -151,10 +160,8 @@ func (g *gatherer) addRecordAttempts(f, rec *Finding, text string) {
 	f.Attempts.add(n, first, last, oom.Size{}, oom.Size{})
 }
 
-func (g *gatherer) attempt(f *Finding, text string) {
+func (g *gatherer) attempt(f *Finding) {
 	w := f.Warning
-	g.closed = g.stage.Attempted(input, max(w.Attempts, 1), time.Time{}, g.closed)
-	g.evidence(text)
 	if g.attempts == nil {
 		g.attempts = f
 		g.held = append(g.held, f)
@@ -184,7 +191,7 @@ func (g *gatherer) write() error {
 // flush closes the open failure and writes every held finding: at the end of
 // the input, or when too many are held.
 func (g *gatherer) flush() error {
-	for _, c := range g.stage.Flush(nil) {
+	for _, c := range g.stage.Failures.Flush(nil) {
 		g.complete(&c)
 	}
 	g.open, g.attempts = nil, nil

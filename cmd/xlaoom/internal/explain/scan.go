@@ -14,9 +14,6 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
-	"go.opentelemetry.io/collector/pdata/pcommon"
-
-	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
@@ -160,21 +157,7 @@ func (notes *inputNotes) record(rec *Record, name string, t *Totals, g *gatherer
 	// The agent's UTF-8 decoder turns invalid bytes into U+FFFD before the
 	// processor sees the record. The copy is the finding's own: it may keep
 	// pieces of it.
-	text := strings.ToValidUTF8(string(rec.Text), "\uFFFD")
-	found := oom.Default().Find(text, true) // as the processor: a failure first, else a warning
-	if found.Found == oom.FoundNothing {
-		g.evidence(text)
-		return g.settle()
-	}
-	f := &Finding{Source: name, Line: rec.Line, Lines: []int{rec.Line}}
-	if found.Found == oom.FoundFailure { // its attributes are written once it closed (complete)
-		f.Failure = &found.Report
-	} else {
-		f.Warning = &found.Warning
-		f.Attributes = pcommon.NewMap()
-		oomattr.PutWarning(found.Warning, f.Attributes)
-	}
-	return g.add(f, text)
+	return g.record(name, rec.Line, strings.ToValidUTF8(string(rec.Text), "\uFFFD"))
 }
 
 // invalidUTF8 returns the offset of the first byte of b that is not valid
