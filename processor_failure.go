@@ -22,14 +22,9 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/internal/stage"
 )
 
-// The processor gives every record of a stream (one process's output: its
-// resource and file) to the failure stage (internal/failure) and makes one
-// record of each failure that closes (event xla.oom.failure), with every
-// fact its records stated and its verdict. A failure that closes inside a
-// batch (at its raised status, when the stream's next one opens, at the
-// bound) is appended to that batch, in a resource of its own with its
-// stream's attributes; one that closes on the quiet interval or at shutdown
-// is sent to the next consumer on its own, as logdedup sends its records.
+// One record (event xla.oom.failure) per closed failure: appended to the
+// batch it closed in, in a resource of its own; one closed by the quiet
+// interval or at shutdown is sent on its own, as logdedup sends its records.
 
 // origin is what a failure record needs of its stream: the resource, its
 // schema and the file the stream was read from.

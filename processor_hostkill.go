@@ -16,22 +16,11 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/internal/stage"
 )
 
-// Host-memory kills (package hostoom). The processor reads them from two
-// kinds of record only, so that ordinary records cost what they did:
-//   - string texts that passed the XLA prefilter (its host cues) and held
-//     no XLA failure: the kernel's lines (a kernel log file, /dev/kmsg),
-//     earlyoom's, Ray's; with host_kill_tails, string bodies that end like
-//     Slurm's, systemd-oomd's, systemd's and kubelet's kill lines;
-//   - map bodies: a journald entry's MESSAGE (the kernel, systemd-oomd,
-//     systemd, earlyoom through the journal), a Pod or an Event object of
-//     the k8sobjects receiver.
-//
-// Each stream's statements (one node's kernel log) are joined into kills
-// by the failure stage (internal/failure, host.go); the record whose line
-// completes a kill carries it (oomattr.PutHostKill), the others of the
-// same kill only their statement. A kill's owner, when it is a pod or a container, is moved to
-// the resource level (k8s.pod.uid, container.id) after the batch, so that
-// k8sattributes enriches it as it does the job's logs.
+// Host-memory kills (package hostoom) come from texts that passed the
+// prefilter's host cues, string bodies that end like a kill line
+// (host_kill_tails) and map bodies (journald, k8sobjects), so that ordinary
+// records cost what they did. A kill's pod or container owner is moved to
+// the resource level after the batch, for k8sattributes.
 
 // taggedHost is what tag returns for a record that carries a host kill.
 const taggedHost tagging = 100

@@ -1,11 +1,9 @@
 // Copyright The xla_oom Authors
 // SPDX-License-Identifier: Apache-2.0
 
-// Package stage decides what one log record is and what is written on it:
-// an XLA failure statement, a memory warning, a host-memory statement or
-// kill, or evidence for its stream's open failure (package failure). It
-// holds no collector types: the processor reads a record's texts, marks
-// and keys into an Input and writes the Tags it gets back.
+// Package stage decides what one log record is (a failure statement, a
+// warning, a host statement or kill, evidence) and what is written on it,
+// with no collector types: its callers are adapters.
 package stage // import "github.com/xlaoom/xlaoomprocessor/internal/stage"
 
 import (
@@ -23,9 +21,7 @@ type Config struct {
 	MemoryWarnings bool // tag memory-pressure warnings
 	HostKillTails  bool // read string bodies that end like a host kill line
 	MaxScanSize    int  // a longer text is not read for evidence
-	// LineKills reads host statements from every line (Lines), not from a
-	// record's text: for a reader of a whole saved log.
-	LineKills bool
+	LineKills      bool // host statements are read by line (Lines): a whole saved log
 }
 
 // Stage is safe for concurrent use; its state is its failure.Assembler.
@@ -40,15 +36,13 @@ func New(cfg Config) *Stage {
 	return &Stage{cfg: cfg, recognizer: oom.Default(), Failures: failure.New(cfg.Failure)}
 }
 
-// Input is what the stage is told of a record once it needs more than its
-// texts and marks: its keys (package incident) and times.
+// Input is a record's keys (package incident) and times.
 type Input struct {
 	Resource, Stream uint64
-	Job              uint64    // 0: the resource names no job
-	At               time.Time // the record's time, else its arrival
-	Now              time.Time // its arrival
-	// Origin is called once when the record opens a failure.
-	Origin func() any
+	Job              uint64     // 0: the resource names no job
+	At               time.Time  // the record's time, else its arrival
+	Now              time.Time  // its arrival
+	Origin           func() any // failure.Statement.Origin
 }
 
 // Marks are what a record arrived with.
@@ -59,10 +53,9 @@ type Marks struct {
 	HostRead  bool // a host statement read upstream
 }
 
-// Outcome says what Tags hold.
 type Outcome uint8
 
-// The outcomes.
+// The outcomes: what Tags hold.
 const (
 	Untouched     Outcome = iota
 	Statement             // Report, FailureID, Opened
@@ -71,8 +64,7 @@ const (
 	HostKill              // Kill, and Host
 )
 
-// Tags are what the stage decided to write on a record; the caller keeps
-// them so that a record the stage leaves untouched zeroes no Report.
+// Tags are what the stage decided to write on a record.
 type Tags struct {
 	Outcome   Outcome
 	Report    oom.Report // its Retry: "" when the record's own verdict is kept
@@ -84,14 +76,13 @@ type Tags struct {
 }
 
 // OpenIn reports, without a lock, whether a stream of resource has an open
-// failure: only such a record needs its Input for Evidence.
+// failure: only its records need their Input.
 func (s *Stage) OpenIn(resource uint64) bool {
 	return s.Failures.Open() && s.Failures.OpenIn(resource)
 }
 
-// Read returns the first failure of texts (those that passed the
-// prefilter, in source order) or, with MemoryWarnings and none, their
-// first warning. Each text is flattened once for both.
+// Read returns the first failure of texts, else (MemoryWarnings) their
+// first warning, flattening each text once.
 func (s *Stage) Read(texts []string) oom.Finding {
 	var first oom.Finding
 	for _, text := range texts {
@@ -107,10 +98,8 @@ func (s *Stage) Read(texts []string) oom.Finding {
 	return first
 }
 
-// Candidate decides a record whose texts passed the prefilter; in is
-// called when the decision needs the record's keys (statement: with its
-// job and origin). It sets t and returns closed with the failures that
-// closed appended.
+// Candidate decides a record whose texts passed the prefilter; in gives its
+// keys when needed (statement: with Job and Origin).
 func (s *Stage) Candidate(texts []string, marks Marks, in func(statement bool) Input, t *Tags, closed []failure.Failure) []failure.Failure {
 	t.Outcome = Untouched
 	if marks.Tagged {
@@ -159,8 +148,8 @@ func (s *Stage) Candidate(texts []string, marks Marks, in func(statement bool) I
 	return closed
 }
 
-// Evidence gives a record that states no failure to its stream's open
-// failure, if any: in is called only while some failure is open.
+// Evidence reads a record into its stream's open failure, if any; in is
+// called only while some failure is open.
 func (s *Stage) Evidence(in func(statement bool) Input, text string, closed []failure.Failure) []failure.Failure {
 	if len(text) > s.cfg.MaxScanSize || !s.Failures.Open() {
 		return closed
@@ -171,8 +160,8 @@ func (s *Stage) Evidence(in func(statement bool) Input, text string, closed []fa
 	return closed
 }
 
-// Tail reads a string body that passed no prefilter for a host kill line
-// of those that hold no prefilter key (HostKillTails).
+// Tail reads a body the prefilter passed over for a host kill line that
+// holds no prefilter key (HostKillTails).
 func (s *Stage) Tail(body string) (hostoom.Statement, bool) {
 	if body == "" || !s.cfg.HostKillTails || !oom.EndsWithHostTail(body) {
 		return hostoom.Statement{}, false
@@ -180,9 +169,8 @@ func (s *Stage) Tail(body string) (hostoom.Statement, bool) {
 	return hostoom.Parse(body)
 }
 
-// Line takes host statement st read from a line of text: srun's line
-// repeats slurmstepd's of the same step, so it is written as a statement,
-// never joined into a second kill.
+// Line takes st read from a text: srun's echo of slurmstepd's line is a
+// statement, never a second kill.
 func (s *Stage) Line(in Input, marks Marks, st hostoom.Statement, t *Tags, closed []failure.Failure) []failure.Failure {
 	if !st.Kind.Echo() {
 		return s.Host(in, marks, st, t, closed)
@@ -194,8 +182,8 @@ func (s *Stage) Line(in Input, marks Marks, st hostoom.Statement, t *Tags, close
 	return closed
 }
 
-// Host joins host statement st of a record into its stream's kills. The
-// record carries the kill its own line completes, else the statement.
+// Host joins st into its stream's kills: the record carries the kill its
+// own line completes, else the statement.
 func (s *Stage) Host(in Input, marks Marks, st hostoom.Statement, t *Tags, closed []failure.Failure) []failure.Failure {
 	t.Outcome = Untouched
 	if marks.HostRead {
@@ -205,8 +193,6 @@ func (s *Stage) Host(in Input, marks Marks, st hostoom.Statement, t *Tags, close
 	kills, closed = s.Failures.HostStatement(in.Stream, in.At, st, in.Now, closed)
 	t.Outcome, t.Host = HostStatement, st
 	for i := range kills {
-		// A kill closed by this record's own line; one an earlier event
-		// left without its kill line is not this record's.
 		if kills[i].Complete && kills[i].Last.Equal(in.At) && kills[i].Kind == st.Kind {
 			t.Outcome, t.Kill = HostKill, kills[i]
 		}
@@ -214,9 +200,8 @@ func (s *Stage) Host(in Input, marks Marks, st hostoom.Statement, t *Tags, close
 	return closed
 }
 
-// Lines joins the host statement of each line of text (LineKills) into
-// stream's kills, numbering them from first, and returns kills with those
-// that closed appended. srun's echo of slurmstepd's line is no kill.
+// Lines joins each line's host statement (LineKills), numbered from first,
+// and returns kills with those that closed appended.
 func (s *Stage) Lines(stream uint64, text string, first int, kills []hostoom.Kill) []hostoom.Kill {
 	for i, line := range strings.Split(text, "\n") {
 		l := hostoom.SplitHeader(strings.TrimRight(line, "\r"))
@@ -229,10 +214,8 @@ func (s *Stage) Lines(stream uint64, text string, first int, kills []hostoom.Kil
 	return kills
 }
 
-// Structured reads a map body's fields for a host statement: a journald
-// entry's MESSAGE (the kernel's lines count only from the kernel's
-// transport: a program that quotes one is no second kill), or a k8sobjects
-// Pod (its first OOM-killed container) or Event.
+// Structured reads a journald MESSAGE (the kernel's lines only from the
+// kernel's transport) or a k8sobjects Pod or Event for a host statement.
 func Structured(message, transport string, object Object) (hostoom.Statement, bool) {
 	if message != "" {
 		st, ok := hostoom.Parse(message)
