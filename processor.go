@@ -29,9 +29,8 @@ type logsProcessor struct {
 	finder    *oomrecord.Finder
 	telemetry *metadata.TelemetryBuilder
 	now       func() time.Time // dates a record that carries no time; replaced in tests
-	// stage decides each record (internal/stage); failures are its
-	// streams' failures (processor_failure.go); next receives those that
-	// close outside a batch (quiet, shutdown).
+	// stage decides each record; next receives the failures that close
+	// outside a batch (quiet, shutdown).
 	stage    *stage.Stage
 	failures *failure.Assembler
 	next     consumer.Logs
@@ -111,16 +110,12 @@ const (
 	taggedGeneric // an OOM tagged by the last-resort layer (counted as an OOM too)
 )
 
-// tag gives one record to the stage (internal/stage) and writes what it
-// decided, returning the code (or, for a memory warning, the kind) it was
-// tagged with. The record's resource names its stream and, in
-// xla.oom.incident.id, its job. Failures that close are appended to
-// b.closed.
+// tag gives one record to the stage and writes what it decided, returning
+// the code (or a warning's kind) it was tagged with.
 func (p *logsProcessor) tag(rl plog.ResourceLogs, lr plog.LogRecord, b *batch) (string, tagging) {
 	var texts oomrecord.Candidates
 	if !p.finder.Scan(lr, &texts) {
-		// 99.9 % of records: no Report is zeroed or copied; a string body
-		// while no failure is open anywhere costs one atomic load more.
+		// 99.9 % of records: no Report is zeroed or copied.
 		return p.notCandidate(rl, lr, b)
 	}
 	var buf [4]string
@@ -134,10 +129,9 @@ func (p *logsProcessor) tag(rl plog.ResourceLogs, lr plog.LogRecord, b *batch) (
 	return p.write(rl, lr, &t, b)
 }
 
-// notCandidate reads a record the prefilter passed over: a map body for a
-// host kill (a journald entry, a k8sobjects Pod or Event), a string body
-// that ends like a host kill line (host_kill_tails), and, while its
-// resource has an open failure, any other body for its evidence.
+// notCandidate reads a record the prefilter passed over: a map body or a
+// host tail for a host kill, else, only while its resource has an open
+// failure, its body for evidence (no key, no lock otherwise).
 func (p *logsProcessor) notCandidate(rl plog.ResourceLogs, lr plog.LogRecord, b *batch) (string, tagging) {
 	body := lr.Body()
 	if body.Type() == pcommon.ValueTypeMap {
