@@ -15,27 +15,23 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
-// One finding per failure, as the failure stage (internal/failure) assembles
-// it, one stream per input (docs/explain.md). Allocation attempts are never
-// findings of their own: those before a failure are summarised in it, those
-// no failure followed are one warning.
+// One finding per failure, as the processor's stage (internal/stage)
+// assembles it, one stream per input. Attempts before a failure are
+// summarised in it; those no failure followed are one warning.
 
-// maxHeld bounds the findings held while a failure or an attempt series is
-// still open: past it, they are written as they stand. maxRecords bounds the
-// record lines a finding lists (past it, they are only counted).
+// maxHeld bounds the findings held while a failure or attempt series is
+// open; maxRecords the record lines a finding lists.
 const (
 	maxHeld    = 1024
 	maxRecords = 256
 )
 
-// gatherer turns the findings of the records of one input into what is
-// printed: it holds findings in line order until nothing before them can
-// change.
+// gatherer holds an input's findings in line order until nothing before
+// them can change.
 type gatherer struct {
 	emit func(*Finding) error
 	held []*Finding
-	// stage decides the input's records, one stream; open is the finding
-	// of its open failure (nil when none).
+	// stage decides the input's records; open is its open failure's finding.
 	stage *stage.Stage
 	open  *Finding
 	// attempts is the warning of the attempts no failure has taken yet.
@@ -82,8 +78,7 @@ func (g *gatherer) evidence(text string) {
 	g.closed = g.stage.Evidence(func(bool) stage.Input { return stage.Input{Stream: input} }, text, g.closed)
 }
 
-// settle completes the findings of the failures that closed and writes what
-// nothing can change any more.
+// settle completes the closed failures' findings and writes what is final.
 func (g *gatherer) settle() error {
 	for i := range g.closed {
 		g.complete(&g.closed[i])
@@ -143,11 +138,8 @@ func (g *gatherer) takeAttempts(f *Finding) {
 	g.held = slices.DeleteFunc(g.held, func(h *Finding) bool { return h == a })
 }
 
-// addRecordAttempts counts the attempts inside a failure's own record
-// (Report.Attempts, the processor's xla.oom.attempts), with their sizes when
-// the record reads as an attempt warning too. A lone refusal of the very
-// request that failed (the platform allocator logs the driver's) is the
-// failure: neither explain nor the processor counts it.
+// addRecordAttempts counts the attempts in a failure's own record
+// (xla.oom.attempts), with their sizes when it reads as an attempt warning.
 func (g *gatherer) addRecordAttempts(f, rec *Finding, text string) {
 	n := rec.Failure.Attempts
 	if n == 0 {
@@ -175,8 +167,7 @@ func (g *gatherer) attempt(f *Finding) {
 	}
 }
 
-// write writes the held findings that nothing can change any more: those
-// before the open failure and the open attempts.
+// write writes the held findings before the open failure and attempts.
 func (g *gatherer) write() error {
 	n := 0
 	for n < len(g.held) && g.held[n] != g.attempts && g.held[n] != g.open {
@@ -188,8 +179,7 @@ func (g *gatherer) write() error {
 	return g.writeN(n)
 }
 
-// flush closes the open failure and writes every held finding: at the end of
-// the input, or when too many are held.
+// flush closes the open failure and writes every held finding.
 func (g *gatherer) flush() error {
 	for _, c := range g.stage.Failures.Flush(nil) {
 		g.complete(&c)
@@ -213,8 +203,7 @@ func (g *gatherer) writeN(n int) error {
 	return nil
 }
 
-// attemptWarning is the warning of a whole series: the first attempt's, with
-// the series' figures.
+// attemptWarning is the first attempt's warning with the series' figures.
 func attemptWarning(first *oom.Warning, a *Attempts) *oom.Warning {
 	w := *first
 	w.Attempts, w.Requested, w.Last = a.Count, a.First, oom.Size{}
