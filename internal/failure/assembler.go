@@ -4,7 +4,6 @@
 package failure
 
 import (
-	"maps"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -50,9 +49,9 @@ type Assembler struct {
 	seq     uint64
 	open    atomic.Int64 // the streams with an open failure, read without mu
 	evicted atomic.Int64
-	// resources counts the open failures per resource, replaced whole under
-	// mu and read without it (OpenIn).
-	resources atomic.Pointer[map[uint64]int]
+	// resources counts the open failures by resource (slot), read without
+	// mu by OpenIn; a collision only costs a lock.
+	resources [1024]atomic.Int32
 }
 
 // stream is what is kept of one stream: a fixed size.
@@ -102,20 +101,12 @@ func (a *Assembler) Open() bool { return a.open.Load() > 0 }
 
 // OpenIn is Open for the streams of resource (Statement.Resource).
 func (a *Assembler) OpenIn(resource uint64) bool {
-	m := a.resources.Load()
-	return m != nil && (*m)[resource] > 0
+	return a.slot(resource).Load() > 0
 }
 
-// countResource adds d to resource's open failures; the caller holds mu.
-func (a *Assembler) countResource(resource uint64, d int) {
-	m := map[uint64]int{}
-	if old := a.resources.Load(); old != nil {
-		m = maps.Clone(*old)
-	}
-	if m[resource] += d; m[resource] <= 0 {
-		delete(m, resource)
-	}
-	a.resources.Store(&m)
+// slot is resource's counter: the top bits of its hash, mixed.
+func (a *Assembler) slot(resource uint64) *atomic.Int32 {
+	return &a.resources[(resource*0x9e3779b97f4a7c15)>>54]
 }
 
 // Evicted is the number of streams evicted since the last call.
@@ -194,7 +185,7 @@ func (a *Assembler) Statement(key uint64, st Statement, now time.Time, closed []
 			s.cur.f.Origin = st.Origin()
 		}
 		a.open.Add(1)
-		a.countResource(st.Resource, 1)
+		a.slot(st.Resource).Add(1)
 		a.opens.Put(key, struct{}{})
 	} else {
 		merge(&s.cur.f.Report, r)
@@ -331,7 +322,7 @@ func (a *Assembler) close(key uint64, s *stream, why Close, closed []Failure) []
 	b := s.cur
 	s.cur = nil
 	a.open.Add(-1)
-	a.countResource(b.resource, -1)
+	a.slot(b.resource).Add(-1)
 	a.opens.Remove(key)
 	f := b.f
 	f.Closed = why
