@@ -5,6 +5,7 @@ package failure
 
 import (
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -141,7 +142,7 @@ func (a *Assembler) Evidence(key uint64, text string, now time.Time, closed []Fa
 	b.ev.read(text)
 	b.readOutput(text)
 	switch {
-	case oom.Raised(text):
+	case oom.Raised(text) && !tracebackHead(text):
 		closed = a.close(key, s, ClosedRaised, closed)
 	case b.wentOn(wentOnEarly):
 		closed = a.close(key, s, ClosedWentOn, closed)
@@ -236,6 +237,14 @@ func (a *Assembler) opened(st Statement, now time.Time) time.Time {
 	a.jobs.Put(st.Job, at)
 	a.jobs.Trim(a.cfg.MaxStreams)
 	return at
+}
+
+// tracebackHead reports whether text is a traceback's head line alone, as
+// a reader that does not group lines sends it: the exception line, the
+// raised status, comes after its frames.
+func tracebackHead(text string) bool {
+	t := strings.TrimSpace(text)
+	return !strings.Contains(t, "\n") && strings.HasSuffix(t, "Traceback (most recent call last):")
 }
 
 // tidy forgets a stream that holds nothing; the caller holds mu.

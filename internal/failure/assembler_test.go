@@ -216,3 +216,15 @@ func TestOpenedIsTheJobIncidents(t *testing.T) {
 	assert.Equal(t, edge.Add(time.Hour), open(4, 7, edge.Add(time.Hour), edge), "the job's next incident")
 	assert.Equal(t, edge, open(5, 0, edge, edge), "a stream of no job")
 }
+
+// Fed line by line, a traceback's head does not close the failure: its
+// exception line, after the frames, does.
+func TestTracebackHeadAloneKeepsFailureOpen(t *testing.T) {
+	a := New(Config{Window: time.Minute})
+	closed := feed(a, 1, t0, nil, bfcLine, "Traceback (most recent call last):", "  File \"/home/me/train.py\", line 194, in run_job")
+	assert.Empty(t, closed)
+	closed = feed(a, 1, t0, closed, "jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 23.28GiB with allocator GPU_0_bfc on device 0.")
+	require.Len(t, closed, 1)
+	assert.Equal(t, ClosedRaised, closed[0].Closed)
+	assert.Equal(t, 2, closed[0].Statements)
+}
