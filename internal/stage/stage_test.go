@@ -177,3 +177,18 @@ func TestEvidenceAsksForKeysOnlyWhileOpen(t *testing.T) {
 	s.Evidence(in, strings.Repeat("x", 1<<20+1), nil)
 	assert.Equal(t, 1, asked, "over MaxScanSize")
 }
+
+// A whole saved kernel log read by line (LineKills, HoldKills): one kill,
+// numbered by its line.
+func TestLines(t *testing.T) {
+	b, err := os.ReadFile("../../hostoom/testdata/memcg-v1-linux-6.18.dmesg.txt")
+	require.NoError(t, err)
+	s := New(Config{Failure: failure.Config{Window: time.Minute, HoldKills: true}, LineKills: true, MaxScanSize: 1 << 20})
+	kills := s.Lines(1, string(b), 1, nil)
+	kills = append(kills, s.Failures.FlushKills(1)...)
+	require.Len(t, kills, 1)
+	assert.Equal(t, int64(1), kills[0].Ref, "its first line")
+	var tags Tags
+	s.Candidate([]string{"Memory cgroup out of memory: Killed process 29330 (python3) total-vm:82116kB"}, Marks{}, func(bool) Input { return Input{Stream: 2} }, &tags, nil)
+	assert.Equal(t, Untouched, tags.Outcome, "with LineKills a record's text is not read for host statements")
+}
