@@ -7,11 +7,16 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/processor/processortest"
 
 	"github.com/xlaoom/xlaoomprocessor/internal/metadata"
+	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
+	"github.com/xlaoom/xlaoomprocessor/internal/workload"
 )
 
 // chunkDump is one failure of a verbose job (TF_CPP_MIN_LOG_LEVEL=0): the
@@ -70,5 +75,32 @@ func BenchmarkFailureChunkDump(b *testing.B) {
 				b.Fatalf("%d resources, want the batch's and its failure record's", got)
 			}
 		})
+	}
+}
+
+// BenchmarkProcessorFailureOpenElsewhere is BenchmarkProcessorOrdinaryOnly
+// while another stream (a host of another job) has a failure open: what a
+// stream with no open failure pays for another's.
+func BenchmarkProcessorFailureOpenElsewhere(b *testing.B) {
+	cfg := createDefaultConfig()
+	cfg.FailureQuietInterval = 10 * time.Minute
+	sink := new(consumertest.LogsSink)
+	p, err := NewFactory().CreateLogs(context.Background(), processortest.NewNopSettings(metadata.Type), cfg, sink)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := p.Start(context.Background(), componenttest.NewNopHost()); err != nil {
+		b.Fatal(err)
+	}
+	if err := p.ConsumeLogs(context.Background(), hostBatch("gpu-host-99", jobAllocator)); err != nil {
+		b.Fatal(err)
+	}
+	workload.Bench(b, batches(ordinaryConfig()), func(ld plog.Logs) { _ = p.ConsumeLogs(context.Background(), ld) })
+	if err := p.Shutdown(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	all := sink.AllLogs()
+	if last := all[len(all)-1]; last.LogRecordCount() != 1 || last.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(0).EventName() != oomattr.EventFailure {
+		b.Fatal("the failure was not open throughout: no failure record at shutdown")
 	}
 }

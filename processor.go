@@ -15,13 +15,12 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
-	"github.com/xlaoom/xlaoomprocessor/hostoom"
 	"github.com/xlaoom/xlaoomprocessor/internal/failure"
 	"github.com/xlaoom/xlaoomprocessor/internal/incident"
 	"github.com/xlaoom/xlaoomprocessor/internal/metadata"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomrecord"
-	"github.com/xlaoom/xlaoomprocessor/internal/recordtime"
+	"github.com/xlaoom/xlaoomprocessor/internal/stage"
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
@@ -30,8 +29,9 @@ type logsProcessor struct {
 	finder    *oomrecord.Finder
 	telemetry *metadata.TelemetryBuilder
 	now       func() time.Time // dates a record that carries no time; replaced in tests
-	// failures assembles each stream's failures (processor_failure.go);
-	// next receives those that close outside a batch (quiet, shutdown).
+	// stage decides each record; next receives the failures that close
+	// outside a batch (quiet, shutdown).
+	stage    *stage.Stage
 	failures *failure.Assembler
 	next     consumer.Logs
 	logger   *zap.Logger
@@ -42,8 +42,10 @@ type logsProcessor struct {
 }
 
 func newLogsProcessor(cfg *Config, finder *oomrecord.Finder, telemetry *metadata.TelemetryBuilder, next consumer.Logs) *logsProcessor {
+	s := stage.New(stage.Config{Failure: failure.Config{Window: cfg.IncidentWindow, Quiet: cfg.FailureQuietInterval},
+		MemoryWarnings: cfg.MemoryWarnings, HostKillTails: cfg.HostKillTails, MaxScanSize: cfg.MaxScanSize})
 	return &logsProcessor{cfg: cfg, finder: finder, telemetry: telemetry, now: time.Now, next: next, logger: zap.NewNop(), stop: make(chan struct{}),
-		failures: failure.New(failure.Config{Window: cfg.IncidentWindow, Quiet: cfg.FailureQuietInterval})}
+		stage: s, failures: s.Failures}
 }
 
 // processLogs tags every XLA OOM record in place and adds a failure record
@@ -108,82 +110,82 @@ const (
 	taggedGeneric // an OOM tagged by the last-resort layer (counted as an OOM too)
 )
 
-// tag recognises and tags one record, returning the code (or, for a memory
-// warning, the kind) it was tagged with, and gives it to the failure stage.
-// A record that already carries xla.error.code (tagged by an upstream
-// collector) is left as it is, so processing twice equals processing once.
-// The record's resource names its stream and, in xla.oom.incident.id, its
-// job. Failures that close are appended to closed.
+// tag gives one record to the stage and writes what it decided, returning
+// the code (or a warning's kind) it was tagged with.
 func (p *logsProcessor) tag(rl plog.ResourceLogs, lr plog.LogRecord, b *batch) (string, tagging) {
 	var texts oomrecord.Candidates
 	if !p.finder.Scan(lr, &texts) {
-		// 99.9 % of records: no Report is zeroed or copied; a string body
-		// while no failure is open anywhere costs one atomic load more.
-		if body := lr.Body(); body.Str() == "" || p.failures.Open() {
-			return p.notCandidate(rl, lr, b)
-		} else if p.cfg.HostKillTails && hostoom.EndsWithTail(body.Str()) {
-			return p.hostTail(rl, lr, body.Str(), b) // processor_hostkill.go
-		}
-		return "", untouched
+		// 99.9 % of records: no Report is zeroed or copied.
+		return p.notCandidate(rl, lr, b)
 	}
-	return p.tagCandidate(rl, lr, &texts, b)
+	var buf [4]string
+	candidates := buf[:0]
+	for i := range texts.Len() {
+		candidates = append(candidates, texts.Text(i))
+	}
+	in := func(statement bool) stage.Input { return p.input(rl, lr, b, statement) }
+	var t stage.Tags
+	b.closed = p.stage.Candidate(candidates, marksOf(lr.Attributes()), in, &t, b.closed)
+	return p.write(rl, lr, &t, b)
 }
 
-// notCandidate reads a record the prefilter passed over: a map body for a
-// host kill (processor_hostkill.go: a journald entry, a k8sobjects Pod or
-// Event), else, while a failure is open, a string body for its evidence.
+// notCandidate reads a record the prefilter passed over: a map body or a
+// host tail for a host kill, else, only while its resource has an open
+// failure, its body for evidence (no key, no lock otherwise).
 func (p *logsProcessor) notCandidate(rl plog.ResourceLogs, lr plog.LogRecord, b *batch) (string, tagging) {
-	if lr.Body().Type() == pcommon.ValueTypeMap {
-		return p.hostStructured(rl, lr, b)
+	body := lr.Body()
+	if body.Type() == pcommon.ValueTypeMap {
+		return p.structured(rl, lr, b) // processor_hostkill.go
 	}
-	if p.failures.Open() {
-		if body := lr.Body().Str(); len(body) <= p.cfg.MaxScanSize {
-			p.evidence(rl, lr, body, b)
+	text := body.Str()
+	if st, ok := p.stage.Tail(text); ok {
+		var t stage.Tags
+		b.closed = p.stage.Line(p.input(rl, lr, b, false), marksOf(lr.Attributes()), st, &t, b.closed)
+		if label, tagged := p.write(rl, lr, &t, b); tagged != untouched {
+			return label, tagged
 		}
+	}
+	if p.stage.OpenIn(b.resource(rl)) {
+		in := func(statement bool) stage.Input { return p.input(rl, lr, b, statement) }
+		b.closed = p.stage.Evidence(in, text, b.closed)
 	}
 	return "", untouched
 }
 
-// tagCandidate recognises and tags a record whose texts passed the prefilter.
-func (p *logsProcessor) tagCandidate(rl plog.ResourceLogs, lr plog.LogRecord, texts *oomrecord.Candidates, b *batch) (string, tagging) {
-	if oomattr.Tagged(lr.Attributes()) {
+// marksOf reads what a record arrived with.
+func marksOf(attrs pcommon.Map) stage.Marks {
+	_, sent := attrs.Get(oomattr.Retry)
+	_, host := attrs.Get(oomattr.HostSource)
+	return stage.Marks{Tagged: oomattr.Tagged(attrs), Warned: oomattr.Warned(attrs), RetrySent: sent, HostRead: host}
+}
+
+// write writes on a record the tags the stage decided.
+func (p *logsProcessor) write(rl plog.ResourceLogs, lr plog.LogRecord, t *stage.Tags, b *batch) (string, tagging) {
+	attrs := lr.Attributes()
+	switch t.Outcome {
+	case stage.Untouched:
 		return "", untouched
-	}
-	found := p.finder.Read(texts, p.cfg.MemoryWarnings)
-	switch found.Found {
-	case oom.FoundNothing:
-		if label, t := p.hostText(rl, lr, texts, b); t != untouched {
-			return label, t // processor_hostkill.go
-		}
-		if p.failures.Open() {
-			p.evidence(rl, lr, texts.First(), b)
-		}
+	case stage.Warning:
+		oomattr.PutWarning(t.Warning, attrs)
+		nameEvent(lr, oomattr.EventWarning)
+		p.setSeverity(lr, plog.SeverityNumberWarn, "WARN")
+		return t.Warning.Kind, taggedWarning
+	case stage.HostStatement:
+		oomattr.PutHostStatement(&t.Host, attrs)
 		return "", untouched
-	case oom.FoundWarning:
-		return p.warn(rl, lr, &found.Warning, texts.First(), b)
-	case oom.FoundFailure:
+	case stage.HostKill:
+		return p.writeKill(rl, lr, &t.Kill, b) // processor_hostkill.go
+	case stage.Statement:
 	}
-	report := found.Report
-	if oomattr.Warned(lr.Attributes()) {
-		return "", untouched // tagged as a warning upstream: leave it as it is
-	}
-	ts := recordtime.Of(lr, b.now)
-	_, sent := lr.Attributes().Get(oomattr.Retry)
-	step := p.statement(rl, lr, &report, ts, texts.First(), sent, b)
-	if sent {
-		report.Retry = "" // a verdict the record arrived with is kept
-	} else {
-		report.Retry = step.Verdict
-	}
-	oomattr.PutTop(report, lr.Attributes(), p.cfg.TopAllocations)
+	oomattr.PutTop(t.Report, attrs, p.cfg.TopAllocations)
 	nameEvent(lr, oomattr.EventStatement)
-	lr.Attributes().PutStr(oomattr.FailureID, step.ID)
-	lr.Attributes().PutStr(oomattr.Incident, incident.ID(rl.Resource().Attributes(), p.cfg.IncidentResourceAttributes, ts, p.cfg.IncidentWindow))
+	attrs.PutStr(oomattr.FailureID, t.FailureID)
+	attrs.PutStr(oomattr.Incident, incident.ID(rl.Resource().Attributes(), p.cfg.IncidentResourceAttributes, pcommon.NewTimestampFromTime(t.Opened), p.cfg.IncidentWindow))
 	p.setSeverity(lr, plog.SeverityNumberError, "ERROR")
-	if report.Family == oom.FamilyGeneric {
-		return report.Code, taggedGeneric
+	if t.Report.Family == oom.FamilyGeneric {
+		return t.Report.Code, taggedGeneric
 	}
-	return report.Code, taggedOOM
+	return t.Report.Code, taggedOOM
 }
 
 // setSeverity sets a tagged record's severity when it has none.

@@ -18,17 +18,13 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/internal/incident"
 	"github.com/xlaoom/xlaoomprocessor/internal/metadata"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
-	"github.com/xlaoom/xlaoomprocessor/oom"
+	"github.com/xlaoom/xlaoomprocessor/internal/recordtime"
+	"github.com/xlaoom/xlaoomprocessor/internal/stage"
 )
 
-// The processor gives every record of a stream (one process's output: its
-// resource and file) to the failure stage (internal/failure) and makes one
-// record of each failure that closes (event xla.oom.failure), with every
-// fact its records stated and its verdict. A failure that closes inside a
-// batch (at its raised status, when the stream's next one opens, at the
-// bound) is appended to that batch, in a resource of its own with its
-// stream's attributes; one that closes on the quiet interval or at shutdown
-// is sent to the next consumer on its own, as logdedup sends its records.
+// One record (event xla.oom.failure) per closed failure: appended to the
+// batch it closed in, in a resource of its own; one closed by the quiet
+// interval or at shutdown is sent on its own, as logdedup sends its records.
 
 // origin is what a failure record needs of its stream: the resource, its
 // schema and the file the stream was read from.
@@ -52,8 +48,8 @@ func originOf(rl plog.ResourceLogs, lr plog.LogRecord) func() any {
 }
 
 // batch is what processLogs keeps while it reads one batch: the failures
-// that closed in it, its arrival, and the stream key of the resource it is
-// in (computed once, when a record of it first needs its stream).
+// that closed in it, its arrival, and the hash of the resource it is in
+// (computed once, when a record of it first needs its stream).
 type batch struct {
 	closed []failure.Failure
 	now    time.Time
@@ -66,12 +62,17 @@ type batch struct {
 	fileKey uint64
 }
 
-func (b *batch) key(rl plog.ResourceLogs, lr plog.LogRecord) uint64 {
+func (b *batch) resource(rl plog.ResourceLogs) uint64 {
 	if !b.hashed || b.rl != rl {
 		b.rl, b.hashed, b.file = rl, true, ""
 		b.hash = incident.ResourceHash(rl.Resource().Attributes())
 		b.fileKey = incident.StreamOf(b.hash, pcommon.NewMap())
 	}
+	return b.hash
+}
+
+func (b *batch) key(rl plog.ResourceLogs, lr plog.LogRecord) uint64 {
+	b.resource(rl)
 	attrs := lr.Attributes()
 	file, ok := attrs.Get(fileAttribute)
 	if ok && file.Type() == pcommon.ValueTypeStr && file.Str() == b.file {
@@ -84,24 +85,17 @@ func (b *batch) key(rl plog.ResourceLogs, lr plog.LogRecord) uint64 {
 	return key
 }
 
-// statement gives a failure statement to the stage and returns its step;
-// sent: the record arrived with its sender's verdict.
-func (p *logsProcessor) statement(rl plog.ResourceLogs, lr plog.LogRecord, r *oom.Report, ts pcommon.Timestamp, text string, sent bool, b *batch) failure.Step {
-	st := failure.Statement{Report: r, At: ts.AsTime(), Text: text, Sent: sent, Origin: originOf(rl, lr)}
-	step, closed := p.failures.Statement(b.key(rl, lr), st, b.now, b.closed)
-	b.closed = closed
-	return step
-}
-
-// evidence gives a record that is not a statement to its stream's open
-// failure, if any.
-func (p *logsProcessor) evidence(rl plog.ResourceLogs, lr plog.LogRecord, text string, b *batch) {
-	b.closed = p.failures.Evidence(b.key(rl, lr), text, b.now, b.closed)
-}
-
-// attempted gives a record's allocation attempts to its stream.
-func (p *logsProcessor) attempted(rl plog.ResourceLogs, lr plog.LogRecord, n int, b *batch) {
-	b.closed = p.failures.Attempted(b.key(rl, lr), n, b.now, b.closed)
+// input is what the stage needs of a record beyond its texts: its keys
+// and times; statement: it states a failure, whose job and origin count.
+func (p *logsProcessor) input(rl plog.ResourceLogs, lr plog.LogRecord, b *batch, statement bool) stage.Input {
+	in := stage.Input{Resource: b.resource(rl), Stream: b.key(rl, lr), At: recordtime.Of(lr, b.now).AsTime(), Now: b.now}
+	if statement {
+		if job, ok := incident.JobKey(rl.Resource().Attributes(), p.cfg.IncidentResourceAttributes); ok {
+			in.Job = job
+		}
+		in.Origin = originOf(rl, lr)
+	}
+	return in
 }
 
 // appendFailures adds a record for each closed failure to ld.
@@ -127,7 +121,7 @@ func (p *logsProcessor) appendFailures(ctx context.Context, ld plog.Logs, closed
 }
 
 // failureRecord writes failure f as lr: dated at its first statement, with
-// its stream's job in xla.oom.incident.id as its statements have it.
+// the incident id its statements have.
 func (p *logsProcessor) failureRecord(f *failure.Failure, o *origin, res pcommon.Map, lr plog.LogRecord, now time.Time) {
 	ts := pcommon.NewTimestampFromTime(now)
 	if !f.First.IsZero() {
@@ -141,7 +135,7 @@ func (p *logsProcessor) failureRecord(f *failure.Failure, o *origin, res pcommon
 	lr.Body().SetStr(oomattr.FailureBody(f))
 	attrs := lr.Attributes()
 	oomattr.PutFailure(f, attrs, p.cfg.TopAllocations)
-	attrs.PutStr(oomattr.Incident, incident.ID(res, p.cfg.IncidentResourceAttributes, ts, p.cfg.IncidentWindow))
+	attrs.PutStr(oomattr.Incident, incident.ID(res, p.cfg.IncidentResourceAttributes, pcommon.NewTimestampFromTime(f.Opened), p.cfg.IncidentWindow))
 	if o != nil && o.file != "" {
 		attrs.PutStr(fileAttribute, o.file)
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/internal/metadata"
 	"github.com/xlaoom/xlaoomprocessor/internal/metadatatest"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
+	"github.com/xlaoom/xlaoomprocessor/internal/oomrecord"
 	"github.com/xlaoom/xlaoomprocessor/xlaoomconnector"
 )
 
@@ -247,4 +248,48 @@ func TestFailureCaughtAndWentOn(t *testing.T) {
 	metadatatest.AssertEqualProcessorXlaOomFailures(t, tel, []metricdata.DataPoint[int64]{
 		{Value: 1, Attributes: attribute.NewSet(attribute.String(oomattr.FailureClosed, "went_on"))},
 	}, metricdatatest.IgnoreTimestamp())
+}
+
+// undated strips the records' times, as a receiver that reads none leaves them.
+func undated(ld plog.Logs) plog.Logs {
+	for _, rl := range ld.ResourceLogs().All() {
+		for _, lr := range rl.ScopeLogs().At(0).LogRecords().All() {
+			lr.SetTimestamp(0)
+		}
+	}
+	return ld
+}
+
+// One failure whose undated records arrive across a minute's edge, on one
+// host and on two: every record of it, statements and failure records,
+// carries one xla.oom.incident.id.
+func TestFailureIncidentAcrossBucketEdge(t *testing.T) {
+	edge := time.Date(2026, 11, 26, 11, 17, 0, 0, time.UTC)
+	for _, hosts := range [][]string{{"h0"}, {"h0", "h1"}} {
+		tb, err := metadata.NewTelemetryBuilder(componenttest.NewNopTelemetrySettings())
+		require.NoError(t, err)
+		sink := new(consumertest.LogsSink)
+		p := newLogsProcessor(createDefaultConfig(), oomrecord.NewFinder(createDefaultConfig().Sources), tb, sink)
+		ids := map[string]bool{}
+		send := func(at time.Time, ld plog.Logs) {
+			p.now = func() time.Time { return at }
+			out, err := p.processLogs(context.Background(), undated(ld))
+			require.NoError(t, err)
+			for _, rl := range out.ResourceLogs().All() {
+				for _, lr := range rl.ScopeLogs().At(0).LogRecords().All() {
+					if id := str(lr, oomattr.Incident); id != "" {
+						ids[id] = true
+					}
+				}
+			}
+		}
+		for i, h := range hosts {
+			send(edge.Add(time.Duration(2*i-1)*time.Second), hostBatch(h, jobAllocator, jobStats))
+		}
+		for _, h := range hosts {
+			send(edge.Add(3*time.Second), hostBatch(h, jobChunk, jobRaised))
+		}
+		require.NoError(t, p.shutdown(context.Background()))
+		assert.Len(t, ids, 1, "hosts %v: %v", hosts, ids)
+	}
 }

@@ -12,75 +12,28 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/hostoom"
 	"github.com/xlaoom/xlaoomprocessor/internal/incident"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
-	"github.com/xlaoom/xlaoomprocessor/internal/oomrecord"
 	"github.com/xlaoom/xlaoomprocessor/internal/recordtime"
+	"github.com/xlaoom/xlaoomprocessor/internal/stage"
 )
 
-// Host-memory kills (package hostoom). The processor reads them from two
-// kinds of record only, so that ordinary records cost what they did:
-//   - string texts that passed the XLA prefilter (its host cues) and held
-//     no XLA failure: the kernel's lines (a kernel log file, /dev/kmsg),
-//     earlyoom's, Ray's; with host_kill_tails, string bodies that end like
-//     Slurm's, systemd-oomd's, systemd's and kubelet's kill lines;
-//   - map bodies: a journald entry's MESSAGE (the kernel, systemd-oomd,
-//     systemd, earlyoom through the journal), a Pod or an Event object of
-//     the k8sobjects receiver.
-//
-// Each stream's statements (one node's kernel log) are joined into kills
-// by the failure stage (internal/failure, host.go); the record whose line
-// completes a kill carries it (oomattr.PutHostKill), the others of the
-// same kill only their statement. A kill's owner, when it is a pod or a container, is moved to
-// the resource level (k8s.pod.uid, container.id) after the batch, so that
-// k8sattributes enriches it as it does the job's logs.
+// Host-memory kills (package hostoom) come from texts that passed the
+// prefilter's host cues, string bodies that end like a kill line
+// (host_kill_tails) and map bodies (journald, k8sobjects), so that ordinary
+// records cost what they did. A kill's pod or container owner is moved to
+// the resource level after the batch, for k8sattributes.
 
 // taggedHost is what tag returns for a record that carries a host kill.
 const taggedHost tagging = 100
 
-// hostText reads the texts that passed the prefilter and held no XLA
-// failure.
-func (p *logsProcessor) hostText(rl plog.ResourceLogs, lr plog.LogRecord, texts *oomrecord.Candidates, b *batch) (string, tagging) {
-	for i := range texts.Len() {
-		if label, t, ok := p.hostLine(rl, lr, texts.Text(i), b); ok {
-			return label, t
-		}
-	}
-	return "", untouched
-}
-
-// hostTail reads a string body that ends with a host tail (HostKillTails).
-func (p *logsProcessor) hostTail(rl plog.ResourceLogs, lr plog.LogRecord, text string, b *batch) (string, tagging) {
-	label, t, _ := p.hostLine(rl, lr, text, b)
-	return label, t
-}
-
-// hostLine reads one text for a host statement; ok is false when it holds
-// none.
-func (p *logsProcessor) hostLine(rl plog.ResourceLogs, lr plog.LogRecord, text string, b *batch) (string, tagging, bool) {
-	s, ok := hostoom.Parse(text)
-	switch {
-	case !ok:
-		return "", untouched, false
-	case s.Kind.Echo():
-		// srun's line repeats slurmstepd's of the same step: its
-		// statement, not a second kill.
-		if _, done := lr.Attributes().Get(oomattr.HostSource); !done {
-			oomattr.PutHostStatement(&s, lr.Attributes())
-		}
-		return "", untouched, true
-	}
-	label, t := p.hostStatement(rl, lr, s, b)
-	return label, t, true
-}
-
-// hostStructured reads a map body (tag passes over any other on its
-// body's type): a journald entry or a k8sobjects Pod or Event.
-func (p *logsProcessor) hostStructured(rl plog.ResourceLogs, lr plog.LogRecord, b *batch) (string, tagging) {
+// structured reads a map body: a journald entry or a k8sobjects Pod or
+// Event.
+func (p *logsProcessor) structured(rl plog.ResourceLogs, lr plog.LogRecord, b *batch) (string, tagging) {
 	if oomattr.Tagged(lr.Attributes()) {
 		return "", untouched
 	}
 	body := lr.Body().Map()
 	var text, transport string
-	var object pcommon.Map
+	var obj stage.Object
 	for k, v := range body.All() {
 		switch {
 		case k == "MESSAGE" && v.Type() == pcommon.ValueTypeStr: // journald
@@ -88,61 +41,36 @@ func (p *logsProcessor) hostStructured(rl plog.ResourceLogs, lr plog.LogRecord, 
 		case k == "_TRANSPORT" && v.Type() == pcommon.ValueTypeStr:
 			transport = v.Str()
 		case k == "object" && v.Type() == pcommon.ValueTypeMap: // a k8sobjects watch event
-			object = v.Map()
+			obj = object(v.Map())
 		case k == "kind" && v.Type() == pcommon.ValueTypeStr: // a k8sobjects pull
-			object = body
+			obj = object(body)
 		}
 	}
-	if text != "" {
-		if s, ok := hostoom.JournalStatement(text, transport); ok {
-			return p.hostStatement(rl, lr, s, b)
-		}
+	st, ok := stage.Structured(text, transport, obj)
+	if !ok {
 		return "", untouched
 	}
-	if object == (pcommon.Map{}) {
-		return "", untouched
-	}
-	kind, _ := object.Get("kind")
-	switch kind.Str() {
-	case "Pod":
-		for _, s := range hostoom.PodKills(object.AsRaw()) {
-			return p.hostStatement(rl, lr, s, b) // one container per record: the first
-		}
-	case "Event":
-		message, _ := object.Get("message")
-		note, _ := object.Get("note")
-		if s, ok := hostoom.EventStatement(message.Str(), note.Str()); ok {
-			return p.hostStatement(rl, lr, s, b)
-		}
-	}
-	return "", untouched
+	var t stage.Tags
+	b.closed = p.stage.Host(p.input(rl, lr, b, false), marksOf(lr.Attributes()), st, &t, b.closed)
+	return p.write(rl, lr, &t, b)
 }
 
-// hostStatement joins one statement and tags its record.
-func (p *logsProcessor) hostStatement(rl plog.ResourceLogs, lr plog.LogRecord, s hostoom.Statement, b *batch) (string, tagging) {
-	if _, done := lr.Attributes().Get(oomattr.HostSource); done {
-		return "", untouched // read upstream: processing twice equals processing once
-	}
-	ts := recordtime.Of(lr, b.now)
-	var kills []hostoom.Kill
-	kills, b.closed = p.failures.HostStatement(b.key(rl, lr), ts.AsTime(), s, b.now, b.closed)
-	var kill *hostoom.Kill
-	for i := range kills {
-		// A kill closed by this record's own line; one an earlier event left
-		// without its kill line is not this record's (xlaoom explain
-		// reports those).
-		if kills[i].Complete && kills[i].Last.Equal(ts.AsTime()) && (kills[i].Kind == s.Kind) {
-			kill = &kills[i]
-		}
-	}
+// object is a Kubernetes object body as the stage reads it.
+type object pcommon.Map
+
+func (o object) Str(key string) (string, bool) {
+	v, ok := pcommon.Map(o).Get(key)
+	return v.Str(), ok && v.Type() == pcommon.ValueTypeStr
+}
+
+func (o object) Raw() map[string]any { return pcommon.Map(o).AsRaw() }
+
+// writeKill tags the record whose line completed a kill.
+func (p *logsProcessor) writeKill(rl plog.ResourceLogs, lr plog.LogRecord, kill *hostoom.Kill, b *batch) (string, tagging) {
 	attrs := lr.Attributes()
-	if kill == nil {
-		oomattr.PutHostStatement(&s, attrs)
-		return "", untouched
-	}
 	oomattr.PutHostKill(kill, attrs)
 	nameEvent(lr, oomattr.EventHostKill)
-	attrs.PutStr(oomattr.Incident, hostIncident(rl.Resource().Attributes(), attrs, kill, ts, p.cfg))
+	attrs.PutStr(oomattr.Incident, hostIncident(rl.Resource().Attributes(), attrs, kill, recordtime.Of(lr, b.now), p.cfg))
 	p.setSeverity(lr, plog.SeverityNumberError, "ERROR")
 	return kill.Kind.Source(), taggedHost
 }

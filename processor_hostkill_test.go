@@ -246,3 +246,28 @@ func TestProcessorHostKillTails(t *testing.T) {
 		}
 	}
 }
+
+// A failure open on another stream (a job's log) does not stop the tails
+// from being read.
+func TestProcessorHostKillTailsWhileFailureOpen(t *testing.T) {
+	cfg := createDefaultConfig()
+	cfg.HostKillTails = true
+	tb, err := metadata.NewTelemetryBuilder(componenttest.NewNopTelemetrySettings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := newTestProcessor(cfg, tb)
+	if _, err := p.processLogs(context.Background(), hostBatch("gpu-host-01", jobAllocator)); err != nil {
+		t.Fatal(err)
+	}
+	if !p.failures.Open() {
+		t.Fatal("the job's failure is not open")
+	}
+	ld := kernelBatch([]string{"slurmstepd: error: Detected 1 oom_kill event in StepId=8841.0. Some of the step tasks have been OOM Killed."}, stringBody)
+	if _, err := p.processLogs(context.Background(), ld); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(kills(t, ld)); got != 1 {
+		t.Errorf("%d kill records, want 1", got)
+	}
+}

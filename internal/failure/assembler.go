@@ -5,6 +5,7 @@ package failure
 
 import (
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,9 +18,7 @@ import (
 // Defaults of Config.
 const (
 	// DefaultQuiet: a failure's records come within a second of each other
-	// (the allocator's line, its dump and the exception in the real jobs of
-	// oom/testdata/jobs); one that no raised status closes is complete after
-	// a few quiet seconds.
+	// in the real jobs of oom/testdata/jobs.
 	DefaultQuiet      = 5 * time.Second
 	DefaultMaxRecords = 100_000
 	DefaultMaxStreams = 4096
@@ -28,43 +27,32 @@ const (
 
 // Config bounds the assembler.
 type Config struct {
-	// Window is the record-time gap that separates two failures of one
-	// stream that no raised status separates (the incident window).
-	Window time.Duration
-	// Quiet is the wall-clock time with no record from a stream after which
-	// its open failure closes (Expire).
-	Quiet time.Duration
-	// MaxRecords bounds the records one failure takes.
-	MaxRecords int
-	// MaxStreams bounds the streams remembered: past it the one used
-	// longest ago is evicted.
-	MaxStreams int
-	// TTL forgets a stream not heard of for that long (its pending
-	// attempts, its last host kill).
-	TTL time.Duration
-	// HoldKills keeps a kernel kill open until its event ends, so that it
-	// counts every task a memory.oom.group kill took (hostoom.Joiner.Hold):
-	// for a reader of a whole log. Without it a kill is returned with the
-	// record of its "Killed process" line, which a processor tags.
+	Window     time.Duration // the record-time gap between two failures of a stream
+	Quiet      time.Duration // the wall-clock silence that closes a failure (Expire)
+	MaxRecords int           // the records one failure takes
+	MaxStreams int           // past it, the stream used longest ago is evicted
+	TTL        time.Duration // a stream not heard of for that long is forgotten
+	// HoldKills keeps a kernel kill open until its event ends, to count
+	// every task a memory.oom.group kill took: for a reader of a whole log.
 	HoldKills bool
 }
 
-// Assembler assembles the failures of many streams. Its methods are safe
-// for concurrent use; it starts no goroutine: the caller closes quiet
-// failures with Expire.
+// Assembler assembles the failures of many streams, safe for concurrent
+// use; the caller closes quiet failures with Expire.
 type Assembler struct {
 	cfg Config
 
 	mu      sync.Mutex
 	streams *lru.Map[uint64, stream]
-	// opens are the keys of the streams with an open failure, in the order
-	// of their last record.
-	opens *lru.Map[uint64, struct{}]
-	seq   uint64
-	// open counts the streams with an open failure, read without the lock
-	// so that a record of a collector with none costs nothing.
-	open    atomic.Int64
+	opens   *lru.Map[uint64, struct{}] // the streams with an open failure
+	// jobs are the time each job's last incident opened at (Opened).
+	jobs    *lru.Map[uint64, time.Time]
+	seq     uint64
+	open    atomic.Int64 // the streams with an open failure, read without mu
 	evicted atomic.Int64
+	// resources counts the open failures by resource (slot), read without
+	// mu by OpenIn; a collision only costs a lock.
+	resources [1024]atomic.Int32
 }
 
 // stream is what is kept of one stream: a fixed size.
@@ -81,13 +69,12 @@ type stream struct {
 // building is a failure still open.
 type building struct {
 	f        Failure
+	resource uint64
 	ev       evidence
 	verdict  string // the first verdict other than unknown a statement was given
 	own      int    // the attempts in the failure's own statements
 	lastStmt time.Time
-	// ownAfter counts the records of the program's own output since the
-	// last statement; dying is set once the program showed it was dying
-	// (wenton.go).
+	// ownAfter: the program's own lines since the last statement (wenton.go).
 	ownAfter int
 	dying    bool
 }
@@ -106,20 +93,27 @@ func New(cfg Config) *Assembler {
 	if cfg.TTL <= 0 {
 		cfg.TTL = DefaultTTL
 	}
-	return &Assembler{cfg: cfg, streams: lru.New[uint64, stream](), opens: lru.New[uint64, struct{}]()}
+	return &Assembler{cfg: cfg, streams: lru.New[uint64, stream](), opens: lru.New[uint64, struct{}](),
+		jobs: lru.New[uint64, time.Time]()}
 }
 
-// Open reports whether any stream has an open failure: when none has, a
-// record that is not a statement has nothing to add (Evidence need not be
-// called, nor its stream's key computed).
+// Open reports whether any stream has an open failure, without the lock.
 func (a *Assembler) Open() bool { return a.open.Load() > 0 }
 
-// Evicted is the number of streams evicted to keep the bound, since the
-// last call.
+// OpenIn is Open for the streams of resource (Statement.Resource).
+func (a *Assembler) OpenIn(resource uint64) bool {
+	return a.slot(resource).Load() > 0
+}
+
+// slot is resource's counter: the top bits of its hash, mixed.
+func (a *Assembler) slot(resource uint64) *atomic.Int32 {
+	return &a.resources[(resource*0x9e3779b97f4a7c15)>>54]
+}
+
+// Evicted is the number of streams evicted since the last call.
 func (a *Assembler) Evicted() int64 { return a.evicted.Swap(0) }
 
-// Attempted takes n allocation attempts of stream key, at now: the
-// driver's refusals, which every failure of the stream after them is given.
+// Attempted takes n driver refusals of stream key, given to its later failures.
 func (a *Assembler) Attempted(key uint64, n int, now time.Time, closed []Failure) []Failure {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -131,9 +125,8 @@ func (a *Assembler) Attempted(key uint64, n int, now time.Time, closed []Failure
 	return closed
 }
 
-// Evidence reads a record of stream key that is not a statement: it adds to
-// the stream's open failure, if any, and closes it at a raised status or at
-// the bound. It returns closed with the failures that closed appended.
+// Evidence reads a record of stream key that is not a statement into its
+// open failure, if any, and closes it at a raised status or the bound.
 func (a *Assembler) Evidence(key uint64, text string, now time.Time, closed []Failure) []Failure {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -149,7 +142,7 @@ func (a *Assembler) Evidence(key uint64, text string, now time.Time, closed []Fa
 	b.ev.read(text)
 	b.readOutput(text)
 	switch {
-	case oom.Raised(text):
+	case oom.Raised(text) && !tracebackHead(text):
 		closed = a.close(key, s, ClosedRaised, closed)
 	case b.wentOn(wentOnEarly):
 		closed = a.close(key, s, ClosedWentOn, closed)
@@ -160,24 +153,23 @@ func (a *Assembler) Evidence(key uint64, text string, now time.Time, closed []Fa
 	return closed
 }
 
-// Statement is one failure statement given to the assembler: the record
-// that states it.
+// Statement is the record of one failure statement.
 type Statement struct {
 	Report *oom.Report
 	At     time.Time // the record's time; zero: undated
 	Text   string    // the record's text, read for evidence
-	// Sent: the record arrived with a verdict of its sender's, which it
-	// keeps; its own is not handed to the failure's later statements.
+	// Sent: the record keeps its sender's verdict; its own is not handed on.
 	Sent bool
-	// Origin, when not nil, is called once when the statement opens a
-	// failure, for the failure's Origin.
-	Origin func() any
+	// Origin, if set, is called when the statement opens a failure.
+	Origin   func() any
+	Resource uint64 // the key of the stream's resource, for OpenIn
+	// Job is incident.JobKey of the stream (0: none), for opened.
+	Job uint64
 }
 
-// Statement takes statement st of stream key at now. It returns the
-// statement's step and closed with the failures that closed appended: the
-// stream's previous one when this statement opens a new failure, and this
-// one when its record holds the raised status.
+// Statement takes statement st of stream key at now, returning its step;
+// the stream's previous failure closes when st opens a new one, this one at
+// a raised status.
 func (a *Assembler) Statement(key uint64, st Statement, now time.Time, closed []Failure) (Step, []Failure) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -188,11 +180,13 @@ func (a *Assembler) Statement(key uint64, st Statement, now time.Time, closed []
 	}
 	if s.cur == nil {
 		a.seq++
-		s.cur = &building{f: Failure{Stream: key, ID: failureID(key, st.At, a.seq), Report: *r, First: st.At}}
+		s.cur = &building{f: Failure{Stream: key, ID: failureID(key, st.At, a.seq), Report: *r, First: st.At,
+			Opened: a.opened(st, now)}, resource: st.Resource}
 		if st.Origin != nil {
 			s.cur.f.Origin = st.Origin()
 		}
 		a.open.Add(1)
+		a.slot(st.Resource).Add(1)
 		a.opens.Put(key, struct{}{})
 	} else {
 		merge(&s.cur.f.Report, r)
@@ -208,7 +202,7 @@ func (a *Assembler) Statement(key uint64, st Statement, now time.Time, closed []
 		b.f.Last, b.lastStmt = st.At, st.At
 	}
 	b.ev.read(st.Text)
-	step := Step{ID: b.f.ID, Refused: b.f.Refused, Verdict: b.verdict}
+	step := Step{ID: b.f.ID, Refused: b.f.Refused, Verdict: b.verdict, Opened: b.f.Opened}
 	if step.Verdict == "" {
 		step.Verdict = oom.RetryVerdict(r, b.f.Refused)
 		if step.Verdict != oom.RetryUnknown && !st.Sent {
@@ -225,27 +219,51 @@ func (a *Assembler) Statement(key uint64, st Statement, now time.Time, closed []
 	return step, closed
 }
 
-// tidy forgets a stream that holds nothing: no open failure, no attempt,
-// no host kill. The caller holds mu.
+// opened is the time a failure st opens takes its incident's bucket from:
+// its job's, when one opened within the window, so that every host's
+// failure across a bucket's edge is one incident. The caller holds mu.
+func (a *Assembler) opened(st Statement, now time.Time) time.Time {
+	at := st.At
+	if at.IsZero() {
+		at = now
+	}
+	if st.Job == 0 {
+		return at
+	}
+	if first, ok := a.jobs.Get(st.Job); ok && at.Sub(*first).Abs() < a.cfg.Window {
+		a.jobs.Touch(st.Job)
+		return *first
+	}
+	a.jobs.Put(st.Job, at)
+	a.jobs.Trim(a.cfg.MaxStreams)
+	return at
+}
+
+// tracebackHead reports whether text is a traceback's head line alone, as
+// a reader that does not group lines sends it: the exception line, the
+// raised status, comes after its frames.
+func tracebackHead(text string) bool {
+	t := strings.TrimSpace(text)
+	return !strings.Contains(t, "\n") && strings.HasSuffix(t, "Traceback (most recent call last):")
+}
+
+// tidy forgets a stream that holds nothing; the caller holds mu.
 func (a *Assembler) tidy(key uint64, s *stream) {
 	if s.cur == nil && s.refused == 0 && s.host == nil {
 		a.streams.Remove(key)
 	}
 }
 
-// joins reports whether a statement dated at belongs to the open failure b:
-// less than window after its last statement, or either undated.
+// joins: at is less than window after b's last statement, or either undated.
 func joins(b *building, at time.Time, window time.Duration) bool {
 	return at.IsZero() || b.lastStmt.IsZero() || at.Sub(b.lastStmt) < window
 }
 
-// Expire closes the failures of the streams with no record for the quiet
-// interval before now, and forgets the streams not heard of for the TTL.
+// Expire closes the failures quiet at now and forgets streams past the TTL.
 func (a *Assembler) Expire(now time.Time, closed []Failure) []Failure {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	// Both maps are in the order of their streams' last records: the quiet
-	// ones are at the front, and each walk stops at the first that is not.
+	// Both maps are in last-use order: each walk stops at the first not due.
 	for {
 		key, _, ok := a.opens.Oldest()
 		if !ok {
@@ -287,8 +305,8 @@ func (a *Assembler) Flush(closed []Failure) []Failure {
 	}
 }
 
-// lookup returns the stream of key, touched at now, making room for it
-// when it is new. The caller holds mu.
+// lookup returns key's stream, touched at now, evicting to make room for
+// a new one. The caller holds mu.
 func (a *Assembler) lookup(key uint64, now time.Time, closed []Failure) (*stream, []Failure) {
 	if s, ok := a.streams.Get(key); ok {
 		s.seen = now
@@ -308,12 +326,12 @@ func (a *Assembler) lookup(key uint64, now time.Time, closed []Failure) (*stream
 	return s, closed
 }
 
-// close completes the open failure of stream key and appends it to closed.
-// The caller holds mu.
+// close completes stream key's open failure; the caller holds mu.
 func (a *Assembler) close(key uint64, s *stream, why Close, closed []Failure) []Failure {
 	b := s.cur
 	s.cur = nil
 	a.open.Add(-1)
+	a.slot(b.resource).Add(-1)
 	a.opens.Remove(key)
 	f := b.f
 	f.Closed = why
@@ -326,8 +344,7 @@ func (a *Assembler) close(key uint64, s *stream, why Close, closed []Failure) []
 	return append(closed, f)
 }
 
-// failureID names a failure: its stream, its first statement's time and
-// the assembler's sequence, so two failures of one stream never share one.
+// failureID hashes the stream, the first statement's time and a sequence.
 func failureID(key uint64, at time.Time, seq uint64) string {
 	h := key ^ uint64(at.UnixNano())*0x9e3779b97f4a7c15 ^ seq*0xbf58476d1ce4e5b9
 	h ^= h >> 31

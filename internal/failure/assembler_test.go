@@ -197,3 +197,34 @@ func TestTensorFlowPoolFilledIsFutile(t *testing.T) {
 	assert.Equal(t, oom.KnownSize(10273951744), f.Report.InUse)
 	assert.Equal(t, oom.Site{File: "/home/me/train.py", Line: 41, Function: "<module>"}, f.Report.Site)
 }
+
+// The failures a job's streams open within a window share the time their
+// incident is bucketed by; an undated one takes its arrival.
+func TestOpenedIsTheJobIncidents(t *testing.T) {
+	a := New(Config{Window: time.Minute})
+	r, _ := oom.Recognize(bfcLine)
+	open := func(key, job uint64, at, now time.Time) time.Time {
+		step, _ := a.Statement(key, Statement{Report: &r, At: at, Job: job}, now, nil)
+		return step.Opened
+	}
+	edge := t0.Truncate(time.Minute).Add(time.Minute)
+	first := edge.Add(-time.Second)
+	assert.Equal(t, first, open(1, 7, time.Time{}, first), "undated: its arrival")
+	assert.Equal(t, first, open(1, 7, time.Time{}, edge.Add(time.Second)), "a later statement of the failure")
+	assert.Equal(t, first, open(2, 7, edge.Add(time.Second), edge), "another host of the job, past the edge")
+	assert.Equal(t, edge.Add(time.Second), open(3, 8, edge.Add(time.Second), edge), "another job")
+	assert.Equal(t, edge.Add(time.Hour), open(4, 7, edge.Add(time.Hour), edge), "the job's next incident")
+	assert.Equal(t, edge, open(5, 0, edge, edge), "a stream of no job")
+}
+
+// Fed line by line, a traceback's head does not close the failure: its
+// exception line, after the frames, does.
+func TestTracebackHeadAloneKeepsFailureOpen(t *testing.T) {
+	a := New(Config{Window: time.Minute})
+	closed := feed(a, 1, t0, nil, bfcLine, "Traceback (most recent call last):", "  File \"/home/me/train.py\", line 194, in run_job")
+	assert.Empty(t, closed)
+	closed = feed(a, 1, t0, closed, "jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 23.28GiB with allocator GPU_0_bfc on device 0.")
+	require.Len(t, closed, 1)
+	assert.Equal(t, ClosedRaised, closed[0].Closed)
+	assert.Equal(t, 2, closed[0].Statements)
+}

@@ -25,17 +25,11 @@ func Job(resource pcommon.Map, keys []string) iter.Seq2[string, pcommon.Value] {
 	}
 }
 
-// ID is the xla.oom.incident.id of a failure record of the job that resource
-// names (see Job), logged at record time t: 16 hex digits of an FNV-64a hash
-// of the job identity and of the start of the window-long time bucket that
-// holds t (t floored to a multiple of window since the Unix epoch).
-//
-// Every host's copy of one failure, and every line of it, gets the same ID,
-// since nothing that tells hosts, lines or codes apart is hashed: the
-// allocator's E0007 line and the runtime's E0100 status of one failure are
-// one incident. Failures of different jobs, or of one job in different
-// buckets, get different IDs. A burst that straddles a bucket edge gets two
-// IDs, where the connector's xla.oom.incidents counts one incident.
+// ID is the xla.oom.incident.id of a failure of the job that resource
+// names (see Job), opened at t: 16 hex digits of an FNV-64a hash of the job
+// identity and of t's window-long bucket since the Unix epoch. Nothing that
+// tells hosts, lines or codes apart is hashed, so every host's copy of one
+// failure shares it.
 func ID(resource pcommon.Map, keys []string, t pcommon.Timestamp, window time.Duration) string {
 	h, _ := JobKey(resource, keys)
 	for _, b := range binary.BigEndian.AppendUint64(nil, uint64(t)-uint64(t)%uint64(window)) {

@@ -7,13 +7,9 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 )
 
-// JobKey is a 64-bit FNV-1a hash of the job identity of a resource (see
-// Job), for a table kept per job: the same names, types and values hash
-// alike, whatever else the resource carries. ok is false when the resource
-// carries none of keys: it names no job, and nothing may be kept for it
-// (every such resource would share one entry). Two jobs share a key only if
-// their identities collide in 64 bits. It does not allocate for string
-// values.
+// JobKey is a 64-bit FNV-1a hash of a resource's job identity (see Job),
+// allocating nothing for string values. ok is false when the resource
+// names no job: nothing may be kept for it, or all such would share one.
 func JobKey(resource pcommon.Map, keys []string) (key uint64, ok bool) {
 	h := uint64(fnvOffset)
 	for k, v := range Job(resource, keys) {
@@ -53,12 +49,9 @@ func hashString(h uint64, s string) uint64 {
 	return h
 }
 
-// ResourceHash and StreamOf hash the stream a record belongs to: one
-// process's output, named by its resource (every attribute, in any order)
-// and the file it was read from (log.file.path or log.file.name, a record
-// attribute). A container's output is its resource (k8s.pod.uid,
-// k8s.container.name, container.id). Neither allocates for string values.
-// ResourceHash is the resource's part, computed once for its records.
+// ResourceHash and StreamOf hash a record's stream, one process's output:
+// its resource (every attribute, in any order) and its file. Neither
+// allocates for string values. ResourceHash is the resource's part.
 func ResourceHash(resource pcommon.Map) uint64 {
 	var sum uint64
 	for k, v := range resource.All() {

@@ -1,12 +1,9 @@
 // Copyright The xla_oom Authors
 // SPDX-License-Identifier: Apache-2.0
 
-// Package incident is the one definition of an XLA OOM incident that the
-// processor and the connector share: one failure of one job. A job is named
-// by incident_resource_attributes and a failure is a burst of records within
-// incident_window; this package holds both settings (defaults, validation),
-// the job identity they select from a resource, and the processor's
-// xla.oom.incident.id.
+// Package incident is the processor's and the connector's one definition
+// of an incident, one failure of one job: its settings, the job identity
+// they select from a resource, and xla.oom.incident.id.
 package incident // import "github.com/xlaoom/xlaoomprocessor/internal/incident"
 
 import (
@@ -17,14 +14,12 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/internal/keylist"
 )
 
-// DefaultWindow groups the records that the hosts of one job log for one
-// failure: they arrive within seconds of each other, while a restarted job
-// takes longer than a minute to fail again.
+// DefaultWindow: a failure's records arrive within seconds of each other,
+// while a restarted job takes longer than a minute to fail again.
 const DefaultWindow = time.Minute
 
-// DefaultResourceAttributes identify a job, not a host: host.name,
-// k8s.pod.name, service.instance.id and the like are left out, so the copies
-// that the 64 hosts of one job log of one failure are one incident.
+// DefaultResourceAttributes identify a job, not a host, so that every
+// host's copy of one failure is one incident.
 func DefaultResourceAttributes() []string {
 	return []string{
 		"service.name", "service.namespace", "deployment.environment.name", "deployment.environment",
@@ -40,8 +35,7 @@ func ValidateWindow(window time.Duration) error {
 	return nil
 }
 
-// ValidateResourceAttributes checks an incident_resource_attributes value:
-// at least one name, none blank or repeated.
+// ValidateResourceAttributes checks incident_resource_attributes.
 func ValidateResourceAttributes(keys []string) []error {
 	var errs []error
 	if len(keys) == 0 {

@@ -3,11 +3,9 @@
 
 package oomrecord
 
-// Candidates are the texts of one record that passed the prefilter, ranked
-// in source order: what Scan found, kept so that Read does not run the
-// prefilter again. The first lives inline, so a Candidates on the stack
-// costs no allocation and little to clear; a record with several passing
-// texts (a body and an exception attribute) keeps the others in more.
+// Candidates are the texts of a record that passed the prefilter, in
+// source order, so that Read does not run it again. The first lives
+// inline: a Candidates on the stack costs no allocation.
 type Candidates struct {
 	first candidate
 	more  []candidate
@@ -29,8 +27,7 @@ func (c *Candidates) at(i int) *candidate {
 	return &c.more[i-1]
 }
 
-// add inserts text at its rank. A rank taken already keeps its first text,
-// as Map.Get would for a repeated key.
+// add inserts text at its rank; a rank taken keeps its first text.
 func (c *Candidates) add(rank int, text string) {
 	for i := range c.n {
 		if c.at(i).rank == rank {
@@ -46,13 +43,4 @@ func (c *Candidates) add(rank int, text string) {
 		*c.at(i) = *c.at(i - 1)
 	}
 	*c.at(i) = candidate{rank, text}
-}
-
-// First is the first text in source order ("" when none passed): the one a
-// failure's evidence (its traceback) is read from.
-func (c *Candidates) First() string {
-	if c.n == 0 {
-		return ""
-	}
-	return c.first.text
 }

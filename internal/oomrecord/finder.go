@@ -18,15 +18,13 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
-// Finder reads a record's sources, in one order: the body (a string, a
-// UTF-8 bytes body, or the BodyKeys of a map body, in order), then the
-// Attributes, in order. It is built once, by the component's factory.
+// Finder reads a record's sources in one order: the body, then the
+// Attributes. The component's factory builds it once.
 type Finder struct {
 	sources    Sources
 	recognizer *oom.Recognizer
-	// attributeLens has bit n set when an Attributes key is n bytes long
-	// (bit 63: 63 or more), so that most attributes are passed over on
-	// their key's length alone.
+	// attributeLens has bit min(n, 63) set for an n-byte Attributes key:
+	// most attributes are passed over on their key's length alone.
 	attributeLens uint64
 }
 
@@ -41,12 +39,9 @@ func NewFinder(sources Sources) *Finder {
 	return f
 }
 
-// Scan is the first pass over a record, the only one the 99.9 % of records
-// that are not OOMs get: it puts into into the texts of lr that are within
-// MaxScanSize and pass the prefilter (hostoom.Recognizer's), ranked in
-// source order, and reports whether there is any. It touches no Report and does not modify lr. The
-// attributes are read in one pass over the record's attributes, not one
-// Map.Get per configured key.
+// Scan is the only pass the 99.9 % of records get: it puts into into the
+// texts of lr within MaxScanSize that pass the prefilter (hostoom.Recognizer) and reports
+// whether there is any, reading the attributes in one pass.
 func (f *Finder) Scan(lr plog.LogRecord, into *Candidates) bool {
 	into.reset()
 	s := &f.sources
@@ -109,10 +104,8 @@ func (f *Finder) offer(into *Candidates, rank int, text string) {
 	}
 }
 
-// Read returns the first failure of the scanned texts, in source order; or,
-// when warnings is set and none holds one, their first memory-pressure
-// warning. A text that holds a failure is the failure, whatever warnings
-// precede it. Each text is flattened once for both.
+// Read returns the first failure of the scanned texts, else (warnings)
+// their first memory-pressure warning; each text is flattened once.
 func (f *Finder) Read(texts *Candidates, warnings bool) oom.Finding {
 	var first oom.Finding // the first warning, kept while a later text may hold a failure
 	for i := range texts.n {

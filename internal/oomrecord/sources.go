@@ -10,9 +10,8 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/internal/keylist"
 )
 
-// Sources says where in a record to look. It is the "where to look" part of
-// the processor's and the connector's configuration, squashed into each:
-// plain data, which NewFinder turns into the Finder that does the work.
+// Sources says where in a record to look: the part of the processor's and
+// the connector's configuration that NewFinder turns into a Finder.
 type Sources struct {
 	// SearchBody reads a string body, a bytes body that is valid UTF-8, and the
 	// BodyKeys of a map body.
@@ -23,8 +22,7 @@ type Sources struct {
 	// body. The OpenTelemetry Python logging handler puts the exception text in
 	// exception.message and exception.stacktrace and only a short message in the body.
 	Attributes []string `mapstructure:"attributes"`
-	// MaxScanSize bounds the work per text: a longer text is not read, and its
-	// record passes through unchanged.
+	// MaxScanSize bounds the work per text: a longer one is not read.
 	MaxScanSize int `mapstructure:"max_scan_size"`
 }
 

@@ -6,7 +6,5 @@ package oomrecord
 // Len is the number of texts that passed the prefilter.
 func (c *Candidates) Len() int { return c.n }
 
-// Text is the i-th of them, in source order: the processor reads the host-
-// memory kill statements (package hostoom) in the texts in which the XLA
-// recogniser found nothing.
+// Text is the i-th of them, in source order.
 func (c *Candidates) Text(i int) string { return c.at(i).text }

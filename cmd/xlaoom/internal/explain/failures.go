@@ -5,38 +5,34 @@ package explain
 
 import (
 	"slices"
-	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/xlaoom/xlaoomprocessor/internal/failure"
 	"github.com/xlaoom/xlaoomprocessor/internal/incident"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
+	"github.com/xlaoom/xlaoomprocessor/internal/stage"
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
-// One finding per failure, as the failure stage (internal/failure) assembles
-// it, one stream per input (docs/explain.md). Allocation attempts are never
-// findings of their own: those before a failure are summarised in it, those
-// no failure followed are one warning.
+// One finding per failure, as the processor's stage (internal/stage)
+// assembles it, one stream per input. Attempts before a failure are
+// summarised in it; those no failure followed are one warning.
 
-// maxHeld bounds the findings held while a failure or an attempt series is
-// still open: past it, they are written as they stand. maxRecords bounds the
-// record lines a finding lists (past it, they are only counted).
+// maxHeld bounds the findings held while a failure or attempt series is
+// open; maxRecords the record lines a finding lists.
 const (
 	maxHeld    = 1024
 	maxRecords = 256
 )
 
-// gatherer turns the findings of the records of one input into what is
-// printed: it holds findings in line order until nothing before them can
-// change.
+// gatherer holds an input's findings in line order until nothing before
+// them can change.
 type gatherer struct {
 	emit func(*Finding) error
 	held []*Finding
-	// stage assembles the input's failures, one stream; open is the finding
-	// of its open failure (nil when none).
-	stage *failure.Assembler
+	// stage decides the input's records; open is its open failure's finding.
+	stage *stage.Stage
 	open  *Finding
 	// attempts is the warning of the attempts no failure has taken yet.
 	attempts *Finding
@@ -47,32 +43,42 @@ type gatherer struct {
 const input = 0
 
 func newGatherer(emit func(*Finding) error) *gatherer {
-	return &gatherer{emit: emit, stage: failure.New(failure.Config{Window: incident.DefaultWindow, HoldKills: true})}
+	return &gatherer{emit: emit, stage: stage.New(stage.Config{Failure: failure.Config{Window: incident.DefaultWindow, HoldKills: true},
+		MemoryWarnings: true, MaxScanSize: maxScanSize, LineKills: true})}
 }
 
-// add takes the finding of one record (one failure or one warning).
-func (g *gatherer) add(f *Finding, text string) error {
-	switch {
-	case f.Failure != nil:
-		g.failure(f, text)
-	case f.Warning.Kind == oom.WarningAllocationAttempt:
-		g.attempt(f, text)
+// record gives one record's text, which passed the prefilter, to the stage
+// and takes the finding it holds, if any.
+func (g *gatherer) record(name string, line int, text string) error {
+	at, _ := oom.HeaderTime(text)
+	in := func(bool) stage.Input { return stage.Input{Stream: input, At: at} }
+	var t stage.Tags
+	g.closed = g.stage.Candidate([]string{text}, stage.Marks{}, in, &t, g.closed)
+	f := &Finding{Source: name, Line: line, Lines: []int{line}}
+	switch t.Outcome {
+	case stage.Statement: // its attributes are written once it closed (complete)
+		f.Failure = &t.Report
+		g.failure(f, t.FailureID, text)
+	case stage.Warning:
+		f.Warning = &t.Warning
+		f.Attributes = pcommon.NewMap()
+		oomattr.PutWarning(t.Warning, f.Attributes)
+		if t.Warning.Kind == oom.WarningAllocationAttempt {
+			g.attempt(f)
+		} else {
+			g.held = append(g.held, f)
+		}
 	default:
-		g.held = append(g.held, f)
-		g.evidence(text)
 	}
 	return g.settle()
 }
 
-// evidence gives a record that states no failure to the open failure.
+// evidence gives a record that passed no prefilter to the open failure.
 func (g *gatherer) evidence(text string) {
-	if g.stage.Open() {
-		g.closed = g.stage.Evidence(input, text, time.Time{}, g.closed)
-	}
+	g.closed = g.stage.Evidence(func(bool) stage.Input { return stage.Input{Stream: input} }, text, g.closed)
 }
 
-// settle completes the findings of the failures that closed and writes what
-// nothing can change any more.
+// settle completes the closed failures' findings and writes what is final.
 func (g *gatherer) settle() error {
 	for i := range g.closed {
 		g.complete(&g.closed[i])
@@ -84,11 +90,9 @@ func (g *gatherer) settle() error {
 	return g.write()
 }
 
-func (g *gatherer) failure(f *Finding, text string) {
-	at, _ := oom.HeaderTime(text)
-	step, closed := g.stage.Statement(input, failure.Statement{Report: f.Failure, At: at, Text: text}, time.Time{}, g.closed)
-	g.closed = closed
-	if o := g.open; o != nil && o.ID == step.ID {
+// failure takes the finding of a failure statement, the failure id's.
+func (g *gatherer) failure(f *Finding, id, text string) {
+	if o := g.open; o != nil && o.ID == id {
 		if len(o.Lines) < maxRecords {
 			o.Lines = append(o.Lines, f.Line)
 		}
@@ -97,7 +101,7 @@ func (g *gatherer) failure(f *Finding, text string) {
 		g.addRecordAttempts(o, f, text)
 		return
 	}
-	f.ID = step.ID
+	f.ID = id
 	g.takeAttempts(f)
 	g.addRecordAttempts(f, f, text)
 	g.open = f
@@ -134,11 +138,8 @@ func (g *gatherer) takeAttempts(f *Finding) {
 	g.held = slices.DeleteFunc(g.held, func(h *Finding) bool { return h == a })
 }
 
-// addRecordAttempts counts the attempts inside a failure's own record
-// (Report.Attempts, the processor's xla.oom.attempts), with their sizes when
-// the record reads as an attempt warning too. A lone refusal of the very
-// request that failed (the platform allocator logs the driver's) is the
-// failure: neither explain nor the processor counts it.
+// addRecordAttempts counts the attempts in a failure's own record
+// (xla.oom.attempts), with their sizes when it reads as an attempt warning.
 func (g *gatherer) addRecordAttempts(f, rec *Finding, text string) {
 	n := rec.Failure.Attempts
 	if n == 0 {
@@ -151,10 +152,8 @@ func (g *gatherer) addRecordAttempts(f, rec *Finding, text string) {
 	f.Attempts.add(n, first, last, oom.Size{}, oom.Size{})
 }
 
-func (g *gatherer) attempt(f *Finding, text string) {
+func (g *gatherer) attempt(f *Finding) {
 	w := f.Warning
-	g.closed = g.stage.Attempted(input, max(w.Attempts, 1), time.Time{}, g.closed)
-	g.evidence(text)
 	if g.attempts == nil {
 		g.attempts = f
 		g.held = append(g.held, f)
@@ -168,8 +167,7 @@ func (g *gatherer) attempt(f *Finding, text string) {
 	}
 }
 
-// write writes the held findings that nothing can change any more: those
-// before the open failure and the open attempts.
+// write writes the held findings before the open failure and attempts.
 func (g *gatherer) write() error {
 	n := 0
 	for n < len(g.held) && g.held[n] != g.attempts && g.held[n] != g.open {
@@ -181,10 +179,9 @@ func (g *gatherer) write() error {
 	return g.writeN(n)
 }
 
-// flush closes the open failure and writes every held finding: at the end of
-// the input, or when too many are held.
+// flush closes the open failure and writes every held finding.
 func (g *gatherer) flush() error {
-	for _, c := range g.stage.Flush(nil) {
+	for _, c := range g.stage.Failures.Flush(nil) {
 		g.complete(&c)
 	}
 	g.open, g.attempts = nil, nil
@@ -206,8 +203,7 @@ func (g *gatherer) writeN(n int) error {
 	return nil
 }
 
-// attemptWarning is the warning of a whole series: the first attempt's, with
-// the series' figures.
+// attemptWarning is the first attempt's warning with the series' figures.
 func attemptWarning(first *oom.Warning, a *Attempts) *oom.Warning {
 	w := *first
 	w.Attempts, w.Requested, w.Last = a.Count, a.First, oom.Size{}

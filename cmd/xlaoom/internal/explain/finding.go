@@ -18,17 +18,14 @@ import (
 type Finding struct {
 	Source string // file name, or "stdin"
 	Line   int    // line number of the first line of the finding's first record
-	// Failure is set for an OOM: the record's report, then Whole.Report once
-	// the failure closed (as every failure has when it is written). Warning
-	// otherwise, but for an attempt warning's figures (the series').
+	// Failure is set for an OOM (Whole.Report once it closed), else Warning.
 	Failure *oom.Report
 	Warning *oom.Warning
 	ID      string           // the failure's id in the stage
 	Whole   *failure.Failure // the failure it closed as
-	// Attributes are those the processor writes (with its default settings)
-	// on the failure's record (xla.oom.failure), or on a warning's record,
-	// but for xla.oom.incident.id (it hashes the record's resource and time,
-	// which a line of text lacks) and xla.oom.failure.id (see complete).
+	// Attributes are what the processor writes on the failure's or the
+	// warning's record, but for the incident and failure ids (a file has no
+	// resource).
 	Attributes pcommon.Map
 	// Lines are the first lines of every record the finding gathers, Line
 	// first; Later the failures the records after the first state.
@@ -37,9 +34,7 @@ type Finding struct {
 	// Attempts are the allocation attempts the failure came after, or those
 	// of an allocation_attempt warning.
 	Attempts Attempts
-	// Retry is the failure's retry verdict (oom.RetryFutile, ...) decided on
-	// the whole failure, FitFraction the factor by which the per-device
-	// demand must shrink to fit (0 when unknown). Unset on a warning.
+	// Retry and FitFraction are the whole failure's (unset on a warning).
 	Retry       string
 	FitFraction float64
 }

@@ -6,14 +6,13 @@ package explain
 import (
 	"fmt"
 	"strings"
-	"time"
 	"unsafe"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/xlaoom/xlaoomprocessor/hostoom"
-	"github.com/xlaoom/xlaoomprocessor/internal/failure"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
+	"github.com/xlaoom/xlaoomprocessor/internal/stage"
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
@@ -27,25 +26,15 @@ type hostScan struct {
 
 // record reads the lines of one record; only a record that may hold a
 // statement is copied.
-func (h *hostScan) record(rec *Record, stage *failure.Assembler) {
-	if !hostoom.MayContain(unsafe.String(unsafe.SliceData(rec.Text), len(rec.Text))) {
-		return
-	}
-	text := string(rec.Text)
-	for i, line := range strings.Split(text, "\n") {
-		l := hostoom.SplitHeader(strings.TrimRight(line, "\r"))
-		// srun's line echoes slurmstepd's of the same step: not a kill of its own.
-		if s, ok := hostoom.ParseLine(l.Text); ok && !s.Kind.Echo() {
-			s.Ref = int64(rec.Line + i)
-			kills, _ := stage.HostStatement(input, l.At, s, time.Time{}, nil) // one stream: nothing is evicted
-			h.kills = append(h.kills, kills...)
-		}
+func (h *hostScan) record(rec *Record, s *stage.Stage) {
+	if hostoom.MayContain(unsafe.String(unsafe.SliceData(rec.Text), len(rec.Text))) {
+		h.kills = s.Lines(input, string(rec.Text), rec.Line, h.kills)
 	}
 }
 
 // end takes the kills the stage still holds at the end of the input.
-func (h *hostScan) end(stage *failure.Assembler) {
-	h.kills = append(h.kills, stage.FlushKills(input)...)
+func (h *hostScan) end(s *stage.Stage) {
+	h.kills = append(h.kills, s.Failures.FlushKills(input)...)
 }
 
 // printHostKills writes each kill and counts it.

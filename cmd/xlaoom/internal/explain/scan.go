@@ -14,11 +14,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
-	"go.opentelemetry.io/collector/pdata/pcommon"
-
 	"github.com/xlaoom/xlaoomprocessor/hostoom"
-	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
-	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
 // Totals count what the inputs held.
@@ -80,9 +76,8 @@ type inputNotes struct {
 	host      hostScan
 }
 
-// scan reads one input to its end, calls found with every finding and adds
-// to t. An input that is not text, or that fails while being read, returns
-// an error after the findings read so far.
+// scan reads one input, calls found with every finding and adds to t; an
+// input that is not text or fails to read returns an error after them.
 func scan(name string, r io.Reader, t *Totals, found func(*Finding) error) (inputNotes, error) {
 	var notes inputNotes
 	counted := &countingReader{r: r}
@@ -148,9 +143,7 @@ func (notes *inputNotes) record(rec *Record, name string, t *Totals, g *gatherer
 		return nil
 	}
 	notes.host.record(rec, g.stage) // hostkill.go
-	// The prefilter reads the buffer in place: the 99.9 % of records that
-	// are not OOMs cost it and nothing else, but while a failure is open,
-	// when they are read for its evidence.
+	// The prefilter reads the buffer in place: 99.9 % of records cost that.
 	if inPlace := unsafe.String(unsafe.SliceData(rec.Text), len(rec.Text)); !hostoom.Recognizer().MayContain(inPlace) {
 		g.evidence(inPlace)
 		return g.settle()
@@ -158,24 +151,8 @@ func (notes *inputNotes) record(rec *Record, name string, t *Totals, g *gatherer
 	if notes.invalidAt == 0 && !utf8.Valid(rec.Text) {
 		notes.invalidAt = rec.Line
 	}
-	// The agent's UTF-8 decoder turns invalid bytes into U+FFFD before the
-	// processor sees the record. The copy is the finding's own: it may keep
-	// pieces of it.
-	text := strings.ToValidUTF8(string(rec.Text), "\uFFFD")
-	found := oom.Default().Find(text, true) // as the processor: a failure first, else a warning
-	if found.Found == oom.FoundNothing {
-		g.evidence(text)
-		return g.settle()
-	}
-	f := &Finding{Source: name, Line: rec.Line, Lines: []int{rec.Line}}
-	if found.Found == oom.FoundFailure { // its attributes are written once it closed (complete)
-		f.Failure = &found.Report
-	} else {
-		f.Warning = &found.Warning
-		f.Attributes = pcommon.NewMap()
-		oomattr.PutWarning(found.Warning, f.Attributes)
-	}
-	return g.add(f, text)
+	// As the agent's decoder does; the copy is the finding's own.
+	return g.record(name, rec.Line, strings.ToValidUTF8(string(rec.Text), "\uFFFD"))
 }
 
 // invalidUTF8 returns the offset of the first byte of b that is not valid
