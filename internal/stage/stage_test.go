@@ -49,7 +49,7 @@ func (f *feeder) input(bool) Input { return f.in }
 
 func (f *feeder) record(text string, marks Marks) Tags {
 	var t Tags
-	if oom.MayContain(text) {
+	if hostoom.Recognizer().MayContain(text) {
 		f.closed = f.s.Candidate([]string{text}, marks, f.input, &t, f.closed)
 	} else {
 		f.closed = f.s.Evidence(f.input, text, f.closed)
