@@ -109,7 +109,12 @@ func (z *Recognizer) recognizeFlat(flat string, info *logtext.InfoLines, entries
 			d.Read(&r, flat[max(0, i-details.DetailSpan):i], flat[i+len(d.Anchor):min(len(flat), i+len(d.Anchor)+details.DetailSpan)])
 		})
 	}
-	details.ReadAllocatorDump(&r, flat)
+	var allocator details.Allocator
+	allocator.Read(flat)
+	allocator.Apply(&r)
+	if !r.Used.Known {
+		r.Used = allocator.InUse // a statement's own figure: what its allocator had in use
+	}
 	// Breakdowns are read from the flattened text, so a per-line prefixed
 	// and a one-line breakdown read alike; no headline reaches into one.
 	if breakdown.HasBreakdown(flat) {
