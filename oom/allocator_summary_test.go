@@ -63,8 +63,10 @@ func TestHolderNeedsWholeChunkLines(t *testing.T) {
 	flat := "InUse at 7f00 of size tag lower allocation_annotation xla.execute{executable=jit_a} next 1 " +
 		"allocation_annotation xla.execute{executable=jit_b} next 2 " +
 		"InUse at 7f10 of size 512 tag lower allocation_annotation xla.execute{executable=jit_c} next 3"
-	if name, size := details.LargestHolder(flat); name != "jit_c" || size != grammar.KnownSize(512) {
-		t.Errorf("largestHolder = %q %+v", name, size)
+	var a details.Allocator
+	a.Read(flat)
+	if hs := a.Holders(); len(hs) != 1 || hs[0] != (details.Holder{Program: "jit_c", Bytes: 512, Chunks: 1}) {
+		t.Errorf("holders = %+v", hs)
 	}
 	r, ok := Recognize("jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 1.50GiB with allocator GPU_0_bfc on device 0. [executable_name='jit_step']\n" +
 		"I0618 14:02:11.503488   51207 bfc_allocator.cc:1447] InUse at 7f3a40000000 of size 1073741824 tag lower allocation_annotation xla.execute{executable=jit_init} next 1")

@@ -95,11 +95,16 @@ func PoolCause(request, free, largestFree Size) string {
 	return grammar.PoolCause(request, free, largestFree)
 }
 
-// EachChunk calls add with the executable and the bytes of each in-use
-// chunk of an allocator dump in text whose annotation names it ("InUse at …
-// of size 1073741824 … xla.execute{executable=jit_step}"): the one reading of
-// a chunk line, for one record's holder and a whole failure's holders.
-func EachChunk(text string, add func(program string, bytes int64)) { details.EachChunk(text, add) }
+// Allocator is what an allocator printed about its pool (the BFC Stats,
+// memory summary and in-use chunks): the one reader of those figures, for
+// one record and for a whole failure alike.
+type Allocator = details.Allocator
+
+// Holder is an executable and the bytes its in-use chunks hold.
+type Holder = details.Holder
+
+// MaxHolders bounds the executables an Allocator tallies.
+const MaxHolders = details.MaxHolders
 
 // Site is a code location (Report.Site).
 type Site = grammar.Site

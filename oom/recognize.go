@@ -103,7 +103,12 @@ func (z *Recognizer) recognizeFlat(flat string, info *logtext.InfoLines, entries
 			d.Read(&r, flat[max(0, i-details.DetailSpan):i], flat[i+len(d.Anchor):min(len(flat), i+len(d.Anchor)+details.DetailSpan)])
 		})
 	}
-	details.ReadAllocatorDump(&r, flat)
+	var allocator details.Allocator
+	allocator.Read(flat)
+	allocator.Apply(&r)
+	if !r.Used.Known {
+		r.Used = allocator.InUse // a statement's own figure: what its allocator had in use
+	}
 	// Read flattened, a per-line prefixed and a one-line breakdown read alike.
 	if breakdown.HasBreakdown(flat) {
 		breakdown.ReadBreakdown(&r.Breakdown, flat)

@@ -86,6 +86,7 @@ func newRecognizer(failures [][]grammar.Family, warnings [][]grammar.WarningFami
 	for _, d := range details.Details {
 		anchors = append(anchors, d.Anchor)
 	}
+	anchors = append(anchors, details.AllocatorAnchors...)
 	z.prefilter = logtext.BuildPrefilter(z.prefilterCues())
 	z.wrapWords = logtext.BuildWrapVocabulary(exprs, anchors)
 	return z

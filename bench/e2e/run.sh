@@ -55,16 +55,25 @@ echo "e2e: generating $N records into $input" >&2
 expected=$(cd "$bench" && timeout 600 "$GO" run ./cmd/genlogs -n "$N" -o "$input")
 echo "e2e: $expected lines ($(du -h "$input" | cut -f1))" >&2
 
-free_port() {
-  local p
-  while :; do
-    p=$((20000 + RANDOM % 30000))
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return; fi
+# The collector binds its metrics endpoint to port 0 and the kernel picks a
+# free one: a port chosen here and released could be taken before it binds.
+# The port is read back from the collector's one listening TCP socket.
+listen_port() { # pid -> its listening port, or nothing before it listens
+  local fd link inodes=" " hex ports=()
+  for fd in /proc/"$1"/fd/*; do
+    link=$(readlink "$fd" 2>/dev/null) || continue
+    [[ $link == socket:* ]] && inodes+="${link//[^0-9]/} "
   done
+  for hex in $(awk -v inodes="$inodes" '$4 == "0A" && index(inodes, " " $10 " ") { split($2, a, ":"); print a[2] }' \
+    /proc/"$1"/net/tcp /proc/"$1"/net/tcp6 2>/dev/null | sort -u); do
+    ports+=($((16#$hex)))
+  done
+  if [[ ${#ports[@]} -gt 1 ]]; then echo "e2e: the collector listens on more than one port: ${ports[*]}" >&2; return 1; fi
+  if [[ ${#ports[@]} -eq 1 ]]; then echo "${ports[0]}"; fi
 }
 
-write_config() { # name port output
-  local name=$1 port=$2 out=$3 procs
+write_config() { # name output
+  local name=$1 out=$2 procs
   {
     cat <<EOF
 receivers:
@@ -97,7 +106,7 @@ service:
             exporter:
               prometheus:
                 host: 127.0.0.1
-                port: $port
+                port: 0
   pipelines:
     logs:
       receivers: [file_log]
@@ -120,20 +129,20 @@ results=$WORK/results.txt
 for run in $(seq 0 "$RUNS"); do
   for name in $CONFIGS; do
     if [[ $run == 0 && $name != "${CONFIGS%% *}" ]]; then continue; fi
-    port=$(free_port)
     out=$WORK/$name.out.json
     rm -f "$out"
-    write_config "$name" "$port" "$out"
+    write_config "$name" "$out"
     t0=$(date +%s.%N)
     "$OTELCOL" --config "$WORK/$name.yaml" >"$WORK/$name.log" 2>&1 &
     pid=$!
-    n=0
+    n=0 port=
     deadline=$(( $(date +%s) + 900 ))
     while :; do
       if ! kill -0 "$pid" 2>/dev/null; then
         echo "e2e: the collector exited early; its log:" >&2; cat "$WORK/$name.log" >&2; exit 1
       fi
-      n=$(sent "$port")
+      if [[ -z $port ]]; then port=$(listen_port "$pid") || exit 1; fi
+      [[ -n $port ]] && n=$(sent "$port")
       [[ $n -ge $expected ]] && break
       if [[ $(date +%s) -ge $deadline ]]; then echo "e2e: $name: only $n of $expected records after 900 s" >&2; exit 1; fi
       sleep 0.1

@@ -19,10 +19,27 @@ import (
 // componentDir is the component module's root, which holds cmd/xlaoom.
 const componentDir = "../.."
 
-// explainRetries builds `xlaoom` from the component module and returns the
-// retry verdict `xlaoom explain --json` gives the failure of each job's log
-// (none for a job without one): what the pipeline must agree with.
+// explainRetries returns the retry verdict `xlaoom explain --json` gives the
+// failure of each job's log (none for a job without one): what the pipeline
+// must agree with.
 func explainRetries(t *testing.T, jobs []jobcheck.Job) map[string]string {
+	t.Helper()
+	bin := buildXlaoom(t)
+	out := map[string]string{}
+	for _, j := range jobs {
+		retries := explainFailures(t, bin, j.Log)
+		if len(retries) > 1 {
+			t.Fatalf("xlaoom explain %s: more than one failure", j.Log)
+		}
+		if len(retries) == 1 {
+			out[j.Name] = retries[0]
+		}
+	}
+	return out
+}
+
+// buildXlaoom builds `xlaoom` from the component module.
+func buildXlaoom(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "xlaoom")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -32,37 +49,40 @@ func explainRetries(t *testing.T, jobs []jobcheck.Job) map[string]string {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building xlaoom: %v\n%s", err, out)
 	}
-	out := map[string]string{}
-	for _, j := range jobs {
-		abs, err := filepath.Abs(j.Log)
-		if err != nil {
-			t.Fatal(err)
+	return bin
+}
+
+// explainFailures returns the retry verdict of each failure `xlaoom explain
+// --json` finds in the log at path, in the log's order.
+func explainFailures(t *testing.T, bin, path string) []string {
+	t.Helper()
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, bin, "explain", "--json", abs)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	// Exit status 1 and 3 say that a failure was found.
+	var exit *exec.ExitError
+	if err := cmd.Run(); err != nil && (!errors.As(err, &exit) || exit.ExitCode() == 2) {
+		t.Fatalf("xlaoom explain %s: %v\n%s", path, err, stderr.String())
+	}
+	var retries []string
+	dec := json.NewDecoder(&stdout)
+	for dec.More() {
+		var f struct {
+			Severity string `json:"severity"`
+			Retry    string `json:"retry"`
 		}
-		var stdout, stderr bytes.Buffer
-		cmd := exec.CommandContext(ctx, bin, "explain", "--json", abs)
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		// Exit status 1 and 3 say that a failure was found.
-		var exit *exec.ExitError
-		if err := cmd.Run(); err != nil && (!errors.As(err, &exit) || exit.ExitCode() == 2) {
-			t.Fatalf("xlaoom explain %s: %v\n%s", j.Log, err, stderr.String())
+		if err := dec.Decode(&f); err != nil {
+			t.Fatalf("xlaoom explain %s: %v", path, err)
 		}
-		dec := json.NewDecoder(&stdout)
-		for dec.More() {
-			var f struct {
-				Severity string `json:"severity"`
-				Retry    string `json:"retry"`
-			}
-			if err := dec.Decode(&f); err != nil {
-				t.Fatalf("xlaoom explain %s: %v", j.Log, err)
-			}
-			if f.Severity != "ERROR" {
-				continue
-			}
-			if _, twice := out[j.Name]; twice {
-				t.Fatalf("xlaoom explain %s: more than one failure", j.Log)
-			}
-			out[j.Name] = f.Retry
+		if f.Severity == "ERROR" {
+			retries = append(retries, f.Retry)
 		}
 	}
-	return out
+	return retries
 }

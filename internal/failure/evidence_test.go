@@ -4,9 +4,12 @@
 package failure
 
 import (
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
@@ -18,18 +21,19 @@ func TestEvidenceStatsAndSummary(t *testing.T) {
 	e.read("I1126 11:16:43.148605     786 bfc_allocator.cc:1477] Allocator memory summary: rounded request 23.28GiB, " +
 		"total free in pool 18.63GiB, largest free chunk usable by lower end 18.62GiB, unallocated bytes 40.75GiB, pool size 18.64GiB, pool limit 59.38GiB")
 	gib := func(s string) oom.Size { return oom.ParseSize(s + "GiB") }
-	assert.Equal(t, gib("59.38"), e.limit)
-	assert.Equal(t, oom.ParseSize("6.62MiB"), e.inUse, "MaxInUse is not InUse")
-	assert.Equal(t, gib("18.62"), e.largestFree)
-	assert.Equal(t, gib("18.64"), e.poolSize)
-	assert.Equal(t, gib("18.63"), e.free)
+	a := e.allocator
+	assert.Equal(t, gib("59.38"), a.PoolLimit)
+	assert.Equal(t, oom.ParseSize("6.62MiB"), a.InUse, "MaxInUse is not InUse")
+	assert.Equal(t, gib("18.62"), a.LargestFree)
+	assert.Equal(t, gib("18.64"), a.PoolSize)
+	assert.Equal(t, gib("18.63"), a.PoolFree)
 
 	// TensorFlow's older Stats print exact bytes.
 	var tf evidence
 	tf.read("2019-03-01 10:00:00.000000: I tensorflow/core/common_runtime/bfc_allocator.cc:678] Stats: \n" +
 		"Limit:                 11330676327\nInUse:                 11324758272\nMaxInUse:              11324760320\n")
-	assert.Equal(t, oom.KnownSize(11330676327), tf.limit)
-	assert.Equal(t, oom.KnownSize(11324758272), tf.inUse)
+	assert.Equal(t, oom.KnownSize(11330676327), tf.allocator.PoolLimit)
+	assert.Equal(t, oom.KnownSize(11324758272), tf.allocator.InUse)
 }
 
 func TestEvidenceHolders(t *testing.T) {
@@ -47,10 +51,10 @@ func TestEvidenceHolders(t *testing.T) {
 	assert.Equal(t, []Holder{{Program: "jit_broadcast_in_dim", Bytes: 1572864, Chunks: 2}, {Program: "jit_step", Bytes: 256, Chunks: 1}}, e.sortedHolders())
 
 	var many evidence
-	for i := range MaxHolders + 4 {
-		many.addHolder(string(rune('a'+i)), int64(i))
+	for i := range oom.MaxHolders + 4 {
+		many.read(fmt.Sprintf("InUse at 3020 of size %d tag lower allocation_annotation xla.execute{executable=jit_%d} next 1", i, i))
 	}
-	assert.Len(t, many.sortedHolders(), MaxHolders, "bounded")
+	assert.Len(t, many.sortedHolders(), oom.MaxHolders, "bounded")
 }
 
 func TestUserFrame(t *testing.T) {
@@ -77,4 +81,25 @@ jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to al
 		_, ok := UserFrame(none)
 		assert.False(t, ok, none)
 	}
+}
+
+// The allocator's summary gives a failure the same figures, and so the same
+// verdict, whether it shares the allocator's record or arrives in its own,
+// as the agent's multiline rules deliver it.
+func TestSummaryVerdictWhateverTheSplit(t *testing.T) {
+	bfc := "W1126 11:17:36.432126    1915 bfc_allocator.cc:598] Allocator (GPU_0_bfc) ran out of memory trying to allocate 1.00GiB (rounded to 1073741824) from the lower end requested by op "
+	summary := "I1126 11:17:36.432342    1915 bfc_allocator.cc:1477] Allocator memory summary: rounded request 1.00GiB, total free in pool 879.38MiB, " +
+		"largest free chunk usable by lower end 616.00MiB, unallocated bytes 51.52GiB, pool size 7.87GiB, pool limit 59.38GiB"
+	var verdicts []oom.Report
+	for _, records := range [][]string{{bfc + "\n" + summary}, {bfc, summary}} {
+		a := New(Config{Window: time.Minute})
+		closed := a.Flush(feed(a, 1, t0, nil, records...))
+		require.Len(t, closed, 1)
+		verdicts = append(verdicts, closed[0].Report)
+	}
+	joined, split := verdicts[0], verdicts[1]
+	assert.Equal(t, oom.RetryMayHelp, joined.Retry, "the pool could not grow: free counts the unclaimed bytes")
+	assert.Equal(t, joined.Retry, split.Retry)
+	assert.Equal(t, joined.Free, split.Free)
+	assert.Equal(t, joined.Cause, split.Cause)
 }

@@ -66,7 +66,7 @@ func entryStart(raw string, level byte, stripped bool) (byte, bool) {
 	if lv, ok := enclosedLevel(raw); ok {
 		return lv, true
 	}
-	return 0, strings.HasPrefix(raw, TracebackHead) || ExceptionLine(raw) // what Python prints on its own
+	return 0, RaisedLine(raw) // what Python prints on its own
 }
 
 // enclosedLevel is the level of a log header behind an enclosure near a line's start ({"log":"E0528 ...).

@@ -5,12 +5,9 @@ package logtext
 
 import "strings"
 
-// TracebackHead is the line a Python traceback starts with.
-const TracebackHead = "Traceback (most recent call last):"
+const TracebackHead = "Traceback (most recent call last):" // a Python traceback's first line
 
-// ExceptionLine reports whether l starts with a dotted Python name that
-// ends in Error or Exception, then ": " ("jax.errors.JaxRuntimeError: ...",
-// "XlaRuntimeError: ...", "ValueError: ...").
+// ExceptionLine: "jax.errors.JaxRuntimeError: ...", "ValueError: ...".
 func ExceptionLine(l string) bool {
 	i := 0
 	for i < len(l) && (IsWordByte(l[i]) || l[i] == '.' && i > 0) {
@@ -21,14 +18,14 @@ func ExceptionLine(l string) bool {
 		(strings.HasSuffix(name, "Error") || strings.HasSuffix(name, "Exception"))
 }
 
-// Raised reports whether text holds a Python traceback or an exception
-// line (indented or not).
+// RaisedLine is the one rule of a raised status: a traceback head (anywhere, colon perhaps cut) or an exception line.
+func RaisedLine(line string) bool {
+	return strings.Contains(line, TracebackHead[:len(TracebackHead)-1]) || ExceptionLine(strings.TrimLeft(line, " \t"))
+}
+
 func Raised(text string) bool {
-	if strings.Contains(text, TracebackHead[:len(TracebackHead)-1]) {
-		return true
-	}
 	for line := range strings.Lines(text) {
-		if ExceptionLine(strings.TrimLeft(line, " \t")) {
+		if RaisedLine(line) {
 			return true
 		}
 	}

@@ -10,9 +10,9 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
-// TestReadAllocatorDump: the BFC dump's summary settles the cause and its
+// TestAllocatorDump: the BFC dump's summary settles the cause and its
 // chunk annotations name the executable that holds the most memory.
-func TestReadAllocatorDump(t *testing.T) {
+func TestAllocatorDump(t *testing.T) {
 	for _, c := range []struct {
 		dir, file, cause, holder string
 		holderSize               int64
@@ -30,7 +30,7 @@ func TestReadAllocatorDump(t *testing.T) {
 	} {
 		t.Run(c.file, func(t *testing.T) {
 			var r grammar.Report
-			ReadAllocatorDump(&r, logtext.WrapVocabulary(nil).Flatten(fixture(t, c.dir, c.file)))
+			readDump(&r, logtext.WrapVocabulary(nil).Flatten(fixture(t, c.dir, c.file)))
 			if r.Cause != c.cause {
 				t.Errorf("Cause = %q, want %q", r.Cause, c.cause)
 			}
@@ -45,10 +45,10 @@ func TestReadAllocatorDump(t *testing.T) {
 	}
 }
 
-// A cause or a holder already read is kept.
-func TestReadAllocatorDumpKeeps(t *testing.T) {
-	r := grammar.Report{Cause: grammar.CauseExhaustion, MemoryHolder: "jit_step"}
-	ReadAllocatorDump(&r, logtext.WrapVocabulary(nil).Flatten(fixture(t, "allocator_dump", "upper_end_fragmented.txt")))
+// A cause already read is kept, and so is a holder that holds more than the dump's largest.
+func TestAllocatorDumpKeeps(t *testing.T) {
+	r := grammar.Report{Cause: grammar.CauseExhaustion, MemoryHolder: "jit_step", MemoryHolderSize: grammar.KnownSize(8 << 30)}
+	readDump(&r, logtext.WrapVocabulary(nil).Flatten(fixture(t, "allocator_dump", "upper_end_fragmented.txt")))
 	if r.Cause != grammar.CauseExhaustion || r.MemoryHolder != "jit_step" {
 		t.Errorf("got %q %q", r.Cause, r.MemoryHolder)
 	}
@@ -71,4 +71,11 @@ func TestEachChunk(t *testing.T) {
 			t.Errorf("%s: %d bytes, want %d", p, got[p], bytes)
 		}
 	}
+}
+
+// readDump reads text's dump into r as a statement's record does.
+func readDump(r *grammar.Report, text string) {
+	var a Allocator
+	a.Read(text)
+	a.Apply(r)
 }

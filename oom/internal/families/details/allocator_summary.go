@@ -4,90 +4,169 @@
 package details
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
-// The BFC allocator's dump (2026 builds, at INFO after "Allocator (...) ran
-// out of memory trying to allocate ..."):
-//
-//	Allocator memory summary: rounded request 1.50GiB, total free in pool 1.96GiB,
-//	largest free chunk usable by lower end 1.00GiB, unallocated bytes 0B, pool size 3.96GiB, pool limit 3.96GiB
-//	InUse at 302000200 of size 1073741824 tag lower allocation_annotation xla.execute{executable=jit_step} next 3
-//
-// The summary settles the cause (unclaimed bytes do not count: claiming
-// them failed too). The chunk annotations tell who holds the memory, not
-// which program failed: in real captures the live arrays of earlier
-// programs hold most of the pool. So they fill MemoryHolder, never Program.
+// A chunk's executable holds memory, it need not be the one that failed: it
+// fills MemoryHolder, never Program.
 const (
-	summaryAnchor    = "Allocator memory summary: rounded request "
+	summaryAnchor    = "Allocator memory summary: "
+	statsAnchor      = "Stats:"
 	annotationAnchor = " allocation_annotation xla.execute{executable="
-	maxHolders       = 16 // executables tallied from one dump
+	MaxHolders       = 16 // executables tallied for one record or failure
 )
 
-// ReadAllocatorDump reads the cause and the memory holder from a BFC dump
-// in flat, leaving a cause already set alone.
-func ReadAllocatorDump(r *grammar.Report, flat string) {
-	if i := strings.Index(flat, summaryAnchor); i >= 0 && r.Cause == "" {
-		r.Cause = summaryCause(flat[i+len(summaryAnchor):])
-	}
-	if r.MemoryHolder == "" && strings.Contains(flat, annotationAnchor) {
-		r.MemoryHolder, r.MemoryHolderSize = LargestHolder(flat)
-	}
+// AllocatorAnchors join the hard-wrap vocabulary, as the Details' anchors do.
+var AllocatorAnchors = []string{summaryAnchor, statsAnchor + " Limit:", "InUse:"}
+
+// Holder is an executable and the bytes its in-use chunks hold.
+type Holder struct {
+	Program string
+	Bytes   int64
+	Chunks  int
 }
 
-// summaryCause reads "R, total free in pool F, largest free chunk usable by
-// <end> end L, ..." and returns the cause, or "" when a figure is missing.
-func summaryCause(s string) string {
-	tok, _, _ := strings.Cut(s, ",")
-	request := grammar.ParseSizeToken(tok)
-	free := grammar.ParseSizeToken(summaryField(s, "total free in pool "))
-	_, after, ok := strings.Cut(s, "largest free chunk usable by ")
-	if !ok {
-		return ""
-	}
-	if _, after, ok = strings.Cut(after, " end "); !ok {
-		return ""
-	}
-	tok, _, _ = strings.Cut(after, ",")
-	return grammar.PoolCause(request, free, grammar.ParseSizeToken(tok))
+// Allocator is what an allocator printed about its pool, in one record or a
+// whole failure's: a later figure replaces an earlier one.
+type Allocator struct {
+	Request     grammar.Size // the summary's rounded request
+	PoolFree    grammar.Size // free in the pool the allocator has claimed
+	Unallocated grammar.Size // the limit's bytes not yet claimed from the device
+	LargestFree grammar.Size
+	PoolSize    grammar.Size
+	PoolLimit   grammar.Size
+	InUse       grammar.Size
+	holders     [MaxHolders]Holder
+	nHolders    int
 }
 
-// LargestHolder sums the in-use chunks of the dump by executable and returns
-// the one with the most bytes, the first in the dump on a tie.
-func LargestHolder(flat string) (string, grammar.Size) {
-	var names [maxHolders]string
-	var bytes [maxHolders]int64
-	n := 0
-	EachChunk(flat, func(name string, size int64) {
-		k := slices.Index(names[:n], name)
-		if k < 0 {
-			if n == maxHolders {
-				return
-			}
-			k, names[n] = n, name
-			n++
+// Read takes the Stats, summaries and in-use chunks of text.
+func (a *Allocator) Read(text string) {
+	grammar.EachAnchor(text, statsAnchor, func(i int) { a.readStats(text[i+len(statsAnchor):]) })
+	grammar.EachAnchor(text, summaryAnchor, func(i int) { a.readSummary(text[i+len(summaryAnchor):]) })
+	EachChunk(text, a.addHolder)
+}
+
+// readStats reads "Limit: X InUse: Y ..." pairs, a line each or on one line
+// (flattened, cudaMallocAsync), up to the first word that is no key.
+func (a *Allocator) readStats(s string) {
+	f := strings.Fields(s[:min(len(s), 4*DetailSpan)])
+	if len(s) > 4*DetailSpan && len(f) > 0 {
+		f = f[:len(f)-1] // it may be cut
+	}
+	for k := 0; k+1 < len(f) && strings.HasSuffix(f[k], ":"); k += 2 {
+		var into *grammar.Size
+		switch f[k] {
+		case "Limit:":
+			into = &a.PoolLimit
+		case "InUse:":
+			into = &a.InUse
+		case "LargestFreeBlock:":
+			into = &a.LargestFree
+		default:
+			continue
 		}
-		bytes[k] += size
-	})
-	best := -1
-	for k := range n {
-		if best < 0 || bytes[k] > bytes[best] {
-			best = k
+		if size := grammar.ParseSizeToken(f[k+1]); size.Known {
+			*into = size
 		}
 	}
-	if best < 0 {
-		return "", grammar.Size{}
-	}
-	return names[best], grammar.KnownSize(bytes[best])
 }
 
-// EachChunk calls add with the executable and the bytes of each in-use
-// chunk of an allocator dump in text whose annotation names it: the one
-// reading of a chunk line, for one record and for a whole failure.
+// readSummary reads "rounded request R, total free in pool F, largest free
+// chunk usable by <end> end L, unallocated bytes U, pool size P, pool limit M".
+func (a *Allocator) readSummary(s string) {
+	s, _, _ = strings.Cut(s, "\n")
+	for field := range strings.SplitSeq(s, ",") {
+		field = strings.TrimSpace(field)
+		sp := strings.LastIndexByte(field, ' ')
+		if sp < 0 || len(field)-sp > 25 {
+			continue
+		}
+		var into *grammar.Size
+		switch name := field[:sp]; {
+		case name == "rounded request":
+			into = &a.Request
+		case name == "total free in pool":
+			into = &a.PoolFree
+		case name == "unallocated bytes":
+			into = &a.Unallocated
+		case strings.HasPrefix(name, "largest free chunk usable by"):
+			into = &a.LargestFree
+		case name == "pool size":
+			into = &a.PoolSize
+		case name == "pool limit":
+			into = &a.PoolLimit
+		default:
+			continue
+		}
+		if size := grammar.ParseSizeToken(field[sp+1:]); size.Known {
+			*into = size
+		}
+	}
+}
+
+// addHolder tallies one in-use chunk of program (EachChunk).
+func (a *Allocator) addHolder(program string, bytes int64) {
+	for i := range a.nHolders {
+		if h := &a.holders[i]; h.Program == program {
+			h.Bytes = min(h.Bytes+bytes, 1<<62)
+			h.Chunks++
+			return
+		}
+	}
+	if a.nHolders < MaxHolders { // a copy: the caller may reuse its text
+		a.holders[a.nHolders] = Holder{Program: strings.Clone(program), Bytes: bytes, Chunks: 1}
+		a.nHolders++
+	}
+}
+
+// Holders are the in-use chunks' executables, most bytes first, stable.
+func (a *Allocator) Holders() []Holder {
+	hs := append([]Holder(nil), a.holders[:a.nHolders]...)
+	for i := 1; i < len(hs); i++ {
+		for j := i; j > 0 && hs[j].Bytes > hs[j-1].Bytes; j-- {
+			hs[j], hs[j-1] = hs[j-1], hs[j]
+		}
+	}
+	return hs
+}
+
+// Free is what the allocator could still hand out, claimed or not.
+func (a *Allocator) Free() grammar.Size { return grammar.AddSizes(a.PoolFree, a.Unallocated) }
+
+// Apply completes r with the figures it does not state, the cause (the
+// request against the claimed pool; unclaimed bytes do not count, claiming
+// them failed too) and the largest holder.
+func (a *Allocator) Apply(r *grammar.Report) {
+	fill(&r.Free, a.Free())
+	fill(&r.PoolLimit, a.PoolLimit)
+	fill(&r.InUse, a.InUse)
+	fill(&r.LargestFree, a.LargestFree)
+	fill(&r.PoolSize, a.PoolSize)
+	if r.Cause == "" {
+		request := a.Request
+		if !request.Known {
+			request = r.Requested
+		}
+		r.Cause = grammar.PoolCause(request, a.PoolFree, a.LargestFree)
+	}
+	if a.nHolders > 0 {
+		if top := a.Holders()[0]; r.MemoryHolder == "" || top.Bytes >= r.MemoryHolderSize.Bytes {
+			r.MemoryHolder, r.MemoryHolderSize = top.Program, grammar.KnownSize(top.Bytes)
+		}
+	}
+}
+
+func fill(dst *grammar.Size, src grammar.Size) {
+	if !dst.Known && src.Known {
+		*dst = src
+	}
+}
+
+// EachChunk calls add with each annotated in-use chunk's executable and bytes.
 func EachChunk(text string, add func(program string, bytes int64)) {
 	grammar.EachAnchor(text, annotationAnchor, func(i int) {
 		size, ok := chunkSize(text[max(0, i-DetailSpan):i])
@@ -100,8 +179,7 @@ func EachChunk(text string, add func(program string, bytes int64)) {
 
 // chunkSize reads "InUse at <hex> of size <n> tag <tag>" ending before.
 func chunkSize(before string) (int64, bool) {
-	// The last "InUse at" before the annotation, found forwards: Index
-	// scans a line many times faster than LastIndex.
+	// The last "InUse at", found forwards: Index is many times faster.
 	i := strings.Index(before, "InUse at ")
 	if i < 0 {
 		return 0, false

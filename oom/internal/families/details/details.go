@@ -11,10 +11,8 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
-// detail is a phrase that adds facts to whichever failure the record holds,
-// filling only fields the failure left empty (docs/message-formats.md). It
-// is short and fixed, so Read uses string operations on the DetailSpan
-// bytes before and after the anchor, not a regexp.
+// detail is a phrase that fills fields the record's failure left empty; it
+// is short and fixed, so Read uses string operations, not a regexp.
 type detail struct {
 	Anchor string
 	Read   func(r *grammar.Report, before, after string)
@@ -23,8 +21,7 @@ type detail struct {
 // DetailSpan bounds the text a detail reads on each side of its anchor.
 const DetailSpan = 256
 
-// Details are the phrases that add facts to whichever failure the record
-// holds, read in order.
+// Details are read in order.
 var Details = []detail{
 	{ // pjrt log line: "Execution of replica 0 failed: RESOURCE_EXHAUSTED: ..."
 		"Execution of replica ", func(r *grammar.Report, _, a string) {
@@ -87,36 +84,6 @@ var Details = []detail{
 			}
 		},
 	},
-	{ // BFC allocator (2025+), allocator_summary.go. What it could still hand out is the pool's free
-		// memory plus the bytes it has not claimed; the pool limit is not the device's capacity.
-		"Allocator memory summary: ", func(r *grammar.Report, _, a string) {
-			free, unallocated := summaryField(a, "total free in pool "), summaryField(a, "unallocated bytes ")
-			if !r.Free.Known {
-				r.Free = grammar.AddSizes(grammar.ParseSizeToken(free), grammar.ParseSizeToken(unallocated))
-			}
-			setSize(&r.PoolLimit, summaryField(a, "pool limit "))
-		},
-	},
-	{ // An allocator's stats: BFC's "Stats: \nLimit:   59.38GiB\nInUse:   0B\nMaxInUse: ..." (raw
-		// bytes in older builds), cudaMallocAsync's "... Stats: Limit: X InUse: Y". The limit is the
-		// allocator's budget, never Capacity: the advice reads Capacity as the whole device.
-		"Stats: Limit:", func(r *grammar.Report, _, a string) {
-			if f := strings.Fields(a); len(f) > 0 && len(f[0]) <= 24 {
-				setSize(&r.PoolLimit, f[0])
-			}
-		},
-	},
-	{ // What the allocator had in use, from the same stats: "InUse: Y" right after the limit
-		// (not "MaxInUse:", the peak).
-		"InUse:", func(r *grammar.Report, b, a string) {
-			if !strings.HasSuffix(strings.TrimRight(b, " "), allocatorLimitBefore(b)) || strings.HasSuffix(b, "Max") {
-				return
-			}
-			if f := strings.Fields(a); len(f) > 0 && len(f[0]) <= 24 {
-				setSize(&r.Used, f[0])
-			}
-		},
-	},
 	{ // GPU autotuning (compilation) that ran out of memory: "Failed to get configs for: 3 out of 3
 		// instructions. See logs for all failures. Example failure: Out of memory while trying to allocate ..."
 		"Failed to get configs for", func(r *grammar.Report, _, _ string) { r.Phase = grammar.PhaseCompile },
@@ -174,44 +141,14 @@ func chipID(before string) string {
 	return id
 }
 
-// summaryField returns the size token after label in a comma-separated
-// "label value, label value" list that ends with its line, or "".
-func summaryField(s, label string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	_, after, ok := strings.Cut(line, label)
-	if !ok {
-		return ""
-	}
-	tok, _, _ := strings.Cut(after, ",")
-	if len(tok) > 24 {
-		return ""
-	}
-	return strings.TrimSpace(tok)
-}
-
-// allocatorLimitBefore returns the end of before when it ends with an
-// allocator stats' "Limit: X" (what stands right before its "InUse:"), else
-// a string before cannot end with.
-func allocatorLimitBefore(before string) string {
-	t := strings.TrimRight(before, " ")
-	i := strings.LastIndex(t, "Limit: ")
-	if i < 0 || strings.ContainsAny(strings.TrimSpace(t[i+len("Limit: "):]), " ") {
-		return "\x00"
-	}
-	return t[i:]
-}
-
-// CUDAFreeTotal splits CUDA's "F/T" (what follows "Free memory/Total
-// memory: ") into its two numbers.
+// CUDAFreeTotal splits CUDA's "F/T" after "Free memory/Total memory: ".
 func CUDAFreeTotal(a string) (free, total string, ok bool) {
 	free, rest := logtext.LeadingDigits(a)
 	total, _ = logtext.LeadingDigits(strings.TrimPrefix(rest, "/"))
 	return free, total, free != "" && total != "" && strings.HasPrefix(rest, "/")
 }
 
-// guardSpan bounds how far before a match a guard phrase is looked for: the
-// guard and the match must be in one sentence, and no guarded sentence is
-// near this long.
+// guardSpan bounds the guarded sentence before a match.
 const guardSpan = 1000
 
 // Guarded reports whether a guard phrase stands just before at, in the same

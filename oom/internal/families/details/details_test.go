@@ -22,6 +22,12 @@ func readDetails(text string, seed grammar.Report) grammar.Report {
 			d.Read(&r, flat[max(0, i-DetailSpan):i], flat[i+len(d.Anchor):min(len(flat), i+len(d.Anchor)+DetailSpan)])
 		})
 	}
+	var a Allocator // as the recogniser reads a record: the allocator's figures after the details
+	a.Read(flat)
+	a.Apply(&r)
+	if !r.Used.Known {
+		r.Used = a.InUse
+	}
 	return r
 }
 
