@@ -48,6 +48,9 @@ type Joiner struct {
 	Hold bool
 
 	open *Kill // the event being read
+	// done is the kill the last statement Add took completed, if completed.
+	done      Kill
+	completed bool
 	// tail is the last closed kernel kill, which its event's later lines join.
 	tail    Kill
 	hasTail bool
@@ -58,6 +61,7 @@ type Joiner struct {
 // it), and returns the kills it closes, in order.
 func (j *Joiner) Add(at time.Time, s Statement) []Kill {
 	var out []Kill
+	j.completed = false
 	if j.open != nil && j.quietSince(j.open.Last, at) {
 		out = j.closeOpen(out)
 	}
@@ -68,7 +72,8 @@ func (j *Joiner) Add(at time.Time, s Statement) []Kill {
 		if s.Key != "" && j.seen(s.Key) {
 			return out
 		}
-		return append(out, Kill{Statement: s, Tasks: 1, Statements: 1, Complete: true, First: at, Last: at})
+		j.done, j.completed = Kill{Statement: s, Tasks: 1, Statements: 1, Complete: true, First: at, Last: at}, true
+		return append(out, j.done)
 	}
 	if j.joinsTail(s) {
 		j.tail.Statements++
@@ -93,6 +98,7 @@ func (j *Joiner) Add(at time.Time, s Statement) []Kill {
 	if s.Kind == KernelKilled {
 		k.Complete, k.Tasks = true, 1
 		j.tail, j.hasTail, j.open = *k, true, nil
+		j.done, j.completed = *k, true
 		if j.Hold {
 			return out
 		}
@@ -102,6 +108,12 @@ func (j *Joiner) Add(at time.Time, s Statement) []Kill {
 		out = j.closeOpen(out)
 	}
 	return out
+}
+
+// Completed returns the kill the last statement Add took completed, as it
+// stands then: Hold keeps a kernel kill open after it.
+func (j *Joiner) Completed() (Kill, bool) {
+	return j.done, j.completed
 }
 
 // Flush closes the open event and returns it when it named a victim.

@@ -11,17 +11,29 @@ import (
 
 // The kernel prints one host-memory kill as several records, so a stream
 // that held a host statement keeps a hostoom.Joiner under the same bounds.
+// It holds a kernel kill until its event ends, so that a memory.oom.group
+// kill counts every task; the kill is still known at its own line.
 
-// HostStatement joins statement st of stream key, printed at at, and
-// returns the kills it closed.
-func (a *Assembler) HostStatement(key uint64, at time.Time, st hostoom.Statement, now time.Time, closed []Failure) ([]hostoom.Kill, []Failure) {
+// HostJoin is what one statement did to its stream's kills.
+type HostJoin struct {
+	Ended     []hostoom.Kill // the kills that ended, in order: each once
+	Completed hostoom.Kill   // the kill the statement's own line completed
+	Complete  bool           // Completed is set
+}
+
+// HostStatement joins statement st of stream key, printed at at, into j.
+func (a *Assembler) HostStatement(key uint64, at time.Time, st hostoom.Statement, now time.Time, j *HostJoin, closed []Failure) []Failure {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	s, closed := a.lookup(key, now, closed)
 	if s.host == nil {
-		s.host = &hostoom.Joiner{Hold: a.cfg.HoldKills}
+		s.host = &hostoom.Joiner{Hold: true}
 	}
-	return s.host.Add(at, st), closed
+	j.Ended = append(j.Ended, s.host.Add(at, st)...)
+	if k, ok := s.host.Completed(); ok {
+		j.Completed, j.Complete = k, true
+	}
+	return closed
 }
 
 // FlushKills returns the kills stream key still holds: at an input's end.
