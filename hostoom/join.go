@@ -48,6 +48,7 @@ type Joiner struct {
 	Hold bool
 
 	open *Kill // the event being read
+	last Kind  // its latest statement's: an earlier kind starts the next event
 	// done is the kill the last statement Add took completed, if completed.
 	done      Kill
 	completed bool
@@ -83,8 +84,8 @@ func (j *Joiner) Add(at time.Time, s Statement) []Kill {
 		}
 		return out
 	}
-	if s.Kind == KernelInvoked && j.open != nil {
-		out = j.closeOpen(out)
+	if j.open != nil && (s.Kind == KernelInvoked || s.Kind < j.last) {
+		out = j.closeOpen(out) // a reader of some lines only may miss "invoked"
 	}
 	if j.open == nil {
 		out = j.endTail(out)
@@ -92,6 +93,7 @@ func (j *Joiner) Add(at time.Time, s Statement) []Kill {
 		j.open.Ref = s.Ref
 	}
 	k := j.open
+	j.last = s.Kind
 	k.Statements++
 	k.Last = at
 	merge(k, s)

@@ -193,26 +193,34 @@ func TestTextsOfAWholeLog(t *testing.T) {
 
 // A kill whose "Killed process" line never comes ends at the stream's next
 // kill and is carried by the record that ended it; the next is carried by
-// its own line's record; each ends once.
+// its own line's record; each ends once. So it is read from every line (a
+// saved log) and from the lines the prefilter passes (a collector), which
+// lack the kill's first line.
 func TestKillWithoutItsLine(t *testing.T) {
 	b, err := os.ReadFile("../../hostoom/testdata/memcg-v1-linux-6.18.dmesg.txt")
 	require.NoError(t, err)
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	log := append(append([]string{}, lines[:len(lines)-1]...), lines...)
-	s := newStage()
-	var kills []hostoom.Kill
-	var ended []hostoom.Kill
-	for i, line := range log {
-		var tags Tags
-		s.Texts(Input{Stream: 1, At: t0, Now: t0, Line: i + 1}, Marks{}, []string{line}, &tags, nil)
-		if tags.Outcome == HostKill {
-			kills = append(kills, tags.Kill)
+	for _, prefilter := range []bool{false, true} {
+		f := &feeder{s: newStage(), in: Input{Stream: 1, At: t0, Now: t0}}
+		var kills, ended []hostoom.Kill
+		for i, line := range log {
+			var tags Tags
+			f.in.Line = i + 1
+			if prefilter {
+				tags = f.record(line, Marks{})
+			} else {
+				f.s.Texts(f.in, Marks{}, []string{line}, &tags, nil)
+			}
+			if tags.Outcome == HostKill {
+				kills = append(kills, tags.Kill)
+			}
+			ended = append(ended, tags.Ended...)
 		}
-		ended = append(ended, tags.Ended...)
+		ended = append(ended, f.s.Failures.FlushKills(1)...)
+		require.Len(t, kills, 2, "prefilter %v", prefilter)
+		assert.False(t, kills[0].Complete)
+		assert.True(t, kills[1].Complete)
+		assert.Equal(t, kills, ended)
 	}
-	ended = append(ended, s.Failures.FlushKills(1)...)
-	require.Len(t, kills, 2)
-	assert.False(t, kills[0].Complete)
-	assert.True(t, kills[1].Complete)
-	assert.Equal(t, kills, ended)
 }
