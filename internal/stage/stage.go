@@ -170,8 +170,11 @@ func (s *Stage) Texts(in Input, marks Marks, texts []string, t *Tags, closed []f
 	if marks.HostRead {
 		return closed // read upstream: processing twice equals processing once
 	}
-	n := 0
 	for _, text := range texts {
+		if !hostoom.MayContain(text) {
+			continue
+		}
+		n := 0
 		for line := range strings.Lines(text) {
 			l := hostoom.SplitHeader(strings.TrimRight(line, "\r\n"))
 			st, ok := hostoom.ParseLine(l.Text)
