@@ -9,11 +9,6 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/hostoom"
 )
 
-// The kernel prints one host-memory kill as several records, so a stream
-// that held a host statement keeps a hostoom.Joiner under the same bounds.
-// It holds a kernel kill until its event ends, so that a memory.oom.group
-// kill counts every task; the kill is still known at its own line.
-
 // HostJoin is what one statement did to its stream's kills.
 type HostJoin struct {
 	Ended     []hostoom.Kill // the kills that ended, in order: each once
@@ -21,7 +16,8 @@ type HostJoin struct {
 	Complete  bool           // Completed is set
 }
 
-// HostStatement joins statement st of stream key, printed at at, into j.
+// HostStatement joins statement st of stream key, printed at at, into j;
+// the stream's Joiner holds a kernel kill until its event ends.
 func (a *Assembler) HostStatement(key uint64, at time.Time, st hostoom.Statement, now time.Time, j *HostJoin, closed []Failure) []Failure {
 	a.mu.Lock()
 	defer a.mu.Unlock()

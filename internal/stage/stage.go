@@ -73,9 +73,7 @@ type Tags struct {
 	Warning   oom.Warning
 	Host      hostoom.Statement
 	Kill      hostoom.Kill
-	// Ended are the kills that ended at the record, each once: a reader of
-	// a whole log counts these, a writer of records the HostKill outcomes.
-	Ended []hostoom.Kill
+	Ended     []hostoom.Kill // the kills that ended at the record, each once
 }
 
 // OpenIn reports, without a lock, whether a stream of resource has an open
@@ -161,10 +159,9 @@ func (s *Stage) Tail(body string) bool {
 	return body != "" && s.cfg.HostKillTails && hostoom.EndsWithTail(body)
 }
 
-// Texts joins the host statement of each line of texts, dated by its
-// header, else by the record: the record carries the kill a line completed,
-// else one that a line ended without its own line, else its first
-// statement. srun's echo of slurmstepd's line is a statement, never a kill.
+// Texts joins each line's host statement, dated by its header, else by the
+// record, which carries the kill a line completed, else one that ended
+// without its own line, else its first statement (srun's echo is no kill).
 func (s *Stage) Texts(in Input, marks Marks, texts []string, t *Tags, closed []failure.Failure) []failure.Failure {
 	t.Outcome = Untouched
 	if marks.HostRead {
