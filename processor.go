@@ -138,9 +138,9 @@ func (p *logsProcessor) notCandidate(rl plog.ResourceLogs, lr plog.LogRecord, b 
 		return p.structured(rl, lr, b) // processor_hostkill.go
 	}
 	text := body.Str()
-	if st, ok := p.stage.Tail(text); ok {
+	if p.stage.Tail(text) {
 		var t stage.Tags
-		b.closed = p.stage.Line(p.input(rl, lr, b, false), marksOf(lr.Attributes()), st, &t, b.closed)
+		b.closed = p.stage.Texts(p.input(rl, lr, b, false), marksOf(lr.Attributes()), []string{text}, &t, b.closed)
 		if label, tagged := p.write(rl, lr, &t, b); tagged != untouched {
 			return label, tagged
 		}

@@ -48,6 +48,10 @@ type Joiner struct {
 	Hold bool
 
 	open *Kill // the event being read
+	last Kind  // its latest statement's: an earlier kind starts the next event
+	// done is the kill the last statement Add took completed, if completed.
+	done      Kill
+	completed bool
 	// tail is the last closed kernel kill, which its event's later lines join.
 	tail    Kill
 	hasTail bool
@@ -58,6 +62,7 @@ type Joiner struct {
 // it), and returns the kills it closes, in order.
 func (j *Joiner) Add(at time.Time, s Statement) []Kill {
 	var out []Kill
+	j.completed = false
 	if j.open != nil && j.quietSince(j.open.Last, at) {
 		out = j.closeOpen(out)
 	}
@@ -68,7 +73,8 @@ func (j *Joiner) Add(at time.Time, s Statement) []Kill {
 		if s.Key != "" && j.seen(s.Key) {
 			return out
 		}
-		return append(out, Kill{Statement: s, Tasks: 1, Statements: 1, Complete: true, First: at, Last: at})
+		j.done, j.completed = Kill{Statement: s, Tasks: 1, Statements: 1, Complete: true, First: at, Last: at}, true
+		return append(out, j.done)
 	}
 	if j.joinsTail(s) {
 		j.tail.Statements++
@@ -78,8 +84,8 @@ func (j *Joiner) Add(at time.Time, s Statement) []Kill {
 		}
 		return out
 	}
-	if s.Kind == KernelInvoked && j.open != nil {
-		out = j.closeOpen(out)
+	if j.open != nil && (s.Kind == KernelInvoked || s.Kind < j.last) {
+		out = j.closeOpen(out) // a reader of some lines only may miss "invoked"
 	}
 	if j.open == nil {
 		out = j.endTail(out)
@@ -87,12 +93,14 @@ func (j *Joiner) Add(at time.Time, s Statement) []Kill {
 		j.open.Ref = s.Ref
 	}
 	k := j.open
+	j.last = s.Kind
 	k.Statements++
 	k.Last = at
 	merge(k, s)
 	if s.Kind == KernelKilled {
 		k.Complete, k.Tasks = true, 1
 		j.tail, j.hasTail, j.open = *k, true, nil
+		j.done, j.completed = *k, true
 		if j.Hold {
 			return out
 		}
@@ -102,6 +110,12 @@ func (j *Joiner) Add(at time.Time, s Statement) []Kill {
 		out = j.closeOpen(out)
 	}
 	return out
+}
+
+// Completed returns the kill the last statement Add took completed, as it
+// stands then: Hold keeps a kernel kill open after it.
+func (j *Joiner) Completed() (Kill, bool) {
+	return j.done, j.completed
 }
 
 // Flush closes the open event and returns it when it named a victim.

@@ -19,7 +19,7 @@ targets=(
   ./oom:FuzzPrefilterDifferential
   .:FuzzProcessRecord
   ./cmd/xlaoom/internal/explain:FuzzExplain
-  ./cmd/xlaoom/internal/explain:FuzzStartsRecord
+  ./oom:FuzzStartsRecord
 )
 
 if [ "${1:-}" = list ]; then

@@ -32,9 +32,6 @@ type Config struct {
 	MaxRecords int           // the records one failure takes
 	MaxStreams int           // past it, the stream used longest ago is evicted
 	TTL        time.Duration // a stream not heard of for that long is forgotten
-	// HoldKills keeps a kernel kill open until its event ends, to count
-	// every task a memory.oom.group kill took: for a reader of a whole log.
-	HoldKills bool
 }
 
 // Assembler assembles the failures of many streams, safe for concurrent

@@ -9,19 +9,27 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/hostoom"
 )
 
-// The kernel prints one host-memory kill as several records, so a stream
-// that held a host statement keeps a hostoom.Joiner under the same bounds.
+// HostJoin is what one statement did to its stream's kills.
+type HostJoin struct {
+	Ended     []hostoom.Kill // the kills that ended, in order: each once
+	Completed hostoom.Kill   // the kill the statement's own line completed
+	Complete  bool           // Completed is set
+}
 
-// HostStatement joins statement st of stream key, printed at at, and
-// returns the kills it closed.
-func (a *Assembler) HostStatement(key uint64, at time.Time, st hostoom.Statement, now time.Time, closed []Failure) ([]hostoom.Kill, []Failure) {
+// HostStatement joins statement st of stream key, printed at at, into j;
+// the stream's Joiner holds a kernel kill until its event ends.
+func (a *Assembler) HostStatement(key uint64, at time.Time, st hostoom.Statement, now time.Time, j *HostJoin, closed []Failure) []Failure {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	s, closed := a.lookup(key, now, closed)
 	if s.host == nil {
-		s.host = &hostoom.Joiner{Hold: a.cfg.HoldKills}
+		s.host = &hostoom.Joiner{Hold: true}
 	}
-	return s.host.Add(at, st), closed
+	j.Ended = append(j.Ended, s.host.Add(at, st)...)
+	if k, ok := s.host.Completed(); ok {
+		j.Completed, j.Complete = k, true
+	}
+	return closed
 }
 
 // FlushKills returns the kills stream key still holds: at an input's end.

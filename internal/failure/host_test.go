@@ -16,19 +16,20 @@ import (
 )
 
 // hostLines gives each line of a kernel log, one record each, to stream key
-// and returns the kills closed.
-func hostLines(t *testing.T, a *Assembler, key uint64, log string) []hostoom.Kill {
+// and returns what they did.
+func hostLines(t *testing.T, a *Assembler, key uint64, log string) (j HostJoin, completed []hostoom.Kill) {
 	t.Helper()
-	var kills []hostoom.Kill
 	for line := range strings.Lines(log) {
 		l := hostoom.SplitHeader(strings.TrimRight(line, "\n"))
 		if s, ok := hostoom.ParseLine(l.Text); ok {
-			k, closed := a.HostStatement(key, t0.Add(time.Duration(len(kills))), s, t0, nil)
-			require.Empty(t, closed)
-			kills = append(kills, k...)
+			j.Complete = false
+			require.Empty(t, a.HostStatement(key, t0, s, t0, &j, nil))
+			if j.Complete {
+				completed = append(completed, j.Completed)
+			}
 		}
 	}
-	return kills
+	return j, completed
 }
 
 // A real kernel's memory-cgroup kill, one record a line: one kill, with
@@ -37,9 +38,10 @@ func TestHostKillAssembled(t *testing.T) {
 	raw, err := os.ReadFile("../../hostoom/testdata/memcg-v1-linux-6.18.dmesg.txt")
 	require.NoError(t, err)
 	a := New(Config{Window: time.Minute})
-	kills := hostLines(t, a, 7, string(raw))
-	require.Len(t, kills, 1)
-	k := kills[0]
+	j, completed := hostLines(t, a, 7, string(raw))
+	assert.Empty(t, j.Ended, "held until its event ends")
+	require.Len(t, completed, 1, "known at its own line")
+	k := completed[0]
 	assert.Equal(t, int64(29330), k.PID)
 	assert.Equal(t, "python3", k.Command)
 	assert.Equal(t, int64(64<<20), k.Limit)
@@ -48,12 +50,8 @@ func TestHostKillAssembled(t *testing.T) {
 	assert.GreaterOrEqual(t, k.Statements, 3)
 	assert.False(t, a.Open(), "a kill is not a failure")
 	assert.Equal(t, 1, a.Streams(), "its stream is kept for the kill's later lines")
-	assert.Empty(t, a.FlushKills(7), "returned at its kill line already")
+	assert.Equal(t, []hostoom.Kill{k}, a.FlushKills(7), "ended once, at the input's end")
 	assert.Equal(t, 0, a.Streams())
-
-	held := New(Config{Window: time.Minute, HoldKills: true})
-	assert.Empty(t, hostLines(t, held, 7, string(raw)), "held until its event ends")
-	require.Len(t, held.FlushKills(7), 1)
 }
 
 // Streams with host statements count toward the bound on streams.
@@ -62,8 +60,9 @@ func TestHostStreamsBounded(t *testing.T) {
 	s, ok := hostoom.ParseLine("Memory cgroup out of memory: Killed process 29330 (python3) total-vm:82116kB, anon-rss:59136kB, file-rss:6612kB, shmem-rss:0kB, UID:0 pgtables:188kB oom_score_adj:0")
 	require.True(t, ok)
 	for key := range uint64(5) {
-		kills, _ := a.HostStatement(key, t0, s, t0, nil)
-		require.Len(t, kills, 1)
+		var j HostJoin
+		a.HostStatement(key, t0, s, t0, &j, nil)
+		require.True(t, j.Complete)
 	}
 	assert.Equal(t, 2, a.Streams())
 	assert.Equal(t, int64(3), a.Evicted())

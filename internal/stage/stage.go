@@ -21,7 +21,6 @@ type Config struct {
 	MemoryWarnings bool // tag memory-pressure warnings
 	HostKillTails  bool // read string bodies that end like a host kill line
 	MaxScanSize    int  // a longer text is not read for evidence
-	LineKills      bool // host statements are read by line (Lines): a whole saved log
 }
 
 // Stage is safe for concurrent use; its state is its failure.Assembler.
@@ -43,6 +42,7 @@ type Input struct {
 	At               time.Time  // the record's time, else its arrival
 	Now              time.Time  // its arrival
 	Origin           func() any // failure.Statement.Origin
+	Line             int        // the record's first line in its file; 0: unknown
 }
 
 // Marks are what a record arrived with.
@@ -73,6 +73,7 @@ type Tags struct {
 	Warning   oom.Warning
 	Host      hostoom.Statement
 	Kill      hostoom.Kill
+	Ended     []hostoom.Kill // the kills that ended at the record, each once
 }
 
 // OpenIn reports, without a lock, whether a stream of resource has an open
@@ -108,16 +109,8 @@ func (s *Stage) Candidate(texts []string, marks Marks, in func(statement bool) I
 	found := s.Read(texts)
 	switch found.Found {
 	case oom.FoundNothing:
-		for _, text := range texts {
-			if s.cfg.LineKills {
-				break
-			}
-			if st, ok := hostoom.Parse(text); ok {
-				if closed = s.Line(in(false), marks, st, t, closed); t.Outcome == HostKill {
-					return closed
-				}
-				break
-			}
+		if closed = s.Texts(in(false), marks, texts, t, closed); t.Outcome == HostKill {
+			return closed
 		}
 		return s.Evidence(in, texts[0], closed)
 	case oom.FoundWarning:
@@ -160,58 +153,74 @@ func (s *Stage) Evidence(in func(statement bool) Input, text string, closed []fa
 	return closed
 }
 
-// Tail reads a body the prefilter passed over for a host kill line that
-// holds no prefilter key (HostKillTails).
-func (s *Stage) Tail(body string) (hostoom.Statement, bool) {
-	if body == "" || !s.cfg.HostKillTails || !hostoom.EndsWithTail(body) {
-		return hostoom.Statement{}, false
-	}
-	return hostoom.Parse(body)
+// Tail reports whether a body the prefilter passed over may be a host kill
+// line that holds no prefilter key (HostKillTails): Texts reads it.
+func (s *Stage) Tail(body string) bool {
+	return body != "" && s.cfg.HostKillTails && hostoom.EndsWithTail(body)
 }
 
-// Line takes st read from a text: srun's echo of slurmstepd's line is a
-// statement, never a second kill.
-func (s *Stage) Line(in Input, marks Marks, st hostoom.Statement, t *Tags, closed []failure.Failure) []failure.Failure {
-	if !st.Kind.Echo() {
-		return s.Host(in, marks, st, t, closed)
-	}
-	t.Outcome = Untouched
-	if !marks.HostRead {
-		t.Outcome, t.Host = HostStatement, st
-	}
-	return closed
-}
-
-// Host joins st into its stream's kills: the record carries the kill its
-// own line completes, else the statement.
-func (s *Stage) Host(in Input, marks Marks, st hostoom.Statement, t *Tags, closed []failure.Failure) []failure.Failure {
+// Texts joins each line's host statement, dated by its header, else by the
+// record, which carries the kill a line completed, else one that ended
+// without its own line, else its first statement (srun's echo is no kill).
+func (s *Stage) Texts(in Input, marks Marks, texts []string, t *Tags, closed []failure.Failure) []failure.Failure {
 	t.Outcome = Untouched
 	if marks.HostRead {
 		return closed // read upstream: processing twice equals processing once
 	}
-	var kills []hostoom.Kill
-	kills, closed = s.Failures.HostStatement(in.Stream, in.At, st, in.Now, closed)
-	t.Outcome, t.Host = HostStatement, st
-	for i := range kills {
-		if kills[i].Complete && kills[i].Last.Equal(in.At) && kills[i].Kind == st.Kind {
-			t.Outcome, t.Kill = HostKill, kills[i]
+	for _, text := range texts {
+		if !hostoom.MayContain(text) {
+			continue
+		}
+		n := 0
+		for line := range strings.Lines(text) {
+			l := hostoom.SplitHeader(strings.TrimRight(line, "\r\n"))
+			st, ok := hostoom.ParseLine(l.Text)
+			if n++; !ok {
+				continue
+			}
+			if in.Line > 0 {
+				st.Ref = int64(in.Line + n - 1)
+			}
+			at := in.At
+			if !l.At.IsZero() {
+				at = l.At
+			}
+			closed = s.statement(in, at, st, t, closed)
 		}
 	}
 	return closed
 }
 
-// Lines joins each line's host statement (LineKills), numbered from first,
-// and returns kills with those that closed appended.
-func (s *Stage) Lines(stream uint64, text string, first int, kills []hostoom.Kill) []hostoom.Kill {
-	for i, line := range strings.Split(text, "\n") {
-		l := hostoom.SplitHeader(strings.TrimRight(line, "\r"))
-		if st, ok := hostoom.ParseLine(l.Text); ok && !st.Kind.Echo() {
-			st.Ref = int64(first + i)
-			closed, _ := s.Failures.HostStatement(stream, l.At, st, time.Time{}, nil)
-			kills = append(kills, closed...)
+// Host joins st, read from a record dated in.At, into its stream's kills.
+func (s *Stage) Host(in Input, marks Marks, st hostoom.Statement, t *Tags, closed []failure.Failure) []failure.Failure {
+	t.Outcome = Untouched
+	if marks.HostRead {
+		return closed
+	}
+	return s.statement(in, in.At, st, t, closed)
+}
+
+func (s *Stage) statement(in Input, at time.Time, st hostoom.Statement, t *Tags, closed []failure.Failure) []failure.Failure {
+	if t.Outcome == Untouched {
+		t.Outcome, t.Host = HostStatement, st
+	}
+	if st.Kind.Echo() {
+		return closed
+	}
+	j := failure.HostJoin{Ended: t.Ended}
+	closed = s.Failures.HostStatement(in.Stream, at, st, in.Now, &j, closed)
+	t.Ended = j.Ended
+	switch {
+	case j.Complete:
+		t.Outcome, t.Kill = HostKill, j.Completed
+	case t.Outcome != HostKill:
+		for i := range j.Ended {
+			if !j.Ended[i].Complete {
+				t.Outcome, t.Kill = HostKill, j.Ended[i] // its own line never came
+			}
 		}
 	}
-	return kills
+	return closed
 }
 
 // Structured reads a journald MESSAGE (the kernel's lines only from the

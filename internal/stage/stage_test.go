@@ -115,23 +115,20 @@ func TestKernelKill(t *testing.T) {
 
 func TestTail(t *testing.T) {
 	s := newStage()
-	st, ok := s.Tail(slurmLine)
-	require.True(t, ok)
+	require.True(t, s.Tail(slurmLine))
 	var tags Tags
-	s.Line(Input{Stream: 1, At: t0, Now: t0}, Marks{}, st, &tags, nil)
+	s.Texts(Input{Stream: 1, At: t0, Now: t0}, Marks{}, []string{slurmLine}, &tags, nil)
 	assert.Equal(t, HostKill, tags.Outcome)
 	assert.Equal(t, "slurm", tags.Kill.Kind.Source()[:5])
-	s.Line(Input{Stream: 2, At: t0, Now: t0}, Marks{HostRead: true}, st, &tags, nil)
+	s.Texts(Input{Stream: 2, At: t0, Now: t0}, Marks{HostRead: true}, []string{slurmLine}, &tags, nil)
 	assert.Equal(t, Untouched, tags.Outcome, "read upstream")
-	_, ok = s.Tail("an ordinary line")
-	assert.False(t, ok)
-	_, ok = New(Config{}).Tail(slurmLine)
-	assert.False(t, ok, "host_kill_tails off")
-	echo, ok := hostoom.Parse("srun: error: node-7: task 0: Out Of Memory")
-	require.True(t, ok)
-	require.True(t, echo.Kind.Echo())
-	s.Line(Input{Stream: 3, At: t0, Now: t0}, Marks{}, echo, &tags, nil)
+	assert.False(t, s.Tail("an ordinary line"))
+	assert.False(t, New(Config{}).Tail(slurmLine), "host_kill_tails off")
+	tags = Tags{}
+	s.Texts(Input{Stream: 3, At: t0, Now: t0}, Marks{}, []string{"srun: error: node-7: task 0: Out Of Memory"}, &tags, nil)
 	assert.Equal(t, HostStatement, tags.Outcome, "srun's echo is a statement, no kill")
+	assert.True(t, tags.Host.Kind.Echo())
+	assert.Empty(t, tags.Ended)
 }
 
 type rawObject map[string]any
@@ -178,17 +175,52 @@ func TestEvidenceAsksForKeysOnlyWhileOpen(t *testing.T) {
 	assert.Equal(t, 1, asked, "over MaxScanSize")
 }
 
-// A whole saved kernel log read by line (LineKills, HoldKills): one kill,
-// numbered by its line.
-func TestLines(t *testing.T) {
+// A whole saved kernel log as one record: one kill, numbered by its first
+// line, carried by the record and ended once, at the input's end.
+func TestTextsOfAWholeLog(t *testing.T) {
 	b, err := os.ReadFile("../../hostoom/testdata/memcg-v1-linux-6.18.dmesg.txt")
 	require.NoError(t, err)
-	s := New(Config{Failure: failure.Config{Window: time.Minute, HoldKills: true}, LineKills: true, MaxScanSize: 1 << 20})
-	kills := s.Lines(1, string(b), 1, nil)
-	kills = append(kills, s.Failures.FlushKills(1)...)
-	require.Len(t, kills, 1)
-	assert.Equal(t, int64(1), kills[0].Ref, "its first line")
+	s := newStage()
 	var tags Tags
-	s.Candidate([]string{"Memory cgroup out of memory: Killed process 29330 (python3) total-vm:82116kB"}, Marks{}, func(bool) Input { return Input{Stream: 2} }, &tags, nil)
-	assert.Equal(t, Untouched, tags.Outcome, "with LineKills a record's text is not read for host statements")
+	s.Texts(Input{Stream: 1, Line: 1}, Marks{}, []string{string(b)}, &tags, nil)
+	assert.Equal(t, HostKill, tags.Outcome)
+	assert.Empty(t, tags.Ended, "held until its event ends")
+	ended := s.Failures.FlushKills(1)
+	require.Len(t, ended, 1)
+	assert.Equal(t, int64(1), ended[0].Ref, "its first line")
+	assert.Equal(t, tags.Kill, ended[0])
+}
+
+// A kill whose "Killed process" line never comes ends at the stream's next
+// kill and is carried by the record that ended it; the next is carried by
+// its own line's record; each ends once. So it is read from every line (a
+// saved log) and from the lines the prefilter passes (a collector), which
+// lack the kill's first line.
+func TestKillWithoutItsLine(t *testing.T) {
+	b, err := os.ReadFile("../../hostoom/testdata/memcg-v1-linux-6.18.dmesg.txt")
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	log := append(append([]string{}, lines[:len(lines)-1]...), lines...)
+	for _, prefilter := range []bool{false, true} {
+		f := &feeder{s: newStage(), in: Input{Stream: 1, At: t0, Now: t0}}
+		var kills, ended []hostoom.Kill
+		for i, line := range log {
+			var tags Tags
+			f.in.Line = i + 1
+			if prefilter {
+				tags = f.record(line, Marks{})
+			} else {
+				f.s.Texts(f.in, Marks{}, []string{line}, &tags, nil)
+			}
+			if tags.Outcome == HostKill {
+				kills = append(kills, tags.Kill)
+			}
+			ended = append(ended, tags.Ended...)
+		}
+		ended = append(ended, f.s.Failures.FlushKills(1)...)
+		require.Len(t, kills, 2, "prefilter %v", prefilter)
+		assert.False(t, kills[0].Complete)
+		assert.True(t, kills[1].Complete)
+		assert.Equal(t, kills, ended)
+	}
 }

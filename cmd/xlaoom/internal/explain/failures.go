@@ -8,6 +8,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
+	"github.com/xlaoom/xlaoomprocessor/hostoom"
 	"github.com/xlaoom/xlaoomprocessor/internal/failure"
 	"github.com/xlaoom/xlaoomprocessor/internal/incident"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
@@ -37,23 +38,25 @@ type gatherer struct {
 	// attempts is the warning of the attempts no failure has taken yet.
 	attempts *Finding
 	closed   []failure.Failure
+	kills    []hostoom.Kill // the host-memory kills ended, in order
 }
 
 // input is the one stream of an input.
 const input = 0
 
 func newGatherer(emit func(*Finding) error) *gatherer {
-	return &gatherer{emit: emit, stage: stage.New(stage.Config{Failure: failure.Config{Window: incident.DefaultWindow, HoldKills: true},
-		MemoryWarnings: true, MaxScanSize: maxScanSize, LineKills: true})}
+	return &gatherer{emit: emit, stage: stage.New(stage.Config{Failure: failure.Config{Window: incident.DefaultWindow},
+		MemoryWarnings: true, MaxScanSize: maxScanSize})}
 }
 
 // record gives one record's text, which passed the prefilter, to the stage
 // and takes the finding it holds, if any.
 func (g *gatherer) record(name string, line int, text string) error {
 	at, _ := oom.HeaderTime(text)
-	in := func(bool) stage.Input { return stage.Input{Stream: input, At: at} }
+	in := func(bool) stage.Input { return stage.Input{Stream: input, At: at, Line: line} }
 	var t stage.Tags
 	g.closed = g.stage.Candidate([]string{text}, stage.Marks{}, in, &t, g.closed)
+	g.kills = append(g.kills, t.Ended...) // hostkill.go
 	f := &Finding{Source: name, Line: line, Lines: []int{line}}
 	switch t.Outcome {
 	case stage.Statement: // its attributes are written once it closed (complete)

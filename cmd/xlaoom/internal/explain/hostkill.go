@@ -18,23 +18,26 @@ import (
 
 // hostScan finds the host-memory kills of one input (a saved kernel log:
 // dmesg, dmesg -T, journalctl -k, /dev/kmsg; a job log with Slurm's or
-// Ray's lines), line by line; the failure stage of the input joins the
-// kernel's lines of each kill, holding each until its event ends.
+// Ray's lines) as the processor does: the stage reads the records the
+// prefilter passes (gatherer.record), and here, as a reader of every line,
+// those it passes over that may hold a statement.
 type hostScan struct {
 	kills []hostoom.Kill
 }
 
-// record reads the lines of one record; only a record that may hold a
-// statement is copied.
-func (h *hostScan) record(rec *Record, s *stage.Stage) {
+// record reads the lines of a record the prefilter passed over; only one
+// that may hold a statement is copied.
+func (h *hostScan) record(rec *Record, g *gatherer) {
 	if hostoom.MayContain(unsafe.String(unsafe.SliceData(rec.Text), len(rec.Text))) {
-		h.kills = s.Lines(input, string(rec.Text), rec.Line, h.kills)
+		var t stage.Tags
+		g.closed = g.stage.Texts(stage.Input{Stream: input, Line: rec.Line}, stage.Marks{}, []string{string(rec.Text)}, &t, g.closed)
+		g.kills = append(g.kills, t.Ended...)
 	}
 }
 
 // end takes the kills the stage still holds at the end of the input.
-func (h *hostScan) end(s *stage.Stage) {
-	h.kills = append(h.kills, s.Failures.FlushKills(input)...)
+func (h *hostScan) end(g *gatherer) {
+	h.kills = append(g.kills, g.stage.Failures.FlushKills(input)...)
 }
 
 // printHostKills writes each kill and counts it.

@@ -123,7 +123,7 @@ func scan(name string, r io.Reader, t *Totals, found func(*Finding) error) (inpu
 			ferr = notes.record(rec, name, t, g)
 		}
 	})
-	notes.host.end(g.stage)
+	notes.host.end(g)
 	if ferr == nil {
 		ferr = g.flush() // what a read error left open is written too
 	}
@@ -142,9 +142,9 @@ func (notes *inputNotes) record(rec *Record, name string, t *Totals, g *gatherer
 		t.Over++
 		return nil
 	}
-	notes.host.record(rec, g.stage) // hostkill.go
 	// The prefilter reads the buffer in place: 99.9 % of records cost that.
 	if inPlace := unsafe.String(unsafe.SliceData(rec.Text), len(rec.Text)); !hostoom.Recognizer().MayContain(inPlace) {
+		notes.host.record(rec, g) // hostkill.go
 		g.evidence(inPlace)
 		return g.settle()
 	}

@@ -1,7 +1,7 @@
 // Copyright The xla_oom Authors
 // SPDX-License-Identifier: Apache-2.0
 
-package explain
+package oom_test
 
 import (
 	"bytes"
@@ -32,12 +32,12 @@ var edgeLines = []string{
 	"Traceback (most recent call last):", "\tBuffer 1:", "E0912 ０7:01:12",
 }
 
-// TestStartsRecordIsLineStart checks oom's hand-written matcher against the
-// pattern on every line of the samples, the real captures, the benchmark
-// traffic and the edge cases above.
+// TestStartsRecordIsLineStart checks the hand-written matcher against the
+// pattern the agent groups lines with, on every line of the samples, the
+// real captures, the benchmark traffic and the edge cases above.
 func TestStartsRecordIsLineStart(t *testing.T) {
 	lines := append([]string(nil), edgeLines...)
-	for _, glob := range []string{"testdata/demo/*/*.log", "../../../../oom/testdata/real/*.txt"} {
+	for _, glob := range []string{"../cmd/xlaoom/internal/explain/testdata/demo/*/*.log", "testdata/real/*.txt"} {
 		files, err := filepath.Glob(glob)
 		require.NoError(t, err)
 		for _, f := range files {
@@ -87,9 +87,9 @@ func TestLineStartIsTheAgentOne(t *testing.T) {
 		file string
 		want []string
 	}{
-		{"../../../../examples/agent.yaml", []string{multiline, recombine}},
-		{"../../../../examples/all-in-one.yaml", []string{multiline}},
-		{"../../../../deploy/helm/agent-values.yaml", []string{recombine}},
+		{"../examples/agent.yaml", []string{multiline, recombine}},
+		{"../examples/all-in-one.yaml", []string{multiline}},
+		{"../deploy/helm/agent-values.yaml", []string{recombine}},
 	} {
 		b, err := os.ReadFile(tt.file)
 		require.NoError(t, err)
