@@ -25,6 +25,7 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomrecord"
 	"github.com/xlaoom/xlaoomprocessor/internal/recordtime"
+	"github.com/xlaoom/xlaoomprocessor/internal/ticker"
 	"github.com/xlaoom/xlaoomprocessor/oom"
 	"github.com/xlaoom/xlaoomprocessor/xlaoomconnector/internal/metadata"
 )
@@ -50,11 +51,7 @@ type xlaOOMConnector struct {
 
 	emitMu sync.Mutex // one emission at a time, so delta points leave in order
 
-	stopOnce sync.Once
-	done     chan struct{}
-	wg       sync.WaitGroup
-	// cancelSends aborts a ticker send a blocked downstream holds, so Shutdown does not wait for it.
-	cancelSends context.CancelFunc
+	ticks ticker.Loop
 }
 
 var _ connector.Logs = (*xlaOOMConnector)(nil)
@@ -70,7 +67,6 @@ func newConnector(cfg *Config, finder *oomrecord.Finder, set connector.Settings,
 		next:      next,
 		now:       time.Now,
 		state:     newState(cfg),
-		done:      make(chan struct{}),
 	}
 }
 
@@ -81,36 +77,17 @@ func (*xlaOOMConnector) Capabilities() consumer.Capabilities {
 
 // Start begins emitting every emit_interval.
 func (c *xlaOOMConnector) Start(context.Context, component.Host) error {
-	ctx, cancel := context.WithCancel(context.Background())
-	c.cancelSends = cancel
-	c.wg.Add(1)
-	go func() {
-		defer c.wg.Done()
-		ticker := time.NewTicker(c.cfg.EmitInterval)
-		defer ticker.Stop()
-		for {
-			select {
-			case <-c.done:
-				return
-			case <-ticker.C:
-				if err := c.emit(ctx); err != nil {
-					c.logger.Warn("xla_oom connector: sending metrics failed", zap.Error(err))
-				}
-			}
+	c.ticks.Start(c.cfg.EmitInterval, func(ctx context.Context) {
+		if err := c.emit(ctx); err != nil {
+			c.logger.Warn("xla_oom connector: sending metrics failed", zap.Error(err))
 		}
-	}()
+	})
 	return nil
 }
 
 // Shutdown stops the ticker and sends what is held one last time, so nothing counted is lost.
 func (c *xlaOOMConnector) Shutdown(ctx context.Context) error {
-	c.stopOnce.Do(func() {
-		close(c.done)
-		if c.cancelSends != nil {
-			c.cancelSends()
-		}
-	})
-	c.wg.Wait()
+	c.ticks.Stop()
 	err := c.emit(ctx)
 	c.telemetry.Shutdown()
 	return err
