@@ -32,7 +32,7 @@ func createLogs(ctx context.Context, set processor.Settings, cfg component.Confi
 	}
 	c := cfg.(*Config)
 	p := newLogsProcessor(c, oomrecord.NewFinder(c.Sources), telemetry, next)
-	p.logger = set.Logger
+	p.ticks.Logger = set.Logger
 	return processorhelper.NewLogs(ctx, set, cfg, next, p.processLogs,
 		processorhelper.WithCapabilities(consumer.Capabilities{MutatesData: true}),
 		processorhelper.WithStart(p.start),

@@ -13,7 +13,6 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
-	"go.uber.org/zap"
 
 	"github.com/xlaoom/xlaoomprocessor/internal/failure"
 	"github.com/xlaoom/xlaoomprocessor/internal/incident"
@@ -36,14 +35,13 @@ type logsProcessor struct {
 	stage    *stage.Stage
 	failures *failure.Assembler
 	next     consumer.Logs
-	logger   *zap.Logger
 	ticks    ticker.Loop
 }
 
 func newLogsProcessor(cfg *Config, finder *oomrecord.Finder, telemetry *metadata.TelemetryBuilder, next consumer.Logs) *logsProcessor {
 	s := stage.New(stage.Config{Failure: failure.Config{Window: cfg.IncidentWindow, Quiet: cfg.FailureQuietInterval},
 		MemoryWarnings: cfg.MemoryWarnings, HostKillTails: cfg.HostKillTails, MaxScanSize: cfg.MaxScanSize})
-	return &logsProcessor{cfg: cfg, finder: finder, telemetry: telemetry, now: time.Now, next: next, logger: zap.NewNop(),
+	return &logsProcessor{cfg: cfg, finder: finder, telemetry: telemetry, now: time.Now, next: next,
 		stage: s, failures: s.Failures}
 }
 
@@ -352,10 +350,8 @@ func (p *logsProcessor) failureRecord(f *failure.Failure, o *origin, res pcommon
 // start closes quiet failures on a ticker until shutdown.
 func (p *logsProcessor) start(context.Context, component.Host) error {
 	tick := max(min(p.cfg.FailureQuietInterval/2, time.Second), 10*time.Millisecond)
-	p.ticks.Start(tick, func(context.Context) {
-		if err := p.send(context.Background(), p.failures.Expire(p.now(), nil)); err != nil {
-			p.logger.Warn("xla_oom processor: sending failure records failed", zap.Error(err))
-		}
+	p.ticks.Start(tick, "xla_oom processor: sending failure records failed", func(context.Context) error {
+		return p.send(context.Background(), p.failures.Expire(p.now(), nil))
 	})
 	return nil
 }

@@ -19,7 +19,6 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
-	"go.uber.org/zap"
 
 	"github.com/xlaoom/xlaoomprocessor/internal/incident"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
@@ -41,7 +40,6 @@ type xlaOOMConnector struct {
 	finder    *oomrecord.Finder
 	dims      dimensions
 	version   string
-	logger    *zap.Logger
 	telemetry *metadata.TelemetryBuilder
 	next      consumer.Metrics
 	now       func() time.Time // the wall clock; replaced in tests
@@ -62,7 +60,7 @@ func newConnector(cfg *Config, finder *oomrecord.Finder, set connector.Settings,
 		finder:    finder,
 		dims:      newDimensions(cfg.Dimensions),
 		version:   set.BuildInfo.Version,
-		logger:    set.Logger,
+		ticks:     ticker.Loop{Logger: set.Logger},
 		telemetry: telemetry,
 		next:      next,
 		now:       time.Now,
@@ -77,11 +75,7 @@ func (*xlaOOMConnector) Capabilities() consumer.Capabilities {
 
 // Start begins emitting every emit_interval.
 func (c *xlaOOMConnector) Start(context.Context, component.Host) error {
-	c.ticks.Start(c.cfg.EmitInterval, func(ctx context.Context) {
-		if err := c.emit(ctx); err != nil {
-			c.logger.Warn("xla_oom connector: sending metrics failed", zap.Error(err))
-		}
-	})
+	c.ticks.Start(c.cfg.EmitInterval, "xla_oom connector: sending metrics failed", c.emit)
 	return nil
 }
 

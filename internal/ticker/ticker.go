@@ -8,17 +8,20 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"go.uber.org/zap"
 )
 
 // Loop calls a function on a ticker, in a goroutine of its own, until Stop.
 type Loop struct {
+	Logger *zap.Logger // warns of a tick's error; nil: none
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 }
 
-// Start calls tick every period; tick's context ends at Stop, so that a
-// send blocked downstream does not hold Stop up.
-func (l *Loop) Start(period time.Duration, tick func(context.Context)) {
+// Start calls tick every period, warning failed when it fails; tick's context
+// ends at Stop, so that a send blocked downstream does not hold Stop up.
+func (l *Loop) Start(period time.Duration, failed string, tick func(context.Context) error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	l.cancel = cancel
 	l.wg.Add(1)
@@ -31,7 +34,9 @@ func (l *Loop) Start(period time.Duration, tick func(context.Context)) {
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				tick(ctx)
+				if err := tick(ctx); err != nil && l.Logger != nil {
+					l.Logger.Warn(failed, zap.Error(err))
+				}
 			}
 		}
 	}()
