@@ -116,10 +116,7 @@ func (p *logsProcessor) tag(rl plog.ResourceLogs, lr plog.LogRecord, b *batch) (
 		return p.notCandidate(rl, lr, b)
 	}
 	var buf [4]string
-	candidates := buf[:0]
-	for i := range texts.Len() {
-		candidates = append(candidates, texts.Text(i))
-	}
+	candidates := texts.Texts(buf[:0])
 	in := func(statement bool) stage.Input { return p.input(rl, lr, b, statement) }
 	var t stage.Tags
 	b.closed = p.stage.Candidate(candidates, marksOf(lr.Attributes()), in, &t, b.closed)

@@ -18,6 +18,14 @@ type candidate struct {
 	text string
 }
 
+// Texts appends the texts to dst, in source order.
+func (c *Candidates) Texts(dst []string) []string {
+	for i := range c.n {
+		dst = append(dst, c.at(i).text)
+	}
+	return dst
+}
+
 func (c *Candidates) reset() { c.n, c.more = 0, c.more[:0] }
 
 func (c *Candidates) at(i int) *candidate {

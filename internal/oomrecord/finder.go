@@ -104,12 +104,18 @@ func (f *Finder) offer(into *Candidates, rank int, text string) {
 	}
 }
 
-// Read returns the first failure of the scanned texts, else (warnings)
-// their first memory-pressure warning; each text is flattened once.
+// Read is the package's Read of the scanned texts.
 func (f *Finder) Read(texts *Candidates, warnings bool) oom.Finding {
+	var buf [4]string
+	return Read(f.recognizer, texts.Texts(buf[:0]), warnings)
+}
+
+// Read returns the first failure of texts, else (warnings) their first
+// memory-pressure warning; each text is flattened once.
+func Read(r *oom.Recognizer, texts []string, warnings bool) oom.Finding {
 	var first oom.Finding // the first warning, kept while a later text may hold a failure
-	for i := range texts.n {
-		found := f.recognizer.Find(texts.at(i).text, warnings && first.Found == oom.FoundNothing)
+	for _, text := range texts {
+		found := r.Find(text, warnings && first.Found == oom.FoundNothing)
 		switch found.Found {
 		case oom.FoundFailure:
 			return found

@@ -12,6 +12,7 @@ import (
 
 	"github.com/xlaoom/xlaoomprocessor/hostoom"
 	"github.com/xlaoom/xlaoomprocessor/internal/failure"
+	"github.com/xlaoom/xlaoomprocessor/internal/oomrecord"
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
@@ -81,23 +82,6 @@ func (s *Stage) OpenIn(resource uint64) bool {
 	return s.Failures.Open() && s.Failures.OpenIn(resource)
 }
 
-// Read returns the first failure of texts, else (MemoryWarnings) their
-// first warning, flattening each text once.
-func (s *Stage) Read(texts []string) oom.Finding {
-	var first oom.Finding
-	for _, text := range texts {
-		found := s.recognizer.Find(text, s.cfg.MemoryWarnings && first.Found == oom.FoundNothing)
-		switch found.Found {
-		case oom.FoundFailure:
-			return found
-		case oom.FoundWarning:
-			first = found
-		case oom.FoundNothing:
-		}
-	}
-	return first
-}
-
 // Candidate decides a record whose texts passed the prefilter; in gives its
 // keys when needed (statement: with Job and Origin).
 func (s *Stage) Candidate(texts []string, marks Marks, in func(statement bool) Input, t *Tags, closed []failure.Failure) []failure.Failure {
@@ -105,7 +89,7 @@ func (s *Stage) Candidate(texts []string, marks Marks, in func(statement bool) I
 	if marks.Tagged {
 		return closed // tagged upstream: processing twice equals processing once
 	}
-	found := s.Read(texts)
+	found := oomrecord.Read(s.recognizer, texts, s.cfg.MemoryWarnings)
 	switch found.Found {
 	case oom.FoundNothing:
 		for _, text := range texts {
