@@ -4,6 +4,7 @@
 package explain
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -332,4 +333,122 @@ func plural(n int64, one, many string) string {
 		return "1 " + one
 	}
 	return strconv.FormatInt(n, 10) + " " + many
+}
+
+// exitStatus is the status for what t counted: ExitError when an input could
+// not be read; ExitFutile when the last failure found (the one latest in the
+// last input that has one) or the last host kill is futile; ExitFound for any
+// other failure or kill; ExitNone when none was found.
+func exitStatus(t *Totals) int {
+	switch {
+	case t.Unreadable > 0:
+		return ExitError
+	case t.Failures > 0 && t.LastRetry == oom.RetryFutile, t.HostKills > 0 && t.LastHostRetry == oom.RetryFutile:
+		return ExitFutile
+	case t.Failures > 0 || t.HostKills > 0:
+		return ExitFound
+	}
+	return ExitNone
+}
+
+// retryText says the finding's verdict, the rule that gave it and, when
+// known, how far the demand must shrink.
+func retryText(f *Finding) string {
+	s := f.Retry + retryMeaning[f.Retry] + ruleText(f.Whole.Rule)
+	if f.FitFraction > 0 {
+		s += "; fits at " + strconv.FormatFloat(f.FitFraction, 'f', 2, 64) + "× the per-device demand"
+	}
+	return s
+}
+
+// ruleText is " (rule: NAME)", or "" for no rule.
+func ruleText(rule string) string {
+	if rule == "" {
+		return ""
+	}
+	return " (rule: " + rule + ")"
+}
+
+var retryMeaning = map[string]string{
+	oom.RetryFutile:  ": the same program, unchanged, fails the same way again",
+	oom.RetryMayHelp: ": it depended on something outside the program; a restart may succeed",
+	oom.RetryUnknown: ": the log does not show whether a restart can succeed",
+}
+
+// jsonFinding is one line of --json output: one failure or one warning, with
+// the attributes the processor writes (Finding.Attributes), the severity it
+// gives a record that has none, the first line of every record gathered (Line
+// first) and the allocation attempts it came after or holds.
+type jsonFinding struct {
+	Source      string         `json:"source"`
+	Line        int            `json:"line"`
+	Severity    string         `json:"severity"`
+	Attributes  map[string]any `json:"attributes"`
+	Records     []int          `json:"records"`
+	Attempts    *jsonAttempts  `json:"attempts,omitempty"`
+	Retry       string         `json:"retry,omitempty"`
+	FitFraction float64        `json:"fit_fraction,omitempty"`
+}
+
+// jsonAttempts is Attempts: sizes in bytes, absent where not printed.
+type jsonAttempts struct {
+	Count      int                 `json:"count"`
+	Summary    string              `json:"summary"`
+	First      *int64              `json:"first_requested_bytes,omitempty"`
+	Last       *int64              `json:"last_refused_bytes,omitempty"`
+	Free       *int64              `json:"cuda_free_bytes,omitempty"`
+	Total      *int64              `json:"cuda_total_bytes,omitempty"`
+	Series     []jsonAttemptSeries `json:"series"`
+	MoreSeries int                 `json:"more_series,omitempty"`
+	Records    []int               `json:"records"`
+}
+
+type jsonAttemptSeries struct {
+	Steps   int    `json:"steps"`
+	First   *int64 `json:"first_bytes,omitempty"`
+	Last    *int64 `json:"last_bytes,omitempty"`
+	BackOff bool   `json:"back_off"`
+	Repeat  int    `json:"repeat"`
+}
+
+func jsonSize(s oom.Size) *int64 {
+	if !s.Known {
+		return nil
+	}
+	return &s.Bytes
+}
+
+func newJSONAttempts(a *Attempts) *jsonAttempts {
+	if a.Count == 0 {
+		return nil
+	}
+	j := &jsonAttempts{Count: a.Count, Summary: a.Text(), First: jsonSize(a.First), Last: jsonSize(a.Last),
+		Free: jsonSize(a.Free), Total: jsonSize(a.Capacity), MoreSeries: a.MoreSeries,
+		Records: a.Lines}
+	for i := range a.Series {
+		s := &a.Series[i]
+		j.Series = append(j.Series, jsonAttemptSeries{Steps: s.Steps, First: jsonSize(s.First), Last: jsonSize(s.Last),
+			BackOff: s.BackOff(), Repeat: s.Repeat})
+	}
+	return j
+}
+
+// jsonPrinter writes one JSON object per finding, one per line.
+type jsonPrinter struct {
+	enc *json.Encoder
+}
+
+func newJSONPrinter(w io.Writer) *jsonPrinter {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false) // shapes and operators hold < and >; keep them readable
+	return &jsonPrinter{enc: enc}
+}
+
+func (p *jsonPrinter) finding(f *Finding) error {
+	severity := "ERROR"
+	if f.Failure == nil || f.WentOn() {
+		severity = "WARN"
+	}
+	return p.enc.Encode(jsonFinding{Source: f.Source, Line: f.Line, Severity: severity, Attributes: f.Attributes.AsRaw(),
+		Records: f.Lines, Attempts: newJSONAttempts(&f.Attempts), Retry: f.Retry, FitFraction: f.FitFraction})
 }
