@@ -7,6 +7,8 @@
 package oomrecord
 
 import (
+	"errors"
+	"fmt"
 	"slices"
 	"unicode/utf8"
 	"unsafe"
@@ -15,6 +17,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/xlaoom/xlaoomprocessor/hostoom"
+	"github.com/xlaoom/xlaoomprocessor/internal/keylist"
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
@@ -134,4 +137,101 @@ func (f *Finder) Find(lr plog.LogRecord, warnings bool) oom.Finding {
 		return oom.Finding{}
 	}
 	return f.Read(&texts, warnings)
+}
+
+// Candidates are the texts of a record that passed the prefilter, in
+// source order, so that Read does not run it again. The first lives
+// inline: a Candidates on the stack costs no allocation.
+type Candidates struct {
+	first candidate
+	more  []candidate
+	n     int
+}
+
+// candidate is one text and its rank in source order.
+type candidate struct {
+	rank int
+	text string
+}
+
+// Texts appends the texts to dst, in source order.
+func (c *Candidates) Texts(dst []string) []string {
+	for i := range c.n {
+		dst = append(dst, c.at(i).text)
+	}
+	return dst
+}
+
+func (c *Candidates) reset() { c.n, c.more = 0, c.more[:0] }
+
+func (c *Candidates) at(i int) *candidate {
+	if i == 0 {
+		return &c.first
+	}
+	return &c.more[i-1]
+}
+
+// add inserts text at its rank; a rank taken keeps its first text.
+func (c *Candidates) add(rank int, text string) {
+	for i := range c.n {
+		if c.at(i).rank == rank {
+			return
+		}
+	}
+	if c.n > 0 {
+		c.more = append(c.more, candidate{})
+	}
+	i := c.n
+	c.n++
+	for ; i > 0 && c.at(i-1).rank > rank; i-- {
+		*c.at(i) = *c.at(i - 1)
+	}
+	*c.at(i) = candidate{rank, text}
+}
+
+// Sources says where in a record to look: the part of the processor's and
+// the connector's configuration that NewFinder turns into a Finder.
+type Sources struct {
+	// SearchBody reads a string body, a bytes body that is valid UTF-8, and the
+	// BodyKeys of a map body.
+	SearchBody bool `mapstructure:"search_body"`
+	// BodyKeys are the keys of a map body whose string values are read, in order.
+	BodyKeys []string `mapstructure:"body_keys"`
+	// Attributes are record attributes whose string values are read after the
+	// body. The OpenTelemetry Python logging handler puts the exception text in
+	// exception.message and exception.stacktrace and only a short message in the body.
+	Attributes []string `mapstructure:"attributes"`
+	// MaxScanSize bounds the work per text: a longer one is not read.
+	MaxScanSize int `mapstructure:"max_scan_size"`
+}
+
+const (
+	defaultMaxScanSize = 1 << 20  // 1 MiB: the longest real OOM record (a full breakdown and traceback) is far smaller
+	maxMaxScanSize     = 64 << 20 // the largest scan limit accepted
+)
+
+// DefaultSources reads the body, the usual message keys of a map body and
+// the exception attributes.
+func DefaultSources() Sources {
+	return Sources{
+		SearchBody:  true,
+		BodyKeys:    []string{"message", "msg", "log", "body"},
+		Attributes:  []string{"exception.message", "exception.stacktrace"},
+		MaxScanSize: defaultMaxScanSize,
+	}
+}
+
+// Validate rejects settings that would read nothing or do unbounded work.
+// Every error names the field.
+func (s *Sources) Validate() error {
+	var errs []error
+	if s.MaxScanSize <= 0 || s.MaxScanSize > maxMaxScanSize {
+		errs = append(errs, fmt.Errorf("max_scan_size: must be between 1 and %d bytes, got %d", maxMaxScanSize, s.MaxScanSize))
+	}
+	if !s.SearchBody && len(s.Attributes) == 0 {
+		errs = append(errs, errors.New("search_body: is false and attributes is empty, so no record would ever be read"))
+	}
+	errs = append(errs, keylist.Validate("body_keys", s.BodyKeys)...)
+	errs = append(errs, keylist.Validate("attributes", s.Attributes)...)
+	return errors.Join(errs...)
 }

@@ -1,0 +1,153 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+// Package incident is the processor's and the connector's one definition
+// of an incident, one failure of one job: its settings, the job identity
+// they select from a resource, and xla.oom.incident.id.
+package incident // import "github.com/xlaoom/xlaoomprocessor/internal/incident"
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"iter"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/xlaoom/xlaoomprocessor/internal/keylist"
+)
+
+// DefaultWindow: a failure's records arrive within seconds of each other,
+// while a restarted job takes longer than a minute to fail again.
+const DefaultWindow = time.Minute
+
+// DefaultResourceAttributes identify a job, not a host, so that every
+// host's copy of one failure is one incident.
+func DefaultResourceAttributes() []string {
+	return []string{
+		"service.name", "service.namespace", "deployment.environment.name", "deployment.environment",
+		"k8s.cluster.name", "k8s.namespace.name", "k8s.job.name", "k8s.cronjob.name", "cloud.account.id", "cloud.region",
+	}
+}
+
+// ValidateWindow checks an incident_window value.
+func ValidateWindow(window time.Duration) error {
+	if window <= 0 {
+		return fmt.Errorf("incident_window: must be positive, got %s", window)
+	}
+	return nil
+}
+
+// ValidateResourceAttributes checks incident_resource_attributes.
+func ValidateResourceAttributes(keys []string) []error {
+	var errs []error
+	if len(keys) == 0 {
+		errs = append(errs, errors.New("incident_resource_attributes: must name at least one attribute, "+
+			"or the incidents of every job would merge into one"))
+	}
+	return append(errs, keylist.Validate("incident_resource_attributes", keys)...)
+}
+
+// JobKey is a 64-bit FNV-1a hash of a resource's job identity (see Job),
+// allocating nothing for string values. ok is false when the resource
+// names no job: nothing may be kept for it, or all such would share one.
+func JobKey(resource pcommon.Map, keys []string) (key uint64, ok bool) {
+	h := uint64(fnvOffset)
+	for k, v := range Job(resource, keys) {
+		ok = true
+		// Length-prefixed name, type, length-prefixed value: no two
+		// identities write the same bytes.
+		h = hashString(h, k)
+		h = hashByte(h, byte(v.Type()))
+		if v.Type() == pcommon.ValueTypeStr {
+			h = hashString(h, v.Str())
+		} else {
+			h = hashString(h, v.AsString())
+		}
+	}
+	return h, ok
+}
+
+// FNV-1a, 64 bits (hash/fnv), written out so that hashing allocates nothing.
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+func hashByte(h uint64, b byte) uint64 { return (h ^ uint64(b)) * fnvPrime }
+
+func hashString(h uint64, s string) uint64 {
+	for n := uint64(len(s)); ; n >>= 7 { // the length as a uvarint
+		if n < 0x80 {
+			h = hashByte(h, byte(n))
+			break
+		}
+		h = hashByte(h, byte(n)|0x80)
+	}
+	for i := 0; i < len(s); i++ {
+		h = hashByte(h, s[i])
+	}
+	return h
+}
+
+// ResourceHash and StreamOf hash a record's stream, one process's output:
+// its resource (every attribute, in any order) and its file. Neither
+// allocates for string values. ResourceHash is the resource's part.
+func ResourceHash(resource pcommon.Map) uint64 {
+	var sum uint64
+	for k, v := range resource.All() {
+		sum += attributeHash(k, v) // a sum: the attributes' order does not matter
+	}
+	return sum
+}
+
+// StreamOf is the stream of a record whose resource hashes to resourceHash.
+func StreamOf(resourceHash uint64, record pcommon.Map) uint64 {
+	sum := resourceHash
+	for _, k := range streamRecordKeys {
+		if v, ok := record.Get(k); ok {
+			sum += attributeHash(k, v) * fnvPrime
+		}
+	}
+	return sum
+}
+
+// streamRecordKeys are the record attributes that name a stream's file.
+var streamRecordKeys = []string{"log.file.path", "log.file.name"}
+
+func attributeHash(k string, v pcommon.Value) uint64 {
+	h := hashString(uint64(fnvOffset), k)
+	h = hashByte(h, byte(v.Type()))
+	if v.Type() == pcommon.ValueTypeStr {
+		return hashString(h, v.Str())
+	}
+	return hashString(h, v.AsString())
+}
+
+// Job yields the job identity of a resource: each of keys that the resource
+// carries, with its value, in the order of keys. Every other resource
+// attribute (host.name, k8s.pod.name, ...) is left out.
+func Job(resource pcommon.Map, keys []string) iter.Seq2[string, pcommon.Value] {
+	return func(yield func(string, pcommon.Value) bool) {
+		for _, k := range keys {
+			if v, ok := resource.Get(k); ok && !yield(k, v) {
+				return
+			}
+		}
+	}
+}
+
+// ID is the xla.oom.incident.id of a failure of the job that resource
+// names (see Job), opened at t: 16 hex digits of an FNV-64a hash of the job
+// identity and of t's window-long bucket since the Unix epoch. Nothing that
+// tells hosts, lines or codes apart is hashed, so every host's copy of one
+// failure shares it.
+func ID(resource pcommon.Map, keys []string, t pcommon.Timestamp, window time.Duration) string {
+	h, _ := JobKey(resource, keys)
+	for _, b := range binary.BigEndian.AppendUint64(nil, uint64(t)-uint64(t)%uint64(window)) {
+		h = hashByte(h, b) // the bucket: fixed width, last
+	}
+	return hex.EncodeToString(binary.BigEndian.AppendUint64(nil, h))
+}
