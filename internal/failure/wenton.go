@@ -4,6 +4,7 @@
 package failure
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/xlaoom/xlaoomprocessor/hostoom"
@@ -45,12 +46,8 @@ func (b *building) wentOn(lines int) bool { return !b.dying && b.ownAfter >= lin
 
 // ownOutput: none of the report's unindented lines, nothing the prefilter passes.
 func ownOutput(line string) bool {
-	for _, p := range reportLines {
-		if strings.HasPrefix(line, p) {
-			return false
-		}
-	}
-	return !hostoom.Recognizer().MayContain(line)
+	return !slices.ContainsFunc(reportLines, func(p string) bool { return strings.HasPrefix(line, p) }) &&
+		!hostoom.Recognizer().MayContain(line)
 }
 
 // reportLines start the header-less unindented lines of XLA's reports.
@@ -70,10 +67,5 @@ var dyingSigns = []string{
 
 // dying reports whether line shows its program dying.
 func dying(line string) bool {
-	for _, s := range dyingSigns {
-		if strings.Contains(line, s) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(dyingSigns, func(s string) bool { return strings.Contains(line, s) })
 }

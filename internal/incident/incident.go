@@ -57,15 +57,7 @@ func JobKey(resource pcommon.Map, keys []string) (key uint64, ok bool) {
 	h := uint64(fnvOffset)
 	for k, v := range Job(resource, keys) {
 		ok = true
-		// Length-prefixed name, type, length-prefixed value: no two
-		// identities write the same bytes.
-		h = hashString(h, k)
-		h = hashByte(h, byte(v.Type()))
-		if v.Type() == pcommon.ValueTypeStr {
-			h = hashString(h, v.Str())
-		} else {
-			h = hashString(h, v.AsString())
-		}
+		h = hashAttribute(h, k, v)
 	}
 	return h, ok
 }
@@ -98,7 +90,7 @@ func hashString(h uint64, s string) uint64 {
 func ResourceHash(resource pcommon.Map) uint64 {
 	var sum uint64
 	for k, v := range resource.All() {
-		sum += attributeHash(k, v) // a sum: the attributes' order does not matter
+		sum += hashAttribute(fnvOffset, k, v) // a sum: the attributes' order does not matter
 	}
 	return sum
 }
@@ -108,7 +100,7 @@ func StreamOf(resourceHash uint64, record pcommon.Map) uint64 {
 	sum := resourceHash
 	for _, k := range streamRecordKeys {
 		if v, ok := record.Get(k); ok {
-			sum += attributeHash(k, v) * fnvPrime
+			sum += hashAttribute(fnvOffset, k, v) * fnvPrime
 		}
 	}
 	return sum
@@ -117,8 +109,10 @@ func StreamOf(resourceHash uint64, record pcommon.Map) uint64 {
 // streamRecordKeys are the record attributes that name a stream's file.
 var streamRecordKeys = []string{"log.file.path", "log.file.name"}
 
-func attributeHash(k string, v pcommon.Value) uint64 {
-	h := hashString(uint64(fnvOffset), k)
+// hashAttribute hashes the length-prefixed name, the type and the
+// length-prefixed value: no two attributes write the same bytes.
+func hashAttribute(h uint64, k string, v pcommon.Value) uint64 {
+	h = hashString(h, k)
 	h = hashByte(h, byte(v.Type()))
 	if v.Type() == pcommon.ValueTypeStr {
 		return hashString(h, v.Str())

@@ -264,13 +264,7 @@ func prefixed(prefix, s string) string {
 }
 
 func joinNonEmpty(sep string, parts ...string) string {
-	var kept []string
-	for _, p := range parts {
-		if p != "" {
-			kept = append(kept, p)
-		}
-	}
-	return strings.Join(kept, sep)
+	return strings.Join(slices.DeleteFunc(parts, func(p string) bool { return p == "" }), sep)
 }
 
 // sizeText prints a byte count in binary units, as XLA prints them, and
