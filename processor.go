@@ -30,12 +30,10 @@ type logsProcessor struct {
 	finder    *oomrecord.Finder
 	telemetry *metadata.TelemetryBuilder
 	now       func() time.Time // dates a record that carries no time; replaced in tests
-	// stage decides each record; next receives the failures that close
-	// outside a batch (quiet, shutdown).
-	stage    *stage.Stage
-	failures *failure.Assembler
-	next     consumer.Logs
-	ticks    ticker.Loop
+	stage     *stage.Stage     // decides each record
+	failures  *failure.Assembler
+	next      consumer.Logs // receives the failures that close outside a batch
+	ticks     ticker.Loop
 }
 
 func newLogsProcessor(cfg *Config, finder *oomrecord.Finder, telemetry *metadata.TelemetryBuilder, next consumer.Logs) *logsProcessor {
@@ -45,9 +43,8 @@ func newLogsProcessor(cfg *Config, finder *oomrecord.Finder, telemetry *metadata
 		stage: s, failures: s.Failures}
 }
 
-// processLogs tags every XLA OOM record in place and adds a failure record
-// for each failure that closed in the batch. Records are never dropped, and
-// a record that is not an OOM is not touched at all.
+// processLogs tags every XLA OOM record in place and adds a record per
+// failure closed in the batch; no record is dropped, others are untouched.
 func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, error) {
 	var scanned, generic, hostKills int64
 	var tagged codeCounts // failures by code and, marked warning, warnings by kind: one table, one allocation
@@ -107,8 +104,7 @@ const (
 	taggedGeneric // an OOM tagged by the last-resort layer (counted as an OOM too)
 )
 
-// tag gives one record to the stage and writes what it decided, returning
-// the code (or a warning's kind) it was tagged with.
+// tag gives one record to the stage and writes what it decided.
 func (p *logsProcessor) tag(rl plog.ResourceLogs, lr plog.LogRecord, b *batch) (string, tagging) {
 	var texts oomrecord.Candidates
 	if !p.finder.Scan(lr, &texts) {
@@ -123,9 +119,8 @@ func (p *logsProcessor) tag(rl plog.ResourceLogs, lr plog.LogRecord, b *batch) (
 	return p.write(rl, lr, &t, b)
 }
 
-// notCandidate reads a record the prefilter passed over: a map body or a
-// host tail for a host kill, else, only while its resource has an open
-// failure, its body for evidence (no key, no lock otherwise).
+// notCandidate reads a record the prefilter passed over for a host kill and,
+// only while its resource has an open failure, for evidence.
 func (p *logsProcessor) notCandidate(rl plog.ResourceLogs, lr plog.LogRecord, b *batch) (string, tagging) {
 	body := lr.Body()
 	if body.Type() == pcommon.ValueTypeMap {
@@ -192,8 +187,7 @@ func (p *logsProcessor) setSeverity(lr plog.LogRecord, n plog.SeverityNumber, te
 	}
 }
 
-// codeCounts counts tagged records per code (and warnings per kind) without
-// allocating: a batch holds only a handful of distinct codes.
+// codeCounts counts tagged records per code (warnings per kind) without allocating.
 type codeCounts struct {
 	counts []codeCount
 	inline [8]codeCount
@@ -225,12 +219,8 @@ func nameEvent(lr plog.LogRecord, name string) {
 	}
 }
 
-// One record (event xla.oom.failure) per closed failure: appended to the
-// batch it closed in, in a resource of its own; one closed by the quiet
-// interval or at shutdown is sent on its own, as logdedup sends its records.
-
-// origin is what a failure record needs of its stream: the resource, its
-// schema and the file the stream was read from.
+// origin is what a failure record (event xla.oom.failure) needs of its
+// stream: the resource, its schema and its file.
 type origin struct {
 	resource  pcommon.Resource
 	schemaURL string
@@ -250,17 +240,15 @@ func originOf(rl plog.ResourceLogs, lr plog.LogRecord) func() any {
 	}
 }
 
-// batch is what processLogs keeps while it reads one batch: the failures
-// that closed in it, its arrival, and the hash of the resource it is in
-// (computed once, when a record of it first needs its stream).
+// batch is what processLogs keeps of one batch: the failures that closed in
+// it, its arrival, and the hash of the resource it is in (computed once).
 type batch struct {
 	closed []failure.Failure
 	now    time.Time
 	rl     plog.ResourceLogs // the resource hash is of
 	hash   uint64
 	hashed bool
-	// file and fileKey are the last record's log.file.path and its key:
-	// the records of one resource come from one file or a few.
+	// file and fileKey are the last record's log.file.path and its key.
 	file    string
 	fileKey uint64
 }
@@ -288,8 +276,7 @@ func (b *batch) key(rl plog.ResourceLogs, lr plog.LogRecord) uint64 {
 	return key
 }
 
-// input is what the stage needs of a record beyond its texts: its keys
-// and times; statement: it states a failure, whose job and origin count.
+// input is a record's keys and times; a statement's also its job and origin.
 func (p *logsProcessor) input(rl plog.ResourceLogs, lr plog.LogRecord, b *batch, statement bool) stage.Input {
 	in := stage.Input{Resource: b.resource(rl), Stream: b.key(rl, lr), At: recordtime.Of(lr, b.now).AsTime(), Now: b.now}
 	if statement {
@@ -301,7 +288,7 @@ func (p *logsProcessor) input(rl plog.ResourceLogs, lr plog.LogRecord, b *batch,
 	return in
 }
 
-// appendFailures adds a record for each closed failure to ld.
+// appendFailures adds to ld a record, in a resource of its own, per closed failure.
 func (p *logsProcessor) appendFailures(ctx context.Context, ld plog.Logs, closed []failure.Failure) {
 	now := p.now()
 	for i := range closed {
@@ -323,8 +310,7 @@ func (p *logsProcessor) appendFailures(ctx context.Context, ld plog.Logs, closed
 	}
 }
 
-// failureRecord writes failure f as lr: dated at its first statement, with
-// the incident id its statements have.
+// failureRecord writes f as lr, dated at its first statement.
 func (p *logsProcessor) failureRecord(f *failure.Failure, o *origin, res pcommon.Map, lr plog.LogRecord, now time.Time) {
 	ts := pcommon.NewTimestampFromTime(now)
 	if !f.First.IsZero() {

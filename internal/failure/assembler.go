@@ -17,8 +17,7 @@ import (
 
 // Defaults of Config.
 const (
-	// DefaultQuiet: a failure's records come within a second of each other
-	// in the real jobs of oom/testdata/jobs.
+	// DefaultQuiet: the real jobs' (oom/testdata/jobs) records come within a second.
 	DefaultQuiet      = 5 * time.Second
 	DefaultMaxRecords = 100_000
 	DefaultMaxStreams = 4096
@@ -32,34 +31,28 @@ type Config struct {
 	MaxRecords int           // the records one failure takes
 	MaxStreams int           // past it, the stream used longest ago is evicted
 	TTL        time.Duration // a stream not heard of for that long is forgotten
-	// HoldKills keeps a kernel kill open until its event ends, to count
-	// every task a memory.oom.group kill took: for a reader of a whole log.
+	// HoldKills keeps a kernel kill open until its event ends (a whole log's reader).
 	HoldKills bool
 }
 
-// Assembler assembles the failures of many streams, safe for concurrent
-// use; the caller closes quiet failures with Expire.
+// Assembler assembles the failures of many streams, safe for concurrent use.
 type Assembler struct {
 	cfg Config
 
 	mu      sync.Mutex
 	streams *lru.Map[uint64, stream]
-	opens   *lru.Map[uint64, struct{}] // the streams with an open failure
-	// jobs are the time each job's last incident opened at (Opened).
-	jobs    *lru.Map[uint64, time.Time]
+	opens   *lru.Map[uint64, struct{}]  // the streams with an open failure
+	jobs    *lru.Map[uint64, time.Time] // when each job's last incident opened
 	seq     uint64
 	open    atomic.Int64 // the streams with an open failure, read without mu
 	evicted atomic.Int64
-	// resources counts the open failures by resource (slot), read without
-	// mu by OpenIn; a collision only costs a lock.
+	// resources counts open failures by resource slot, for OpenIn without mu.
 	resources [1024]atomic.Int32
 }
 
 // stream is what is kept of one stream: a fixed size.
 type stream struct {
-	// refused counts the stream's allocation attempts so far: a pool that
-	// backed off at start-up stays smaller for the process's life, so every
-	// later failure of the stream is given them.
+	// refused counts the stream's attempts: a pool that backed off stays smaller.
 	refused int
 	cur     *building
 	seen    time.Time       // wall clock of its last record
@@ -74,8 +67,7 @@ type building struct {
 	verdict  string // the first verdict other than unknown a statement was given
 	own      int    // the attempts in the failure's own statements
 	lastStmt time.Time
-	// ownAfter: the program's own lines since the last statement (wenton.go).
-	ownAfter int
+	ownAfter int // the program's own lines since the last statement (wenton.go)
 	dying    bool
 }
 
@@ -125,8 +117,7 @@ func (a *Assembler) Attempted(key uint64, n int, now time.Time, closed []Failure
 	return closed
 }
 
-// Evidence reads a record of stream key that is not a statement into its
-// open failure, if any, and closes it at a raised status or the bound.
+// Evidence reads a non-statement record into stream key's open failure.
 func (a *Assembler) Evidence(key uint64, text string, now time.Time, closed []Failure) []Failure {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -158,18 +149,14 @@ type Statement struct {
 	Report *oom.Report
 	At     time.Time // the record's time; zero: undated
 	Text   string    // the record's text, read for evidence
-	// Sent: the record keeps its sender's verdict; its own is not handed on.
-	Sent bool
+	Sent   bool      // the record keeps its sender's verdict; its own is not handed on
 	// Origin, if set, is called when the statement opens a failure.
 	Origin   func() any
 	Resource uint64 // the key of the stream's resource, for OpenIn
-	// Job is incident.JobKey of the stream (0: none), for opened.
-	Job uint64
+	Job      uint64 // incident.JobKey of the stream (0: none), for opened
 }
 
-// Statement takes statement st of stream key at now, returning its step;
-// the stream's previous failure closes when st opens a new one, this one at
-// a raised status.
+// Statement takes statement st of stream key at now, returning its step.
 func (a *Assembler) Statement(key uint64, st Statement, now time.Time, closed []Failure) (Step, []Failure) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -219,9 +206,8 @@ func (a *Assembler) Statement(key uint64, st Statement, now time.Time, closed []
 	return step, closed
 }
 
-// opened is the time a failure st opens takes its incident's bucket from:
-// its job's, when one opened within the window, so that every host's
-// failure across a bucket's edge is one incident. The caller holds mu.
+// opened is the time st's failure buckets its incident by: its job's, when
+// one opened within the window, so hosts across a bucket's edge share it.
 func (a *Assembler) opened(st Statement, now time.Time) time.Time {
 	at := st.At
 	if at.IsZero() {
@@ -239,9 +225,8 @@ func (a *Assembler) opened(st Statement, now time.Time) time.Time {
 	return at
 }
 
-// tracebackHead reports whether text is a traceback's head line alone, as
-// a reader that does not group lines sends it: the exception line, the
-// raised status, comes after its frames.
+// tracebackHead: text is a traceback's head line alone (lines not grouped);
+// its exception line, the raised status, comes later.
 func tracebackHead(text string) bool {
 	t := strings.TrimSpace(text)
 	return !strings.Contains(t, "\n") && strings.HasSuffix(t, "Traceback (most recent call last):")
@@ -263,7 +248,6 @@ func joins(b *building, at time.Time, window time.Duration) bool {
 func (a *Assembler) Expire(now time.Time, closed []Failure) []Failure {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	// Both maps are in last-use order: each walk stops at the first not due.
 	for {
 		key, _, ok := a.opens.Oldest()
 		if !ok {
@@ -305,8 +289,7 @@ func (a *Assembler) Flush(closed []Failure) []Failure {
 	}
 }
 
-// lookup returns key's stream, touched at now, evicting to make room for
-// a new one. The caller holds mu.
+// lookup returns key's stream, touched at now, evicting to make room.
 func (a *Assembler) lookup(key uint64, now time.Time, closed []Failure) (*stream, []Failure) {
 	if s, ok := a.streams.Get(key); ok {
 		s.seen = now
@@ -360,11 +343,8 @@ func (a *Assembler) Streams() int {
 	return a.streams.Len()
 }
 
-// The kernel prints one host-memory kill as several records, so a stream
-// that held a host statement keeps a hostoom.Joiner under the same bounds.
-
-// HostStatement joins statement st of stream key, printed at at, and
-// returns the kills it closed.
+// HostStatement joins st of stream key, printed at at, into the stream's
+// hostoom.Joiner (a kill spans records) and returns the kills it closed.
 func (a *Assembler) HostStatement(key uint64, at time.Time, st hostoom.Statement, now time.Time, closed []Failure) ([]hostoom.Kill, []Failure) {
 	a.mu.Lock()
 	defer a.mu.Unlock()

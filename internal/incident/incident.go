@@ -2,8 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 // Package incident is the processor's and the connector's one definition
-// of an incident, one failure of one job: its settings, the job identity
-// they select from a resource, and xla.oom.incident.id.
+// of an incident, one failure of one job, and of xla.oom.incident.id.
 package incident // import "github.com/xlaoom/xlaoomprocessor/internal/incident"
 
 import (
@@ -19,12 +18,10 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/internal/keylist"
 )
 
-// DefaultWindow: a failure's records arrive within seconds of each other,
-// while a restarted job takes longer than a minute to fail again.
+// DefaultWindow: a failure's records come within seconds; a restart fails later.
 const DefaultWindow = time.Minute
 
-// DefaultResourceAttributes identify a job, not a host, so that every
-// host's copy of one failure is one incident.
+// DefaultResourceAttributes identify a job, not a host.
 func DefaultResourceAttributes() []string {
 	return []string{
 		"service.name", "service.namespace", "deployment.environment.name", "deployment.environment",
@@ -50,9 +47,8 @@ func ValidateResourceAttributes(keys []string) []error {
 	return append(errs, keylist.Validate("incident_resource_attributes", keys)...)
 }
 
-// JobKey is a 64-bit FNV-1a hash of a resource's job identity (see Job),
-// allocating nothing for string values. ok is false when the resource
-// names no job: nothing may be kept for it, or all such would share one.
+// JobKey is a 64-bit FNV-1a hash of a resource's job identity (see Job);
+// ok is false when it names no job (all such would share one key).
 func JobKey(resource pcommon.Map, keys []string) (key uint64, ok bool) {
 	h := uint64(fnvOffset)
 	for k, v := range Job(resource, keys) {
@@ -84,9 +80,8 @@ func hashString(h uint64, s string) uint64 {
 	return h
 }
 
-// ResourceHash and StreamOf hash a record's stream, one process's output:
-// its resource (every attribute, in any order) and its file. Neither
-// allocates for string values. ResourceHash is the resource's part.
+// ResourceHash is the resource's part of a stream's hash (StreamOf): every
+// attribute, in any order.
 func ResourceHash(resource pcommon.Map) uint64 {
 	var sum uint64
 	for k, v := range resource.All() {
@@ -120,9 +115,8 @@ func hashAttribute(h uint64, k string, v pcommon.Value) uint64 {
 	return hashString(h, v.AsString())
 }
 
-// Job yields the job identity of a resource: each of keys that the resource
-// carries, with its value, in the order of keys. Every other resource
-// attribute (host.name, k8s.pod.name, ...) is left out.
+// Job yields the job identity of a resource: each of keys it carries, with
+// its value, in the order of keys.
 func Job(resource pcommon.Map, keys []string) iter.Seq2[string, pcommon.Value] {
 	return func(yield func(string, pcommon.Value) bool) {
 		for _, k := range keys {
@@ -133,11 +127,9 @@ func Job(resource pcommon.Map, keys []string) iter.Seq2[string, pcommon.Value] {
 	}
 }
 
-// ID is the xla.oom.incident.id of a failure of the job that resource
-// names (see Job), opened at t: 16 hex digits of an FNV-64a hash of the job
-// identity and of t's window-long bucket since the Unix epoch. Nothing that
-// tells hosts, lines or codes apart is hashed, so every host's copy of one
-// failure shares it.
+// ID is the xla.oom.incident.id of a failure of resource's job opened at t:
+// 16 hex digits of an FNV-64a hash of the job identity and t's window-long
+// bucket, so every host's copy of one failure shares it.
 func ID(resource pcommon.Map, keys []string, t pcommon.Timestamp, window time.Duration) string {
 	h, _ := JobKey(resource, keys)
 	for _, b := range binary.BigEndian.AppendUint64(nil, uint64(t)-uint64(t)%uint64(window)) {

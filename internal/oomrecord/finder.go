@@ -1,9 +1,8 @@
 // Copyright The xla_oom Authors
 // SPDX-License-Identifier: Apache-2.0
 
-// Package oomrecord finds the XLA OOM text of a log record: the body (string,
-// UTF-8 bytes or map keys) and chosen attributes. The processor and the
-// connector share it so that both read a record the same way.
+// Package oomrecord finds the XLA OOM text of a log record (body, chosen
+// attributes), one way for the processor and the connector.
 package oomrecord
 
 import (
@@ -21,13 +20,11 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
-// Finder reads a record's sources in one order: the body, then the
-// Attributes. The component's factory builds it once.
+// Finder reads a record's sources in one order: the body, then the Attributes.
 type Finder struct {
 	sources    Sources
 	recognizer *oom.Recognizer
-	// attributeLens has bit min(n, 63) set for an n-byte Attributes key:
-	// most attributes are passed over on their key's length alone.
+	// attributeLens has bit min(n, 63) set for an n-byte Attributes key.
 	attributeLens uint64
 }
 
@@ -42,15 +39,13 @@ func NewFinder(sources Sources) *Finder {
 	return f
 }
 
-// Scan is the only pass the 99.9 % of records get: it puts into into the
-// texts of lr within MaxScanSize that pass the prefilter (hostoom.Recognizer) and reports
-// whether there is any, reading the attributes in one pass.
+// Scan, the only pass of 99.9 % of records, puts into into the texts of lr
+// within MaxScanSize that pass the prefilter, and reports whether any did.
 func (f *Finder) Scan(lr plog.LogRecord, into *Candidates) bool {
 	into.reset()
 	s := &f.sources
 	if s.SearchBody {
-		// A string body (nearly every record) without the type switch: Str
-		// is "" for every other type, and an empty text holds nothing.
+		// A string body without the type switch: Str is "" for other types.
 		if body := lr.Body(); body.Str() != "" {
 			f.offer(into, 0, body.Str())
 		} else {
@@ -59,8 +54,7 @@ func (f *Finder) Scan(lr plog.LogRecord, into *Candidates) bool {
 	}
 	if len(s.Attributes) > 0 {
 		for k, v := range lr.Attributes().All() {
-			// The key first, by its length: it is in the attribute's own
-			// slot, while its value's type lies behind one more pointer.
+			// The key's length first: the value's type is one pointer further.
 			if f.attributeLens&lenBit(k) == 0 {
 				continue
 			}
@@ -72,8 +66,7 @@ func (f *Finder) Scan(lr plog.LogRecord, into *Candidates) bool {
 	return into.n > 0
 }
 
-// scanBody offers the body's texts: a string, a UTF-8 bytes body, or the
-// BodyKeys of a map body (ranked by their order).
+// scanBody offers a string or UTF-8 bytes body, or a map body's BodyKeys.
 func (f *Finder) scanBody(body pcommon.Value, into *Candidates) {
 	switch body.Type() {
 	case pcommon.ValueTypeStr:
@@ -139,9 +132,8 @@ func (f *Finder) Find(lr plog.LogRecord, warnings bool) oom.Finding {
 	return f.Read(&texts, warnings)
 }
 
-// Candidates are the texts of a record that passed the prefilter, in
-// source order, so that Read does not run it again. The first lives
-// inline: a Candidates on the stack costs no allocation.
+// Candidates are a record's texts that passed the prefilter, in source
+// order; the first lives inline, so one on the stack allocates nothing.
 type Candidates struct {
 	first candidate
 	more  []candidate
@@ -189,17 +181,14 @@ func (c *Candidates) add(rank int, text string) {
 	*c.at(i) = candidate{rank, text}
 }
 
-// Sources says where in a record to look: the part of the processor's and
-// the connector's configuration that NewFinder turns into a Finder.
+// Sources says where in a record to look (the processor's and connector's).
 type Sources struct {
-	// SearchBody reads a string body, a bytes body that is valid UTF-8, and the
-	// BodyKeys of a map body.
+	// SearchBody reads a string body, a valid UTF-8 bytes body, a map body's BodyKeys.
 	SearchBody bool `mapstructure:"search_body"`
 	// BodyKeys are the keys of a map body whose string values are read, in order.
 	BodyKeys []string `mapstructure:"body_keys"`
 	// Attributes are record attributes whose string values are read after the
-	// body. The OpenTelemetry Python logging handler puts the exception text in
-	// exception.message and exception.stacktrace and only a short message in the body.
+	// body (OpenTelemetry Python puts the exception text in exception.*).
 	Attributes []string `mapstructure:"attributes"`
 	// MaxScanSize bounds the work per text: a longer one is not read.
 	MaxScanSize int `mapstructure:"max_scan_size"`
@@ -210,8 +199,7 @@ const (
 	maxMaxScanSize     = 64 << 20 // the largest scan limit accepted
 )
 
-// DefaultSources reads the body, the usual message keys of a map body and
-// the exception attributes.
+// DefaultSources reads the body, a map body's usual keys, the exception attributes.
 func DefaultSources() Sources {
 	return Sources{
 		SearchBody:  true,
@@ -222,7 +210,6 @@ func DefaultSources() Sources {
 }
 
 // Validate rejects settings that would read nothing or do unbounded work.
-// Every error names the field.
 func (s *Sources) Validate() error {
 	var errs []error
 	if s.MaxScanSize <= 0 || s.MaxScanSize > maxMaxScanSize {
