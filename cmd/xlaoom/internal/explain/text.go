@@ -96,8 +96,7 @@ func writeWarning(b *strings.Builder, f *Finding) {
 	field(b, "where", prefixed("device ", w.Device))
 }
 
-// writeWarningHead writes a warning's first line, ending in more, what it
-// means and where it comes from.
+// writeWarningHead writes a warning's first line, ending in more, and meaning.
 func writeWarningHead(b *strings.Builder, f *Finding, more string) {
 	w := f.Warning
 	fmt.Fprintf(b, "%s:%d: memory warning %s (not an OOM)%s\n", f.Source, f.Line, w.Kind, more)
@@ -106,8 +105,7 @@ func writeWarningHead(b *strings.Builder, f *Finding, more string) {
 	field(b, "family", w.Family+"  "+familyDocs+w.Family)
 }
 
-// writeAttempts writes the allocation attempts that no failure followed, as
-// one warning: what they mean, their figures and what to do.
+// writeAttempts writes the attempts that no failure followed, as one warning.
 func writeAttempts(b *strings.Builder, f *Finding) {
 	w, a := f.Warning, &f.Attempts
 	writeWarningHead(b, f, ": "+plural(int64(a.Count), "refused allocation", "refused allocations")+", no failure followed")
@@ -128,9 +126,8 @@ func writeAttempts(b *strings.Builder, f *Finding) {
 	writeSteps(b, "what to do", oom.WarningAdvice(w))
 }
 
-// laterText names the records after a failure's first that state it too,
-// and the programs they name that the first does not: "line 64 (program
-// jit_temps)", "lines 38, 67".
+// laterText names the later records stating the failure and the programs
+// they name that the first does not: "line 64 (program jit_temps)".
 func laterText(f *Finding) string {
 	if len(f.Later) == 0 {
 		return ""
@@ -167,9 +164,8 @@ func linesText(lines []int) string {
 	return strings.Join(parts, ", ")
 }
 
-// writeSizes lists every size attribute the processor writes, in its order,
-// so that the text shows exactly the bytes of the attributes. The culprit
-// and the largest input are shown with the allocations.
+// writeSizes lists every size attribute, in order, but those shown with
+// the allocations (culprit, largest input, holder).
 func writeSizes(b *strings.Builder, attrs pcommon.Map) {
 	for k, v := range attrs.All() {
 		if v.Type() != pcommon.ValueTypeInt || !strings.HasSuffix(k, ".size") ||
@@ -219,8 +215,7 @@ func where(r *oom.Report) string {
 	return joinNonEmpty(" · ", prefixed("program ", r.Program), prefixed("device ", r.Device), replica, partition)
 }
 
-// holdersText names the executables whose chunks hold the pool's in-use
-// bytes, most first: "jit_step 6.12 MiB (3 chunks), jit_broadcast_in_dim 513.00 KiB".
+// holdersText names the executables holding the pool's in-use bytes, most first.
 func holdersText(f *failure.Failure) string {
 	if f == nil {
 		return ""
@@ -267,8 +262,7 @@ func joinNonEmpty(sep string, parts ...string) string {
 	return strings.Join(slices.DeleteFunc(parts, func(p string) bool { return p == "" }), sep)
 }
 
-// sizeText prints a byte count in binary units, as XLA prints them, and
-// exactly: "1.97 GiB (2110783616 bytes)".
+// sizeText prints a byte count as XLA does, and exactly: "1.97 GiB (2110783616 bytes)".
 func sizeText(n int64) string {
 	exact := strconv.FormatInt(n, 10) + " bytes"
 	if n > -1024 && n < 1024 {
@@ -277,8 +271,7 @@ func sizeText(n int64) string {
 	return oom.HumanBytes(n) + " (" + exact + ")"
 }
 
-// summary writes the closing line: what was found in how much. Host-memory
-// kills lead it when there are any, so that it agrees with the exit status.
+// summary writes the closing line; host-memory kills lead, as in the exit status.
 func summary(w io.Writer, t *Totals) error {
 	failures := plural(t.Failures, "OOM failure", "OOM failures")
 	if t.HostKills > 0 {
@@ -329,10 +322,7 @@ func plural(n int64, one, many string) string {
 	return strconv.FormatInt(n, 10) + " " + many
 }
 
-// exitStatus is the status for what t counted: ExitError when an input could
-// not be read; ExitFutile when the last failure found (the one latest in the
-// last input that has one) or the last host kill is futile; ExitFound for any
-// other failure or kill; ExitNone when none was found.
+// exitStatus is the status for what t counted (see the Exit constants).
 func exitStatus(t *Totals) int {
 	switch {
 	case t.Unreadable > 0:
@@ -345,8 +335,7 @@ func exitStatus(t *Totals) int {
 	return ExitNone
 }
 
-// retryText says the finding's verdict, the rule that gave it and, when
-// known, how far the demand must shrink.
+// retryText says the verdict, its rule and, when known, how far demand must shrink.
 func retryText(f *Finding) string {
 	s := f.Retry + retryMeaning[f.Retry] + ruleText(f.Whole.Rule)
 	if f.FitFraction > 0 {
@@ -369,10 +358,8 @@ var retryMeaning = map[string]string{
 	oom.RetryUnknown: ": the log does not show whether a restart can succeed",
 }
 
-// jsonFinding is one line of --json output: one failure or one warning, with
-// the attributes the processor writes (Finding.Attributes), the severity it
-// gives a record that has none, the first line of every record gathered (Line
-// first) and the allocation attempts it came after or holds.
+// jsonFinding is one line of --json output: one finding, with the attributes
+// and severity the processor writes, and its records' first lines.
 type jsonFinding struct {
 	Source      string         `json:"source"`
 	Line        int            `json:"line"`

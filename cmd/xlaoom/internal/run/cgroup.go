@@ -25,18 +25,15 @@ var (
 
 // memcgCounts are the memory cgroup's kill counters, read around each run.
 type memcgCounts struct {
-	path    string // the cgroup's directory
-	v2      bool
-	oomKill int64 // processes the OOM killer killed in it (v2 memory.events oom_kill, v1 memory.oom_control oom_kill)
-	// oomAtLimit: v2 memory.events "oom", the times the cgroup's own limit
-	// made it OOM; v1 has no such counter.
-	oomAtLimit int64
+	path       string // the cgroup's directory
+	v2         bool
+	oomKill    int64 // processes the OOM killer killed in it (oom_kill of v2 memory.events, v1 memory.oom_control)
+	oomAtLimit int64 // v2 memory.events "oom": the times its own limit made it OOM
 	limit      int64 // memory.max / memory.limit_in_bytes; 0 none
 	peak       int64 // memory.peak / memory.max_usage_in_bytes; 0 unknown
 }
 
-// readMemcg reads the counters of the wrapper's memory cgroup (v1, else v2),
-// where the job's kills are counted too.
+// readMemcg reads the counters of the wrapper's (and job's) memory cgroup.
 func readMemcg() (memcgCounts, error) {
 	f, err := os.Open(procSelfCgroup)
 	if err != nil {
@@ -114,8 +111,7 @@ func readKeyed(path string) (map[string]int64, error) {
 	return kv, nil
 }
 
-// readNumber reads a one-number file; 0 for "max", a missing file, or the
-// v1 "no limit" (a number near 2^63).
+// readNumber reads a one-number file; 0 for "max", none, or v1's "no limit".
 func readNumber(path string) int64 {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -175,8 +171,7 @@ func (k *hostKill) String() string {
 	return fmt.Sprintf("the kernel's OOM killer killed %d process(es) of the job in %s: %s", k.kills, k.after.path, where)
 }
 
-// decideHostKill exits with hostoom's verdict and hint, as for an XLA
-// failure of that verdict; rerun: run the job again.
+// decideHostKill decides by hostoom's verdict, as for an XLA failure of it.
 func (w *wrapper) decideHostKill(k *hostKill, status int, retries *int, sigs *signals) (exit int, rerun bool) {
 	kill := k.kill()
 	if verdict, _ := kill.Retry(); verdict == oom.RetryFutile {

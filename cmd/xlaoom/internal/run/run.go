@@ -22,15 +22,11 @@ import (
 
 // Exit statuses of the wrapper itself; the job's own status passes through otherwise.
 const (
-	// DefaultFutileExit is sysexits.h's EX_CONFIG: outside xpk's restart codes (42, 127-255) and Python's statuses.
-	DefaultFutileExit = 78
-	// DefaultMayHelpExit is the code xpk restarts on by default.
-	DefaultMayHelpExit = 42
-	// ExitUsage is a usage error of the wrapper: the job did not run.
-	ExitUsage = 2
-	// ExitCannotRun and ExitNotFound are the shell's statuses for a command not executable and not found.
-	ExitCannotRun = 126
-	ExitNotFound  = 127
+	DefaultFutileExit  = 78  // sysexits.h's EX_CONFIG: outside xpk's restart codes (42, 127-255) and Python's
+	DefaultMayHelpExit = 42  // the code xpk restarts on by default
+	ExitUsage          = 2   // a usage error of the wrapper: the job did not run
+	ExitCannotRun      = 126 // the shell's status for a command not executable
+	ExitNotFound       = 127 // and for one not found
 )
 
 const usage = `Usage: xlaoom run [flags] [--] COMMAND [ARG...]
