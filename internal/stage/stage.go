@@ -1,8 +1,7 @@
 // Copyright The xla_oom Authors
 // SPDX-License-Identifier: Apache-2.0
 
-// Package stage decides what one log record is (a failure statement, a
-// warning, a host statement or kill, evidence) and what is written on it,
+// Package stage decides what one log record is and what is written on it,
 // with no collector types: its callers are adapters.
 package stage // import "github.com/xlaoom/xlaoomprocessor/internal/stage"
 
@@ -76,14 +75,12 @@ type Tags struct {
 	Kill      hostoom.Kill
 }
 
-// OpenIn reports, without a lock, whether a stream of resource has an open
-// failure: only its records need their Input.
+// OpenIn reports, without a lock, whether a stream of resource has an open failure.
 func (s *Stage) OpenIn(resource uint64) bool {
 	return s.Failures.Open() && s.Failures.OpenIn(resource)
 }
 
-// Candidate decides a record whose texts passed the prefilter; in gives its
-// keys when needed (statement: with Job and Origin).
+// Candidate decides a record whose texts passed the prefilter; in gives its keys.
 func (s *Stage) Candidate(texts []string, marks Marks, in func(statement bool) Input, t *Tags, closed []failure.Failure) []failure.Failure {
 	t.Outcome = Untouched
 	if marks.Tagged {
@@ -132,8 +129,7 @@ func (s *Stage) Candidate(texts []string, marks Marks, in func(statement bool) I
 	return closed
 }
 
-// Evidence reads a record into its stream's open failure, if any; in is
-// called only while some failure is open.
+// Evidence reads a record into its stream's open failure, if any.
 func (s *Stage) Evidence(in func(statement bool) Input, text string, closed []failure.Failure) []failure.Failure {
 	if len(text) > s.cfg.MaxScanSize || !s.Failures.Open() {
 		return closed

@@ -371,17 +371,22 @@ type jsonFinding struct {
 	FitFraction float64        `json:"fit_fraction,omitempty"`
 }
 
-// jsonAttempts is Attempts: sizes in bytes, absent where not printed.
+// jsonAttempts is Attempts.
 type jsonAttempts struct {
-	Count      int                 `json:"count"`
-	Summary    string              `json:"summary"`
-	First      *int64              `json:"first_requested_bytes,omitempty"`
-	Last       *int64              `json:"last_refused_bytes,omitempty"`
-	Free       *int64              `json:"cuda_free_bytes,omitempty"`
-	Total      *int64              `json:"cuda_total_bytes,omitempty"`
+	Count   int    `json:"count"`
+	Summary string `json:"summary"`
+	jsonAttemptSizes
 	Series     []jsonAttemptSeries `json:"series"`
 	MoreSeries int                 `json:"more_series,omitempty"`
 	Records    []int               `json:"records"`
+}
+
+// jsonAttemptSizes, flattened into jsonAttempts, are absent where not printed.
+type jsonAttemptSizes struct {
+	First *int64 `json:"first_requested_bytes,omitempty"`
+	Last  *int64 `json:"last_refused_bytes,omitempty"`
+	Free  *int64 `json:"cuda_free_bytes,omitempty"`
+	Total *int64 `json:"cuda_total_bytes,omitempty"`
 }
 
 type jsonAttemptSeries struct {
@@ -403,9 +408,9 @@ func newJSONAttempts(a *Attempts) *jsonAttempts {
 	if a.Count == 0 {
 		return nil
 	}
-	j := &jsonAttempts{Count: a.Count, Summary: a.Text(), First: jsonSize(a.First), Last: jsonSize(a.Last),
-		Free: jsonSize(a.Free), Total: jsonSize(a.Capacity), MoreSeries: a.MoreSeries,
-		Records: a.Lines}
+	j := &jsonAttempts{Count: a.Count, Summary: a.Text(), MoreSeries: a.MoreSeries, Records: a.Lines,
+		jsonAttemptSizes: jsonAttemptSizes{First: jsonSize(a.First), Last: jsonSize(a.Last), Free: jsonSize(a.Free),
+			Total: jsonSize(a.Capacity)}}
 	for i := range a.Series {
 		s := &a.Series[i]
 		j.Series = append(j.Series, jsonAttemptSeries{Steps: s.Steps, First: jsonSize(s.First), Last: jsonSize(s.Last),
