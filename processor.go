@@ -229,17 +229,6 @@ type origin struct {
 
 const fileAttribute = "log.file.path"
 
-func originOf(rl plog.ResourceLogs, lr plog.LogRecord) func() any {
-	return func() any {
-		o := &origin{resource: pcommon.NewResource(), schemaURL: rl.SchemaUrl()}
-		rl.Resource().CopyTo(o.resource)
-		if v, ok := lr.Attributes().Get(fileAttribute); ok {
-			o.file = v.AsString()
-		}
-		return o
-	}
-}
-
 // batch is what processLogs keeps of one batch: the failures that closed in
 // it, its arrival, and the hash of the resource it is in (computed once).
 type batch struct {
@@ -283,7 +272,14 @@ func (p *logsProcessor) input(rl plog.ResourceLogs, lr plog.LogRecord, b *batch,
 		if job, ok := incident.JobKey(rl.Resource().Attributes(), p.cfg.IncidentResourceAttributes); ok {
 			in.Job = job
 		}
-		in.Origin = originOf(rl, lr)
+		in.Origin = func() any {
+			o := &origin{resource: pcommon.NewResource(), schemaURL: rl.SchemaUrl()}
+			rl.Resource().CopyTo(o.resource)
+			if v, ok := lr.Attributes().Get(fileAttribute); ok {
+				o.file = v.AsString()
+			}
+			return o
+		}
 	}
 	return in
 }

@@ -117,15 +117,13 @@ func parse(args []string, stderr io.Writer) (*options, int, bool) {
 		return nil, usageError(stderr, "--retry-delay must be 0 or more"), false
 	case o.keepBytes < 64<<10:
 		return nil, usageError(stderr, "--keep-bytes must be at least 65536"), false
-	case !validStatus(o.futileExit) || !validStatus(o.mayHelpExit):
+	case min(o.futileExit, o.mayHelpExit) < 1 || max(o.futileExit, o.mayHelpExit) > 255:
 		return nil, usageError(stderr, "--futile-exit and --may-help-exit must be from 1 to 255"), false
 	case o.batchEnv != "" && (strings.ContainsAny(o.batchEnv, "= \x00")):
 		return nil, usageError(stderr, "--batch-env must name an environment variable"), false
 	}
 	return o, 0, false
 }
-
-func validStatus(n int) bool { return n >= 1 && n <= 255 }
 
 func usageError(stderr io.Writer, msg string) int {
 	_, _ = fmt.Fprintf(stderr, "xlaoom run: %s\n\n%s", msg, usage)
