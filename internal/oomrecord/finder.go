@@ -42,7 +42,7 @@ func NewFinder(sources Sources) *Finder {
 // Scan, the only pass of 99.9 % of records, puts into into the texts of lr
 // within MaxScanSize that pass the prefilter, and reports whether any did.
 func (f *Finder) Scan(lr plog.LogRecord, into *Candidates) bool {
-	into.reset()
+	into.n, into.more = 0, into.more[:0]
 	s := &f.sources
 	if s.SearchBody {
 		// A string body without the type switch: Str is "" for other types.
@@ -153,8 +153,6 @@ func (c *Candidates) Texts(dst []string) []string {
 	}
 	return dst
 }
-
-func (c *Candidates) reset() { c.n, c.more = 0, c.more[:0] }
 
 func (c *Candidates) at(i int) *candidate {
 	if i == 0 {

@@ -7,6 +7,7 @@
 package explain
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -155,7 +156,9 @@ func explain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var p printer = &textPrinter{w: stdout}
 	summaryTo := stdout
 	if *jsonOut {
-		p, summaryTo = newJSONPrinter(stdout), stderr
+		enc := json.NewEncoder(stdout)
+		enc.SetEscapeHTML(false) // shapes and operators hold < and >; keep them readable
+		p, summaryTo = &jsonPrinter{enc}, stderr
 	}
 	var t Totals
 	for _, name := range files {

@@ -420,15 +420,7 @@ func newJSONAttempts(a *Attempts) *jsonAttempts {
 }
 
 // jsonPrinter writes one JSON object per finding, one per line.
-type jsonPrinter struct {
-	enc *json.Encoder
-}
-
-func newJSONPrinter(w io.Writer) *jsonPrinter {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false) // shapes and operators hold < and >; keep them readable
-	return &jsonPrinter{enc: enc}
-}
+type jsonPrinter struct{ enc *json.Encoder }
 
 func (p *jsonPrinter) finding(f *Finding) error {
 	severity := "ERROR"
