@@ -18,8 +18,7 @@ import (
 
 // Config says where the processor looks for XLA OOM text and how it tags.
 type Config struct {
-	// Sources holds search_body, body_keys, attributes and max_scan_size.
-	oomrecord.Sources `mapstructure:",squash"`
+	oomrecord.Sources `mapstructure:",squash"` // search_body, body_keys, attributes, max_scan_size
 
 	// SetSeverity sets SeverityNumber ERROR (and text "ERROR" when empty) on a tagged record without severity.
 	SetSeverity bool `mapstructure:"set_severity"`
@@ -48,28 +47,25 @@ type Config struct {
 	_ struct{} // prevent unkeyed literals
 }
 
-var _ confmap.Validator = (*Config)(nil)
-
 func createDefaultConfig() *Config {
 	return &Config{
-		Sources:        oomrecord.DefaultSources(),
-		SetSeverity:    true,
-		MemoryWarnings: true,
-		TopAllocations: oomattr.DefaultTopAllocations,
-		IncidentWindow: incident.DefaultWindow,
-
-		FailureQuietInterval: failure.DefaultQuiet,
-
+		Sources:                    oomrecord.DefaultSources(),
 		IncidentResourceAttributes: incident.DefaultResourceAttributes(),
+		IncidentWindow:             incident.DefaultWindow,
+		SetSeverity:                true,
+		MemoryWarnings:             true,
+		TopAllocations:             oomattr.DefaultTopAllocations,
+		FailureQuietInterval:       failure.DefaultQuiet,
 	}
 }
 
-// Defaults of the optional settings.
+// Bounds of the settings: a failure's alert waits at most maxFailureQuietInterval.
 const (
-	maxTopAllocations = 100
-	// A failure's alert waits at most this long for a failure no raised status closes.
+	maxTopAllocations       = 100
 	maxFailureQuietInterval = 10 * time.Minute
 )
+
+var _ confmap.Validator = (*Config)(nil)
 
 // Validate checks the settings; each error names its field.
 func (c *Config) Validate() error {

@@ -19,20 +19,18 @@ import (
 
 // NewFactory returns the factory of the xla_oom logs processor.
 func NewFactory() processor.Factory {
-	return processor.NewFactory(
-		metadata.Type,
-		func() component.Config { return createDefaultConfig() },
+	return processor.NewFactory(metadata.Type, func() component.Config { return createDefaultConfig() },
 		processor.WithLogs(createLogs, metadata.LogsStability))
 }
 
 func createLogs(ctx context.Context, set processor.Settings, cfg component.Config, next consumer.Logs) (processor.Logs, error) {
+	c := cfg.(*Config)
 	telemetry, err := metadata.NewTelemetryBuilder(set.TelemetrySettings)
 	if err != nil {
 		return nil, err
 	}
-	c := cfg.(*Config)
 	p := newLogsProcessor(c, oomrecord.NewFinder(c.Sources), telemetry, next)
-	p.logger = set.Logger
+	p.ticks.Logger = set.Logger
 	return processorhelper.NewLogs(ctx, set, cfg, next, p.processLogs,
 		processorhelper.WithCapabilities(consumer.Capabilities{MutatesData: true}),
 		processorhelper.WithStart(p.start),

@@ -5,22 +5,23 @@ package xlaoomprocessor // import "github.com/xlaoom/xlaoomprocessor"
 
 import (
 	"context"
-	"sync"
 	"time"
 
+	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
-	"go.uber.org/zap"
 
 	"github.com/xlaoom/xlaoomprocessor/internal/failure"
 	"github.com/xlaoom/xlaoomprocessor/internal/incident"
 	"github.com/xlaoom/xlaoomprocessor/internal/metadata"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomrecord"
+	"github.com/xlaoom/xlaoomprocessor/internal/recordtime"
 	"github.com/xlaoom/xlaoomprocessor/internal/stage"
+	"github.com/xlaoom/xlaoomprocessor/internal/ticker"
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
@@ -29,28 +30,21 @@ type logsProcessor struct {
 	finder    *oomrecord.Finder
 	telemetry *metadata.TelemetryBuilder
 	now       func() time.Time // dates a record that carries no time; replaced in tests
-	// stage decides each record; next receives the failures that close
-	// outside a batch (quiet, shutdown).
-	stage    *stage.Stage
-	failures *failure.Assembler
-	next     consumer.Logs
-	logger   *zap.Logger
-
-	stop     chan struct{}
-	stopOnce sync.Once
-	wg       sync.WaitGroup
+	stage     *stage.Stage     // decides each record
+	failures  *failure.Assembler
+	next      consumer.Logs // receives the failures that close outside a batch
+	ticks     ticker.Loop
 }
 
 func newLogsProcessor(cfg *Config, finder *oomrecord.Finder, telemetry *metadata.TelemetryBuilder, next consumer.Logs) *logsProcessor {
 	s := stage.New(stage.Config{Failure: failure.Config{Window: cfg.IncidentWindow, Quiet: cfg.FailureQuietInterval},
 		MemoryWarnings: cfg.MemoryWarnings, HostKillTails: cfg.HostKillTails, MaxScanSize: cfg.MaxScanSize})
-	return &logsProcessor{cfg: cfg, finder: finder, telemetry: telemetry, now: time.Now, next: next, logger: zap.NewNop(), stop: make(chan struct{}),
+	return &logsProcessor{cfg: cfg, finder: finder, telemetry: telemetry, now: time.Now, next: next,
 		stage: s, failures: s.Failures}
 }
 
-// processLogs tags every XLA OOM record in place and adds a failure record
-// for each failure that closed in the batch. Records are never dropped, and
-// a record that is not an OOM is not touched at all.
+// processLogs tags every XLA OOM record in place and adds a record per
+// failure closed in the batch; no record is dropped, others are untouched.
 func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, error) {
 	var scanned, generic, hostKills int64
 	var tagged codeCounts // failures by code and, marked warning, warnings by kind: one table, one allocation
@@ -110,8 +104,7 @@ const (
 	taggedGeneric // an OOM tagged by the last-resort layer (counted as an OOM too)
 )
 
-// tag gives one record to the stage and writes what it decided, returning
-// the code (or a warning's kind) it was tagged with.
+// tag gives one record to the stage and writes what it decided.
 func (p *logsProcessor) tag(rl plog.ResourceLogs, lr plog.LogRecord, b *batch) (string, tagging) {
 	var texts oomrecord.Candidates
 	if !p.finder.Scan(lr, &texts) {
@@ -119,19 +112,15 @@ func (p *logsProcessor) tag(rl plog.ResourceLogs, lr plog.LogRecord, b *batch) (
 		return p.notCandidate(rl, lr, b)
 	}
 	var buf [4]string
-	candidates := buf[:0]
-	for i := range texts.Len() {
-		candidates = append(candidates, texts.Text(i))
-	}
+	candidates := texts.Texts(buf[:0])
 	in := func(statement bool) stage.Input { return p.input(rl, lr, b, statement) }
 	var t stage.Tags
 	b.closed = p.stage.Candidate(candidates, marksOf(lr.Attributes()), in, &t, b.closed)
 	return p.write(rl, lr, &t, b)
 }
 
-// notCandidate reads a record the prefilter passed over: a map body or a
-// host tail for a host kill, else, only while its resource has an open
-// failure, its body for evidence (no key, no lock otherwise).
+// notCandidate reads a record the prefilter passed over for a host kill and,
+// only while its resource has an open failure, for evidence.
 func (p *logsProcessor) notCandidate(rl plog.ResourceLogs, lr plog.LogRecord, b *batch) (string, tagging) {
 	body := lr.Body()
 	if body.Type() == pcommon.ValueTypeMap {
@@ -198,8 +187,7 @@ func (p *logsProcessor) setSeverity(lr plog.LogRecord, n plog.SeverityNumber, te
 	}
 }
 
-// codeCounts counts tagged records per code (and warnings per kind) without
-// allocating: a batch holds only a handful of distinct codes.
+// codeCounts counts tagged records per code (warnings per kind) without allocating.
 type codeCounts struct {
 	counts []codeCount
 	inline [8]codeCount
@@ -222,4 +210,145 @@ func (c *codeCounts) add(code string, warning bool) {
 		c.counts = c.inline[:0]
 	}
 	c.counts = append(c.counts, codeCount{code: code, warning: warning, n: 1})
+}
+
+// nameEvent names a tagged record's event, unless its sender already did.
+func nameEvent(lr plog.LogRecord, name string) {
+	if lr.EventName() == "" {
+		lr.SetEventName(name)
+	}
+}
+
+// origin is what a failure record (event xla.oom.failure) needs of its
+// stream: the resource, its schema and its file.
+type origin struct {
+	resource  pcommon.Resource
+	schemaURL string
+	file      string // log.file.path, when the records carry it
+}
+
+const fileAttribute = "log.file.path"
+
+// batch is what processLogs keeps of one batch: the failures that closed in
+// it, its arrival, and the hash of the resource it is in (computed once).
+type batch struct {
+	closed []failure.Failure
+	now    time.Time
+	rl     plog.ResourceLogs // the resource hash is of
+	hash   uint64
+	hashed bool
+	// file and fileKey are the last record's log.file.path and its key.
+	file    string
+	fileKey uint64
+}
+
+func (b *batch) resource(rl plog.ResourceLogs) uint64 {
+	if !b.hashed || b.rl != rl {
+		b.rl, b.hashed, b.file = rl, true, ""
+		b.hash = incident.ResourceHash(rl.Resource().Attributes())
+		b.fileKey = incident.StreamOf(b.hash, pcommon.NewMap())
+	}
+	return b.hash
+}
+
+func (b *batch) key(rl plog.ResourceLogs, lr plog.LogRecord) uint64 {
+	b.resource(rl)
+	attrs := lr.Attributes()
+	file, ok := attrs.Get(fileAttribute)
+	if ok && file.Type() == pcommon.ValueTypeStr && file.Str() == b.file {
+		return b.fileKey
+	}
+	key := incident.StreamOf(b.hash, attrs)
+	if ok && file.Type() == pcommon.ValueTypeStr {
+		b.file, b.fileKey = file.Str(), key
+	}
+	return key
+}
+
+// input is a record's keys and times; a statement's also its job and origin.
+func (p *logsProcessor) input(rl plog.ResourceLogs, lr plog.LogRecord, b *batch, statement bool) stage.Input {
+	in := stage.Input{Resource: b.resource(rl), Stream: b.key(rl, lr), At: recordtime.Of(lr, b.now).AsTime(), Now: b.now}
+	if statement {
+		if job, ok := incident.JobKey(rl.Resource().Attributes(), p.cfg.IncidentResourceAttributes); ok {
+			in.Job = job
+		}
+		in.Origin = func() any {
+			o := &origin{resource: pcommon.NewResource(), schemaURL: rl.SchemaUrl()}
+			rl.Resource().CopyTo(o.resource)
+			if v, ok := lr.Attributes().Get(fileAttribute); ok {
+				o.file = v.AsString()
+			}
+			return o
+		}
+	}
+	return in
+}
+
+// appendFailures adds to ld a record, in a resource of its own, per closed failure.
+func (p *logsProcessor) appendFailures(ctx context.Context, ld plog.Logs, closed []failure.Failure) {
+	now := p.now()
+	for i := range closed {
+		f := &closed[i]
+		p.telemetry.ProcessorXlaOomFailures.Add(ctx, 1,
+			metric.WithAttributes(attribute.String(oomattr.FailureClosed, string(f.Closed))))
+		if f.Closed == failure.ClosedWentOn {
+			continue // the job did not fail of it: no record, no incident
+		}
+		o, _ := f.Origin.(*origin)
+		rl := ld.ResourceLogs().AppendEmpty()
+		if o != nil {
+			o.resource.CopyTo(rl.Resource())
+			rl.SetSchemaUrl(o.schemaURL)
+		}
+		sl := rl.ScopeLogs().AppendEmpty()
+		sl.Scope().SetName(metadata.ScopeName)
+		p.failureRecord(f, o, rl.Resource().Attributes(), sl.LogRecords().AppendEmpty(), now)
+	}
+}
+
+// failureRecord writes f as lr, dated at its first statement.
+func (p *logsProcessor) failureRecord(f *failure.Failure, o *origin, res pcommon.Map, lr plog.LogRecord, now time.Time) {
+	ts := pcommon.NewTimestampFromTime(now)
+	if !f.First.IsZero() {
+		ts = pcommon.NewTimestampFromTime(f.First)
+	}
+	lr.SetTimestamp(ts)
+	lr.SetObservedTimestamp(pcommon.NewTimestampFromTime(now))
+	lr.SetEventName(oomattr.EventFailure)
+	lr.SetSeverityNumber(plog.SeverityNumberError)
+	lr.SetSeverityText("ERROR")
+	lr.Body().SetStr(oomattr.FailureBody(f))
+	attrs := lr.Attributes()
+	oomattr.PutFailure(f, attrs, p.cfg.TopAllocations)
+	attrs.PutStr(oomattr.Incident, incident.ID(res, p.cfg.IncidentResourceAttributes, pcommon.NewTimestampFromTime(f.Opened), p.cfg.IncidentWindow))
+	if o != nil && o.file != "" {
+		attrs.PutStr(fileAttribute, o.file)
+	}
+}
+
+// start closes quiet failures on a ticker until shutdown.
+func (p *logsProcessor) start(context.Context, component.Host) error {
+	tick := max(min(p.cfg.FailureQuietInterval/2, time.Second), 10*time.Millisecond)
+	p.ticks.Start(tick, "xla_oom processor: sending failure records failed", func(context.Context) error {
+		return p.send(context.Background(), p.failures.Expire(p.now(), nil))
+	})
+	return nil
+}
+
+// shutdown stops the ticker and sends every failure still open.
+func (p *logsProcessor) shutdown(ctx context.Context) error {
+	p.ticks.Stop()
+	err := p.send(ctx, p.failures.Flush(nil))
+	p.telemetry.Shutdown()
+	return err
+}
+
+// send gives failures that closed outside a batch to the next consumer.
+func (p *logsProcessor) send(ctx context.Context, closed []failure.Failure) error {
+	if len(closed) == 0 {
+		return nil
+	}
+	ld := plog.NewLogs()
+	p.appendFailures(ctx, ld, closed)
+	return p.next.ConsumeLogs(ctx, ld)
 }

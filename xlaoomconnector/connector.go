@@ -19,12 +19,12 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
-	"go.uber.org/zap"
 
 	"github.com/xlaoom/xlaoomprocessor/internal/incident"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomrecord"
 	"github.com/xlaoom/xlaoomprocessor/internal/recordtime"
+	"github.com/xlaoom/xlaoomprocessor/internal/ticker"
 	"github.com/xlaoom/xlaoomprocessor/oom"
 	"github.com/xlaoom/xlaoomprocessor/xlaoomconnector/internal/metadata"
 )
@@ -40,7 +40,6 @@ type xlaOOMConnector struct {
 	finder    *oomrecord.Finder
 	dims      dimensions
 	version   string
-	logger    *zap.Logger
 	telemetry *metadata.TelemetryBuilder
 	next      consumer.Metrics
 	now       func() time.Time // the wall clock; replaced in tests
@@ -50,11 +49,7 @@ type xlaOOMConnector struct {
 
 	emitMu sync.Mutex // one emission at a time, so delta points leave in order
 
-	stopOnce sync.Once
-	done     chan struct{}
-	wg       sync.WaitGroup
-	// cancelSends aborts a ticker send a blocked downstream holds, so Shutdown does not wait for it.
-	cancelSends context.CancelFunc
+	ticks ticker.Loop
 }
 
 var _ connector.Logs = (*xlaOOMConnector)(nil)
@@ -65,12 +60,11 @@ func newConnector(cfg *Config, finder *oomrecord.Finder, set connector.Settings,
 		finder:    finder,
 		dims:      newDimensions(cfg.Dimensions),
 		version:   set.BuildInfo.Version,
-		logger:    set.Logger,
+		ticks:     ticker.Loop{Logger: set.Logger},
 		telemetry: telemetry,
 		next:      next,
 		now:       time.Now,
 		state:     newState(cfg),
-		done:      make(chan struct{}),
 	}
 }
 
@@ -81,36 +75,13 @@ func (*xlaOOMConnector) Capabilities() consumer.Capabilities {
 
 // Start begins emitting every emit_interval.
 func (c *xlaOOMConnector) Start(context.Context, component.Host) error {
-	ctx, cancel := context.WithCancel(context.Background())
-	c.cancelSends = cancel
-	c.wg.Add(1)
-	go func() {
-		defer c.wg.Done()
-		ticker := time.NewTicker(c.cfg.EmitInterval)
-		defer ticker.Stop()
-		for {
-			select {
-			case <-c.done:
-				return
-			case <-ticker.C:
-				if err := c.emit(ctx); err != nil {
-					c.logger.Warn("xla_oom connector: sending metrics failed", zap.Error(err))
-				}
-			}
-		}
-	}()
+	c.ticks.Start(c.cfg.EmitInterval, "xla_oom connector: sending metrics failed", c.emit)
 	return nil
 }
 
 // Shutdown stops the ticker and sends what is held one last time, so nothing counted is lost.
 func (c *xlaOOMConnector) Shutdown(ctx context.Context) error {
-	c.stopOnce.Do(func() {
-		close(c.done)
-		if c.cancelSends != nil {
-			c.cancelSends()
-		}
-	})
-	c.wg.Wait()
+	c.ticks.Stop()
 	err := c.emit(ctx)
 	c.telemetry.Shutdown()
 	return err

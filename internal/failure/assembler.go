@@ -17,8 +17,7 @@ import (
 
 // Defaults of Config.
 const (
-	// DefaultQuiet: a failure's records come within a second of each other
-	// in the real jobs of oom/testdata/jobs.
+	// DefaultQuiet: the real jobs' (oom/testdata/jobs) records come within a second.
 	DefaultQuiet      = 5 * time.Second
 	DefaultMaxRecords = 100_000
 	DefaultMaxStreams = 4096
@@ -34,29 +33,24 @@ type Config struct {
 	TTL        time.Duration // a stream not heard of for that long is forgotten
 }
 
-// Assembler assembles the failures of many streams, safe for concurrent
-// use; the caller closes quiet failures with Expire.
+// Assembler assembles the failures of many streams, safe for concurrent use.
 type Assembler struct {
 	cfg Config
 
 	mu      sync.Mutex
 	streams *lru.Map[uint64, stream]
-	opens   *lru.Map[uint64, struct{}] // the streams with an open failure
-	// jobs are the time each job's last incident opened at (Opened).
-	jobs    *lru.Map[uint64, time.Time]
+	opens   *lru.Map[uint64, struct{}]  // the streams with an open failure
+	jobs    *lru.Map[uint64, time.Time] // when each job's last incident opened
 	seq     uint64
 	open    atomic.Int64 // the streams with an open failure, read without mu
 	evicted atomic.Int64
-	// resources counts the open failures by resource (slot), read without
-	// mu by OpenIn; a collision only costs a lock.
+	// resources counts open failures by resource slot, for OpenIn without mu.
 	resources [1024]atomic.Int32
 }
 
 // stream is what is kept of one stream: a fixed size.
 type stream struct {
-	// refused counts the stream's allocation attempts so far: a pool that
-	// backed off at start-up stays smaller for the process's life, so every
-	// later failure of the stream is given them.
+	// refused counts the stream's attempts: a pool that backed off stays smaller.
 	refused int
 	cur     *building
 	seen    time.Time       // wall clock of its last record
@@ -71,8 +65,7 @@ type building struct {
 	verdict  string // the first verdict other than unknown a statement was given
 	own      int    // the attempts in the failure's own statements
 	lastStmt time.Time
-	// ownAfter: the program's own lines since the last statement (wenton.go).
-	ownAfter int
+	ownAfter int // the program's own lines since the last statement (wenton.go)
 	dying    bool
 }
 
@@ -122,8 +115,7 @@ func (a *Assembler) Attempted(key uint64, n int, now time.Time, closed []Failure
 	return closed
 }
 
-// Evidence reads a record of stream key that is not a statement into its
-// open failure, if any, and closes it at a raised status or the bound.
+// Evidence reads a non-statement record into stream key's open failure.
 func (a *Assembler) Evidence(key uint64, text string, now time.Time, closed []Failure) []Failure {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -155,18 +147,14 @@ type Statement struct {
 	Report *oom.Report
 	At     time.Time // the record's time; zero: undated
 	Text   string    // the record's text, read for evidence
-	// Sent: the record keeps its sender's verdict; its own is not handed on.
-	Sent bool
+	Sent   bool      // the record keeps its sender's verdict; its own is not handed on
 	// Origin, if set, is called when the statement opens a failure.
 	Origin   func() any
 	Resource uint64 // the key of the stream's resource, for OpenIn
-	// Job is incident.JobKey of the stream (0: none), for opened.
-	Job uint64
+	Job      uint64 // incident.JobKey of the stream (0: none), for opened
 }
 
-// Statement takes statement st of stream key at now, returning its step;
-// the stream's previous failure closes when st opens a new one, this one at
-// a raised status.
+// Statement takes statement st of stream key at now, returning its step.
 func (a *Assembler) Statement(key uint64, st Statement, now time.Time, closed []Failure) (Step, []Failure) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -216,9 +204,8 @@ func (a *Assembler) Statement(key uint64, st Statement, now time.Time, closed []
 	return step, closed
 }
 
-// opened is the time a failure st opens takes its incident's bucket from:
-// its job's, when one opened within the window, so that every host's
-// failure across a bucket's edge is one incident. The caller holds mu.
+// opened is the time st's failure buckets its incident by: its job's, when
+// one opened within the window, so hosts across a bucket's edge share it.
 func (a *Assembler) opened(st Statement, now time.Time) time.Time {
 	at := st.At
 	if at.IsZero() {
@@ -236,9 +223,8 @@ func (a *Assembler) opened(st Statement, now time.Time) time.Time {
 	return at
 }
 
-// tracebackHead reports whether text is a traceback's head line alone, as
-// a reader that does not group lines sends it: the exception line, the
-// raised status, comes after its frames.
+// tracebackHead: text is a traceback's head line alone (lines not grouped);
+// its exception line, the raised status, comes later.
 func tracebackHead(text string) bool {
 	t := strings.TrimSpace(text)
 	return !strings.Contains(t, "\n") && strings.HasSuffix(t, "Traceback (most recent call last):")
@@ -260,7 +246,6 @@ func joins(b *building, at time.Time, window time.Duration) bool {
 func (a *Assembler) Expire(now time.Time, closed []Failure) []Failure {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	// Both maps are in last-use order: each walk stops at the first not due.
 	for {
 		key, _, ok := a.opens.Oldest()
 		if !ok {
@@ -302,8 +287,7 @@ func (a *Assembler) Flush(closed []Failure) []Failure {
 	}
 }
 
-// lookup returns key's stream, touched at now, evicting to make room for
-// a new one. The caller holds mu.
+// lookup returns key's stream, touched at now, evicting to make room.
 func (a *Assembler) lookup(key uint64, now time.Time, closed []Failure) (*stream, []Failure) {
 	if s, ok := a.streams.Get(key); ok {
 		s.seen = now
@@ -355,4 +339,41 @@ func (a *Assembler) Streams() int {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.streams.Len()
+}
+
+// HostJoin is what one statement did to its stream's kills.
+type HostJoin struct {
+	Ended     []hostoom.Kill // the kills that ended, in order: each once
+	Completed hostoom.Kill   // the kill the statement's own line completed
+	Complete  bool           // Completed is set
+}
+
+// HostStatement joins statement st of stream key, printed at at, into j;
+// the stream's Joiner holds a kernel kill until its event ends.
+func (a *Assembler) HostStatement(key uint64, at time.Time, st hostoom.Statement, now time.Time, j *HostJoin, closed []Failure) []Failure {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s, closed := a.lookup(key, now, closed)
+	if s.host == nil {
+		s.host = &hostoom.Joiner{Hold: true}
+	}
+	j.Ended = append(j.Ended, s.host.Add(at, st)...)
+	if k, ok := s.host.Completed(); ok {
+		j.Completed, j.Complete = k, true
+	}
+	return closed
+}
+
+// FlushKills returns the kills stream key still holds: at an input's end.
+func (a *Assembler) FlushKills(key uint64) []hostoom.Kill {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s, ok := a.streams.Get(key)
+	if !ok || s.host == nil {
+		return nil
+	}
+	kills := s.host.Flush()
+	s.host = nil
+	a.tidy(key, s)
+	return kills
 }

@@ -4,24 +4,23 @@
 package failure
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/xlaoom/xlaoomprocessor/hostoom"
 	"github.com/xlaoom/xlaoomprocessor/internal/logheader"
 )
 
-// A program that catches its own OOM (a batch-size search) raises nothing
-// and goes on printing: a failure after whose last statement it printed
-// wentOnLines lines of its own, with no sign of dying, closes as
-// ClosedWentOn (no failure record); at wentOnEarly lines it closes at once.
+// A program that catches its own OOM (a batch-size search) goes on printing:
+// after wentOnLines lines of its own and no sign of dying, its failure closes
+// as ClosedWentOn (no failure record); at wentOnEarly lines, at once.
 const (
 	wentOnLines = 3
 	wentOnEarly = 32
 )
 
-// readOutput counts text's lines of the program's own output and notes a
-// sign of its dying; indented and native lines (the report's) are passed
-// over first, so that a 10,000-line dump costs two checks a line.
+// readOutput counts the program's own lines in text and notes a sign of its
+// dying; the report's indented and native lines cost two checks a line.
 func (b *building) readOutput(text string) {
 	for line := range strings.Lines(text) {
 		if b.dying {
@@ -45,12 +44,8 @@ func (b *building) wentOn(lines int) bool { return !b.dying && b.ownAfter >= lin
 
 // ownOutput: none of the report's unindented lines, nothing the prefilter passes.
 func ownOutput(line string) bool {
-	for _, p := range reportLines {
-		if strings.HasPrefix(line, p) {
-			return false
-		}
-	}
-	return !hostoom.Recognizer().MayContain(line)
+	return !slices.ContainsFunc(reportLines, func(p string) bool { return strings.HasPrefix(line, p) }) &&
+		!hostoom.Recognizer().MayContain(line)
 }
 
 // reportLines start the header-less unindented lines of XLA's reports.
@@ -70,10 +65,5 @@ var dyingSigns = []string{
 
 // dying reports whether line shows its program dying.
 func dying(line string) bool {
-	for _, s := range dyingSigns {
-		if strings.Contains(line, s) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(dyingSigns, func(s string) bool { return strings.Contains(line, s) })
 }

@@ -1,12 +1,13 @@
 // Copyright The xla_oom Authors
 // SPDX-License-Identifier: Apache-2.0
 
-// Package oomrecord finds the XLA OOM text of a log record: the body (string,
-// UTF-8 bytes or map keys) and chosen attributes. The processor and the
-// connector share it so that both read a record the same way.
+// Package oomrecord finds the XLA OOM text of a log record (body, chosen
+// attributes), one way for the processor and the connector.
 package oomrecord
 
 import (
+	"errors"
+	"fmt"
 	"slices"
 	"unicode/utf8"
 	"unsafe"
@@ -15,16 +16,15 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/xlaoom/xlaoomprocessor/hostoom"
+	"github.com/xlaoom/xlaoomprocessor/internal/keylist"
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
-// Finder reads a record's sources in one order: the body, then the
-// Attributes. The component's factory builds it once.
+// Finder reads a record's sources in one order: the body, then the Attributes.
 type Finder struct {
 	sources    Sources
 	recognizer *oom.Recognizer
-	// attributeLens has bit min(n, 63) set for an n-byte Attributes key:
-	// most attributes are passed over on their key's length alone.
+	// attributeLens has bit min(n, 63) set for an n-byte Attributes key.
 	attributeLens uint64
 }
 
@@ -39,15 +39,13 @@ func NewFinder(sources Sources) *Finder {
 	return f
 }
 
-// Scan is the only pass the 99.9 % of records get: it puts into into the
-// texts of lr within MaxScanSize that pass the prefilter (hostoom.Recognizer) and reports
-// whether there is any, reading the attributes in one pass.
+// Scan, the only pass of 99.9 % of records, puts into into the texts of lr
+// within MaxScanSize that pass the prefilter, and reports whether any did.
 func (f *Finder) Scan(lr plog.LogRecord, into *Candidates) bool {
-	into.reset()
+	into.n, into.more = 0, into.more[:0]
 	s := &f.sources
 	if s.SearchBody {
-		// A string body (nearly every record) without the type switch: Str
-		// is "" for every other type, and an empty text holds nothing.
+		// A string body without the type switch: Str is "" for other types.
 		if body := lr.Body(); body.Str() != "" {
 			f.offer(into, 0, body.Str())
 		} else {
@@ -56,8 +54,7 @@ func (f *Finder) Scan(lr plog.LogRecord, into *Candidates) bool {
 	}
 	if len(s.Attributes) > 0 {
 		for k, v := range lr.Attributes().All() {
-			// The key first, by its length: it is in the attribute's own
-			// slot, while its value's type lies behind one more pointer.
+			// The key's length first: the value's type is one pointer further.
 			if f.attributeLens&lenBit(k) == 0 {
 				continue
 			}
@@ -69,8 +66,7 @@ func (f *Finder) Scan(lr plog.LogRecord, into *Candidates) bool {
 	return into.n > 0
 }
 
-// scanBody offers the body's texts: a string, a UTF-8 bytes body, or the
-// BodyKeys of a map body (ranked by their order).
+// scanBody offers a string or UTF-8 bytes body, or a map body's BodyKeys.
 func (f *Finder) scanBody(body pcommon.Value, into *Candidates) {
 	switch body.Type() {
 	case pcommon.ValueTypeStr:
@@ -104,12 +100,18 @@ func (f *Finder) offer(into *Candidates, rank int, text string) {
 	}
 }
 
-// Read returns the first failure of the scanned texts, else (warnings)
-// their first memory-pressure warning; each text is flattened once.
+// Read is the package's Read of the scanned texts.
 func (f *Finder) Read(texts *Candidates, warnings bool) oom.Finding {
+	var buf [4]string
+	return Read(f.recognizer, texts.Texts(buf[:0]), warnings)
+}
+
+// Read returns the first failure of texts, else (warnings) their first
+// memory-pressure warning; each text is flattened once.
+func Read(r *oom.Recognizer, texts []string, warnings bool) oom.Finding {
 	var first oom.Finding // the first warning, kept while a later text may hold a failure
-	for i := range texts.n {
-		found := f.recognizer.Find(texts.at(i).text, warnings && first.Found == oom.FoundNothing)
+	for _, text := range texts {
+		found := r.Find(text, warnings && first.Found == oom.FoundNothing)
 		switch found.Found {
 		case oom.FoundFailure:
 			return found
@@ -128,4 +130,93 @@ func (f *Finder) Find(lr plog.LogRecord, warnings bool) oom.Finding {
 		return oom.Finding{}
 	}
 	return f.Read(&texts, warnings)
+}
+
+// Candidates are a record's texts that passed the prefilter, in source
+// order; the first lives inline, so one on the stack allocates nothing.
+type Candidates struct {
+	first candidate
+	more  []candidate
+	n     int
+}
+
+// candidate is one text and its rank in source order.
+type candidate struct {
+	rank int
+	text string
+}
+
+// Texts appends the texts to dst, in source order.
+func (c *Candidates) Texts(dst []string) []string {
+	for i := range c.n {
+		dst = append(dst, c.at(i).text)
+	}
+	return dst
+}
+
+func (c *Candidates) at(i int) *candidate {
+	if i == 0 {
+		return &c.first
+	}
+	return &c.more[i-1]
+}
+
+// add inserts text at its rank; a rank taken keeps its first text.
+func (c *Candidates) add(rank int, text string) {
+	for i := range c.n {
+		if c.at(i).rank == rank {
+			return
+		}
+	}
+	if c.n > 0 {
+		c.more = append(c.more, candidate{})
+	}
+	i := c.n
+	c.n++
+	for ; i > 0 && c.at(i-1).rank > rank; i-- {
+		*c.at(i) = *c.at(i - 1)
+	}
+	*c.at(i) = candidate{rank, text}
+}
+
+// Sources says where in a record to look (the processor's and connector's).
+type Sources struct {
+	// SearchBody reads a string body, a valid UTF-8 bytes body, a map body's BodyKeys.
+	SearchBody bool `mapstructure:"search_body"`
+	// BodyKeys are the keys of a map body whose string values are read, in order.
+	BodyKeys []string `mapstructure:"body_keys"`
+	// Attributes are record attributes whose string values are read after the
+	// body (OpenTelemetry Python puts the exception text in exception.*).
+	Attributes []string `mapstructure:"attributes"`
+	// MaxScanSize bounds the work per text: a longer one is not read.
+	MaxScanSize int `mapstructure:"max_scan_size"`
+}
+
+const (
+	defaultMaxScanSize = 1 << 20  // 1 MiB: the longest real OOM record (a full breakdown and traceback) is far smaller
+	maxMaxScanSize     = 64 << 20 // the largest scan limit accepted
+)
+
+// DefaultSources reads the body, a map body's usual keys, the exception attributes.
+func DefaultSources() Sources {
+	return Sources{
+		SearchBody:  true,
+		BodyKeys:    []string{"message", "msg", "log", "body"},
+		Attributes:  []string{"exception.message", "exception.stacktrace"},
+		MaxScanSize: defaultMaxScanSize,
+	}
+}
+
+// Validate rejects settings that would read nothing or do unbounded work.
+func (s *Sources) Validate() error {
+	var errs []error
+	if s.MaxScanSize <= 0 || s.MaxScanSize > maxMaxScanSize {
+		errs = append(errs, fmt.Errorf("max_scan_size: must be between 1 and %d bytes, got %d", maxMaxScanSize, s.MaxScanSize))
+	}
+	if !s.SearchBody && len(s.Attributes) == 0 {
+		errs = append(errs, errors.New("search_body: is false and attributes is empty, so no record would ever be read"))
+	}
+	errs = append(errs, keylist.Validate("body_keys", s.BodyKeys)...)
+	errs = append(errs, keylist.Validate("attributes", s.Attributes)...)
+	return errors.Join(errs...)
 }

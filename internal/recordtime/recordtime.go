@@ -13,8 +13,7 @@ import (
 )
 
 // Of is when the record happened: its Timestamp, else its ObservedTimestamp,
-// else now (its arrival). A record with neither must not be dated 1970: every
-// such record would then share one incident window forever.
+// else now (never 1970: all such records would share one incident window).
 func Of(lr plog.LogRecord, now time.Time) pcommon.Timestamp {
 	if t := lr.Timestamp(); t != 0 {
 		return t

@@ -1,8 +1,7 @@
 // Copyright The xla_oom Authors
 // SPDX-License-Identifier: Apache-2.0
 
-// Package stage decides what one log record is (a failure statement, a
-// warning, a host statement or kill, evidence) and what is written on it,
+// Package stage decides what one log record is and what is written on it,
 // with no collector types: its callers are adapters.
 package stage // import "github.com/xlaoom/xlaoomprocessor/internal/stage"
 
@@ -12,6 +11,7 @@ import (
 
 	"github.com/xlaoom/xlaoomprocessor/hostoom"
 	"github.com/xlaoom/xlaoomprocessor/internal/failure"
+	"github.com/xlaoom/xlaoomprocessor/internal/oomrecord"
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
@@ -76,37 +76,18 @@ type Tags struct {
 	Ended     []hostoom.Kill // the kills that ended at the record, each once
 }
 
-// OpenIn reports, without a lock, whether a stream of resource has an open
-// failure: only its records need their Input.
+// OpenIn reports, without a lock, whether a stream of resource has an open failure.
 func (s *Stage) OpenIn(resource uint64) bool {
 	return s.Failures.Open() && s.Failures.OpenIn(resource)
 }
 
-// Read returns the first failure of texts, else (MemoryWarnings) their
-// first warning, flattening each text once.
-func (s *Stage) Read(texts []string) oom.Finding {
-	var first oom.Finding
-	for _, text := range texts {
-		found := s.recognizer.Find(text, s.cfg.MemoryWarnings && first.Found == oom.FoundNothing)
-		switch found.Found {
-		case oom.FoundFailure:
-			return found
-		case oom.FoundWarning:
-			first = found
-		case oom.FoundNothing:
-		}
-	}
-	return first
-}
-
-// Candidate decides a record whose texts passed the prefilter; in gives its
-// keys when needed (statement: with Job and Origin).
+// Candidate decides a record whose texts passed the prefilter; in gives its keys.
 func (s *Stage) Candidate(texts []string, marks Marks, in func(statement bool) Input, t *Tags, closed []failure.Failure) []failure.Failure {
 	t.Outcome = Untouched
 	if marks.Tagged {
 		return closed // tagged upstream: processing twice equals processing once
 	}
-	found := s.Read(texts)
+	found := oomrecord.Read(s.recognizer, texts, s.cfg.MemoryWarnings)
 	switch found.Found {
 	case oom.FoundNothing:
 		if closed = s.Texts(in(false), marks, texts, t, closed); t.Outcome == HostKill {
@@ -141,8 +122,7 @@ func (s *Stage) Candidate(texts []string, marks Marks, in func(statement bool) I
 	return closed
 }
 
-// Evidence reads a record into its stream's open failure, if any; in is
-// called only while some failure is open.
+// Evidence reads a record into its stream's open failure, if any.
 func (s *Stage) Evidence(in func(statement bool) Input, text string, closed []failure.Failure) []failure.Failure {
 	if len(text) > s.cfg.MaxScanSize || !s.Failures.Open() {
 		return closed

@@ -10,24 +10,18 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
-// Attempts summarises the allocation attempts (driver refusals an allocator
-// retries, oom.WarningAllocationAttempt) of one finding: those a failure came
-// after, or those of a warning that no failure followed. Consecutive attempts
-// whose sizes fall form one series; a series whose sizes fall by about a
-// tenth per step (oom.BackOff) is a pool back-off.
+// Attempts summarises one finding's allocation attempts (driver refusals an
+// allocator retries): consecutive attempts whose sizes fall are one series,
+// a pool back-off when they fall by about a tenth a step (oom.BackOff).
 type Attempts struct {
 	Count int // every refused request
-	// Series in order, an identical series that repeats at once counted in
-	// its Repeat; at most maxSeries are kept, the others counted in
-	// MoreSeries.
+	// Series in order, one repeated at once counted in its Repeat; past
+	// maxSeries, counted in MoreSeries.
 	Series     []AttemptSeries
 	MoreSeries int
-	// First and Last are the first request asked and the last one refused;
-	// Free and Capacity CUDA's figures where an attempt printed them.
+	// The first request and the last refused; CUDA's figures where printed.
 	First, Last, Free, Capacity oom.Size
-	// Lines are the first lines of the records of the attempts (the first
-	// maxRecords), but for those inside a failure's own record.
-	Lines []int
+	Lines                       []int // the attempts' records' first lines (maxRecords)
 
 	cur AttemptSeries // the series still growing; none when cur.Steps is 0
 }
@@ -47,8 +41,7 @@ func (s *AttemptSeries) BackOff() bool {
 // maxSeries bounds what one finding keeps of a long job's attempts.
 const maxSeries = 8
 
-// add counts n attempts of one record, the first asking for first bytes and
-// the last for last (unknown when the record holds one).
+// add counts n attempts of one record, from first bytes to last.
 func (a *Attempts) add(n int, first, last, free, capacity oom.Size) {
 	if n <= 0 {
 		return
@@ -68,8 +61,6 @@ func (a *Attempts) add(n int, first, last, free, capacity oom.Size) {
 	switch {
 	case c.Steps > 0 && first.Known && c.Last.Known && first.Bytes < c.Last.Bytes &&
 		(c.Steps == 1 || !c.BackOff() || oom.BackOff(c.Last.Bytes, first.Bytes, 2)):
-		// A series goes on while each request is smaller than the one before,
-		// and a back-off while each is about a tenth smaller.
 		c.Steps += n
 		c.Last = last
 		return
@@ -81,8 +72,7 @@ func (a *Attempts) add(n int, first, last, free, capacity oom.Size) {
 	a.cur = AttemptSeries{Steps: n, First: first, Last: last, Repeat: 1}
 }
 
-// close ends the growing series: it counts as a repeat of the series before
-// when both asked for the same sizes in as many steps.
+// close ends the growing series, a repeat of the one before when the same.
 func (a *Attempts) close() {
 	c := a.cur
 	if c.Steps == 0 {
@@ -109,8 +99,7 @@ func (a *Attempts) merge(b *Attempts) {
 	kept := 0
 	for _, s := range b.Series {
 		for range s.Repeat {
-			// add splits the series where they were split; the last stays
-			// open, so that attempts after b's may continue it.
+			// The last series stays open: later attempts may continue it.
 			a.add(s.Steps, s.First, s.Last, oom.Size{}, oom.Size{})
 			kept += s.Steps
 		}
@@ -129,9 +118,8 @@ func (a *Attempts) merge(b *Attempts) {
 	}
 }
 
-// Text says what the attempts were: "11 pool back-off steps from 59.38 GiB
-// to 20.71 GiB", or their series one after the other.
-// Call it once the finding is complete.
+// Text says what the attempts were, once the finding is complete: "11 pool
+// back-off steps from 59.38 GiB to 20.71 GiB", or each series.
 func (a *Attempts) Text() string {
 	a.close()
 	if a.Count == 0 {

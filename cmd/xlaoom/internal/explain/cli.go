@@ -1,14 +1,13 @@
 // Copyright The xla_oom Authors
 // SPDX-License-Identifier: Apache-2.0
 
-// Package explain is the `xlaoom explain` command: it reads log files or
-// standard input, groups lines into records the way the agent's multiline
-// rules do, recognises each record as the xla_oom processor does, and prints
-// every OOM failure and memory-pressure warning it finds, as text or as the
-// processor's attributes in JSON.
+// Package explain is the `xlaoom explain` command: it groups a log's lines
+// into records as the agent does, recognises each as the xla_oom processor
+// does, and prints every OOM failure and warning found, as text or JSON.
 package explain
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -24,9 +23,8 @@ const (
 	ExitNone  = 0 // no OOM found
 	ExitFound = 1 // at least one OOM failure found
 	ExitError = 2 // a usage error, or an input that could not be read
-	// ExitFutile: an OOM found, and the last failure found (the one latest
-	// in the last input that has one) is futile (xla.oom.retry): running
-	// the same program again fails the same way.
+	// ExitFutile: the last failure found (latest in the last input that has
+	// one) is futile: running the same program again fails the same way.
 	ExitFutile = 3
 )
 
@@ -71,8 +69,7 @@ xlaoom run [flags] -- COMMAND runs a job and, when it fails, exits with a
 status a restart policy acts on: see "xlaoom run -h".
 `
 
-// Main runs xlaoom with args (without the program name) and returns the
-// exit status.
+// Main runs xlaoom with args (without the program name); it returns the exit status.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		_, _ = fmt.Fprint(stderr, usage)
@@ -92,12 +89,10 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return ExitError
 }
 
-// buildVersion is set at build time from the VERSION file or the release tag
-// (-ldflags "-X …/explain.buildVersion=…": the Makefile, .goreleaser.yaml).
+// buildVersion is set by -ldflags "-X …/explain.buildVersion=…" (Makefile, .goreleaser.yaml).
 var buildVersion string
 
-// version is the stamped version, else the module version of a `go install
-// …@vX.Y.Z` build, else "(devel)" with the commit when the build knows it.
+// version is the stamped version, else the build's (mainVersion).
 func version() string {
 	if buildVersion != "" {
 		return buildVersion
@@ -109,7 +104,8 @@ func version() string {
 	return mainVersion(info)
 }
 
-// mainVersion is the version debug.BuildInfo gives a build without ldflags.
+// mainVersion is a `go install …@vX.Y.Z` build's version, else "(devel)",
+// with the commit when the build knows it.
 func mainVersion(info *debug.BuildInfo) string {
 	v := info.Main.Version
 	if v == "" {
@@ -132,8 +128,7 @@ func explain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	flags := flag.NewFlagSet("xlaoom explain", flag.ContinueOnError)
 	flags.SetOutput(io.Discard)
 	jsonOut := flags.Bool("json", false, "")
-	// Flags may follow file names ("xlaoom explain train.log --json"); after
-	// "--" every argument is a file.
+	// Flags may follow file names; after "--" every argument is a file.
 	var flagArgs, files []string
 	for i, a := range args {
 		if a == "--" {
@@ -161,7 +156,9 @@ func explain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var p printer = &textPrinter{w: stdout}
 	summaryTo := stdout
 	if *jsonOut {
-		p, summaryTo = newJSONPrinter(stdout), stderr
+		enc := json.NewEncoder(stdout)
+		enc.SetEscapeHTML(false) // shapes and operators hold < and >; keep them readable
+		p, summaryTo = &jsonPrinter{enc}, stderr
 	}
 	var t Totals
 	for _, name := range files {
@@ -190,8 +187,7 @@ func displayName(name string) string {
 	return name
 }
 
-// explainInput opens one input, scans it and reports on stderr what is
-// worth knowing about it that is not an error.
+// explainInput scans one input, with notes that are not errors on stderr.
 func explainInput(name string, stdin io.Reader, p printer, t *Totals, stderr io.Writer) error {
 	r := stdin
 	if name == "-" {
@@ -228,8 +224,7 @@ func explainInput(name string, stdin io.Reader, p printer, t *Totals, stderr io.
 	return err
 }
 
-// outputError is a failure to write the findings, as opposed to reading an
-// input.
+// outputError is a failure to write the findings, not to read an input.
 type outputError struct{ err error }
 
 func (e outputError) Error() string { return e.err.Error() }

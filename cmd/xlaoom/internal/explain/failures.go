@@ -12,31 +12,26 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/internal/failure"
 	"github.com/xlaoom/xlaoomprocessor/internal/incident"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
+	"github.com/xlaoom/xlaoomprocessor/internal/oomrecord"
 	"github.com/xlaoom/xlaoomprocessor/internal/stage"
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
-// One finding per failure, as the processor's stage (internal/stage)
-// assembles it, one stream per input. Attempts before a failure are
-// summarised in it; those no failure followed are one warning.
-
-// maxHeld bounds the findings held while a failure or attempt series is
-// open; maxRecords the record lines a finding lists.
+// maxHeld bounds the findings held while a failure or attempts are open;
+// maxRecords the record lines a finding lists.
 const (
 	maxHeld    = 1024
 	maxRecords = 256
 )
 
-// gatherer holds an input's findings in line order until nothing before
-// them can change.
+// gatherer makes one finding per failure the stage assembles, one stream per
+// input, and holds them in line order until nothing before them can change.
 type gatherer struct {
-	emit func(*Finding) error
-	held []*Finding
-	// stage decides the input's records; open is its open failure's finding.
-	stage *stage.Stage
-	open  *Finding
-	// attempts is the warning of the attempts no failure has taken yet.
-	attempts *Finding
+	emit     func(*Finding) error
+	held     []*Finding
+	stage    *stage.Stage
+	open     *Finding // the open failure's
+	attempts *Finding // the warning of the attempts no failure has taken yet
 	closed   []failure.Failure
 	kills    []hostoom.Kill // the host-memory kills ended, in order
 }
@@ -49,8 +44,7 @@ func newGatherer(emit func(*Finding) error) *gatherer {
 		MemoryWarnings: true, MaxScanSize: maxScanSize})}
 }
 
-// record gives one record's text, which passed the prefilter, to the stage
-// and takes the finding it holds, if any.
+// record gives the stage one record's text that passed the prefilter.
 func (g *gatherer) record(name string, line int, text string) error {
 	at, _ := oom.HeaderTime(text)
 	in := func(bool) stage.Input { return stage.Input{Stream: input, At: at, Line: line} }
@@ -141,8 +135,8 @@ func (g *gatherer) takeAttempts(f *Finding) {
 	g.held = slices.DeleteFunc(g.held, func(h *Finding) bool { return h == a })
 }
 
-// addRecordAttempts counts the attempts in a failure's own record
-// (xla.oom.attempts), with their sizes when it reads as an attempt warning.
+// addRecordAttempts counts the attempts in a failure's own record, with
+// their sizes when it reads as an attempt warning.
 func (g *gatherer) addRecordAttempts(f, rec *Finding, text string) {
 	n := rec.Failure.Attempts
 	if n == 0 {
@@ -218,3 +212,36 @@ func attemptWarning(first *oom.Warning, a *Attempts) *oom.Warning {
 	}
 	return &w
 }
+
+// Finding is one XLA OOM failure, stated by one record or several, or one
+// memory-pressure warning (the attempts no failure followed are one).
+type Finding struct {
+	Source string // file name, or "stdin"
+	Line   int    // line number of the first line of the finding's first record
+	// Failure is set for an OOM (Whole.Report once it closed), else Warning.
+	Failure *oom.Report
+	Warning *oom.Warning
+	ID      string           // the failure's id in the stage
+	Whole   *failure.Failure // the failure it closed as
+	// Attributes are what the processor writes on the record, but the
+	// incident and failure ids (a file has no resource).
+	Attributes pcommon.Map
+	Lines      []int         // the first lines of every record gathered, Line first
+	Later      []*oom.Report // the failures the records after the first state
+	Attempts   Attempts      // those the failure came after, or the warning's
+	// Retry and FitFraction are the whole failure's (unset on a warning).
+	Retry       string
+	FitFraction float64
+}
+
+// WentOn: the failure's program caught it and went on (not a job failure).
+func (f *Finding) WentOn() bool { return f.Whole != nil && f.Whole.Closed == failure.ClosedWentOn }
+
+// Generic: the failure belongs to no known message family.
+func (f *Finding) Generic() bool { return f.Failure != nil && f.Failure.Family == oom.FamilyGeneric }
+
+// The processor's defaults.
+var (
+	maxScanSize    = oomrecord.DefaultSources().MaxScanSize
+	topAllocations = oomattr.DefaultTopAllocations
+)

@@ -14,20 +14,17 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
-// Record is one log record as the agent (examples/agent.yaml) hands it to
-// the processor: a line matching oom.LineStart and the lines after it that do
-// not, joined with "\n", surrounding whitespace trimmed as file_log trims it.
+// Record is one log record as the agent (examples/agent.yaml) makes it: a
+// line matching oom.LineStart and the lines after it that do not, trimmed.
 type Record struct {
-	// Text is the record's text; nil when Over. It is only valid during the
-	// callback that receives it: the buffer is reused.
+	// Text is nil when Over, and valid only during the callback: it is reused.
 	Text []byte
 	Line int  // line number of the record's first line, from 1
 	Size int  // bytes of the joined lines before trimming
 	Over bool // Size is over the cap: the text was not kept, so it is not read
 }
 
-// splitter groups lines into records in memory bounded by its cap: a record
-// longer than the cap is counted, not kept.
+// splitter groups lines into records; one longer than max is counted, not kept.
 type splitter struct {
 	max    int
 	buf    []byte
@@ -38,9 +35,8 @@ type splitter struct {
 	joined bool // the last physical line was a CRI partial line: the next one continues it
 }
 
-// splitRecords reads r to its end and calls emit with every record, in
-// order. Records are capped at max bytes. A read error ends the split after
-// the records read so far were emitted.
+// splitRecords calls emit with every record of r, capped at max bytes; a read
+// error ends it after the records read so far.
 func splitRecords(r *bufio.Reader, max int, emit func(*Record)) error {
 	s := splitter{max: max}
 	for {
@@ -61,10 +57,8 @@ func splitRecords(r *bufio.Reader, max int, emit func(*Record)) error {
 	}
 }
 
-// add takes the next chunk of input: a whole line, or a piece of a line
-// longer than the reader's buffer. Whether a line starts a record is read
-// from its first piece, which is a whole buffer (64 KiB) long: far more than
-// any log header.
+// add takes a whole line or a piece of a long one; whether it starts a
+// record is read from its first piece, 64 KiB: more than any header.
 func (s *splitter) add(chunk []byte, emit func(*Record)) {
 	ends := chunk[len(chunk)-1] == '\n'
 	if ends {
@@ -76,9 +70,7 @@ func (s *splitter) add(chunk []byte, emit func(*Record)) {
 		return
 	}
 	s.line++
-	// Kubernetes container files prefix every line with the runtime's
-	// time, stream and tag; the agent's container parser strips it first
-	// and joins partial (P) lines, so grouping sees the logged line.
+	// The agent's container parser strips the CRI prefix and joins partial lines.
 	n, partial := logheader.CRIPrefix(unsafe.String(unsafe.SliceData(chunk), len(chunk)))
 	chunk = chunk[n:]
 	switch {
@@ -97,8 +89,7 @@ func (s *splitter) add(chunk []byte, emit func(*Record)) {
 
 var newline = []byte{'\n'}
 
-// append adds b to the open record, or only counts it once the record is
-// over the cap.
+// append adds b to the open record, or only counts it once over the cap.
 func (s *splitter) append(b []byte) {
 	s.rec.Size += len(b)
 	if s.rec.Over {
@@ -111,8 +102,7 @@ func (s *splitter) append(b []byte) {
 	s.buf = append(s.buf, b...)
 }
 
-// flush emits the open record. A record of whitespace only is none, as in
-// file_log.
+// flush emits the open record; whitespace only is none, as in file_log.
 func (s *splitter) flush(emit func(*Record)) {
 	if !s.open {
 		return

@@ -22,17 +22,15 @@ type Totals struct {
 	Inputs     int   // inputs read, wholly or in part
 	Bytes      int64 // bytes read from them (compressed bytes for a gzip file)
 	Records    int64
-	Over       int64 // records longer than the processor's max_scan_size: not read
-	Failures   int64 // OOM failures (one per failure, however many records state it)
-	Generic    int64 // of which no known message family
-	Caught     int64 // OOMs a program caught and went on after: not failures
-	Warnings   int64 // memory-pressure warnings (the attempts no failure followed are one)
-	Attempts   int64 // allocation attempts: in warnings, or before a failure
-	Unreadable int   // inputs that could not be read (missing, a directory, binary, a read error)
-	// LastRetry is the retry verdict of the last failure counted.
-	LastRetry string
-	// HostKills are the host-memory kills found (hostkill.go), not
-	// failures; LastHostRetry the last one's verdict.
+	Over       int64  // records longer than the processor's max_scan_size: not read
+	Failures   int64  // OOM failures (one per failure, however many records state it)
+	Generic    int64  // of which no known message family
+	Caught     int64  // OOMs a program caught and went on after: not failures
+	Warnings   int64  // memory-pressure warnings (the attempts no failure followed are one)
+	Attempts   int64  // allocation attempts: in warnings, or before a failure
+	Unreadable int    // inputs that could not be read (missing, a directory, binary, a read error)
+	LastRetry  string // the retry verdict of the last failure counted
+	// HostKills are the host-memory kills found (hostkill.go), not failures.
 	HostKills     int64
 	LastHostRetry string
 }
@@ -53,13 +51,12 @@ func (t *Totals) count(f *Finding) {
 	}
 }
 
-// readerSize is the reader's buffer: a line longer than it is read in
-// pieces, so memory stays bounded whatever the input.
-const readerSize = 64 << 10
-
-// binarySniff is how much of an input is looked at for NUL bytes, which no
-// text log holds (git and grep look at about as much).
-const binarySniff = 8000
+// readerSize bounds memory: a longer line is read in pieces; binarySniff is
+// how much of an input is looked at for NUL bytes (as git and grep do).
+const (
+	readerSize  = 64 << 10
+	binarySniff = 8000
+)
 
 // errBinary says an input is not text.
 type errBinary struct{ offset int }
@@ -76,8 +73,7 @@ type inputNotes struct {
 	host      hostScan
 }
 
-// scan reads one input, calls found with every finding and adds to t; an
-// input that is not text or fails to read returns an error after them.
+// scan reads one input, calls found with every finding and adds to t.
 func scan(name string, r io.Reader, t *Totals, found func(*Finding) error) (inputNotes, error) {
 	var notes inputNotes
 	counted := &countingReader{r: r}
@@ -106,8 +102,7 @@ func scan(name string, r io.Reader, t *Totals, found func(*Finding) error) (inpu
 	if i := bytes.IndexByte(head, 0); i >= 0 {
 		return notes, errBinary{offset: i}
 	}
-	// Invalid UTF-8 is looked for at the start and in the records that pass
-	// the prefilter: those it changes; the others cost the prefilter only.
+	// Invalid UTF-8 is looked for here and in the records it changes, candidates.
 	if i := invalidUTF8(head, len(head) < binarySniff); i >= 0 {
 		notes.invalidAt = 1 + bytes.Count(head[:i], []byte{'\n'})
 	}
@@ -155,8 +150,8 @@ func (notes *inputNotes) record(rec *Record, name string, t *Totals, g *gatherer
 	return g.record(name, rec.Line, strings.ToValidUTF8(string(rec.Text), "\uFFFD"))
 }
 
-// invalidUTF8 returns the offset of the first byte of b that is not valid
-// UTF-8, or -1. Unless b is complete, a rune cut at its end is not counted.
+// invalidUTF8 returns the offset of b's first invalid UTF-8 byte, or -1; a
+// rune cut at the end of an incomplete b is not counted.
 func invalidUTF8(b []byte, complete bool) int {
 	for i := 0; i < len(b); {
 		if b[i] < utf8.RuneSelf {
@@ -187,8 +182,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// gzipErrors says that a read error comes from the archive (a truncated or
-// corrupt .gz file).
+// gzipErrors says that a read error comes from the archive.
 type gzipErrors struct{ r io.Reader }
 
 func (g gzipErrors) Read(p []byte) (int, error) {
@@ -197,4 +191,19 @@ func (g gzipErrors) Read(p []byte) (int, error) {
 		err = fmt.Errorf("gzip: %w", err)
 	}
 	return n, err
+}
+
+// LastFailure returns a log's last OOM failure, or nil: `xlaoom run` decides on it.
+func LastFailure(name string, r io.Reader) (*Finding, error) {
+	var (
+		t    Totals
+		last *Finding
+	)
+	_, err := scan(name, r, &t, func(f *Finding) error {
+		if f.Failure != nil {
+			last = f
+		}
+		return nil
+	})
+	return last, err
 }

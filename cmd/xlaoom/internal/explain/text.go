@@ -4,6 +4,7 @@
 package explain
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -95,8 +96,7 @@ func writeWarning(b *strings.Builder, f *Finding) {
 	field(b, "where", prefixed("device ", w.Device))
 }
 
-// writeWarningHead writes a warning's first line, ending in more, what it
-// means and where it comes from.
+// writeWarningHead writes a warning's first line, ending in more, and meaning.
 func writeWarningHead(b *strings.Builder, f *Finding, more string) {
 	w := f.Warning
 	fmt.Fprintf(b, "%s:%d: memory warning %s (not an OOM)%s\n", f.Source, f.Line, w.Kind, more)
@@ -105,8 +105,7 @@ func writeWarningHead(b *strings.Builder, f *Finding, more string) {
 	field(b, "family", w.Family+"  "+familyDocs+w.Family)
 }
 
-// writeAttempts writes the allocation attempts that no failure followed, as
-// one warning: what they mean, their figures and what to do.
+// writeAttempts writes the attempts that no failure followed, as one warning.
 func writeAttempts(b *strings.Builder, f *Finding) {
 	w, a := f.Warning, &f.Attempts
 	writeWarningHead(b, f, ": "+plural(int64(a.Count), "refused allocation", "refused allocations")+", no failure followed")
@@ -127,9 +126,8 @@ func writeAttempts(b *strings.Builder, f *Finding) {
 	writeSteps(b, "what to do", oom.WarningAdvice(w))
 }
 
-// laterText names the records after a failure's first that state it too,
-// and the programs they name that the first does not: "line 64 (program
-// jit_temps)", "lines 38, 67".
+// laterText names the later records stating the failure and the programs
+// they name that the first does not: "line 64 (program jit_temps)".
 func laterText(f *Finding) string {
 	if len(f.Later) == 0 {
 		return ""
@@ -166,9 +164,8 @@ func linesText(lines []int) string {
 	return strings.Join(parts, ", ")
 }
 
-// writeSizes lists every size attribute the processor writes, in its order,
-// so that the text shows exactly the bytes of the attributes. The culprit
-// and the largest input are shown with the allocations.
+// writeSizes lists every size attribute, in order, but those shown with
+// the allocations (culprit, largest input, holder).
 func writeSizes(b *strings.Builder, attrs pcommon.Map) {
 	for k, v := range attrs.All() {
 		if v.Type() != pcommon.ValueTypeInt || !strings.HasSuffix(k, ".size") ||
@@ -218,8 +215,7 @@ func where(r *oom.Report) string {
 	return joinNonEmpty(" · ", prefixed("program ", r.Program), prefixed("device ", r.Device), replica, partition)
 }
 
-// holdersText names the executables whose chunks hold the pool's in-use
-// bytes, most first: "jit_step 6.12 MiB (3 chunks), jit_broadcast_in_dim 513.00 KiB".
+// holdersText names the executables holding the pool's in-use bytes, most first.
 func holdersText(f *failure.Failure) string {
 	if f == nil {
 		return ""
@@ -263,17 +259,10 @@ func prefixed(prefix, s string) string {
 }
 
 func joinNonEmpty(sep string, parts ...string) string {
-	var kept []string
-	for _, p := range parts {
-		if p != "" {
-			kept = append(kept, p)
-		}
-	}
-	return strings.Join(kept, sep)
+	return strings.Join(slices.DeleteFunc(parts, func(p string) bool { return p == "" }), sep)
 }
 
-// sizeText prints a byte count in binary units, as XLA prints them, and
-// exactly: "1.97 GiB (2110783616 bytes)".
+// sizeText prints a byte count as XLA does, and exactly: "1.97 GiB (2110783616 bytes)".
 func sizeText(n int64) string {
 	exact := strconv.FormatInt(n, 10) + " bytes"
 	if n > -1024 && n < 1024 {
@@ -282,8 +271,7 @@ func sizeText(n int64) string {
 	return oom.HumanBytes(n) + " (" + exact + ")"
 }
 
-// summary writes the closing line: what was found in how much. Host-memory
-// kills lead it when there are any, so that it agrees with the exit status.
+// summary writes the closing line; host-memory kills lead, as in the exit status.
 func summary(w io.Writer, t *Totals) error {
 	failures := plural(t.Failures, "OOM failure", "OOM failures")
 	if t.HostKills > 0 {
@@ -332,4 +320,113 @@ func plural(n int64, one, many string) string {
 		return "1 " + one
 	}
 	return strconv.FormatInt(n, 10) + " " + many
+}
+
+// exitStatus is the status for what t counted (see the Exit constants).
+func exitStatus(t *Totals) int {
+	switch {
+	case t.Unreadable > 0:
+		return ExitError
+	case t.Failures > 0 && t.LastRetry == oom.RetryFutile, t.HostKills > 0 && t.LastHostRetry == oom.RetryFutile:
+		return ExitFutile
+	case t.Failures > 0 || t.HostKills > 0:
+		return ExitFound
+	}
+	return ExitNone
+}
+
+// retryText says the verdict, its rule and, when known, how far demand must shrink.
+func retryText(f *Finding) string {
+	s := f.Retry + retryMeaning[f.Retry] + ruleText(f.Whole.Rule)
+	if f.FitFraction > 0 {
+		s += "; fits at " + strconv.FormatFloat(f.FitFraction, 'f', 2, 64) + "× the per-device demand"
+	}
+	return s
+}
+
+// ruleText is " (rule: NAME)", or "" for no rule.
+func ruleText(rule string) string {
+	if rule == "" {
+		return ""
+	}
+	return " (rule: " + rule + ")"
+}
+
+var retryMeaning = map[string]string{
+	oom.RetryFutile:  ": the same program, unchanged, fails the same way again",
+	oom.RetryMayHelp: ": it depended on something outside the program; a restart may succeed",
+	oom.RetryUnknown: ": the log does not show whether a restart can succeed",
+}
+
+// jsonFinding is one line of --json output: one finding, with the attributes
+// and severity the processor writes, and its records' first lines.
+type jsonFinding struct {
+	Source      string         `json:"source"`
+	Line        int            `json:"line"`
+	Severity    string         `json:"severity"`
+	Attributes  map[string]any `json:"attributes"`
+	Records     []int          `json:"records"`
+	Attempts    *jsonAttempts  `json:"attempts,omitempty"`
+	Retry       string         `json:"retry,omitempty"`
+	FitFraction float64        `json:"fit_fraction,omitempty"`
+}
+
+// jsonAttempts is Attempts.
+type jsonAttempts struct {
+	Count   int    `json:"count"`
+	Summary string `json:"summary"`
+	jsonAttemptSizes
+	Series     []jsonAttemptSeries `json:"series"`
+	MoreSeries int                 `json:"more_series,omitempty"`
+	Records    []int               `json:"records"`
+}
+
+// jsonAttemptSizes, flattened into jsonAttempts, are absent where not printed.
+type jsonAttemptSizes struct {
+	First *int64 `json:"first_requested_bytes,omitempty"`
+	Last  *int64 `json:"last_refused_bytes,omitempty"`
+	Free  *int64 `json:"cuda_free_bytes,omitempty"`
+	Total *int64 `json:"cuda_total_bytes,omitempty"`
+}
+
+type jsonAttemptSeries struct {
+	Steps   int    `json:"steps"`
+	First   *int64 `json:"first_bytes,omitempty"`
+	Last    *int64 `json:"last_bytes,omitempty"`
+	BackOff bool   `json:"back_off"`
+	Repeat  int    `json:"repeat"`
+}
+
+func jsonSize(s oom.Size) *int64 {
+	if !s.Known {
+		return nil
+	}
+	return &s.Bytes
+}
+
+func newJSONAttempts(a *Attempts) *jsonAttempts {
+	if a.Count == 0 {
+		return nil
+	}
+	j := &jsonAttempts{Count: a.Count, Summary: a.Text(), MoreSeries: a.MoreSeries, Records: a.Lines,
+		jsonAttemptSizes: jsonAttemptSizes{First: jsonSize(a.First), Last: jsonSize(a.Last), Free: jsonSize(a.Free),
+			Total: jsonSize(a.Capacity)}}
+	for i := range a.Series {
+		s := &a.Series[i]
+		j.Series = append(j.Series, jsonAttemptSeries{Steps: s.Steps, First: jsonSize(s.First), Last: jsonSize(s.Last),
+			BackOff: s.BackOff(), Repeat: s.Repeat})
+	}
+	return j
+}
+
+// jsonPrinter writes one JSON object per finding, one per line.
+type jsonPrinter struct{ enc *json.Encoder }
+
+func (p *jsonPrinter) finding(f *Finding) error {
+	severity := "ERROR"
+	if f.Failure == nil || f.WentOn() {
+		severity = "WARN"
+	}
+	return p.enc.Encode(jsonFinding{Source: f.Source, Line: f.Line, Severity: severity, Attributes: f.Attributes.AsRaw(),
+		Records: f.Lines, Attempts: newJSONAttempts(&f.Attempts), Retry: f.Retry, FitFraction: f.FitFraction})
 }

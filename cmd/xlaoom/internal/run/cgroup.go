@@ -12,6 +12,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/xlaoom/xlaoomprocessor/hostoom"
+	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
 // Where the wrapper finds its memory cgroup (tests: a fake tree).
@@ -22,18 +25,15 @@ var (
 
 // memcgCounts are the memory cgroup's kill counters, read around each run.
 type memcgCounts struct {
-	path    string // the cgroup's directory
-	v2      bool
-	oomKill int64 // processes the OOM killer killed in it (v2 memory.events oom_kill, v1 memory.oom_control oom_kill)
-	// oomAtLimit: v2 memory.events "oom", the times the cgroup's own limit
-	// made it OOM; v1 has no such counter.
-	oomAtLimit int64
+	path       string // the cgroup's directory
+	v2         bool
+	oomKill    int64 // processes the OOM killer killed in it (oom_kill of v2 memory.events, v1 memory.oom_control)
+	oomAtLimit int64 // v2 memory.events "oom": the times its own limit made it OOM
 	limit      int64 // memory.max / memory.limit_in_bytes; 0 none
 	peak       int64 // memory.peak / memory.max_usage_in_bytes; 0 unknown
 }
 
-// readMemcg reads the counters of the wrapper's memory cgroup (v1, else v2),
-// where the job's kills are counted too.
+// readMemcg reads the counters of the wrapper's (and job's) memory cgroup.
 func readMemcg() (memcgCounts, error) {
 	f, err := os.Open(procSelfCgroup)
 	if err != nil {
@@ -111,8 +111,7 @@ func readKeyed(path string) (map[string]int64, error) {
 	return kv, nil
 }
 
-// readNumber reads a one-number file; 0 for "max", a missing file, or the
-// v1 "no limit" (a number near 2^63).
+// readNumber reads a one-number file; 0 for "max", none, or v1's "no limit".
 func readNumber(path string) int64 {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -123,4 +122,63 @@ func readNumber(path string) int64 {
 		return 0
 	}
 	return n
+}
+
+// hostKill is what the memory cgroup's counters say of one run's kills.
+type hostKill struct {
+	kills int64
+	after memcgCounts
+	// ownLimit: the cgroup reached its own limit, not the node or an ancestor.
+	ownLimit bool
+}
+
+// hostKillBetween compares the counters around a run; nil: no kill, or unread.
+func hostKillBetween(before memcgCounts, beforeErr error) *hostKill {
+	if beforeErr != nil {
+		return nil
+	}
+	after, err := readMemcg()
+	if err != nil || after.path != before.path || after.oomKill <= before.oomKill {
+		return nil
+	}
+	k := &hostKill{kills: after.oomKill - before.oomKill, after: after}
+	if after.v2 {
+		k.ownLimit = after.oomAtLimit > before.oomAtLimit
+	} else {
+		// v1 has no "oom" counter: a peak at the limit (to a charge batch) shows it.
+		k.ownLimit = after.limit > 0 && after.peak >= after.limit-2<<20
+	}
+	return k
+}
+
+// kill is the counters' kill as hostoom reads the kernel's.
+func (k *hostKill) kill() *hostoom.Kill {
+	s := hostoom.Statement{Kind: hostoom.KernelKilled, Constraint: hostoom.ConstraintGlobal, Count: k.kills}
+	if k.ownLimit {
+		s.Constraint, s.Limit = hostoom.ConstraintCgroup, k.after.limit
+	}
+	return &hostoom.Kill{Statement: s, Complete: true}
+}
+
+func (k *hostKill) String() string {
+	where := "the node ran out of memory (not the cgroup's own limit)"
+	if k.ownLimit {
+		where = "it reached its cgroup's memory limit"
+		if k.after.limit > 0 {
+			where += " of " + oom.HumanBytes(k.after.limit)
+		}
+	}
+	return fmt.Sprintf("the kernel's OOM killer killed %d process(es) of the job in %s: %s", k.kills, k.after.path, where)
+}
+
+// decideHostKill decides by hostoom's verdict, as for an XLA failure of it.
+func (w *wrapper) decideHostKill(k *hostKill, status int, retries *int, sigs *signals) (exit int, rerun bool) {
+	kill := k.kill()
+	if verdict, _ := kill.Retry(); verdict == oom.RetryFutile {
+		w.decided("the job exited %d: %s; futile, a restart fails the same way with the same limit (%s): exit %d",
+			status, k, kill.Hint(), w.o.futileExit)
+		return w.o.futileExit, false
+	}
+	what := fmt.Sprintf("the job exited %d: %s; may pass on a rerun", status, k)
+	return w.mayHelp(what, "", " ("+kill.Hint()+")", status, retries, sigs)
 }

@@ -7,6 +7,8 @@
 package run
 
 import (
+	"bytes"
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -14,19 +16,17 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/xlaoom/xlaoomprocessor/cmd/xlaoom/internal/explain"
 )
 
 // Exit statuses of the wrapper itself; the job's own status passes through otherwise.
 const (
-	// DefaultFutileExit is sysexits.h's EX_CONFIG: outside xpk's restart codes (42, 127-255) and Python's statuses.
-	DefaultFutileExit = 78
-	// DefaultMayHelpExit is the code xpk restarts on by default.
-	DefaultMayHelpExit = 42
-	// ExitUsage is a usage error of the wrapper: the job did not run.
-	ExitUsage = 2
-	// ExitCannotRun and ExitNotFound are the shell's statuses for a command not executable and not found.
-	ExitCannotRun = 126
-	ExitNotFound  = 127
+	DefaultFutileExit  = 78  // sysexits.h's EX_CONFIG: outside xpk's restart codes (42, 127-255) and Python's
+	DefaultMayHelpExit = 42  // the code xpk restarts on by default
+	ExitUsage          = 2   // a usage error of the wrapper: the job did not run
+	ExitCannotRun      = 126 // the shell's status for a command not executable
+	ExitNotFound       = 127 // and for one not found
 )
 
 const usage = `Usage: xlaoom run [flags] [--] COMMAND [ARG...]
@@ -117,15 +117,13 @@ func parse(args []string, stderr io.Writer) (*options, int, bool) {
 		return nil, usageError(stderr, "--retry-delay must be 0 or more"), false
 	case o.keepBytes < 64<<10:
 		return nil, usageError(stderr, "--keep-bytes must be at least 65536"), false
-	case !validStatus(o.futileExit) || !validStatus(o.mayHelpExit):
+	case min(o.futileExit, o.mayHelpExit) < 1 || max(o.futileExit, o.mayHelpExit) > 255:
 		return nil, usageError(stderr, "--futile-exit and --may-help-exit must be from 1 to 255"), false
 	case o.batchEnv != "" && (strings.ContainsAny(o.batchEnv, "= \x00")):
 		return nil, usageError(stderr, "--batch-env must name an environment variable"), false
 	}
 	return o, 0, false
 }
-
-func validStatus(n int) bool { return n >= 1 && n <= 255 }
 
 func usageError(stderr io.Writer, msg string) int {
 	_, _ = fmt.Fprintf(stderr, "xlaoom run: %s\n\n%s", msg, usage)
@@ -161,3 +159,21 @@ func quoteCommand(c []string) string {
 	}
 	return strings.Join(q, " ")
 }
+
+type verdict struct { // the attributes of a failed run's last OOM failure
+	code   string  // xla.error.code
+	retry  string  // xla.oom.retry: oom.RetryFutile, oom.RetryMayHelp, oom.RetryUnknown
+	action string  // xla.oom.action, the kind of the first remediation step; "none" for none
+	fit    float64 // capacity / demand: the factor the demand must shrink by; 0 unknown
+}
+
+// explainLog returns the verdict of the failure that ended a job's log, or nil.
+func explainLog(log []byte) (*verdict, error) {
+	f, err := explain.LastFailure("job log", bytes.NewReader(log))
+	if err != nil || f == nil {
+		return nil, err
+	}
+	return &verdict{code: f.Failure.Code, retry: f.Retry, action: cmp.Or(f.Failure.Action, "none"), fit: f.FitFraction}, nil
+}
+
+func (v *verdict) String() string { return "the XLA failure " + v.code }
