@@ -95,10 +95,9 @@ func PoolCause(request, free, largestFree Size) string {
 	return grammar.PoolCause(request, free, largestFree)
 }
 
-// EachChunk calls add with the executable and the bytes of each in-use
-// chunk of an allocator dump in text whose annotation names it ("InUse at …
-// of size 1073741824 … xla.execute{executable=jit_step}"): the one reading of
-// a chunk line, for one record's holder and a whole failure's holders.
+// EachChunk calls add with the executable and the bytes of each in-use chunk of an allocator dump in text whose
+// annotation names it ("InUse at … of size 1073741824 … xla.execute{executable=jit_step}"): the one reading of a
+// chunk line, for one record's holder and a whole failure's holders.
 func EachChunk(text string, add func(program string, bytes int64)) { details.EachChunk(text, add) }
 
 // Site is a code location (Report.Site).

@@ -8,9 +8,8 @@ import "strings"
 // TracebackHead is the line a Python traceback starts with.
 const TracebackHead = "Traceback (most recent call last):"
 
-// ExceptionLine reports whether l starts with a dotted Python name that
-// ends in Error or Exception, then ": " ("jax.errors.JaxRuntimeError: ...",
-// "XlaRuntimeError: ...", "ValueError: ...").
+// ExceptionLine reports whether l starts with a dotted Python name that ends in Error or Exception, then ": "
+// ("jax.errors.JaxRuntimeError: ...", "XlaRuntimeError: ...", "ValueError: ...").
 func ExceptionLine(l string) bool {
 	i := 0
 	for i < len(l) && (IsWordByte(l[i]) || l[i] == '.' && i > 0) {
@@ -21,8 +20,7 @@ func ExceptionLine(l string) bool {
 		(strings.HasSuffix(name, "Error") || strings.HasSuffix(name, "Exception"))
 }
 
-// Raised reports whether text holds a Python traceback or an exception
-// line (indented or not).
+// Raised reports whether text holds a Python traceback or an exception line (indented or not).
 func Raised(text string) bool {
 	if strings.Contains(text, TracebackHead[:len(TracebackHead)-1]) {
 		return true
