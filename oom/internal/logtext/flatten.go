@@ -3,9 +3,7 @@
 
 package logtext
 
-import (
-	"strings"
-)
+import "strings"
 
 // Flatten turns a log record into the single line the grammar reads: headers stripped, every whitespace run
 // one space, so a wrapped or re-logged headline reads as one sentence; a hard wrap inside a word joins without.
