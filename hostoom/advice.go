@@ -17,7 +17,7 @@ type RetryRule struct {
 	when                               func(k *Kill) bool
 }
 
-// RetryRules: the first whose condition holds decides; none, unknown.
+// RetryRules are tried in order: the first whose condition holds decides; with none, unknown.
 var RetryRules = []RetryRule{
 	{
 		Name: "own cgroup limit", Verdict: oom.RetryFutile,

@@ -95,9 +95,8 @@ func PoolCause(request, free, largestFree Size) string {
 	return grammar.PoolCause(request, free, largestFree)
 }
 
-// Allocator is what an allocator printed about its pool (the BFC Stats,
-// memory summary and in-use chunks): the one reader of those figures, for
-// one record and for a whole failure alike.
+// Allocator is what an allocator printed about its pool (BFC Stats, memory summary, in-use chunks): the one
+// reader of those figures, for one record and a whole failure alike.
 type Allocator = details.Allocator
 
 // Holder is an executable and the bytes its in-use chunks hold.

@@ -18,7 +18,7 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/internal/keylist"
 )
 
-// DefaultWindow: a failure's records come within seconds; a restart fails later.
+// DefaultWindow is the incident window: a failure's records come within seconds; a restart fails later.
 const DefaultWindow = time.Minute
 
 // DefaultResourceAttributes identify a job, not a host.

@@ -53,6 +53,7 @@ type Marks struct {
 	HostRead  bool // a host statement read upstream
 }
 
+// Outcome is what the stage made of a record.
 type Outcome uint8
 
 // The outcomes: what Tags hold.

@@ -111,6 +111,12 @@ func larger(a, b grammar.Size) bool { return a.Known && b.Known && a.Bytes > b.B
 
 func sayConst(s string) func(AdviceCase) string { return func(AdviceCase) string { return s } }
 
+// steps is a row giving texts, in order, whenever when holds; action is the first one's kind.
+func steps(name, action string, when func(AdviceCase) bool, texts ...string) AdviceRow {
+	return AdviceRow{Name: name, Action: action, When: when,
+		SayEach: func(_ AdviceCase, a grammar.Advice) grammar.Advice { return append(a, texts...) }}
+}
+
 func flatHas(s string) func(c AdviceCase) bool {
 	return func(c AdviceCase) bool { return strings.Contains(c.Flat, s) }
 }

@@ -73,25 +73,19 @@ const maxPaddingSteps = 3
 // paddedAllocations are the first allocations padded to more than 1.5× their data, in an array: no allocation.
 func paddedAllocations(c AdviceCase) (padded [maxPaddingSteps]*grammar.Allocation, n int) {
 	for i := range c.R.Breakdown.Allocations {
-		if e := &c.R.Breakdown.Allocations[i]; e.Expansion <= 1.5 {
-			continue
-		}
-		padded[n] = &c.R.Breakdown.Allocations[i]
-		if n++; n == maxPaddingSteps {
-			break
+		if e := &c.R.Breakdown.Allocations[i]; e.Expansion > 1.5 && n < maxPaddingSteps {
+			padded[n] = e
+			n++
 		}
 	}
 	return padded, n
 }
 
 func paddingStep(e *grammar.Allocation) string {
-	s := "Padding: "
+	s := "Padding: an allocation holds " + grammar.HumanSize(e.Size)
 	if e.OpName != "" {
-		s += shortOp(e.OpName) + " "
-	} else {
-		s += "an allocation "
+		s = "Padding: " + shortOp(e.OpName) + " holds " + grammar.HumanSize(e.Size)
 	}
-	s += "holds " + grammar.HumanSize(e.Size)
 	if e.Unpadded.Known {
 		s += " for " + grammar.HumanSize(e.Unpadded) + " of data"
 	}

@@ -85,12 +85,14 @@ var runtimeBufferAdvice = AdviceTable{
 	}},
 	{Name: "cause not known", Action: grammar.ActionShrinkFootprint, When: causeNotKnown,
 		Say: sayConst("Shrink what lives on the device: a smaller batch or sequence length, parameters sharded over more cores (e.g. FSDP).")},
-	{Name: "donate", Action: grammar.ActionReleaseBuffers, When: always,
-		Say: sayConst("Donate inputs that are not needed after the call (jax.jit(..., donate_argnums=...)) so outputs reuse their memory.")},
-	{Name: "stale references", Action: grammar.ActionReleaseBuffers, When: always,
-		Say: sayConst("Look for stale references keeping jax.Array buffers alive (lists of past outputs, globals); save and restore checkpoints sharded instead of gathering the whole state on one device.")},
-	{Name: "allocation dump", Action: grammar.ActionInvestigate, When: always,
-		Say: sayConst("Rerun with the libtpu flag tpu_log_allocations_on_oom to get a dump of every live allocation at the moment of failure.")},
+	// Whatever the cause: only the first of these can give the advice's kind.
+	steps("any cause", grammar.ActionReleaseBuffers, always,
+		"Donate inputs that are not needed after the call (jax.jit(..., donate_argnums=...)) so outputs reuse their "+
+			"memory.",
+		"Look for stale references keeping jax.Array buffers alive (lists of past outputs, globals); save and restore "+
+			"checkpoints sharded instead of gathering the whole state on one device.",
+		"Rerun with the libtpu flag tpu_log_allocations_on_oom to get a dump of every live allocation at the moment "+
+			"of failure."),
 	NoteRow,
 }
 
@@ -111,12 +113,11 @@ var programLoadAdvice = AdviceTable{
 	}},
 	{Name: "cause not known", Action: grammar.ActionShrinkFootprint, When: causeNotKnown,
 		Say: sayConst("Data buffers take priority over loaded programs: shrink them (smaller batch, sharded parameters, donate_argnums) to leave room for the program.")},
-	{Name: "cap program temporaries", Action: grammar.ActionTuneCompiler, When: always,
-		Say: sayConst("Cap the HBM programs use for temporaries with the libtpu flag tpu_shared_memory_percent (it can cost speed).")},
-	{Name: "fewer programs", Action: grammar.ActionReleaseBuffers, When: always,
-		Say: sayConst("Keep fewer programs loaded at once: every jitted function and every new input shape is its own program.")},
-	{Name: "release references", Action: grammar.ActionReleaseBuffers, When: always,
-		Say: sayConst("Release jax.Array references you no longer need, and rerun with tpu_log_allocations_on_oom or a memory profile to see what holds HBM.")},
+	steps("any cause", grammar.ActionTuneCompiler, always,
+		"Cap the HBM programs use for temporaries with the libtpu flag tpu_shared_memory_percent (it can cost speed).",
+		"Keep fewer programs loaded at once: every jitted function and every new input shape is its own program.",
+		"Release jax.Array references you no longer need, and rerun with tpu_log_allocations_on_oom or a memory "+
+			"profile to see what holds HBM."),
 	NoteRow,
 }
 

@@ -11,11 +11,9 @@ import (
 
 // Retry verdicts (Report.Retry, attribute xla.oom.retry): whether the same program again can succeed.
 const (
-	// RetryFutile: it fails the same way again.
-	RetryFutile  = "futile"
+	RetryFutile  = "futile"   // it fails the same way again
 	RetryMayHelp = "may_help" // it depended on something outside the program (memory held elsewhere, fragmentation)
-	// RetryUnknown: the record does not show which.
-	RetryUnknown = "unknown"
+	RetryUnknown = "unknown"  // the record does not show which
 )
 
 // retryCase is what a retry rule reads: refusedBefore counts the driver's refusals before the failure;

@@ -45,10 +45,9 @@ var tpuFamilies = []grammar.Family{
 		Summary: "The program's HLO temporaries need more HBM than is available (the 2026 wording of the compiler's HBM overflow).",
 		Kind:    grammar.Fatal, Code: grammar.CodeHbm, Phase: grammar.PhaseCompile, Backend: grammar.BackendTPU,
 		Anchor: "required for HLO temporaries",
-		// jax's test (tests/memories_test.py, test_oom) pins only "(.*)"
-		// around each size: the parentheses are taken whole (one nested level
-		// too) and a size is read only where their content is one size
-		// token. As tpu-compile-early-abort: available HBM is capacity and free.
+		// jax's test (tests/memories_test.py, test_oom) pins only "(.*)" around each size: the parentheses are taken
+		// whole (one nested level too) and a size is read only where their content is one size token. As
+		// tpu-compile-early-abort: available HBM is capacity and free.
 		Expr: `Ran out of memory on HBM,? the total memory required for HLO temporaries \((?P<requested>` + parenContent +
 			`)\)(?: exceeds available HBM(?: \((?P<capacity>` + parenContent + `)\))?)?`,
 		Read: func(r *grammar.Report, _ grammar.Match) bool {

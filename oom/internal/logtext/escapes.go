@@ -3,9 +3,7 @@
 
 package logtext
 
-import (
-	"strings"
-)
+import "strings"
 
 // StripANSI removes terminal colour sequences, which coloured loggers (vLLM, Ray, Jupyter) put around names.
 func StripANSI(s string) string {

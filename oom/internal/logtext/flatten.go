@@ -3,9 +3,7 @@
 
 package logtext
 
-import (
-	"strings"
-)
+import "strings"
 
 // Flatten turns a log record into the single line the grammar reads: headers stripped, every whitespace run
 // one space, so a wrapped or re-logged headline reads as one sentence; a hard wrap inside a word joins without.
@@ -35,12 +33,8 @@ func (v WrapVocabulary) FlattenLevels(text string, info *InfoLines, entries *Ent
 	tight := false   // the previous line may be a terminal's wrap
 	partial := false // the previous line is a container runtime's partial line
 	for len(text) > 0 {
-		raw := text
-		if i := strings.IndexByte(text, '\n'); i >= 0 {
-			raw, text = text[:i], text[i+1:]
-		} else {
-			text = ""
-		}
+		var raw string
+		raw, text, _ = strings.Cut(text, "\n")
 		line, lv, stripped := StripHeadersLevel(raw)
 		header := raw[:len(raw)-len(line)]
 		if stripped {

@@ -3,20 +3,17 @@
 
 package logtext
 
-// The one-pass key scan, plain Go on every architecture: MayContain's keys
-// are found in one pass, 16 bytes per step, eight at a time in a 64-bit word
-// (SWAR), instead of one pass per key (BENCHMARKS.md, "The prefilter's
-// keys"). The keys: one or two single bytes that differ in one bit ('R' and
-// 'B': one comparison finds both) and one word of four bytes ("lloc"), of
-// which the first and last bytes are compared.
+// The one-pass key scan, plain Go on every architecture: MayContain's keys are found in one pass, 16 bytes per step,
+// eight at a time in a 64-bit word (SWAR), instead of one pass per key (BENCHMARKS.md, "The prefilter's keys"). The
+// keys: one or two single bytes that differ in one bit ('R' and 'B': one comparison finds both) and one word of four
+// bytes ("lloc"), of which the first and last bytes are compared.
 const (
 	singleKeySlots = 2
 	wordKeyLen     = 4
 )
 
-// A step reads blockLen bytes' hits from blockRead bytes (the word's last
-// byte lies three bytes on). MinOnePassLen: shorter texts take the per-key
-// passes.
+// A step reads blockLen bytes' hits from blockRead bytes (the word's last byte lies three bytes on). MinOnePassLen:
+// shorter texts take the per-key passes.
 const (
 	blockLen      = 16
 	blockRead     = blockLen + wordKeyLen - 1
@@ -36,10 +33,8 @@ type keyWords struct {
 	wordFirst, wordLast    uint64
 }
 
-// NewKeyWords lays out keys: one or two single bytes that differ in at
-// most one bit and at most one key of four bytes (a missing one repeats
-// the first single key, which finds a subset of its hits); it panics when
-// they do not fit.
+// NewKeyWords lays out keys: one or two single bytes that differ in at most one bit and at most one key of four bytes
+// (a missing one repeats the first single key, which finds a subset of its hits); it panics when they do not fit.
 func NewKeyWords(keys []string) keyWords {
 	var singles, word []byte
 	for _, k := range keys {
@@ -71,11 +66,9 @@ func NewKeyWords(keys []string) keyWords {
 	}
 }
 
-// mayHit reports whether the eight bytes x (with y, the eight bytes three
-// further on) may hold a hit: any high bit of the result & highBits. It may
-// say yes wrongly (a byte above a hit, a non-ASCII byte), never no wrongly;
-// leaving those to the exact test (hits) saves three of ten operations per
-// word on the hot loop.
+// mayHit reports whether the eight bytes x (with y, the eight bytes three further on) may hold a hit: any high bit of
+// the result & highBits. It may say yes wrongly (a byte above a hit, a non-ASCII byte), never no wrongly; leaving
+// those to the exact test (hits) saves three of ten operations per word on the hot loop.
 func mayHit(x, y, bit, value, first, last uint64) uint64 {
 	a, b := x|bit^value, (x^first)|(y^last)
 	return (a - lowBytes) | (b - lowBytes) // & highBits: the caller's
@@ -95,21 +88,17 @@ func load64(w string) uint64 {
 		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
 }
 
-// stepHits returns the hit masks (see hits) of the step at i: the eight
-// bytes at i and the eight at i+8.
+// stepHits returns the hit masks (see hits) of the step at i: the eight bytes at i and the eight at i+8.
 func (k *keyWords) stepHits(s string, i int) (h0, h1 uint64) {
 	const y = wordKeyLen - 1
 	w := s[i : i+blockRead]
 	return k.hits(load64(w[0:8]), load64(w[y:y+8])), k.hits(load64(w[8:16]), load64(w[8+y:8+y+8]))
 }
 
-// firstStep returns where the first step of s that may hold a hit starts,
-// len(s)-3 when only the last three bytes may, -1 for none (most texts). It
-// needs MinOnePassLen <= len(s). Its loop reads two steps per branch and
-// indexes s (resliced, s would cost a register and a key word's reload per
-// pass). The bytes left after it are read as two whole steps that end with
-// s, overlapping the loop's (which held no hit): no masks, no branch on the
-// length.
+// firstStep returns where the first step of s that may hold a hit starts, len(s)-3 when only the last three bytes
+// may, -1 for none (most texts). It needs MinOnePassLen <= len(s). Its loop reads two steps per branch and indexes s
+// (resliced, s would cost a register and a key word's reload per pass). The bytes left after it are read as two whole
+// steps that end with s, overlapping the loop's (which held no hit): no masks, no branch on the length.
 func (k *keyWords) firstStep(s string) int {
 	const y = wordKeyLen - 1
 	bit, value, first, last := k.singleBit, k.singleValue, k.wordFirst, k.wordLast
@@ -132,8 +121,7 @@ func (k *keyWords) firstStep(s string) int {
 		mayHit(load64(w0[8:16]), load64(w0[8+y:8+y+8]), bit, value, first, last)
 	m1 := mayHit(load64(w1[0:8]), load64(w1[y:y+8]), bit, value, first, last) |
 		mayHit(load64(w1[8:16]), load64(w1[8+y:8+y+8]), bit, value, first, last)
-	// The single keys in the last three bytes: the top three of the last
-	// eight bytes.
+	// The single keys in the last three bytes: the top three of the last eight bytes.
 	end := load64(s[len(s)-8:]) | bit ^ value
 	switch {
 	case m0&highBits != 0:
@@ -146,9 +134,8 @@ func (k *keyWords) firstStep(s string) int {
 	return -1
 }
 
-// nextStep is firstStep on s from done on. The last, partial step (ending
-// three bytes before the end) may start before done: its hits before done
-// are to be left out (keepFrom).
+// nextStep is firstStep on s from done on. The last, partial step (ending three bytes before the end) may start
+// before done: its hits before done are to be left out (keepFrom).
 func (k *keyWords) nextStep(s string, done int) int {
 	switch end := len(s) - (wordKeyLen - 1); {
 	case len(s)-done >= MinOnePassLen:
@@ -163,8 +150,7 @@ func (k *keyWords) nextStep(s string, done int) int {
 	}
 }
 
-// keepFrom returns the masks of a step's two words that keep its bytes from
-// done on.
+// keepFrom returns the masks of a step's two words that keep its bytes from done on.
 func keepFrom(done int) (keep0, keep1 uint64) {
 	d := uint(done)
 	return ^uint64(0) << min(8*d, 64), ^uint64(0) << (8*max(d, 8) - 64)

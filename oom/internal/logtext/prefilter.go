@@ -8,12 +8,10 @@ import (
 	"strings"
 )
 
-// MayContain is Recognizer.MayContain. Every cue holds one of ScanKeys,
-// rare in ordinary log lines: one pass (keyscan.go) asks whether any step of
-// the text may hold a hit (most texts end there), and only hits are
-// confirmed, by lead words first (Confirm). Texts shorter than one step take
-// one pass per key. It allocates nothing; its design and cost are in
-// BENCHMARKS.md ("The prefilter's keys", BenchmarkMayContainRatio).
+// MayContain is Recognizer.MayContain. Every cue holds one of ScanKeys, rare in ordinary log lines: one pass
+// (keyscan.go) asks whether any step of the text may hold a hit (most texts end there), and only hits are confirmed,
+// by lead words first (Confirm). Texts shorter than one step take one pass per key. It allocates nothing; its design
+// and cost are in BENCHMARKS.md ("The prefilter's keys", BenchmarkMayContainRatio).
 func (p *Prefilter) MayContain(text string) bool {
 	if len(text) >= MinOnePassLen {
 		// Most texts: no step may hold a hit, and no hit is looked at.
@@ -83,9 +81,8 @@ func (p *Prefilter) MayContainPerKey(text string) bool {
 	return false
 }
 
-// worthConfirming: most hits stop here, at the byte after the key (no cue
-// continues with it) or before it (no size ends with it), without a call;
-// Confirm gates a word key's.
+// worthConfirming: most hits stop here, at the byte after the key (no cue continues with it) or before it (no size
+// ends with it), without a call; Confirm gates a word key's.
 func (scan *PrefilterScan) worthConfirming(s string, i int) bool {
 	return scan.prevBefore >= 0 || i+1 < len(s) && scan.cueSet[s[i+1]] != 0 || i > 0 && scan.endsSize[s[i-1]]
 }
@@ -117,28 +114,23 @@ const CueNearSpan = 256
 type PrefilterScan struct {
 	Key     byte   // the key's first byte
 	keyText string // the whole key
-	// cueSet[b] indexes cueSets: the cues whose key byte may be followed by
-	// byte b (0: none). leads[b] are two words one of which the eight bytes
-	// at a hit must match for any of those cues to (cueSet.leads).
+	// cueSet[b] indexes cueSets: the cues whose key byte may be followed by byte b (0: none). leads[b] are two words
+	// one of which the eight bytes at a hit must match for any of those cues to (cueSet.leads).
 	cueSet  [256]uint8
 	cueSets []cueSet
 	leads   [256][2]word
-	// sizeVerbs are the SizeAfter cues' verbs (key 'B' only), endsSize the
-	// bytes that may stand before a size's 'B'.
+	// sizeVerbs are the SizeAfter cues' verbs (key 'B' only), endsSize the bytes that may stand before a size's 'B'.
 	sizeVerbs []string
 	endsSize  [256]bool
-	// prevBefore >= 0 when every cue of the scan is a word, whitespace and
-	// a run holding the key prevBefore bytes in ("to allocate"): a hit is
-	// worth confirming only when the word before ends with a byte of
-	// prevLast.
+	// prevBefore >= 0 when every cue of the scan is a word, whitespace and a run holding the key prevBefore bytes in
+	// ("to allocate"): a hit is worth confirming only when the word before ends with a byte of prevLast.
 	prevBefore int
 	prevLast   [256]bool
 }
 
-// Confirm checks the hit of scan.key at s[i] against the cues that may match
-// there, then against the size verbs. Most hits stop at the lead words of
-// the cues filed under the byte after the key or, for a word key, at the
-// word before it.
+// Confirm checks the hit of scan.key at s[i] against the cues that may match there, then against the size verbs. Most
+// hits stop at the lead words of the cues filed under the byte after the key or, for a word key, at the word before
+// it.
 func (scan *PrefilterScan) Confirm(s string, i int) bool {
 	if scan.prevBefore >= 0 && !scan.wordWorthConfirming(s, i) {
 		return false
@@ -154,8 +146,7 @@ func (scan *PrefilterScan) Confirm(s string, i int) bool {
 	return scan.sizeVerbs != nil && mayEndSize(s, i) && sizeFollowsVerb(s, i, scan.sizeVerbs)
 }
 
-// confirmCues checks the hit at s[i], whose eight bytes are w, against the
-// cues filed under the byte after it.
+// confirmCues checks the hit at s[i], whose eight bytes are w, against the cues filed under the byte after it.
 func (scan *PrefilterScan) confirmCues(s string, i int, w uint64) bool {
 	set := &scan.cueSets[scan.cueSet[s[i+1]]]
 	// Cues that share the key's word ("allocating") differ in the word

@@ -33,9 +33,8 @@ func (scan *PrefilterScan) gateOnPrevWord() {
 	scan.prevBefore = before
 }
 
-// cueSet is the cues that may match after one byte. heads holds up to the
-// first eight bytes of each cue's after run, and common the bytes all of
-// them share: one or two word comparisons reject nearly every hit.
+// cueSet is the cues that may match after one byte. heads holds up to the first eight bytes of each cue's after run,
+// and common the bytes all of them share: one or two word comparisons reject nearly every hit.
 type cueSet struct {
 	common, commonMask uint64
 	heads              []word
@@ -45,8 +44,7 @@ type cueSet struct {
 // impossible is a word no text matches: the key byte is never NUL.
 var impossible = word{word: 0, mask: 0xff}
 
-// leads returns two words one of which a hit must match for any cue of the
-// set to match (see prefilterScan.leads).
+// leads returns two words one of which a hit must match for any cue of the set to match (see prefilterScan.leads).
 func (set *cueSet) leads() [2]word {
 	var distinct []word
 	for _, h := range set.heads {
@@ -62,8 +60,7 @@ func (set *cueSet) leads() [2]word {
 	return l
 }
 
-// word is up to eight bytes of text, little-endian, and the mask of the
-// bytes it holds.
+// word is up to eight bytes of text, little-endian, and the mask of the bytes it holds.
 type word struct{ word, mask uint64 }
 
 func wordOf(s string) word {
@@ -93,22 +90,19 @@ func (set *cueSet) add(c keyedCue) {
 	set.heads, set.cues = append(set.heads, h), append(set.cues, c)
 }
 
-// keyedCue is a cue and the index of its key byte in its text. before and
-// after are the literal runs (no space, no '#') that end just before and
-// start at the key; a plain cue (no space or '#' at all) is settled by them.
+// keyedCue is a cue and the index of its key byte in its text. before and after are the literal runs (no space, no
+// '#') that end just before and start at the key; a plain cue (no space or '#' at all) is settled by them.
 type keyedCue struct {
 	Cue
 	at            int
 	before, after string
 	plain         bool
 	beforeWord    word
-	// wordsCoverRuns: both runs fit in eight bytes, so the word comparisons
-	// settle them without a string comparison.
+	// wordsCoverRuns: both runs fit in eight bytes, so the word comparisons settle them without a string comparison.
 	wordsCoverRuns bool
-	// prevTail and nextHead hold up to eight bytes of the literal runs a
-	// space separates from before and after ("memory" in "memory
-	// allocating", "of" in "allocation of"), zero for none: they reject most
-	// hits that share the key's word before matchCue runs.
+	// prevTail and nextHead hold up to eight bytes of the literal runs a space separates from before and after
+	// ("memory" in "memory allocating", "of" in "allocation of"), zero for none: they reject most hits that share the
+	// key's word before matchCue runs.
 	prevTail, nextHead word
 	prevLen            int // the bytes prevTail holds
 }
@@ -136,14 +130,12 @@ func newKeyedCue(c Cue, at int) keyedCue {
 	return k
 }
 
-// ScanKeys are the keys MayContain scans for, one byte or a pair of bytes,
-// chosen from measured byte frequencies of log text (BENCHMARKS.md): rare
-// in ordinary lines, and one of them in every cue. A cue takes the first
-// key of this list that its text holds. Each key's first byte is distinct.
+// ScanKeys are the keys MayContain scans for, one byte or a pair of bytes, chosen from measured byte frequencies of
+// log text (BENCHMARKS.md): rare in ordinary lines, and one of them in every cue. A cue takes the first key of this
+// list that its text holds. Each key's first byte is distinct.
 var ScanKeys = []string{"R", "B", "lloc"}
 
-// BuildPrefilter turns all the recogniser's cues into the scan tables. It
-// panics on a cue that holds no key.
+// BuildPrefilter turns all the recogniser's cues into the scan tables. It panics on a cue that holds no key.
 func BuildPrefilter(all []Cue) Prefilter {
 	var p Prefilter
 	for _, k := range ScanKeys {
@@ -182,8 +174,7 @@ func BuildPrefilter(all []Cue) Prefilter {
 	return p
 }
 
-// CueKey returns where in text the key MayContain scans for lies: the first
-// of scanKeys that text holds, -1 for none.
+// CueKey returns where in text the key MayContain scans for lies: the first of scanKeys that text holds, -1 for none.
 func CueKey(text string) int {
 	for _, k := range ScanKeys {
 		if i := strings.Index(text, k); i >= 0 {
@@ -193,8 +184,7 @@ func CueKey(text string) int {
 	return -1
 }
 
-// addCue files c under every byte that may follow its key byte (past the
-// end of the text a byte reads as 0).
+// addCue files c under every byte that may follow its key byte (past the end of the text a byte reads as 0).
 func (scan *PrefilterScan) addCue(c keyedCue) {
 	if len(scan.cueSets) == 0 {
 		scan.cueSets = []cueSet{{}} // set 0: no cue

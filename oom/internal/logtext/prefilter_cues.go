@@ -3,9 +3,8 @@
 
 package logtext
 
-// StatusCues are the words around any family's message: a status code, an
-// exception or error name, a driver's out-of-memory error. The catalog's code
-// names are added by prefilterCues.
+// StatusCues are the words around any family's message: a status code, an exception or error name, a driver's
+// out-of-memory error. The catalog's code names are added by prefilterCues.
 var StatusCues = []Cue{
 	{Text: "RESOURCE_EXHAUSTED"},
 	{Text: "Resource exhausted"},
@@ -16,8 +15,7 @@ var StatusCues = []Cue{
 	InternalMemoryCue,
 }
 
-// InternalMemoryCue is the cue of an INTERNAL status that speaks of memory
-// ("INTERNAL: Out of memory", "INTERNAL: 'memref.alloca' op ..."), what
-// str(e) of an XlaRuntimeError prints for such failures; one near word
-// serves them all (one search of the text after the status).
+// InternalMemoryCue is the cue of an INTERNAL status that speaks of memory ("INTERNAL: Out of memory", "INTERNAL:
+// 'memref.alloca' op ..."), what str(e) of an XlaRuntimeError prints for such failures; one near word serves them all
+// (one search of the text after the status).
 var InternalMemoryCue = Cue{Text: "INTERNAL", Near: "mem"}

@@ -8,8 +8,7 @@ import (
 	"strings"
 )
 
-// prevRunEnd returns where the run before the whitespace before s[j] ends,
-// -1 when no whitespace stands before s[j].
+// prevRunEnd returns where the run before the whitespace before s[j] ends, -1 when no whitespace stands before s[j].
 func prevRunEnd(s string, j int) int {
 	if j <= 0 || j > len(s) || !IsSpace(s[j-1]) {
 		return -1
@@ -20,9 +19,8 @@ func prevRunEnd(s string, j int) int {
 	return j
 }
 
-// mayEndSize reports whether the 'B' at s[i] may end a size: it follows a
-// digit ("512B") or a digit and a unit ("1.97GiB"); "61.2 GiB", "HBM" and
-// "80GB" do not.
+// mayEndSize reports whether the 'B' at s[i] may end a size: it follows a digit ("512B") or a digit and a unit
+// ("1.97GiB"); "61.2 GiB", "HBM" and "80GB" do not.
 func mayEndSize(s string, i int) bool {
 	return i >= 1 && IsDigit(s[i-1]) || i >= 3 && s[i-1] == 'i' && IsDigit(s[i-3])
 }
@@ -36,8 +34,7 @@ func word8(s string, i int) uint64 {
 	return word8Tail(s, i)
 }
 
-// word8Tail is word8 near the end of s, kept out of line so that the common
-// case stays small.
+// word8Tail is word8 near the end of s, kept out of line so that the common case stays small.
 //
 //go:noinline
 func word8Tail(s string, i int) uint64 {
@@ -58,8 +55,7 @@ func (c *keyedCue) nextHeadMatches(s string, j int) bool {
 	return word8(s, j)&c.nextHead.mask == c.nextHead.word
 }
 
-// matchAt reports whether the cue, whose head word matched, matches around
-// s[i], where its key byte lies.
+// matchAt reports whether the cue, whose head word matched, matches around s[i], where its key byte lies.
 func (c *keyedCue) matchAt(s string, i int) bool {
 	if c.before != "" && (i < len(c.before) || word8(s, i-len(c.before))&c.beforeWord.mask != c.beforeWord.word) {
 		return false
@@ -82,9 +78,8 @@ func (c *keyedCue) matchAt(s string, i int) bool {
 	return ok && (c.Near == "" || strings.Contains(s[end:min(len(s), end+CueNearSpan)], c.Near))
 }
 
-// matchCue matches c.text around s[i], where its key byte c.at lies, and
-// returns the index just past the match, for a cue with spaces or '#' (the
-// caller settles plain ones).
+// matchCue matches c.text around s[i], where its key byte c.at lies, and returns the index just past the match, for a
+// cue with spaces or '#' (the caller settles plain ones).
 func matchCue(s string, i int, c *keyedCue) (end int, ok bool) {
 	j := i // backwards: c.text[:c.at] must end at i
 	for k := c.at - 1; k >= 0; k-- {
@@ -140,9 +135,8 @@ func sizeFollowsVerb(s string, i int, verbs []string) bool {
 		j--
 	}
 	before := s[max(0, j-256):j] // bounded: MayContain stays linear in len(s)
-	// A wrapped line may continue with a re-logged header: skip it.
-	// IndexByte (vectorised) first: nearly every text is one line, and the
-	// backward LastIndexByte is a byte-by-byte loop.
+	// A wrapped line may continue with a re-logged header: skip it. IndexByte (vectorised) first: nearly every text
+	// is one line, and the backward LastIndexByte is a byte-by-byte loop.
 	if k := LastNewline(before); k >= 0 && StripHeaders(before[k+1:]) == "" {
 		before = before[:k+1]
 	}
@@ -154,9 +148,8 @@ func sizeFollowsVerb(s string, i int, verbs []string) bool {
 	return slices.ContainsFunc(verbs, func(v string) bool { return strings.HasSuffix(before, v) })
 }
 
-// LastNewline is strings.LastIndexByte(s, '\n') behind a vectorised
-// IndexByte: on a one-line text (nearly all) it is ~15x faster than the
-// backward byte loop alone (BenchmarkLastNewline).
+// LastNewline is strings.LastIndexByte(s, '\n') behind a vectorised IndexByte: on a one-line text (nearly all) it is
+// ~15x faster than the backward byte loop alone (BenchmarkLastNewline).
 func LastNewline(s string) int {
 	if strings.IndexByte(s, '\n') < 0 {
 		return -1

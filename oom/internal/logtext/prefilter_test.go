@@ -72,7 +72,7 @@ func TestOrdinaryLinesPass(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)
 	n := 0

@@ -5,9 +5,11 @@ package logtext
 
 import "strings"
 
-const TracebackHead = "Traceback (most recent call last):" // a Python traceback's first line
+// TracebackHead is a Python traceback's first line.
+const TracebackHead = "Traceback (most recent call last):"
 
-// ExceptionLine: "jax.errors.JaxRuntimeError: ...", "ValueError: ...".
+// ExceptionLine reports whether l starts with a dotted Python name that ends in Error or Exception, then ": "
+// ("jax.errors.JaxRuntimeError: ...", "XlaRuntimeError: ...", "ValueError: ...").
 func ExceptionLine(l string) bool {
 	i := 0
 	for i < len(l) && (IsWordByte(l[i]) || l[i] == '.' && i > 0) {
@@ -23,6 +25,7 @@ func RaisedLine(line string) bool {
 	return strings.Contains(line, TracebackHead[:len(TracebackHead)-1]) || ExceptionLine(strings.TrimLeft(line, " \t"))
 }
 
+// Raised reports whether text holds a Python traceback or an exception line (indented or not).
 func Raised(text string) bool {
 	for line := range strings.Lines(text) {
 		if RaisedLine(line) {

@@ -3,9 +3,7 @@
 
 package logtext
 
-import (
-	"strings"
-)
+import "strings"
 
 // Hard-wrapped pastes: terminals and issue trackers wrap inside a word ("from devic" / "e:") or a number. A break
 // joins without a space only when the line before is a terminal's width and ends in a non-space, the next starts

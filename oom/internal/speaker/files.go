@@ -4,6 +4,7 @@
 package speaker
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
@@ -100,15 +101,10 @@ func ownerOfFile(path string) (string, Owner) {
 // nativeSource reports whether a file is a C, C++, CUDA or Objective-C one.
 func nativeSource(name string) bool {
 	dot := strings.LastIndexByte(name, '.')
-	if dot < 0 {
-		return false
-	}
-	switch name[dot+1:] {
-	case "c", "cc", "cpp", "cxx", "cu", "cuh", "h", "hpp", "m", "mm":
-		return true
-	}
-	return false
+	return dot >= 0 && slices.Contains(nativeExtensions, name[dot+1:])
 }
+
+var nativeExtensions = []string{"c", "cc", "cpp", "cxx", "cu", "cuh", "h", "hpp", "m", "mm"}
 
 // fileMark finds TensorRT's mark of its source file in a statement's head ("[defaultAllocator.cpp::allocate::20]").
 func fileMark(statement string) (string, string, Owner) {

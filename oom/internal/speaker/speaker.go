@@ -14,15 +14,12 @@ import (
 // Form is the shape of a statement, which says where its speaker's name is.
 type Form uint8
 
+// The forms.
 const (
-	// Bare is a message that names no speaker.
-	Bare Form = iota
-	// Exception is a raised exception (Python, Java, or a C++ terminate).
-	Exception
-	// Native is a native log line (glog/absl, TSL) or a program's own tag.
-	Native
-	// Logger is a line of Python's logging module, named by its logger.
-	Logger
+	Bare      Form = iota // a message that names no speaker
+	Exception             // a raised exception (Python, Java, or a C++ terminate)
+	Native                // a native log line (glog/absl, TSL) or a program's own tag
+	Logger                // a line of Python's logging module, named by its logger
 )
 
 func (f Form) String() string {
@@ -35,13 +32,11 @@ func (f Form) String() string {
 // Owner is whose statement it is.
 type Owner uint8
 
+// The owners.
 const (
-	// Unknown means no row of the table names the speaker.
-	Unknown Owner = iota
-	// XLA is XLA's stack (xla, tsl, jax, jaxlib, TensorFlow, PyTorch/XLA).
-	XLA
-	// Foreign is another program, library or runtime.
-	Foreign
+	Unknown Owner = iota // no row of the table names the speaker
+	XLA                  // XLA's stack (xla, tsl, jax, jaxlib, TensorFlow, PyTorch/XLA)
+	Foreign              // another program, library or runtime
 )
 
 func (o Owner) String() string {

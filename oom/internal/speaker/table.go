@@ -4,6 +4,7 @@
 package speaker
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
@@ -24,18 +25,15 @@ const (
 
 type row struct {
 	kind    rowKind
-	key     string
+	key     string // keys of one program, one after the other, joined by "|"
 	program string
 	owner   Owner
 }
 
 var rows = []row{
 	// XLA's stack: the compiler and runtimes, and the frameworks that raise their statuses.
-	{name, "xla", "xla", XLA},
-	{name, "tsl", "xla", XLA},
-	{name, "jax", "jax", XLA},
-	{name, "jaxlib", "jax", XLA},
-	{name, "jax_plugins", "jax", XLA},
+	{name, "xla|tsl", "xla", XLA},
+	{name, "jax|jaxlib|jax_plugins", "jax", XLA},
 	{name, "libtpu", "xla", XLA},
 	{name, "tensorflow", "tensorflow", XLA},
 	{name, "torch_xla", "torch_xla", XLA},
@@ -43,9 +41,7 @@ var rows = []row{
 	{class, "JaxRuntimeError", "jax", XLA},
 	{status, "Bad StatusOr access: ", "torch_xla", XLA}, // PyTorch/XLA raises XLA's status as a RuntimeError
 
-	{name, "cupy", "cupy", Foreign},
-	{name, "cupy_backends", "cupy", Foreign},
-	{name, "cupyx", "cupy", Foreign},
+	{name, "cupy|cupy_backends|cupyx", "cupy", Foreign},
 	// Chainer prints its main loop's exception behind its own words (chainer/training/trainer.py).
 	{name, "chainer", "chainer", Foreign},
 	{start, "Exception in main training loop: ", "chainer", Foreign},
@@ -54,57 +50,40 @@ var rows = []row{
 	{name, "numba", "numba", Foreign},
 	{name, "triton", "triton", Foreign},
 	{tag, "== CUDA [", "numba", Foreign}, // numba.cuda's own log handler
-	{name, "torch", "pytorch", Foreign},
-	{name, "c10", "pytorch", Foreign},
-	{name, "aten", "pytorch", Foreign},
+	{name, "torch|c10|aten", "pytorch", Foreign},
 	{name, "paddle", "paddlepaddle", Foreign},
 	{class, "EnforceNotMet", "paddlepaddle", Foreign},
-	{name, "onnxruntime", "onnxruntime", Foreign},
-	{name, "onnxruntime_src", "onnxruntime", Foreign},
+	{name, "onnxruntime|onnxruntime_src", "onnxruntime", Foreign},
 	{tag, ":onnxruntime:", "onnxruntime", Foreign}, // "[E:onnxruntime:, file.cc:N Func] "
 	{name, "mxnet", "mxnet", Foreign},
 	{class, "MXNetError", "mxnet", Foreign},
-	{name, "tensorrt", "tensorrt", Foreign},
-	{name, "tensorrt_llm", "tensorrt", Foreign},
-	{name, "torch_tensorrt", "tensorrt", Foreign},
-	{tag, "[TRT]", "tensorrt", Foreign},
-	{tag, "[TensorRT]", "tensorrt", Foreign},
-	{name, "llama_cpp", "llama.cpp", Foreign},
-	{name, "ggml", "llama.cpp", Foreign},
-	{prefix, "ggml_", "llama.cpp", Foreign},
-	{prefix, "llama_", "llama.cpp", Foreign},
-	{prefix, "alloc_tensor_range", "llama.cpp", Foreign}, // ggml-alloc.c, without the ggml_ prefix
-	{tag, "NCCL WARN", "nccl", Foreign},
-	{tag, "NCCL INFO", "nccl", Foreign},
-	{name, "rmm", "rapids", Foreign},
-	{name, "cudf", "rapids", Foreign},
-	{name, "cuml", "rapids", Foreign},
-	{name, "cugraph", "rapids", Foreign},
-	{name, "dask_cudf", "rapids", Foreign},
-	{name, "java", "jvm", Foreign},
-	{name, "javax", "jvm", Foreign},
+	{name, "tensorrt|tensorrt_llm|torch_tensorrt", "tensorrt", Foreign},
+	{tag, "[TRT]|[TensorRT]", "tensorrt", Foreign},
+	{name, "llama_cpp|ggml", "llama.cpp", Foreign},
+	// alloc_tensor_range: ggml-alloc.c, without the ggml_ prefix
+	{prefix, "ggml_|llama_|alloc_tensor_range", "llama.cpp", Foreign},
+	{tag, "NCCL WARN|NCCL INFO", "nccl", Foreign},
+	{name, "rmm|cudf|cuml|cugraph|dask_cudf", "rapids", Foreign},
+	{name, "java|javax", "jvm", Foreign},
 	{name, "org.apache.spark", "spark", Foreign},
-	{name, "psycopg2", "postgresql", Foreign},
-	{name, "psycopg", "postgresql", Foreign},
-	{name, "asyncpg", "postgresql", Foreign},
+	{name, "psycopg2|psycopg|asyncpg", "postgresql", Foreign},
 	{name, "redis", "redis", Foreign},
 	{prefix, "zmalloc", "redis", Foreign},
-	{name, "pymysql", "mysql", Foreign},
-	{name, "MySQLdb", "mysql", Foreign},
-	{name, "mysql", "mysql", Foreign},
+	{name, "pymysql|MySQLdb|mysql", "mysql", Foreign},
 	{name, "pymongo", "mongodb", Foreign},
 	{name, "sqlalchemy", "sqlalchemy", Foreign},
 }
 
-// The rows of each kind, in table order; a start row is a tag too.
-var nameRows, classRows, tagRows, prefixRows, statusRows, startRows = rowsOf(name), rowsOf(class), rowsOf(tag, start), rowsOf(prefix), rowsOf(status), rowsOf(start)
+// The rows of each kind, in table order, one per key; a start row is a tag too.
+var nameRows, classRows, tagRows, prefixRows, statusRows, startRows = rowsOf(name), rowsOf(class), rowsOf(tag, start),
+	rowsOf(prefix), rowsOf(status), rowsOf(start)
 
 func rowsOf(kinds ...rowKind) []row {
 	var out []row
 	for _, r := range rows {
-		for _, k := range kinds {
-			if r.kind == k {
-				out = append(out, r)
+		if slices.Contains(kinds, r.kind) {
+			for key := range strings.SplitSeq(r.key, "|") {
+				out = append(out, row{r.kind, key, r.program, r.owner})
 			}
 		}
 	}

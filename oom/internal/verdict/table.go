@@ -81,22 +81,22 @@ func (r *Row) holds(s Statement) bool {
 		r.Guarded.holds(s.Guarded) && r.AtInfo.holds(s.AtInfo) && r.Beside.holds(s.BesideAttempt)
 }
 
-// Table decides every statement of a record: the first row that holds gives its verdict, the speaker first.
-// It is the one place that says what is a failure, an attempt, a warning or nothing (TestTableIsComplete).
+// Table decides every statement of a record: the first row that holds gives its verdict, the speaker first, so a
+// later row needs no condition an earlier one of its kind settled. It is the one place that says what is a failure, an
+// attempt, a warning or nothing (TestTableIsComplete). A condition left out is Any.
 var Table = []Row{
-	// kind      foreign raised guarded at INFO beside an attempt
-	{AnyKind, Yes, Any, Any, Any, Any, Dropped, "another program's statement: never XLA's, whatever it says"},
-	{Status, No, Any, Yes, Any, Any, Dropped, "a guard phrase before it in its sentence: a fallback or a start-up warning"},
-	{Status, No, Any, No, Any, Any, Failure, "a returned status: what the program fails with"},
-	{LogLine, No, Any, Yes, Any, Any, Dropped, "a guard phrase before it in its sentence: a fallback or a start-up warning"},
-	{LogLine, No, Any, No, Yes, Any, Dropped, "an allocator or driver line at INFO: a retry the runtime survives"},
-	{LogLine, No, Any, No, No, Any, FailureUnlessStatus, "an allocator or driver line: the failure when the record holds no status"},
-	{AttemptLine, No, Yes, Any, Any, Any, Failure, "a refusal inside a status XLA's stack raised: the program raised it"},
-	{AttemptLine, No, No, Any, Any, Any, Attempt, "a driver refusal an allocator retries"},
-	{WarningLine, No, Any, Any, Any, Any, Warning, "memory pressure while the program goes on"},
-	{CodeToken, No, Any, Any, Any, Any, Failure, "a catalog OOM code: the failure's code; alone, the failure"},
-	{LastResort, No, Any, Any, Any, Yes, Dropped, "a refusal in an entry with an allocation attempt, at ERROR too, is the attempt's"},
-	{LastResort, No, Any, Any, Any, No, Failure, "a memory failure no family knows, in an error context"},
+	{Foreign: Yes, Verdict: Dropped, Why: "another program's statement: never XLA's, whatever it says"},
+	{Kind: Status, Guarded: Yes, Verdict: Dropped, Why: "a guard phrase before it: a fallback or a start-up warning"},
+	{Kind: Status, Verdict: Failure, Why: "a returned status: what the program fails with"},
+	{Kind: LogLine, Guarded: Yes, Verdict: Dropped, Why: "a guard phrase before it: a fallback or a start-up warning"},
+	{Kind: LogLine, AtInfo: Yes, Verdict: Dropped, Why: "an allocator or driver line at INFO: a retry survived"},
+	{Kind: LogLine, Verdict: FailureUnlessStatus, Why: "an allocator or driver line: the failure without a status"},
+	{Kind: AttemptLine, Raised: Yes, Verdict: Failure, Why: "a refusal inside a status XLA's stack raised"},
+	{Kind: AttemptLine, Verdict: Attempt, Why: "a driver refusal an allocator retries"},
+	{Kind: WarningLine, Verdict: Warning, Why: "memory pressure while the program goes on"},
+	{Kind: CodeToken, Verdict: Failure, Why: "a catalog OOM code: the failure's code; alone, the failure"},
+	{Kind: LastResort, Beside: Yes, Verdict: Dropped, Why: "a refusal beside an allocation attempt: the attempt's"},
+	{Kind: LastResort, Verdict: Failure, Why: "a memory failure no family knows, in an error context"},
 }
 
 // Of returns the verdict of s: the first row of Table that holds, Dropped when none does.
