@@ -3,7 +3,10 @@
 
 package hostoom
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Kill is one host-memory kill: every statement of one OOM event of one
 // cgroup (or of the node) joined, however many tasks it killed.
@@ -194,10 +197,8 @@ func (j *Joiner) maxStatements() int {
 
 // seen records key and reports whether it was among the recent ones.
 func (j *Joiner) seen(key string) bool {
-	for _, k := range j.keys {
-		if k == key {
-			return true
-		}
+	if slices.Contains(j.keys, key) {
+		return true
 	}
 	limit := j.MaxKeys
 	if limit <= 0 {

@@ -88,7 +88,7 @@ func readKubepods(parts []string, o *Owner) bool {
 		case strings.HasSuffix(p, ".slice") && strings.Contains(p, "-pod"):
 			// kubepods-burstable-pod<uid>.slice, kubepods-pod<uid>.slice
 			uid = strings.ReplaceAll(p[strings.LastIndex(p, "-pod")+len("-pod"):len(p)-len(".slice")], "_", "-")
-			if q := strings.TrimPrefix(strings.TrimSuffix(p[:strings.LastIndex(p, "-pod")], ""), "kubepods-"); q != "kubepods" {
+			if q := strings.TrimPrefix(p[:strings.LastIndex(p, "-pod")], "kubepods-"); q != "kubepods" {
 				o.QoS = q
 			}
 		case strings.HasPrefix(p, "pod") && !strings.Contains(p, "."):
@@ -133,15 +133,7 @@ func runtimeScopeID(p string) string {
 
 // isHexID: a container id is 64 hex digits (at least 12 accepted).
 func isHexID(s string) bool {
-	if len(s) < 12 || len(s) > 64 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
+	return len(s) >= 12 && len(s) <= 64 && strings.Trim(s, "0123456789abcdef") == ""
 }
 
 // KillKey names a kill by its owner o (else its victim v on its node), not

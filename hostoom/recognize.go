@@ -4,6 +4,7 @@
 package hostoom
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/xlaoom/xlaoomprocessor/internal/logheader"
@@ -18,12 +19,7 @@ var anchors = []string{
 // MayContain reports whether text may hold a statement Parse reads: for a
 // reader of every line of a log (the processor has Recognizer's prefilter).
 func MayContain(text string) bool {
-	for _, a := range anchors {
-		if strings.Contains(text, a) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(anchors, func(a string) bool { return strings.Contains(text, a) })
 }
 
 // Parse reads the first statement of a line or record: a kernel log line
@@ -32,13 +28,7 @@ func Parse(text string) (Statement, bool) {
 	if !MayContain(text) {
 		return Statement{}, false
 	}
-	for len(text) > 0 {
-		line := text
-		if i := strings.IndexByte(text, '\n'); i >= 0 {
-			line, text = text[:i], text[i+1:]
-		} else {
-			text = ""
-		}
+	for line := range strings.SplitSeq(text, "\n") {
 		if s, ok := ParseLine(SplitHeader(strings.TrimRight(line, "\r")).Text); ok {
 			return s, true
 		}

@@ -24,15 +24,13 @@ func parseUserspace(msg string) (Statement, bool) {
 	if strings.Contains(msg, " due to ") {
 		if m := oomdRe.FindStringSubmatch(msg); m != nil {
 			s := Statement{Kind: OomdKill, Cgroup: m[1], LimitCgroup: m[3], Constraint: ConstraintCgroup}
-			switch m[2] {
-			case "memory pressure":
+			if m[2] == "memory pressure" {
 				s.Reason = "memory pressure " + m[4] + " > " + m[5]
-			default:
-				s.Reason = m[2]
-				s.Usage, s.Limit = num(m[6]), num(m[7])
-			}
-			if m[2] != "memory pressure" && m[3] == "" {
-				s.Constraint = ConstraintGlobal // the swap/memory rule watches the whole node
+			} else {
+				s.Reason, s.Usage, s.Limit = m[2], num(m[6]), num(m[7])
+				if m[3] == "" {
+					s.Constraint = ConstraintGlobal // the swap/memory rule watches the whole node
+				}
 			}
 			return s, true
 		}
