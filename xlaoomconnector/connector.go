@@ -6,6 +6,7 @@ package xlaoomconnector // import "github.com/xlaoom/xlaoomprocessor/xlaoomconne
 import (
 	"cmp"
 	"context"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -216,12 +217,7 @@ func (c *xlaOOMConnector) gather(ld plog.Logs, arrival time.Time) batch {
 
 // byKey returns the entries of m sorted by key, so the state sees them in one order.
 func byKey(m map[resourceKey]*resourceBatch) []*resourceBatch {
-	jobs := make([]*resourceBatch, 0, len(m))
-	for _, job := range m {
-		jobs = append(jobs, job)
-	}
-	slices.SortFunc(jobs, func(a, b *resourceBatch) int { return cmp.Compare(a.key, b.key) })
-	return jobs
+	return slices.SortedFunc(maps.Values(m), func(a, b *resourceBatch) int { return cmp.Compare(a.key, b.key) })
 }
 
 // apply adds a batch to the state at now and returns how many measurements overflowed; the caller holds mu.

@@ -104,19 +104,14 @@ const (
 // DefaultTopAllocations is how many allocations Put writes, explain's default too.
 const DefaultTopAllocations = 5
 
-type sizeField struct {
-	key  string
-	size *oom.Size
-}
-
-type stringField struct {
+// field pairs an attribute with its Report (or Warning) field, so Put and Get cannot drift apart.
+type field[T any] struct {
 	key   string
-	value *string
+	value *T
 }
 
-// sizeFields pairs each size attribute with its Report field, so Put and Get cannot drift apart.
-func sizeFields(r *oom.Report) []sizeField {
-	return []sizeField{
+func sizeFields(r *oom.Report) []field[oom.Size] {
+	return []field[oom.Size]{
 		{Requested, &r.Requested}, {Free, &r.Free}, {Used, &r.Used}, {Capacity, &r.Capacity},
 		{Exceeded, &r.Exceeded}, {Reserved, &r.Reserved}, {Reservable, &r.Reservable}, {PoolLimit, &r.PoolLimit},
 		{InUse, &r.InUse}, {LargestFree, &r.LargestFree}, {PoolSize, &r.PoolSize},
@@ -129,8 +124,8 @@ func sizeFields(r *oom.Report) []sizeField {
 	}
 }
 
-func stringFields(r *oom.Report) []stringField {
-	return []stringField{
+func stringFields(r *oom.Report) []field[string] {
+	return []field[string]{
 		{ErrorCode, &r.Code}, {ErrorName, &r.Name}, {ErrorCategory, &r.Category}, {ErrorPhase, &r.Phase},
 		{ErrorDocURL, &r.DocURL}, {Backend, &r.Backend}, {MemorySpace, &r.MemorySpace},
 		{Program, &r.Program}, {Device, &r.Device}, {Cause, &r.Cause}, {HolderProgram, &r.MemoryHolder},
@@ -154,9 +149,11 @@ func PutTop(r oom.Report, attrs pcommon.Map, top int) {
 			attrs.PutStr(ExceptionType, r.ExceptionType)
 		}
 	}
-	putGeneric(&r, attrs)
+	if r.Family == oom.FamilyGeneric {
+		attrs.PutBool(Generic, true)
+	}
 	for _, f := range sizeFields(&r) {
-		putKnown(attrs, f.key, *f.size)
+		putKnown(attrs, f.key, *f.value)
 	}
 	if r.HasReplica {
 		attrs.PutInt(Replica, r.Replica)
@@ -298,7 +295,7 @@ func Get(attrs pcommon.Map) (oom.Report, bool) {
 		*f.value = getStr(attrs, f.key)
 	}
 	for _, f := range sizeFields(&r) {
-		*f.size = getSize(attrs, f.key)
+		*f.value = getSize(attrs, f.key)
 	}
 	if IsGeneric(attrs) {
 		r.Family = oom.FamilyGeneric
@@ -339,13 +336,6 @@ const (
 	HolderSize    = "xla.oom.holder.size"
 )
 
-// putGeneric marks a last-resort finding.
-func putGeneric(r *oom.Report, attrs pcommon.Map) {
-	if r.Family == oom.FamilyGeneric {
-		attrs.PutBool(Generic, true)
-	}
-}
-
 // IsGeneric reports whether attrs carry the last-resort mark.
 func IsGeneric(attrs pcommon.Map) bool {
 	v, ok := attrs.Get(Generic)
@@ -361,13 +351,13 @@ const (
 	WarningExplanation = "xla.memory.warning.explanation"
 )
 
-func warningSizes(w *oom.Warning) [5]sizeField {
-	return [5]sizeField{{Requested, &w.Requested}, {Used, &w.Used}, {Free, &w.Free}, {Capacity, &w.Capacity}, {AttemptLast, &w.Last}}
+func warningSizes(w *oom.Warning) [5]field[oom.Size] {
+	return [5]field[oom.Size]{{Requested, &w.Requested}, {Used, &w.Used}, {Free, &w.Free}, {Capacity, &w.Capacity}, {AttemptLast, &w.Last}}
 }
 
 // warningStrings are a warning's string attributes; its phase follows from the kind and is not written.
-func warningStrings(w *oom.Warning) [4]stringField {
-	return [4]stringField{{WarningKind, &w.Kind}, {WarningExplanation, &w.Explanation}, {Backend, &w.Backend}, {Device, &w.Device}}
+func warningStrings(w *oom.Warning) [4]field[string] {
+	return [4]field[string]{{WarningKind, &w.Kind}, {WarningExplanation, &w.Explanation}, {Backend, &w.Backend}, {Device, &w.Device}}
 }
 
 // PutWarning writes w onto attrs. Empty strings and unknown sizes are left out.
@@ -377,7 +367,7 @@ func PutWarning(w oom.Warning, attrs pcommon.Map) {
 		putStr(attrs, f.key, *f.value)
 	}
 	for _, f := range warningSizes(&w) {
-		putKnown(attrs, f.key, *f.size)
+		putKnown(attrs, f.key, *f.value)
 	}
 	if w.Attempts > 0 {
 		attrs.PutInt(Attempts, int64(w.Attempts))
@@ -402,7 +392,7 @@ func GetWarning(attrs pcommon.Map) (oom.Warning, bool) {
 		*f.value = getStr(attrs, f.key)
 	}
 	for _, f := range warningSizes(&w) {
-		*f.size = getSize(attrs, f.key)
+		*f.value = getSize(attrs, f.key)
 	}
 	if n, ok := getInt(attrs, Attempts); ok {
 		w.Attempts = int(n)
