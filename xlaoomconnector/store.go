@@ -37,7 +37,7 @@ type state struct {
 	retired [numMetrics]*lru.Map[retiredKey, retiredCounter]
 
 	incidents incidentMemory
-	hostKills killMemory // hostkill_memory.go
+	hostKills killMemory // hostkill.go
 }
 
 type retiredKey struct {
