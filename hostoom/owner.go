@@ -34,9 +34,8 @@ type Owner struct {
 	Path        string
 }
 
-// OwnerOf reads the owner of a cgroup path: kubepods paths (systemd and
-// cgroupfs drivers), Slurm's job_N/step_M, a runtime's container scope or
-// directory, a systemd unit; "/" is the node; else the path.
+// OwnerOf reads the owner of a cgroup path: kubepods paths (systemd and cgroupfs drivers), Slurm's job_N/step_M, a
+// runtime's container scope or directory, a systemd unit; "/" is the node; else the path.
 func OwnerOf(path string) Owner {
 	o := Owner{Kind: OwnerCgroup, Path: path}
 	if path == "" {
@@ -136,10 +135,9 @@ func isHexID(s string) bool {
 	return len(s) >= 12 && len(s) <= 64 && strings.Trim(s, "0123456789abcdef") == ""
 }
 
-// KillKey names a kill by its owner o (else its victim v on its node), not
-// by its source, so that every source of one kill names it alike. node is
-// where it was read, else v's. once: the key names a container instance,
-// which dies once. "" when there is neither an owner nor a victim.
+// KillKey names a kill by its owner o (else its victim v on its node), not by its source, so that every source of one
+// kill names it alike. node is where it was read, else v's. once: the key names a container instance, which dies
+// once. "" when there is neither an owner nor a victim.
 func KillKey(o Owner, v *Statement, node string) (key string, once bool) {
 	node = cmp.Or(node, v.Node)
 	switch o.Kind {

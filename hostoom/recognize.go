@@ -74,9 +74,8 @@ func SplitHeader(line string) Line { return logheader.SplitKernel(line) }
 // cost on ordinary lines (BENCHMARKS.md, "Host-memory kills").
 var cues = []string{"kB, file-rss:", "kB, limit #", "CONSTRAINT_", "SIGTERM to process", "MiB, cmdline", "GB / #"}
 
-// tailTexts end the kill lines that hold no cue: read only where
-// host_kill_tails asks (they cost ordinary records 8 %). Each ends with four
-// literal bytes.
+// tailTexts end the kill lines that hold no cue: read only where host_kill_tails asks (they cost ordinary records
+// 8 %). Each ends with four literal bytes.
 var tailTexts = []string{
 	" OOM Killed.",           // slurmstepd 23.02+: "… Some of the step tasks have been OOM Killed."
 	"out-of-memory handler.", // slurmstepd 17.11.10-22.05

@@ -1,9 +1,8 @@
 // Copyright The xla_oom Authors
 // SPDX-License-Identifier: Apache-2.0
 
-// Package hostoom reads the statements that a process was killed for host
-// memory (the kernel's OOM killer, systemd-oomd, earlyoom, Kubernetes,
-// Slurm, Ray), joins one kill's statements, and gives its owner, verdict and
+// Package hostoom reads the statements that a process was killed for host memory (the kernel's OOM killer,
+// systemd-oomd, earlyoom, Kubernetes, Slurm, Ray), joins one kill's statements, and gives its owner, verdict and
 // advice. Pure Go, no collector types; formats in docs/incidents.md.
 package hostoom // import "github.com/xlaoom/xlaoomprocessor/hostoom"
 

@@ -16,10 +16,9 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
-// Host-memory kills (package hostoom, tagged by the processor) feed
-// xla.oom.host.kills on the job resource, one per kill however many sources
-// report it (killMemory). A kill never counts in the XLA failure metrics, and
-// an XLA failure never here: the existing alerts keep their meaning.
+// Host-memory kills (package hostoom, tagged by the processor) feed xla.oom.host.kills on the job resource, one per
+// kill however many sources report it (killMemory). A kill never counts in the XLA failure metrics, and an XLA
+// failure never here: the existing alerts keep their meaning.
 
 // hostKillsDescriptor is xla.oom.host.kills.
 var hostKillsDescriptor = descriptor{
@@ -30,9 +29,8 @@ var hostKillsDescriptor = descriptor{
 	unit: "{kill}",
 }
 
-// hostSources (in killSource's bit order), hostConstraints and retries are
-// the closed sets of the attributes; a value outside them (a hand-made tag)
-// is counted as "other".
+// hostSources (in killSource's bit order), hostConstraints and retries are the closed sets of the attributes; a value
+// outside them (a hand-made tag) is counted as "other".
 var (
 	hostSources = []string{hostoom.SourceKernel, hostoom.SourceOomd, hostoom.SourceSystemd, hostoom.SourceEarlyoom,
 		hostoom.SourceKubernetes, hostoom.SourceSlurm, hostoom.SourceRay}
@@ -70,10 +68,9 @@ type killReport struct {
 	once bool
 }
 
-// freshKills keeps the kill records of obs (in record order) that report a
-// kill not counted yet (killMemory). A later report of a kill counted in the
-// same batch, within the window, settles its verdict (a Pod's OOMKilled alone
-// is unknown, the kernel's line of the same kill decides). The caller holds mu.
+// freshKills keeps the kill records of obs (in record order) that report a kill not counted yet (killMemory). A later
+// report of a kill counted in the same batch, within the window, settles its verdict (a Pod's OOMKilled alone is
+// unknown, the kernel's line of the same kill decides). The caller holds mu.
 func (c *xlaOOMConnector) freshKills(obs []observation, now time.Time) []observation {
 	fresh := obs[:0]
 	counted := map[string]int{} // the last kill of each owner counted in this batch, in fresh
@@ -89,11 +86,10 @@ func (c *xlaOOMConnector) freshKills(obs []observation, now time.Time) []observa
 	return fresh
 }
 
-// killMemory decides which host kill records are a kill not counted yet
-// (docs/incidents.md, "One kill, many sources"): a record joins a near kill
-// of its owner (oomattr.HostKillKey) that its source has not reported (a
-// second report is a second kill), or whose report it repeats (a retried
-// delivery), or any when its owner is a container instance, which dies once.
+// killMemory decides which host kill records are a kill not counted yet (docs/incidents.md, "One kill, many
+// sources"): a record joins a near kill of its owner (oomattr.HostKillKey) that its source has not reported (a second
+// report is a second kill), or whose report it repeats (a retried delivery), or any when its owner is a container
+// instance, which dies once.
 type killMemory struct {
 	memory[string, killSpan]
 }
@@ -113,10 +109,8 @@ func killSource(source string) uint8 {
 	return 7
 }
 
-// observe files a report of the kill of owner (key, once: see
-// oomattr.HostKillKey) by source at record time t, arriving at now, and
-// reports whether it is a kill not counted yet. A report without an owner
-// is always one.
+// observe files a report of the kill of owner (key, once: see oomattr.HostKillKey) by source at record time t,
+// arriving at now, and reports whether it is a kill not counted yet. A report without an owner is always one.
 func (m *killMemory) observe(key string, once bool, source string, t pcommon.Timestamp, now time.Time) bool {
 	if key == "" {
 		return true

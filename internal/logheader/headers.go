@@ -1,9 +1,8 @@
 // Copyright The xla_oom Authors
 // SPDX-License-Identifier: Apache-2.0
 
-// Package logheader is the one grammar of log-line headers: the
-// recogniser's, the agent's line start, a CRI prefix, the kernel log's. By
-// hand, no regexp: it runs on every line that reaches the recogniser.
+// Package logheader is the one grammar of log-line headers: the recogniser's, the agent's line start, a CRI prefix,
+// the kernel log's. By hand, no regexp: it runs on every line that reaches the recogniser.
 package logheader // import "github.com/xlaoom/xlaoomprocessor/internal/logheader"
 
 import "strings"

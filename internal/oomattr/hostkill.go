@@ -105,15 +105,13 @@ func PutOwner(o hostoom.Owner, attrs pcommon.Map) {
 	putStr(attrs, HostUnit, o.Unit)
 }
 
-// PutHostStatement marks a record whose line is part of a kill another
-// record carries: no kill is counted on it.
+// PutHostStatement marks a record whose line is part of a kill another record carries: no kill is counted on it.
 func PutHostStatement(s *hostoom.Statement, attrs pcommon.Map) {
 	attrs.PutStr(HostSource, s.Kind.Source())
 	attrs.PutStr(HostStatement, s.Kind.String())
 }
 
-// HostKilled reports whether attrs carry a kill (not just one of its
-// statements): what the connector counts.
+// HostKilled reports whether attrs carry a kill (not just one of its statements): what the connector counts.
 func HostKilled(attrs pcommon.Map) bool {
 	if _, ok := attrs.Get(HostSource); !ok {
 		return false

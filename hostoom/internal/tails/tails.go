@@ -6,9 +6,8 @@ package tails // import "github.com/xlaoom/xlaoomprocessor/hostoom/internal/tail
 
 import "strings"
 
-// MayEnd hashes the text's last four bytes into a table of the tails' (or
-// finds trailing whitespace) without a branch; only a hit compares the last
-// eight bytes. In a tail '#' is a run of digits and dots.
+// MayEnd hashes the text's last four bytes into a table of the tails' (or finds trailing whitespace) without a
+// branch; only a hit compares the last eight bytes. In a tail '#' is a run of digits and dots.
 
 // Fibonacci hashing into a table of 4,096 bits.
 const (
