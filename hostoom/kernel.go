@@ -132,17 +132,13 @@ func field(msg, key, end string) (string, bool) {
 	return v, true
 }
 
-// kernelConstraint maps oom_constraint_text; an unknown value passes through.
+// kernelConstraint maps oom_constraint_text; another value (CPUSET, MEMORY_POLICY) passes through lower-cased.
 func kernelConstraint(v string) Constraint {
 	switch v {
 	case "CONSTRAINT_MEMCG":
 		return ConstraintCgroup
 	case "CONSTRAINT_NONE":
 		return ConstraintGlobal
-	case "CONSTRAINT_CPUSET":
-		return ConstraintCpuset
-	case "CONSTRAINT_MEMORY_POLICY":
-		return ConstraintMemoryPolicy
 	}
 	return Constraint(strings.ToLower(strings.TrimPrefix(v, "CONSTRAINT_")))
 }

@@ -64,11 +64,8 @@ func ParseLine(msg string) (Statement, bool) {
 	return Statement{}, false
 }
 
-// Line is one kernel log line with its header taken off.
-type Line = logheader.KernelLine
-
 // SplitHeader takes a kernel log header off line (logheader.SplitKernel).
-func SplitHeader(line string) Line { return logheader.SplitKernel(line) }
+func SplitHeader(line string) logheader.KernelLine { return logheader.SplitKernel(line) }
 
 // cues let the kill lines through the one prefilter pass, each chosen by its
 // cost on ordinary lines (BENCHMARKS.md, "Host-memory kills").

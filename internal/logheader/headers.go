@@ -288,11 +288,7 @@ func timeEnd(l string, i int) int {
 }
 
 func isMonth(m string) bool {
-	switch m {
-	case "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec":
-		return true
-	}
-	return false
+	return len(m) == 3 && strings.Index("JanFebMarAprMayJunJulAugSepOctNovDec", m)%3 == 0
 }
 
 // StripLevel strips a line's log headers; level is the innermost stated

@@ -84,11 +84,7 @@ func (l *Map[K, V]) Trim(n int) {
 
 // RemoveStale drops the entries touched longest ago while stale says so of them.
 func (l *Map[K, V]) RemoveStale(stale func(*V) bool) {
-	for {
-		key, v, ok := l.Oldest()
-		if !ok || !stale(v) {
-			return
-		}
+	for key, v, ok := l.Oldest(); ok && stale(v); key, v, ok = l.Oldest() {
 		l.Remove(key)
 	}
 }

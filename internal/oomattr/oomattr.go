@@ -304,9 +304,8 @@ func Get(attrs pcommon.Map) (oom.Report, bool) {
 	r.ExceptionType = getStr(attrs, ExceptionType)
 	r.Replica, r.HasReplica = getInt(attrs, Replica)
 	r.Partition, r.HasPartition = getInt(attrs, Partition)
-	if n, ok := getInt(attrs, Attempts); ok {
-		r.Attempts = int(n)
-	}
+	attempts, _ := getInt(attrs, Attempts)
+	r.Attempts = int(attempts)
 	if v, ok := attrs.Get(Remediation); ok && v.Type() == pcommon.ValueTypeSlice {
 		s := v.Slice()
 		r.Remediation = make([]string, 0, s.Len())
@@ -394,9 +393,8 @@ func GetWarning(attrs pcommon.Map) (oom.Warning, bool) {
 	for _, f := range warningSizes(&w) {
 		*f.value = getSize(attrs, f.key)
 	}
-	if n, ok := getInt(attrs, Attempts); ok {
-		w.Attempts = int(n)
-	}
+	attempts, _ := getInt(attrs, Attempts)
+	w.Attempts = int(attempts)
 	w.Phase = oom.WarningPhase(w.Kind)
 	return w, true
 }
