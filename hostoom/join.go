@@ -99,7 +99,7 @@ func (j *Joiner) Add(at time.Time, s Statement) []Kill {
 		}
 		return append(out, *k)
 	}
-	if k.Statements >= j.maxStatements() {
+	if k.Statements >= positiveOr(j.MaxStatements, 64) {
 		out = j.closeOpen(out)
 	}
 	return out
@@ -147,7 +147,6 @@ func (j *Joiner) joinsTail(s Statement) bool {
 	return j.hasTail && j.open == nil && (s.Kind == KernelReaped || s.Kind == KernelKilled || s.Kind == KernelGroup)
 }
 
-// merge fills what k lacks from s.
 func merge(k *Kill, s Statement) {
 	if s.Kind == KernelInvoked {
 		if k.Reason == "" {
@@ -179,18 +178,15 @@ func merge(k *Kill, s Statement) {
 }
 
 func (j *Joiner) quietSince(last, at time.Time) bool {
-	q := j.Quiet
-	if q <= 0 {
-		q = 10 * time.Second
-	}
-	return !last.IsZero() && !at.IsZero() && at.Sub(last) > q
+	return !last.IsZero() && !at.IsZero() && at.Sub(last) > positiveOr(j.Quiet, 10*time.Second)
 }
 
-func (j *Joiner) maxStatements() int {
-	if j.MaxStatements <= 0 {
-		return 64
+// positiveOr is v, or the default d where v is not set.
+func positiveOr[T int | time.Duration](v, d T) T {
+	if v <= 0 {
+		return d
 	}
-	return j.MaxStatements
+	return v
 }
 
 // seen records key and reports whether it was among the recent ones.
@@ -198,11 +194,7 @@ func (j *Joiner) seen(key string) bool {
 	if slices.Contains(j.keys, key) {
 		return true
 	}
-	limit := j.MaxKeys
-	if limit <= 0 {
-		limit = 256
-	}
-	if len(j.keys) >= limit {
+	if len(j.keys) >= positiveOr(j.MaxKeys, 256) {
 		j.keys = append(j.keys[:0], j.keys[1:]...)
 	}
 	j.keys = append(j.keys, key)

@@ -39,7 +39,6 @@ var (
 	retries = []string{oom.RetryFutile, oom.RetryMayHelp, oom.RetryUnknown}
 )
 
-// addHostKill files a kill record under its job resource.
 func (c *xlaOOMConnector) addHostKill(into map[resourceKey]*resourceBatch, rl plog.ResourceLogs, lr plog.LogRecord, now time.Time) {
 	if !c.state.enabled[metricHostKills] {
 		return

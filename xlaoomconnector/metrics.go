@@ -195,16 +195,8 @@ func (m *measurement) feeds(id metricID) bool {
 	case hostKill:
 		return id == metricHostKills
 	case oomRecord:
-		switch id {
-		case metricErrors:
-			return true
-		case metricRequested:
-			return m.hasRequested
-		case metricShortfall:
-			return m.hasShortfall
-		case metricPressure:
-			return m.hasPressure
-		}
+		return [numMetrics]bool{metricErrors: true, metricRequested: m.hasRequested, metricShortfall: m.hasShortfall,
+			metricPressure: m.hasPressure}[id]
 	}
 	return false
 }
@@ -278,12 +270,9 @@ func pressure(r oom.Report) (float64, bool) {
 	return 0, false
 }
 
-// bytesOf returns a size that is known and not negative.
 func bytesOf(s oom.Size) (int64, bool) {
 	return s.Bytes, s.Known && s.Bytes >= 0
 }
-
-// Memory-pressure warnings feed the warning metrics on the job resource, like incidents; never a failure.
 
 func (c *xlaOOMConnector) warningsWanted() bool {
 	return c.state.enabled[metricWarnings] || c.state.enabled[metricWarningPressure]

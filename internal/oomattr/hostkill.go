@@ -84,7 +84,6 @@ func HostKillKey(res, attrs pcommon.Map) (key string, once bool) {
 	return hostoom.KillKey(o, &v, cmp.Or(str(res, "host.name"), str(res, "k8s.node.name")))
 }
 
-// str is the value of k in m as a string, "" when absent.
 func str(m pcommon.Map, k string) string {
 	if v, ok := m.Get(k); ok {
 		return v.AsString()

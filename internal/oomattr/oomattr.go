@@ -213,14 +213,12 @@ func putAllocation(a *oom.Allocation, m pcommon.Map) {
 	putStr(m, AllocationType, a.Type)
 }
 
-// putStr writes a string that is not empty.
 func putStr(attrs pcommon.Map, k, v string) {
 	if v != "" {
 		attrs.PutStr(k, v)
 	}
 }
 
-// putStrings writes a slice of strings.
 func putStrings(attrs pcommon.Map, k string, values []string) {
 	s := attrs.PutEmptySlice(k)
 	s.EnsureCapacity(len(values))
@@ -229,14 +227,12 @@ func putStrings(attrs pcommon.Map, k string, values []string) {
 	}
 }
 
-// putKnown writes a size that is known.
 func putKnown(m pcommon.Map, k string, s oom.Size) {
 	if s.Known {
 		m.PutInt(k, s.Bytes)
 	}
 }
 
-// getAllocation reads one map of xla.oom.allocations back.
 func getAllocation(m pcommon.Map) oom.Allocation {
 	var a oom.Allocation
 	a.Size, a.Unpadded, a.Padding = getSize(m, AllocationSize), getSize(m, AllocationUnpaddedSize), getSize(m, AllocationPaddingSize)

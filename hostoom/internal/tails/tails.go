@@ -61,7 +61,6 @@ func (t *Set) Add(texts ...string) {
 	}
 }
 
-// endsWithTail reports whether text ends with one of the tails.
 func (t *Set) endsWithTail(text string) bool {
 	for len(text) > 8 && spaceBit[text[len(text)-1]] != 0 {
 		text = text[:len(text)-1]
@@ -85,7 +84,6 @@ func (t *Set) MayEnd(text string) bool {
 	return len(text) >= 8 && t.may(text) && t.endsWithTail(text)
 }
 
-// matchTail matches tail at the end of text.
 func matchTail(text, tail string) bool {
 	i := len(text)
 	for j := len(tail) - 1; j >= 0; j-- {
