@@ -45,10 +45,8 @@ func parseUserspace(msg string) (Statement, bool) {
 	}
 	if strings.Contains(msg, "OOM killer") || strings.Contains(msg, "systemd-oomd killed") {
 		if m := unitRe.FindStringSubmatch(msg); m != nil {
-			s := Statement{Kind: UnitOOM, Cgroup: m[1]}
-			if m[2] != "" {
-				s.Reason = SourceKernel
-			} else {
+			s := Statement{Kind: UnitOOM, Cgroup: m[1], Reason: SourceKernel}
+			if m[2] == "" {
 				s.Reason, s.Count = SourceOomd, num(m[3])
 			}
 			return s, true
@@ -56,8 +54,7 @@ func parseUserspace(msg string) (Statement, bool) {
 	}
 	if strings.Contains(msg, "sending SIG") {
 		if m := earlyoomRe.FindStringSubmatch(msg); m != nil {
-			mib, _ := strconv.ParseInt(m[6], 10, 64)
-			return Statement{Kind: EarlyoomKill, PID: num(m[2]), Command: m[4], RSS: mib << 20,
+			return Statement{Kind: EarlyoomKill, PID: num(m[2]), Command: m[4], RSS: num(m[6]) << 20,
 				Constraint: ConstraintGlobal, Reason: m[1]}, true
 		}
 	}

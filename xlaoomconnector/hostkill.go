@@ -16,11 +16,8 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
-// Host-memory kills (package hostoom, tagged by the processor) feed xla.oom.host.kills on the job resource, one per
-// kill however many sources report it (killMemory). A kill never counts in the XLA failure metrics, and an XLA
-// failure never here: the existing alerts keep their meaning.
-
-// hostKillsDescriptor is xla.oom.host.kills.
+// hostKillsDescriptor: a host kill never counts in the XLA failure metrics, nor an XLA failure here, so alerts keep
+// their meaning.
 var hostKillsDescriptor = descriptor{
 	name: "xla.oom.host.kills",
 	description: "Processes killed for host memory (the kernel's OOM killer, systemd-oomd, earlyoom, kubelet, Slurm, Ray), " +
@@ -67,9 +64,8 @@ type killReport struct {
 	once bool
 }
 
-// freshKills keeps the kill records of obs (in record order) that report a kill not counted yet (killMemory). A later
-// report of a kill counted in the same batch, within the window, settles its verdict (a Pod's OOMKilled alone is
-// unknown, the kernel's line of the same kill decides). The caller holds mu.
+// freshKills keeps the records of obs that report a kill not counted yet; a later report of one in the batch settles
+// its verdict (a Pod's OOMKilled alone is unknown, the kernel's line decides). The caller holds mu.
 func (c *xlaOOMConnector) freshKills(obs []observation, now time.Time) []observation {
 	fresh := obs[:0]
 	counted := map[string]int{} // the last kill of each owner counted in this batch, in fresh
@@ -85,10 +81,9 @@ func (c *xlaOOMConnector) freshKills(obs []observation, now time.Time) []observa
 	return fresh
 }
 
-// killMemory decides which host kill records are a kill not counted yet (docs/incidents.md, "One kill, many
-// sources"): a record joins a near kill of its owner (oomattr.HostKillKey) that its source has not reported (a second
-// report is a second kill), or whose report it repeats (a retried delivery), or any when its owner is a container
-// instance, which dies once.
+// killMemory (docs/incidents.md, "One kill, many sources"): a record joins a near kill of its owner that its source
+// has not reported (a second report is a second kill), whose report it repeats (a retried delivery), or any when its
+// owner is a container instance, which dies once.
 type killMemory struct {
 	memory[string, killSpan]
 }
@@ -108,8 +103,8 @@ func killSource(source string) uint8 {
 	return 7
 }
 
-// observe files a report of the kill of owner (key, once: see oomattr.HostKillKey) by source at record time t,
-// arriving at now, and reports whether it is a kill not counted yet. A report without an owner is always one.
+// observe files source's report of key's kill at record time t and reports whether it is a kill not counted yet;
+// one without an owner always is.
 func (m *killMemory) observe(key string, once bool, source string, t pcommon.Timestamp, now time.Time) bool {
 	if key == "" {
 		return true

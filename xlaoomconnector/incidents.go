@@ -88,10 +88,7 @@ func (m *incidentMemory) observe(job resourceKey, t pcommon.Timestamp, now time.
 }
 
 func within(a, b pcommon.Timestamp, window time.Duration) bool {
-	if a > b {
-		a, b = b, a
-	}
-	return b-a < pcommon.Timestamp(window)
+	return max(a, b)-min(a, b) < pcommon.Timestamp(window)
 }
 
 // retryLabel is an incident's xla.oom.retry: the record's verdict, the one its attributes imply when an older

@@ -102,9 +102,6 @@ func putSite(s oom.Site, attrs pcommon.Map) {
 }
 
 func getSite(attrs pcommon.Map) oom.Site {
-	var s oom.Site
-	s.File = getStr(attrs, CodeFilePath)
-	s.Line, _ = getInt(attrs, CodeLineNumber)
-	s.Function = getStr(attrs, CodeFunctionName)
-	return s
+	line, _ := getInt(attrs, CodeLineNumber)
+	return oom.Site{File: getStr(attrs, CodeFilePath), Line: line, Function: getStr(attrs, CodeFunctionName)}
 }

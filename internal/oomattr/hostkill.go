@@ -42,9 +42,7 @@ const (
 func PutHostKill(k *hostoom.Kill, attrs pcommon.Map) {
 	attrs.PutStr(HostSource, k.Kind.Source())
 	attrs.PutStr(HostStatement, k.Kind.String())
-	if k.Constraint != "" {
-		attrs.PutStr(HostConstraint, string(k.Constraint))
-	}
+	putStr(attrs, HostConstraint, string(k.Constraint))
 	if k.PID != 0 {
 		attrs.PutInt(ProcessPID, k.PID)
 	}
