@@ -8,8 +8,7 @@ import (
 	"time"
 )
 
-// Kill is one host-memory kill: every statement of one OOM event of one
-// cgroup (or of the node) joined, however many tasks it killed.
+// Kill is every statement of one OOM event of one cgroup (or of the node) joined, however many tasks it killed.
 type Kill struct {
 	Statement             // the victim (the first task killed) and the joined figures
 	Tasks       int       // killed (memory.oom.group kills them all)
@@ -18,8 +17,7 @@ type Kill struct {
 	First, Last time.Time // its first and last statement's
 }
 
-// Owner is who the kill's cgroup belongs to: the victim's cgroup, else the
-// limit's, else what the statement names (a pod status, a Slurm step).
+// Owner is whose the victim's cgroup is, else the limit's, else what the statement names (a pod, a Slurm step).
 func (k *Kill) Owner() Owner {
 	switch {
 	case k.PodUID != "":
@@ -55,8 +53,7 @@ type Joiner struct {
 	keys    []string // recent keys, oldest first
 }
 
-// Add joins s, printed at at (zero: unknown, so no quiet interval closes
-// it), and returns the kills it closes, in order.
+// Add joins s, printed at at (zero: no quiet interval closes it), and returns the kills it closes, in order.
 func (j *Joiner) Add(at time.Time, s Statement) []Kill {
 	var out []Kill
 	if j.open != nil && j.quietSince(j.open.Last, at) {
@@ -141,8 +138,7 @@ func (j *Joiner) closeOpen(out []Kill) []Kill {
 	return out
 }
 
-// joinsTail: a later line of the kill just closed (oom.group's other tasks,
-// the reaper); a new event prints its summary or "Kill process" first.
+// joinsTail: a later line of the kill just closed (oom.group's other tasks, the reaper), not a new event's.
 func (j *Joiner) joinsTail(s Statement) bool {
 	return j.hasTail && j.open == nil && (s.Kind == KernelReaped || s.Kind == KernelKilled || s.Kind == KernelGroup)
 }

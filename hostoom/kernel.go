@@ -9,8 +9,7 @@ import (
 	"strings"
 )
 
-// The kernel's OOM-killer lines (mm/oom_kill.c, mm/memcontrol.c); the
-// optional groups are the fields some versions add or drop.
+// The kernel's OOM-killer lines (mm/oom_kill.c, mm/memcontrol.c); optional groups: fields versions add or drop.
 var (
 	// dump_header: "gfp_mask=%#x(%pGg)" from 4.8, ", nodemask=…" in 4.7-4.9
 	invokedRe = regexp.MustCompile(`^(.+?) invoked oom-killer: gfp_mask=(0x[0-9a-f]+)(?:\([^)]*\))?,(?: nodemask=\S+,)? order=(-?\d+), oom_score_adj=(-?\d+)`)
@@ -86,8 +85,7 @@ func prefixConstraint(prefix string) Constraint {
 	return ConstraintGlobal
 }
 
-// parseSummary reads dump_oom_summary (4.19+), or a piece of it (pr_cont:
-// a busy log splits it at a comma), its fields by name (lists hold commas).
+// parseSummary reads dump_oom_summary (4.19+) or a piece of it (pr_cont splits it at a comma), fields by name.
 func parseSummary(msg string) (Statement, bool) {
 	s := Statement{Kind: KernelSummary}
 	if v, ok := field(msg, "oom-kill:constraint=", ","); ok {

@@ -18,14 +18,12 @@ var anchors = []string{
 	"Out Of Memory", "low on resource: memory", "must evict pod(s)", "Memory on the node", "sending SIG", " due to memory ", " due to swap used",
 }
 
-// MayContain reports whether text may hold a statement Parse reads: for a
-// reader of every line of a log (the processor has Recognizer's prefilter).
+// MayContain reports whether text may hold a statement Parse reads (the processor has Recognizer's prefilter).
 func MayContain(text string) bool {
 	return slices.ContainsFunc(anchors, func(a string) bool { return strings.Contains(text, a) })
 }
 
-// Parse reads the first statement of a line or record: a kernel log line
-// (with or without its header), a journal, kubelet, Slurm or Ray message.
+// Parse reads the first statement of a record: a kernel log line (header or not), a journal, kubelet, Slurm or Ray one.
 func Parse(text string) (Statement, bool) {
 	if !MayContain(text) {
 		return Statement{}, false
@@ -38,8 +36,7 @@ func Parse(text string) (Statement, bool) {
 	return Statement{}, false
 }
 
-// JournalStatement reads a journald entry's MESSAGE: the kernel's lines
-// only from the kernel (a program quoting one is no second kill).
+// JournalStatement reads a journald MESSAGE: kernel lines only from the kernel (a program quoting one is no kill).
 func JournalStatement(message, transport string) (Statement, bool) {
 	s, ok := Parse(message)
 	return s, ok && (!s.Kind.Kernel() || transport == "" || transport == "kernel")
@@ -67,8 +64,7 @@ func ParseLine(msg string) (Statement, bool) {
 // SplitHeader takes a kernel log header off line (logheader.SplitKernel).
 func SplitHeader(line string) logheader.KernelLine { return logheader.SplitKernel(line) }
 
-// cues let the kill lines through the one prefilter pass, each chosen by its
-// cost on ordinary lines (BENCHMARKS.md, "Host-memory kills").
+// cues let the kill lines through the one prefilter pass (their cost: BENCHMARKS.md, "Host-memory kills").
 var cues = []string{"kB, file-rss:", "kB, limit #", "CONSTRAINT_", "SIGTERM to process", "MiB, cmdline", "GB / #"}
 
 // tailTexts end the kill lines that hold no cue: read only where host_kill_tails asks (they cost ordinary records

@@ -117,8 +117,7 @@ func (c *xlaOOMConnector) Shutdown(ctx context.Context) error {
 	return err
 }
 
-// ConsumeLogs adds every XLA OOM record to the series of its resource: read before the lock, then applied under
-// it once, so an emission holds all of a batch or none of it.
+// ConsumeLogs reads a batch before the lock and applies it under it once: an emission holds all of it or none.
 func (c *xlaOOMConnector) ConsumeLogs(ctx context.Context, ld plog.Logs) error {
 	b := c.gather(ld, c.now())
 	if b.fromAttrs+b.fromText == 0 && len(b.warnings) == 0 && len(b.incidents) == 0 && len(b.hostKills) == 0 {
@@ -244,8 +243,7 @@ func (c *xlaOOMConnector) apply(b *batch, now time.Time) (overflowed int64) {
 	return overflowed
 }
 
-// read returns what a record holds: its failure from the processor's tag (no second parse), else what Scan's
-// texts hold (a warning only where wanted and not tagged). marked and warned are oomattr.MarksAll's.
+// read returns the record's failure from its tag (no second parse), else from Scan's texts; marked, warned: MarksAll.
 func (c *xlaOOMConnector) read(lr plog.LogRecord, texts *oomrecord.Candidates, marked, warned bool) (found oom.Finding, tagged bool) {
 	if r, ok := oomattr.Get(lr.Attributes()); ok {
 		return oom.Finding{Found: oom.FoundFailure, Report: r}, true
@@ -316,8 +314,7 @@ func (c *xlaOOMConnector) emit(ctx context.Context) error {
 	return err
 }
 
-// resourceKey is a resource's schema URL and attributes encoded exactly (sorted keys, typed, length-prefixed
-// values), so two resources share series only when equal.
+// resourceKey encodes a resource exactly (sorted, typed, length-prefixed): equal resources alone share series.
 type resourceKey string
 
 func resourceKeyOf(res pcommon.Resource, schemaURL string) resourceKey {

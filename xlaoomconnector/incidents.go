@@ -91,8 +91,7 @@ func within(a, b pcommon.Timestamp, window time.Duration) bool {
 	return max(a, b)-min(a, b) < pcommon.Timestamp(window)
 }
 
-// retryLabel is an incident's xla.oom.retry: the record's verdict, the one its attributes imply when an older
-// processor tagged it, unknown outside the three values.
+// retryLabel is the record's verdict, else the one its attributes imply (an older processor), else unknown.
 func retryLabel(r *oom.Report) string {
 	switch r.Retry {
 	case oom.RetryFutile, oom.RetryMayHelp, oom.RetryUnknown:

@@ -174,8 +174,7 @@ type measurement struct {
 	kind measurementKind // which metrics it feeds (see feeds)
 }
 
-// measurementKind is what a measurement stands for; each kind feeds its own metrics only (feeds): an OOM
-// record never counts as an incident or a warning.
+// measurementKind is what a measurement stands for; each kind feeds its own metrics only (feeds).
 type measurementKind uint8
 
 const (

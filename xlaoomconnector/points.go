@@ -72,8 +72,7 @@ func (st *state) collect(now time.Time, version string) *emission {
 	return out
 }
 
-// settle finishes an emission: a delivered delta point's end is its series' next start; a failed one's values
-// go back, and the next point covers both intervals.
+// settle: a delivered delta point's end is the next start; a failed one's values go back for the next point.
 func (st *state) settle(e *emission, delivered bool) {
 	for _, p := range e.inFlight {
 		s := p.series

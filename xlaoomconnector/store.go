@@ -173,8 +173,7 @@ func newSeries(attrs attrKey, overflow bool, now time.Time) *series {
 	return &series{attrs: attrs, overflow: overflow, start: start, nextStart: start}
 }
 
-// pointTime is the time of the next point emitted at now: after the series' start and its previous point,
-// even if the clock stalls or steps back.
+// pointTime is the next point's time: after the series' start and last point even if the clock stalls or steps back.
 func (s *series) pointTime(now pcommon.Timestamp) pcommon.Timestamp {
 	return max(now, s.start+1, s.lastPoint+1)
 }

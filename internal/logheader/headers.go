@@ -99,8 +99,7 @@ func glogHeader(l string) int {
 	return fileLineEnd(l, i)
 }
 
-// timestampHeader matches TSL's "2024-05-28 07:02:44.349554: W file.cc:482] ",
-// ISO/CRI stamps and Python's "2024-03-02 11:45:09,412 - root - ERROR - ".
+// timestampHeader matches TSL's "2024-05-28 07:02:44.349554: W file.cc:482] ", ISO/CRI stamps and Python logging's.
 func timestampHeader(l string) (int, byte) {
 	i := dateEnd(l, 0)
 	if i < 0 || i >= len(l) {
@@ -291,8 +290,7 @@ func isMonth(m string) bool {
 	return len(m) == 3 && strings.Index("JanFebMarAprMayJunJulAugSepOctNovDec", m)%3 == 0
 }
 
-// StripLevel strips a line's log headers; level is the innermost stated
-// (an outer one is a launcher's re-logging), stripped whether any went.
+// StripLevel strips a line's log headers; level is the innermost stated (an outer one is a launcher's re-logging).
 func StripLevel(line string) (rest string, level byte, stripped bool) {
 	for range 8 {
 		l := strings.TrimLeft(line, " \t\r")

@@ -18,8 +18,7 @@ func StartsRecord(line string) bool {
 	return ok
 }
 
-// Time reads the time of a record's log header (LineStart) in the year
-// 2000 (a year is not always printed: gaps are what it is for).
+// Time reads a record header's time (LineStart) in the year 2000: a year is not always printed, gaps are what count.
 func Time(text string) (time.Time, bool) {
 	month, ok := lineStart(text)
 	if !ok {

@@ -11,8 +11,7 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/hostoom"
 )
 
-// Host-memory kills' own attributes, never xla.error.code (XLA's series
-// keep their meaning); the victim and owner in the conventions' names.
+// Host-memory kills' own attributes, never xla.error.code (XLA's series keep their meaning).
 const (
 	EventHostKill = "xla.oom.host_kill" // event.name of the record that carries a kill
 
@@ -123,8 +122,7 @@ func putSize(attrs pcommon.Map, k string, v int64) {
 	}
 }
 
-// MarksAll reports in one pass over attrs whether they carry an OOM tag, a
-// memory-warning tag and a kill (HostKilled): the connector asks all three.
+// MarksAll reports in one pass whether attrs carry an OOM tag, a memory-warning tag and a kill (HostKilled).
 func MarksAll(attrs pcommon.Map) (tagged, warned, hostKill bool) {
 	var source, cause bool
 	for k := range attrs.All() {
