@@ -203,26 +203,26 @@ func (m *measurement) feeds(id metricID) bool {
 // measure turns a report into its measurement; a phase or cause outside its enum (a hand-made tag) is left out
 // rather than let an arbitrary string become a dimension.
 func measure(r oom.Report, dims dimensions) measurement {
-	m := measurement{attrs: attrKey{code: r.Code}, kind: oomRecord}
+	m := measurement{attrs: attrKey{code: r.Code, program: kept(dims.program, r.Program),
+		backend: kept(dims.backend, r.Backend), memorySpace: kept(dims.memorySpace, r.MemorySpace)}, kind: oomRecord}
 	if _, ok := metadata.MapAttributeXlaErrorPhase[r.Phase]; ok {
 		m.attrs.phase = r.Phase
 	}
 	if r.Cause == oom.CauseExhaustion || r.Cause == oom.CauseFragmentation {
 		m.attrs.cause = r.Cause
 	}
-	if dims.program {
-		m.attrs.program = r.Program
-	}
-	if dims.backend {
-		m.attrs.backend = r.Backend
-	}
-	if dims.memorySpace {
-		m.attrs.memorySpace = r.MemorySpace
-	}
 	m.requested, m.hasRequested = bytesOf(r.Requested)
 	m.shortfall, m.hasShortfall = shortfall(r)
 	m.pressure, m.hasPressure = pressure(r)
 	return m
+}
+
+// kept is v where its dimension is on.
+func kept(on bool, v string) string {
+	if on {
+		return v
+	}
+	return ""
 }
 
 func (m measurement) attrsFor(id metricID) attrKey {
@@ -299,10 +299,7 @@ func measureWarning(w oom.Warning, dims dimensions) (measurement, bool) {
 	if _, ok := metadata.MapAttributeXlaMemoryWarning[w.Kind]; !ok {
 		return measurement{}, false
 	}
-	m := measurement{attrs: attrKey{warning: w.Kind}, kind: memoryWarning}
-	if dims.backend {
-		m.attrs.backend = w.Backend
-	}
+	m := measurement{attrs: attrKey{warning: w.Kind, backend: kept(dims.backend, w.Backend)}, kind: memoryWarning}
 	m.pressure, m.hasPressure = w.Pressure()
 	return m, true
 }

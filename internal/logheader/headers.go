@@ -5,7 +5,10 @@
 // the kernel log's. By hand, no regexp: it runs on every line that reaches the recogniser.
 package logheader // import "github.com/xlaoom/xlaoomprocessor/internal/logheader"
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Strip removes a line's log headers, nested ones too.
 func Strip(line string) string {
@@ -309,12 +312,8 @@ func StripLevel(line string) (rest string, level byte, stripped bool) {
 // NamesNativeSource reports whether line's header names a C++ or CUDA file.
 func NamesNativeSource(line string) bool {
 	head := line[:min(len(line), 160)]
-	for _, src := range []string{".cc:", ".h:", ".cpp:", ".cu:"} {
-		if strings.Contains(head, src) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc([]string{".cc:", ".h:", ".cpp:", ".cu:"},
+		func(src string) bool { return strings.Contains(head, src) })
 }
 
 // isLevel: a native header's level letter (glog's "E0528", TSL's ": E ").
