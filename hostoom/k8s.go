@@ -72,8 +72,7 @@ func Quantity(q string) int64 {
 	return n
 }
 
-// PodKills reads the containers a Pod object (k8sobjects: pulled, or a watch event's) shows terminated OOMKilled;
-// each Key names one termination, so that a watch's repeats of a last state are one kill.
+// PodKills reads a Pod object's OOMKilled containers; each Key names one termination (a watch repeats a last state).
 func PodKills(obj map[string]any) []Statement {
 	if o, ok := obj["object"].(map[string]any); ok {
 		obj = o

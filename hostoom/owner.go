@@ -34,8 +34,7 @@ type Owner struct {
 	Path        string
 }
 
-// OwnerOf reads the owner of a cgroup path: kubepods paths (systemd and cgroupfs drivers), Slurm's job_N/step_M, a
-// runtime's container scope or directory, a systemd unit; "/" is the node; else the path.
+// OwnerOf reads a cgroup path's owner: kubepods, Slurm's job_N/step_M, a container, a systemd unit, "/" the node.
 func OwnerOf(path string) Owner {
 	o := Owner{Kind: OwnerCgroup, Path: path}
 	if path == "" {

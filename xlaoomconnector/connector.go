@@ -259,8 +259,7 @@ func (c *xlaOOMConnector) read(lr plog.LogRecord, texts *oomrecord.Candidates, m
 	return c.finder.Read(texts, c.warningsWanted() && !warned), false
 }
 
-// countsIncident reports whether a record counts its incident: the processor's failure record, or a statement
-// naming no failure (a sender without failure records); a statement of a failure counts through that record.
+// countsIncident: a failure record counts its incident, a statement only when it names no failure (an old sender).
 func countsIncident(lr plog.LogRecord) bool {
 	if lr.EventName() == oomattr.EventFailure {
 		return true

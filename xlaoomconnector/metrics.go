@@ -200,8 +200,7 @@ func (m *measurement) feeds(id metricID) bool {
 	return false
 }
 
-// measure turns a report into its measurement; a phase or cause outside its enum (a hand-made tag) is left out
-// rather than let an arbitrary string become a dimension.
+// measure leaves out a phase or cause outside its enum (a hand-made tag): no arbitrary string becomes a dimension.
 func measure(r oom.Report, dims dimensions) measurement {
 	m := measurement{attrs: attrKey{code: r.Code, program: kept(dims.program, r.Program),
 		backend: kept(dims.backend, r.Backend), memorySpace: kept(dims.memorySpace, r.MemorySpace)}, kind: oomRecord}

@@ -37,8 +37,7 @@ type writer struct {
 	out     *emission
 }
 
-// collect expires stale series, then writes the points due (every series when cumulative, so a backend does not
-// mark it stale; those with new data when delta) and the expired series' end markers.
+// collect expires stale series, then writes the points due (all when cumulative, lest a backend mark them stale).
 func (st *state) collect(now time.Time, version string) *emission {
 	out := &emission{md: pmetric.NewMetrics()}
 	w := writer{st: st, at: pcommon.NewTimestampFromTime(now), version: version, out: out}

@@ -8,8 +8,7 @@ import (
 	"time"
 )
 
-// LineStart is the agent's multiline.line_start_pattern (examples/agent.yaml): a line without it continues the record
-// before. StartsRecord and Time read exactly this grammar, by hand.
+// LineStart is the agent's multiline.line_start_pattern (examples/agent.yaml); StartsRecord and Time read it by hand.
 const LineStart = `^(?:\([A-Za-z0-9_]+ pid=\d+\) )?(?:[IWEF]\d{4} \d\d:\d\d:\d\d|\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d)`
 
 // StartsRecord reports whether line starts with a log header (LineStart).

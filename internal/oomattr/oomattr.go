@@ -136,8 +136,7 @@ func stringFields(r *oom.Report) []field[string] {
 // Put writes r onto attrs with the default number of allocations.
 func Put(r oom.Report, attrs pcommon.Map) { PutTop(r, attrs, DefaultTopAllocations) }
 
-// PutTop writes r onto attrs, leaving out empty strings and unknown sizes; error.type carries the XLA code. At
-// most top allocations are listed; the culprit and the largest input whatever top is.
+// PutTop writes r onto attrs but empty strings and unknown sizes, top allocations at most (and culprit, largest input).
 func PutTop(r oom.Report, attrs pcommon.Map, top int) {
 	attrs.EnsureCapacity(attrs.Len() + 16)
 	for _, f := range stringFields(&r) {
@@ -321,8 +320,7 @@ func Get(attrs pcommon.Map) (oom.Report, bool) {
 	return r, true
 }
 
-// Generic is true on a record tagged by the last-resort layer (oom.FamilyGeneric) and absent on every other,
-// so a query for it finds the messages xla_oom does not know yet.
+// Generic marks a last-resort finding (oom.FamilyGeneric), so a query finds the messages xla_oom does not know yet.
 const Generic = "xla.oom.generic"
 
 // Keys of the BFC allocator dump's memory holder: the executable whose in-use chunks hold the most bytes.
@@ -337,8 +335,7 @@ func IsGeneric(attrs pcommon.Map) bool {
 	return ok && v.Type() == pcommon.ValueTypeBool && v.Bool()
 }
 
-// Attribute keys of a memory-pressure warning; it never carries xla.error.code or error.type, so nothing that
-// counts failures counts it.
+// Attribute keys of a memory-pressure warning; never xla.error.code or error.type, so no failure count counts it.
 const (
 	// WarningKind: rematerialization, allocator_retry, allocation_attempt, autotune_fallback or memory_usage.
 	WarningKind = "xla.memory.warning"
@@ -375,8 +372,7 @@ func Warned(attrs pcommon.Map) bool {
 	return ok
 }
 
-// GetWarning reads back a warning written by PutWarning; false without xla.memory.warning or with
-// xla.error.code (a failure is never a warning).
+// GetWarning reads back PutWarning's warning; false without xla.memory.warning or with xla.error.code (a failure).
 func GetWarning(attrs pcommon.Map) (oom.Warning, bool) {
 	kind, ok := attrs.Get(WarningKind)
 	if !ok || kind.Type() != pcommon.ValueTypeStr || kind.Str() == "" || Tagged(attrs) {
