@@ -36,15 +36,13 @@ type Owner struct {
 
 // OwnerOf reads a cgroup path's owner: kubepods, Slurm's job_N/step_M, a container, a systemd unit, "/" the node.
 func OwnerOf(path string) Owner {
+	switch path {
+	case "":
+		return Owner{}
+	case "/":
+		return Owner{Kind: OwnerNode, Path: path}
+	}
 	o := Owner{Kind: OwnerCgroup, Path: path}
-	if path == "" {
-		o.Kind = ""
-		return o
-	}
-	if path == "/" {
-		o.Kind = OwnerNode
-		return o
-	}
 	parts := strings.Split(strings.Trim(path, "/"), "/")
 	for i, p := range parts {
 		switch {

@@ -44,9 +44,7 @@ func PutFailure(f *failure.Failure, attrs pcommon.Map, top int) {
 	attrs.PutInt(FailureStatements, int64(f.Statements))
 	attrs.PutInt(FailureRecords, int64(f.Records))
 	attrs.PutStr(FailureClosed, string(f.Closed))
-	if f.Rule != "" {
-		attrs.PutStr(RetryRule, f.Rule)
-	}
+	putStr(attrs, RetryRule, f.Rule)
 	if f.Refused > 0 {
 		attrs.PutInt(Attempts, int64(f.Refused))
 	}

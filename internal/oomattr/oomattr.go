@@ -181,20 +181,14 @@ func putAllocations(b *oom.Breakdown, attrs pcommon.Map, top int) {
 	if i := b.Culprit(); i >= 0 {
 		a := &b.Allocations[i]
 		attrs.PutStr(CulpritOp, a.OpName)
-		if src := a.Source(); src != "" {
-			attrs.PutStr(CulpritSource, src)
-		}
+		putStr(attrs, CulpritSource, a.Source())
 		attrs.PutInt(CulpritSize, a.Size.Bytes)
-		if a.Shape != "" {
-			attrs.PutStr(CulpritShape, a.Shape)
-		}
+		putStr(attrs, CulpritShape, a.Shape)
 	}
 	if i := b.LargestInput(); i >= 0 {
 		a := &b.Allocations[i]
 		attrs.PutInt(LargestInputSize, a.Size.Bytes)
-		if a.Shape != "" {
-			attrs.PutStr(LargestInputShape, a.Shape)
-		}
+		putStr(attrs, LargestInputShape, a.Shape)
 	}
 }
 
