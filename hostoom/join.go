@@ -81,8 +81,7 @@ func (j *Joiner) Add(at time.Time, s Statement) []Kill {
 	}
 	if j.open == nil {
 		out = j.endTail(out)
-		j.open = &Kill{First: at}
-		j.open.Ref = s.Ref
+		j.open = &Kill{Statement: Statement{Ref: s.Ref}, First: at}
 	}
 	k := j.open
 	k.Statements++

@@ -143,10 +143,8 @@ func PutTop(r oom.Report, attrs pcommon.Map, top int) {
 		putStr(attrs, f.key, *f.value)
 	}
 	attrs.PutStr(ErrorType, r.Code)
-	if r.ExceptionType != "" {
-		if _, set := attrs.Get(ExceptionType); !set {
-			attrs.PutStr(ExceptionType, r.ExceptionType)
-		}
+	if _, set := attrs.Get(ExceptionType); !set && r.ExceptionType != "" {
+		attrs.PutStr(ExceptionType, r.ExceptionType)
 	}
 	if r.Family == oom.FamilyGeneric {
 		attrs.PutBool(Generic, true)
