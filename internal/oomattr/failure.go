@@ -89,17 +89,3 @@ func FailureBody(f *failure.Failure) string {
 	b.WriteString("; retry " + r.Retry)
 	return b.String()
 }
-
-func putSite(s oom.Site, attrs pcommon.Map) {
-	if s.File == "" {
-		return
-	}
-	attrs.PutStr(CodeFilePath, s.File)
-	attrs.PutInt(CodeLineNumber, s.Line)
-	putStr(attrs, CodeFunctionName, s.Function)
-}
-
-func getSite(attrs pcommon.Map) oom.Site {
-	line, _ := getInt(attrs, CodeLineNumber)
-	return oom.Site{File: getStr(attrs, CodeFilePath), Line: line, Function: getStr(attrs, CodeFunctionName)}
-}

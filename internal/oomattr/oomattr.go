@@ -165,7 +165,11 @@ func PutTop(r oom.Report, attrs pcommon.Map, top int) {
 		putStrings(attrs, Remediation, r.Remediation)
 	}
 	putAllocations(&r.Breakdown, attrs, top)
-	putSite(r.Site, attrs)
+	if r.Site.File != "" {
+		attrs.PutStr(CodeFilePath, r.Site.File)
+		attrs.PutInt(CodeLineNumber, r.Site.Line)
+		putStr(attrs, CodeFunctionName, r.Site.Function)
+	}
 }
 
 func putAllocations(b *oom.Breakdown, attrs pcommon.Map, top int) {
@@ -287,7 +291,8 @@ func Get(attrs pcommon.Map) (oom.Report, bool) {
 	if IsGeneric(attrs) {
 		r.Family = oom.FamilyGeneric
 	}
-	r.Site = getSite(attrs)
+	line, _ := getInt(attrs, CodeLineNumber)
+	r.Site = oom.Site{File: getStr(attrs, CodeFilePath), Line: line, Function: getStr(attrs, CodeFunctionName)}
 	r.ExceptionType = getStr(attrs, ExceptionType)
 	r.Replica, r.HasReplica = getInt(attrs, Replica)
 	r.Partition, r.HasPartition = getInt(attrs, Partition)
