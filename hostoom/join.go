@@ -34,10 +34,9 @@ func (k *Kill) Owner() Owner {
 	return Owner{}
 }
 
-// Joiner joins one stream's statements into kills. The kernel prints a kill as several records, "invoked oom-killer"
-// to "oom_reaper": it closes at its "Killed process" line, and its event's later lines join it; an event without one
-// closes at the next, after Quiet, at MaxStatements or at Flush. Other sources' statements are a kill each; a
-// repeated Key is dropped. Bounded (one open event, MaxKeys keys); not safe for concurrent use.
+// Joiner joins one stream's statements into kills: a kernel kill closes at its "Killed process" line (its event's
+// later lines join it), else at the next event, after Quiet, at MaxStatements or at Flush; another source's statement
+// is a kill each, a repeated Key dropped. Bounded (one open event, MaxKeys keys); not safe for concurrent use.
 type Joiner struct {
 	Quiet         time.Duration // default 10s
 	MaxStatements int           // default 64

@@ -132,9 +132,8 @@ func isHexID(s string) bool {
 	return len(s) >= 12 && len(s) <= 64 && strings.Trim(s, "0123456789abcdef") == ""
 }
 
-// KillKey names a kill by its owner o (else its victim v on its node), not by its source, so that every source of one
-// kill names it alike. node is where it was read, else v's. once: the key names a container instance, which dies
-// once. "" when there is neither an owner nor a victim.
+// KillKey names a kill by its owner o (else victim v on node, else v's): every source of it names it alike. once: a
+// container instance, which dies once. "" with neither an owner nor a victim.
 func KillKey(o Owner, v *Statement, node string) (key string, once bool) {
 	node = cmp.Or(node, v.Node)
 	switch o.Kind {

@@ -243,8 +243,7 @@ type ended struct {
 	series    *series
 }
 
-// expire drops and returns the series nothing updated for the expiry, unless data is not yet emitted. A cumulative
-// counter is retired and continues from its value if it comes back, above every value the backend has seen.
+// expire drops and returns the series not updated for the expiry; a cumulative counter that comes back continues.
 func (st *state) expire(now time.Time, at pcommon.Timestamp) []ended {
 	st.incidents.expire(now)
 	st.hostKills.expire(now)
