@@ -9,8 +9,7 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
-// RetryRule is one row of the kills' verdicts: as for XLA's, a verdict only
-// where the kill's own statements show what decided it.
+// RetryRule is one row of the kills' verdicts: one only where the kill's own statements show what decided it.
 type RetryRule struct {
 	Name, Verdict, Condition, Evidence string
 	Hint                               string // the advice in a few words (xlaoom run)

@@ -3,10 +3,12 @@
 
 package hostoom
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
-// Kill is one host-memory kill: every statement of one OOM event of one
-// cgroup (or of the node) joined, however many tasks it killed.
+// Kill is every statement of one OOM event of one cgroup (or of the node) joined, however many tasks it killed.
 type Kill struct {
 	Statement             // the victim (the first task killed) and the joined figures
 	Tasks       int       // killed (memory.oom.group kills them all)
@@ -15,8 +17,7 @@ type Kill struct {
 	First, Last time.Time // its first and last statement's
 }
 
-// Owner is who the kill's cgroup belongs to: the victim's cgroup, else the
-// limit's, else what the statement names (a pod status, a Slurm step).
+// Owner is whose the victim's cgroup is, else the limit's, else what the statement names (a pod, a Slurm step).
 func (k *Kill) Owner() Owner {
 	switch {
 	case k.PodUID != "":
@@ -33,12 +34,9 @@ func (k *Kill) Owner() Owner {
 	return Owner{}
 }
 
-// Joiner joins one stream's statements into kills. The kernel prints a kill
-// as several records, "invoked oom-killer" to "oom_reaper": it closes at its
-// "Killed process" line, and its event's later lines join it; an event
-// without one closes at the next, after Quiet, at MaxStatements or at Flush.
-// Other sources' statements are a kill each; a repeated Key is dropped.
-// Bounded (one open event, MaxKeys keys); not safe for concurrent use.
+// Joiner joins one stream's statements into kills: a kernel kill closes at its "Killed process" line (its event's
+// later lines join it), else at the next event, after Quiet, at MaxStatements or at Flush; another source's statement
+// is a kill each, a repeated Key dropped. Bounded (one open event, MaxKeys keys); not safe for concurrent use.
 type Joiner struct {
 	Quiet         time.Duration // default 10s
 	MaxStatements int           // default 64
@@ -58,8 +56,7 @@ type Joiner struct {
 	keys    []string // recent keys, oldest first
 }
 
-// Add joins s, printed at at (zero: unknown, so no quiet interval closes
-// it), and returns the kills it closes, in order.
+// Add joins s, printed at at (zero: no quiet interval closes it), and returns the kills it closes, in order.
 func (j *Joiner) Add(at time.Time, s Statement) []Kill {
 	var out []Kill
 	j.completed = false
@@ -89,8 +86,7 @@ func (j *Joiner) Add(at time.Time, s Statement) []Kill {
 	}
 	if j.open == nil {
 		out = j.endTail(out)
-		j.open = &Kill{First: at}
-		j.open.Ref = s.Ref
+		j.open = &Kill{Statement: Statement{Ref: s.Ref}, First: at}
 	}
 	k := j.open
 	j.last = s.Kind
@@ -106,7 +102,7 @@ func (j *Joiner) Add(at time.Time, s Statement) []Kill {
 		}
 		return append(out, *k)
 	}
-	if k.Statements >= j.maxStatements() {
+	if k.Statements >= positiveOr(j.MaxStatements, 64) {
 		out = j.closeOpen(out)
 	}
 	return out
@@ -154,13 +150,11 @@ func (j *Joiner) closeOpen(out []Kill) []Kill {
 	return out
 }
 
-// joinsTail: a later line of the kill just closed (oom.group's other tasks,
-// the reaper); a new event prints its summary or "Kill process" first.
+// joinsTail: a later line of the kill just closed (oom.group's other tasks, the reaper), not a new event's.
 func (j *Joiner) joinsTail(s Statement) bool {
 	return j.hasTail && j.open == nil && (s.Kind == KernelReaped || s.Kind == KernelKilled || s.Kind == KernelGroup)
 }
 
-// merge fills what k lacks from s.
 func merge(k *Kill, s Statement) {
 	if s.Kind == KernelInvoked {
 		if k.Reason == "" {
@@ -192,32 +186,23 @@ func merge(k *Kill, s Statement) {
 }
 
 func (j *Joiner) quietSince(last, at time.Time) bool {
-	q := j.Quiet
-	if q <= 0 {
-		q = 10 * time.Second
-	}
-	return !last.IsZero() && !at.IsZero() && at.Sub(last) > q
+	return !last.IsZero() && !at.IsZero() && at.Sub(last) > positiveOr(j.Quiet, 10*time.Second)
 }
 
-func (j *Joiner) maxStatements() int {
-	if j.MaxStatements <= 0 {
-		return 64
+// positiveOr is v, or the default d where v is not set.
+func positiveOr[T int | time.Duration](v, d T) T {
+	if v <= 0 {
+		return d
 	}
-	return j.MaxStatements
+	return v
 }
 
 // seen records key and reports whether it was among the recent ones.
 func (j *Joiner) seen(key string) bool {
-	for _, k := range j.keys {
-		if k == key {
-			return true
-		}
+	if slices.Contains(j.keys, key) {
+		return true
 	}
-	limit := j.MaxKeys
-	if limit <= 0 {
-		limit = 256
-	}
-	if len(j.keys) >= limit {
+	if len(j.keys) >= positiveOr(j.MaxKeys, 256) {
 		j.keys = append(j.keys[:0], j.keys[1:]...)
 	}
 	j.keys = append(j.keys, key)

@@ -4,6 +4,7 @@
 package hostoom
 
 import (
+	"cmp"
 	"regexp"
 	"strconv"
 	"strings"
@@ -29,11 +30,8 @@ func parseKubernetes(msg string) (Statement, bool) {
 	}
 	if strings.Contains(msg, "Got sys oom event") {
 		if m := sysOOMLogRe.FindStringSubmatch(msg); m != nil && m[3] == "/" {
-			s := Statement{Kind: NodeSystemOOM, Command: m[2], PID: num(m[1]), Constraint: ConstraintGlobal, Cgroup: "/"}
-			if m[4] != "" {
-				s.Constraint = kernelConstraint(m[4])
-			}
-			return s, true
+			return Statement{Kind: NodeSystemOOM, Command: m[2], PID: num(m[1]),
+				Constraint: cmp.Or(kernelConstraint(m[4]), ConstraintGlobal), Cgroup: "/"}, true
 		}
 	}
 	if strings.Contains(msg, "must evict pod(s)") && kubeletEvictRe.MatchString(msg) {
@@ -41,11 +39,11 @@ func parseKubernetes(msg string) (Statement, bool) {
 	}
 	if strings.Contains(msg, "low on resource: memory") {
 		if m := evictionRe.FindStringSubmatch(msg); m != nil {
-			s := Statement{Kind: Eviction, Constraint: ConstraintGlobal, Container: m[3], RSS: Quantity(m[4])}
+			s := Statement{Kind: Eviction, Constraint: ConstraintGlobal, Container: m[3], RSS: Quantity(m[4]),
+				Limit: Quantity(m[5] + m[6])} // Limit: the request
 			if m[1] != "" {
 				s.Reason = "threshold " + m[1] + ", available " + m[2]
 			}
-			s.Limit = Quantity(m[5] + m[6]) // the request
 			return s, true
 		}
 	}
@@ -54,9 +52,6 @@ func parseKubernetes(msg string) (Statement, bool) {
 
 // Quantity reads a Kubernetes quantity ("100Mi", "2G") in bytes; 0 for none.
 func Quantity(q string) int64 {
-	if q == "" {
-		return 0
-	}
 	units := []struct {
 		suffix string
 		mult   int64
@@ -77,9 +72,7 @@ func Quantity(q string) int64 {
 	return n
 }
 
-// PodKills reads the containers a Pod object (k8sobjects: pulled, or a
-// watch event's) shows terminated OOMKilled; each Key names one termination,
-// so that a watch's repeats of a last state are one kill.
+// PodKills reads a Pod object's OOMKilled containers; each Key names one termination (a watch repeats a last state).
 func PodKills(obj map[string]any) []Statement {
 	if o, ok := obj["object"].(map[string]any); ok {
 		obj = o

@@ -9,8 +9,7 @@ import (
 	"strings"
 )
 
-// The kernel's OOM-killer lines (mm/oom_kill.c, mm/memcontrol.c); the
-// optional groups are the fields some versions add or drop.
+// The kernel's OOM-killer lines (mm/oom_kill.c, mm/memcontrol.c); optional groups: fields versions add or drop.
 var (
 	// dump_header: "gfp_mask=%#x(%pGg)" from 4.8, ", nodemask=…" in 4.7-4.9
 	invokedRe = regexp.MustCompile(`^(.+?) invoked oom-killer: gfp_mask=(0x[0-9a-f]+)(?:\([^)]*\))?,(?: nodemask=\S+,)? order=(-?\d+), oom_score_adj=(-?\d+)`)
@@ -86,21 +85,12 @@ func prefixConstraint(prefix string) Constraint {
 	return ConstraintGlobal
 }
 
-// parseSummary reads dump_oom_summary (4.19+), or a piece of it (pr_cont:
-// a busy log splits it at a comma), its fields by name (lists hold commas).
+// parseSummary reads dump_oom_summary (4.19+) or a piece of it (pr_cont splits it at a comma), fields by name.
 func parseSummary(msg string) (Statement, bool) {
-	s := Statement{Kind: KernelSummary}
-	if v, ok := field(msg, "oom-kill:constraint=", ","); ok {
-		s.Constraint = kernelConstraint(v)
-	}
+	s := Statement{Kind: KernelSummary, Constraint: kernelConstraint(field(msg, "oom-kill:constraint=", ",")),
+		LimitCgroup: field(msg, ",oom_memcg=", ",task_memcg="), Cgroup: field(msg, ",task_memcg=", ",task=")}
 	if strings.Contains(msg, ",global_oom") && s.Constraint == ConstraintUnknown {
 		s.Constraint = ConstraintGlobal
-	}
-	if v, ok := field(msg, ",oom_memcg=", ",task_memcg="); ok {
-		s.LimitCgroup = v
-	}
-	if v, ok := field(msg, ",task_memcg=", ",task="); ok {
-		s.Cgroup = v
 	}
 	if i := strings.LastIndex(msg, ",pid="); i >= 0 {
 		if t := strings.LastIndex(msg[:i], ",task="); t >= 0 {
@@ -119,30 +109,26 @@ func parseSummary(msg string) (Statement, bool) {
 	return s, true
 }
 
-// field returns the text after key up to the next end (or the end of msg).
-func field(msg, key, end string) (string, bool) {
+// field returns the text after key up to the next end (or the end of msg), "" without key.
+func field(msg, key, end string) string {
 	i := strings.Index(msg, key)
 	if i < 0 {
-		return "", false
+		return ""
 	}
 	v := msg[i+len(key):]
 	if j := strings.Index(v, end); j >= 0 {
 		v = v[:j]
 	}
-	return v, true
+	return v
 }
 
-// kernelConstraint maps oom_constraint_text; an unknown value passes through.
+// kernelConstraint maps oom_constraint_text; another value (CPUSET, MEMORY_POLICY) passes through lower-cased.
 func kernelConstraint(v string) Constraint {
 	switch v {
 	case "CONSTRAINT_MEMCG":
 		return ConstraintCgroup
 	case "CONSTRAINT_NONE":
 		return ConstraintGlobal
-	case "CONSTRAINT_CPUSET":
-		return ConstraintCpuset
-	case "CONSTRAINT_MEMORY_POLICY":
-		return ConstraintMemoryPolicy
 	}
 	return Constraint(strings.ToLower(strings.TrimPrefix(v, "CONSTRAINT_")))
 }

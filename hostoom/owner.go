@@ -34,19 +34,15 @@ type Owner struct {
 	Path        string
 }
 
-// OwnerOf reads the owner of a cgroup path: kubepods paths (systemd and
-// cgroupfs drivers), Slurm's job_N/step_M, a runtime's container scope or
-// directory, a systemd unit; "/" is the node; else the path.
+// OwnerOf reads a cgroup path's owner: kubepods, Slurm's job_N/step_M, a container, a systemd unit, "/" the node.
 func OwnerOf(path string) Owner {
+	switch path {
+	case "":
+		return Owner{}
+	case "/":
+		return Owner{Kind: OwnerNode, Path: path}
+	}
 	o := Owner{Kind: OwnerCgroup, Path: path}
-	if path == "" {
-		o.Kind = ""
-		return o
-	}
-	if path == "/" {
-		o.Kind = OwnerNode
-		return o
-	}
 	parts := strings.Split(strings.Trim(path, "/"), "/")
 	for i, p := range parts {
 		switch {
@@ -88,7 +84,7 @@ func readKubepods(parts []string, o *Owner) bool {
 		case strings.HasSuffix(p, ".slice") && strings.Contains(p, "-pod"):
 			// kubepods-burstable-pod<uid>.slice, kubepods-pod<uid>.slice
 			uid = strings.ReplaceAll(p[strings.LastIndex(p, "-pod")+len("-pod"):len(p)-len(".slice")], "_", "-")
-			if q := strings.TrimPrefix(strings.TrimSuffix(p[:strings.LastIndex(p, "-pod")], ""), "kubepods-"); q != "kubepods" {
+			if q := strings.TrimPrefix(p[:strings.LastIndex(p, "-pod")], "kubepods-"); q != "kubepods" {
 				o.QoS = q
 			}
 		case strings.HasPrefix(p, "pod") && !strings.Contains(p, "."):
@@ -133,21 +129,11 @@ func runtimeScopeID(p string) string {
 
 // isHexID: a container id is 64 hex digits (at least 12 accepted).
 func isHexID(s string) bool {
-	if len(s) < 12 || len(s) > 64 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
+	return len(s) >= 12 && len(s) <= 64 && strings.Trim(s, "0123456789abcdef") == ""
 }
 
-// KillKey names a kill by its owner o (else its victim v on its node), not
-// by its source, so that every source of one kill names it alike. node is
-// where it was read, else v's. once: the key names a container instance,
-// which dies once. "" when there is neither an owner nor a victim.
+// KillKey names a kill by its owner o (else victim v on node, else v's): every source of it names it alike. once: a
+// container instance, which dies once. "" with neither an owner nor a victim.
 func KillKey(o Owner, v *Statement, node string) (key string, once bool) {
 	node = cmp.Or(node, v.Node)
 	switch o.Kind {

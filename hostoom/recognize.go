@@ -4,9 +4,12 @@
 package hostoom
 
 import (
+	"slices"
 	"strings"
 
+	"github.com/xlaoom/xlaoomprocessor/hostoom/internal/tails"
 	"github.com/xlaoom/xlaoomprocessor/internal/logheader"
+	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
 // anchors are words every statement Parse reads holds one of.
@@ -15,30 +18,17 @@ var anchors = []string{
 	"Out Of Memory", "low on resource: memory", "must evict pod(s)", "Memory on the node", "sending SIG", " due to memory ", " due to swap used",
 }
 
-// MayContain reports whether text may hold a statement Parse reads: for a
-// reader of every line of a log (the processor has Recognizer's prefilter).
+// MayContain reports whether text may hold a statement Parse reads (the processor has Recognizer's prefilter).
 func MayContain(text string) bool {
-	for _, a := range anchors {
-		if strings.Contains(text, a) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(anchors, func(a string) bool { return strings.Contains(text, a) })
 }
 
-// Parse reads the first statement of a line or record: a kernel log line
-// (with or without its header), a journal, kubelet, Slurm or Ray message.
+// Parse reads the first statement of a record: a kernel log line (header or not), a journal, kubelet, Slurm or Ray one.
 func Parse(text string) (Statement, bool) {
 	if !MayContain(text) {
 		return Statement{}, false
 	}
-	for len(text) > 0 {
-		line := text
-		if i := strings.IndexByte(text, '\n'); i >= 0 {
-			line, text = text[:i], text[i+1:]
-		} else {
-			text = ""
-		}
+	for line := range strings.SplitSeq(text, "\n") {
 		if s, ok := ParseLine(SplitHeader(strings.TrimRight(line, "\r")).Text); ok {
 			return s, true
 		}
@@ -46,8 +36,7 @@ func Parse(text string) (Statement, bool) {
 	return Statement{}, false
 }
 
-// JournalStatement reads a journald entry's MESSAGE: the kernel's lines
-// only from the kernel (a program quoting one is no second kill).
+// JournalStatement reads a journald MESSAGE: kernel lines only from the kernel (a program quoting one is no kill).
 func JournalStatement(message, transport string) (Statement, bool) {
 	s, ok := Parse(message)
 	return s, ok && (!s.Kind.Kernel() || transport == "" || transport == "kernel")
@@ -72,8 +61,39 @@ func ParseLine(msg string) (Statement, bool) {
 	return Statement{}, false
 }
 
-// Line is one kernel log line with its header taken off.
-type Line = logheader.KernelLine
-
 // SplitHeader takes a kernel log header off line (logheader.SplitKernel).
-func SplitHeader(line string) Line { return logheader.SplitKernel(line) }
+func SplitHeader(line string) logheader.KernelLine { return logheader.SplitKernel(line) }
+
+// cues let the kill lines through the one prefilter pass (their cost: BENCHMARKS.md, "Host-memory kills").
+var cues = []string{"kB, file-rss:", "kB, limit #", "CONSTRAINT_", "SIGTERM to process", "MiB, cmdline", "GB / #"}
+
+// tailTexts end the kill lines that hold no cue: read only where host_kill_tails asks (they cost ordinary records
+// 8 %). Each ends with four literal bytes.
+var tailTexts = []string{
+	" OOM Killed.",           // slurmstepd 23.02+: "… Some of the step tasks have been OOM Killed."
+	"out-of-memory handler.", // slurmstepd 17.11.10-22.05
+	" cgroup.",               // slurmstepd 17.11.3-17.11.9: "… in step J.S cgroup."
+	": Out Of Memory",        // srun 17.02+
+	"with reclaim activity",  // systemd-oomd, memory pressure
+	"by the OOM killer.",     // systemd: "<unit>: A process of this unit has been killed by the OOM killer."
+	" in this unit.",         // systemd: "<unit>: systemd-oomd killed N process(es) in this unit."
+	`resourceName="memory"`,  // kubelet: "Eviction manager: must evict pod(s) to reclaim" (structured)
+	"to reclaim memory",      // kubelet before structured logging
+	"consumption of memory.", // kubelet's eviction message (1.19+)
+	"VmRSS # MiB",            // earlyoom 1.3-1.7
+}
+
+var (
+	tailSet = func() (t tails.Set) {
+		t.Add(tailTexts...)
+		return t
+	}()
+	recognizer = oom.Default().WithCues(cues...)
+)
+
+// Recognizer is the XLA recogniser whose one prefilter pass also passes
+// the kill lines' cues (it finds nothing in them).
+func Recognizer() *oom.Recognizer { return recognizer }
+
+// EndsWithTail reports whether text ends with one of tailTexts.
+func EndsWithTail(text string) bool { return tailSet.MayEnd(text) }

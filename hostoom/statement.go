@@ -1,9 +1,8 @@
 // Copyright The xla_oom Authors
 // SPDX-License-Identifier: Apache-2.0
 
-// Package hostoom reads the statements that a process was killed for host
-// memory (the kernel's OOM killer, systemd-oomd, earlyoom, Kubernetes,
-// Slurm, Ray), joins one kill's statements, and gives its owner, verdict and
+// Package hostoom reads the statements that a process was killed for host memory (the kernel's OOM killer,
+// systemd-oomd, earlyoom, Kubernetes, Slurm, Ray), joins one kill's statements, and gives its owner, verdict and
 // advice. Pure Go, no collector types; formats in docs/incidents.md.
 package hostoom // import "github.com/xlaoom/xlaoomprocessor/hostoom"
 
@@ -53,24 +52,16 @@ func (k Kind) Echo() bool { return k == SrunOOM }
 
 // Source is the program that printed a statement (attribute value).
 func (k Kind) Source() string {
-	switch {
-	case k.Kernel():
+	if k.Kernel() {
 		return SourceKernel
-	case k == OomdKill:
-		return SourceOomd
-	case k == UnitOOM:
-		return SourceSystemd
-	case k == EarlyoomKill:
-		return SourceEarlyoom
-	case k == PodOOMKilled || k == NodeSystemOOM || k == Eviction:
-		return SourceKubernetes
-	case k == SlurmOOM || k == SrunOOM:
-		return SourceSlurm
-	case k == RayOOM:
-		return SourceRay
 	}
-	return ""
+	return kindSources[min(int(k), len(kindSources)-1)]
 }
+
+// kindSources are the user-space kinds' sources; the last is any other kind's.
+var kindSources = [...]string{OomdKill: SourceOomd, UnitOOM: SourceSystemd, EarlyoomKill: SourceEarlyoom,
+	PodOOMKilled: SourceKubernetes, NodeSystemOOM: SourceKubernetes, Eviction: SourceKubernetes,
+	SlurmOOM: SourceSlurm, SrunOOM: SourceSlurm, RayOOM: SourceRay, RayOOM + 1: ""}
 
 // Sources (xla.oom.host.source).
 const (

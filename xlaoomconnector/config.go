@@ -134,9 +134,7 @@ func (c *Config) Validate() error {
 	}
 	errs = append(errs, validateBuckets(c.Buckets)...)
 	errs = append(errs, validateDimensions(c.Dimensions)...)
-	if err := incident.ValidateWindow(c.IncidentWindow); err != nil {
-		errs = append(errs, err)
-	}
+	errs = append(errs, incident.ValidateWindow(c.IncidentWindow))
 	errs = append(errs, incident.ValidateResourceAttributes(c.IncidentResourceAttributes)...)
 	if enabled := c.Metrics.enabled(); !slices.Contains(enabled[:], true) {
 		errs = append(errs, errors.New("metrics: every metric is disabled, so the connector would emit nothing"))

@@ -6,6 +6,7 @@ package xlaoomconnector // import "github.com/xlaoom/xlaoomprocessor/xlaoomconne
 import (
 	"cmp"
 	"context"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -87,8 +88,7 @@ func (c *xlaOOMConnector) Shutdown(ctx context.Context) error {
 	return err
 }
 
-// ConsumeLogs adds every XLA OOM record to the series of its resource: read before the lock, then applied under
-// it once, so an emission holds all of a batch or none of it.
+// ConsumeLogs reads a batch before the lock and applies it under it once: an emission holds all of it or none.
 func (c *xlaOOMConnector) ConsumeLogs(ctx context.Context, ld plog.Logs) error {
 	b := c.gather(ld, c.now())
 	if b.fromAttrs+b.fromText == 0 && len(b.warnings) == 0 && len(b.incidents) == 0 && len(b.hostKills) == 0 {
@@ -187,12 +187,7 @@ func (c *xlaOOMConnector) gather(ld plog.Logs, arrival time.Time) batch {
 
 // byKey returns the entries of m sorted by key, so the state sees them in one order.
 func byKey(m map[resourceKey]*resourceBatch) []*resourceBatch {
-	jobs := make([]*resourceBatch, 0, len(m))
-	for _, job := range m {
-		jobs = append(jobs, job)
-	}
-	slices.SortFunc(jobs, func(a, b *resourceBatch) int { return cmp.Compare(a.key, b.key) })
-	return jobs
+	return slices.SortedFunc(maps.Values(m), func(a, b *resourceBatch) int { return cmp.Compare(a.key, b.key) })
 }
 
 // apply adds a batch to the state at now and returns how many measurements overflowed; the caller holds mu.
@@ -219,8 +214,7 @@ func (c *xlaOOMConnector) apply(b *batch, now time.Time) (overflowed int64) {
 	return overflowed
 }
 
-// read returns what a record holds: its failure from the processor's tag (no second parse), else what Scan's
-// texts hold (a warning only where wanted and not tagged). marked and warned are oomattr.MarksAll's.
+// read returns the record's failure from its tag (no second parse), else from Scan's texts; marked, warned: MarksAll.
 func (c *xlaOOMConnector) read(lr plog.LogRecord, texts *oomrecord.Candidates, marked, warned bool) (found oom.Finding, tagged bool) {
 	if r, ok := oomattr.Get(lr.Attributes()); ok {
 		return oom.Finding{Found: oom.FoundFailure, Report: r}, true
@@ -236,8 +230,7 @@ func (c *xlaOOMConnector) read(lr plog.LogRecord, texts *oomrecord.Candidates, m
 	return c.finder.Read(texts, c.warningsWanted() && !warned), false
 }
 
-// countsIncident reports whether a record counts its incident: the processor's failure record, or a statement
-// naming no failure (a sender without failure records); a statement of a failure counts through that record.
+// countsIncident: a failure record counts its incident, a statement only when it names no failure (an old sender).
 func countsIncident(lr plog.LogRecord) bool {
 	if lr.EventName() == oomattr.EventFailure {
 		return true
@@ -291,8 +284,7 @@ func (c *xlaOOMConnector) emit(ctx context.Context) error {
 	return err
 }
 
-// resourceKey is a resource's schema URL and attributes encoded exactly (sorted keys, typed, length-prefixed
-// values), so two resources share series only when equal.
+// resourceKey encodes a resource exactly (sorted, typed, length-prefixed): equal resources alone share series.
 type resourceKey string
 
 func resourceKeyOf(res pcommon.Resource, schemaURL string) resourceKey {

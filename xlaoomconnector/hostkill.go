@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/xlaoom/xlaoomprocessor/hostoom"
@@ -15,12 +16,8 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
-// Host-memory kills (package hostoom, tagged by the processor) feed
-// xla.oom.host.kills on the job resource, one per kill however many sources
-// report it (killMemory). A kill never counts in the XLA failure metrics, and
-// an XLA failure never here: the existing alerts keep their meaning.
-
-// hostKillsDescriptor is xla.oom.host.kills.
+// hostKillsDescriptor: a host kill never counts in the XLA failure metrics, nor an XLA failure here, so alerts keep
+// their meaning.
 var hostKillsDescriptor = descriptor{
 	name: "xla.oom.host.kills",
 	description: "Processes killed for host memory (the kernel's OOM killer, systemd-oomd, earlyoom, kubelet, Slurm, Ray), " +
@@ -29,9 +26,8 @@ var hostKillsDescriptor = descriptor{
 	unit: "{kill}",
 }
 
-// hostSources (in killSource's bit order), hostConstraints and retries are
-// the closed sets of the attributes; a value outside them (a hand-made tag)
-// is counted as "other".
+// hostSources (in killSource's bit order), hostConstraints and retries are the closed sets of the attributes; a value
+// outside them (a hand-made tag) is counted as "other".
 var (
 	hostSources = []string{hostoom.SourceKernel, hostoom.SourceOomd, hostoom.SourceSystemd, hostoom.SourceEarlyoom,
 		hostoom.SourceKubernetes, hostoom.SourceSlurm, hostoom.SourceRay}
@@ -40,7 +36,6 @@ var (
 	retries = []string{oom.RetryFutile, oom.RetryMayHelp, oom.RetryUnknown}
 )
 
-// addHostKill files a kill record under its job resource.
 func (c *xlaOOMConnector) addHostKill(into map[resourceKey]*resourceBatch, rl plog.ResourceLogs, lr plog.LogRecord, now time.Time) {
 	if !c.state.enabled[metricHostKills] {
 		return
@@ -69,10 +64,8 @@ type killReport struct {
 	once bool
 }
 
-// freshKills keeps the kill records of obs (in record order) that report a
-// kill not counted yet (killMemory). A later report of a kill counted in the
-// same batch, within the window, settles its verdict (a Pod's OOMKilled alone
-// is unknown, the kernel's line of the same kill decides). The caller holds mu.
+// freshKills keeps the records of obs that report a kill not counted yet; a later report of one in the batch settles
+// its verdict (a Pod's OOMKilled alone is unknown, the kernel's line decides). The caller holds mu.
 func (c *xlaOOMConnector) freshKills(obs []observation, now time.Time) []observation {
 	fresh := obs[:0]
 	counted := map[string]int{} // the last kill of each owner counted in this batch, in fresh
@@ -86,4 +79,49 @@ func (c *xlaOOMConnector) freshKills(obs []observation, now time.Time) []observa
 		}
 	}
 	return fresh
+}
+
+// killMemory (docs/incidents.md, "One kill, many sources"): a record joins a near kill of its owner that its source
+// has not reported (a second report is a second kill), whose report it repeats (a retried delivery), or any when its
+// owner is a container instance, which dies once.
+type killMemory struct {
+	memory[string, killSpan]
+}
+
+// killSpan is the record times of one kill's reports, and each source's.
+type killSpan struct {
+	span
+	sources uint8 // a bit per source (killSource)
+	at      [8]pcommon.Timestamp
+}
+
+// killSource is the bit of a source; another value shares the last one.
+func killSource(source string) uint8 {
+	if i := slices.Index(hostSources, source); i >= 0 {
+		return uint8(i)
+	}
+	return 7
+}
+
+// observe files source's report of key's kill at record time t and reports whether it is a kill not counted yet;
+// one without an owner always is.
+func (m *killMemory) observe(key string, once bool, source string, t pcommon.Timestamp, now time.Time) bool {
+	if key == "" {
+		return true
+	}
+	h := m.touched(key, now)
+	src := killSource(source)
+	for i := range h.n {
+		k := &h.spans[i]
+		if k.near(t, m.window) && (once || k.sources&(1<<src) == 0 || k.at[src] == t) {
+			k.extend(t)
+			k.sources |= 1 << src
+			k.at[src] = t
+			return false
+		}
+	}
+	k := killSpan{span: span{first: t, last: t}, sources: 1 << src}
+	k.at[src] = t
+	m.add(h, k)
+	return true
 }

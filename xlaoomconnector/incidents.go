@@ -64,8 +64,7 @@ func (sp *span) extend(t pcommon.Timestamp) {
 	sp.first, sp.last = min(sp.first, t), max(sp.last, t)
 }
 
-// incidentMemory decides which OOM records start a new incident: one failure of one job, logged as a burst by
-// its hosts. The identity is the job alone, so neither printed sizes nor a minute boundary can split a failure.
+// incidentMemory decides which OOM records open an incident; keyed by job alone, so nothing printed splits a failure.
 type incidentMemory struct {
 	memory[resourceKey, span]
 }
@@ -88,14 +87,10 @@ func (m *incidentMemory) observe(job resourceKey, t pcommon.Timestamp, now time.
 }
 
 func within(a, b pcommon.Timestamp, window time.Duration) bool {
-	if a > b {
-		a, b = b, a
-	}
-	return b-a < pcommon.Timestamp(window)
+	return max(a, b)-min(a, b) < pcommon.Timestamp(window)
 }
 
-// retryLabel is an incident's xla.oom.retry: the record's verdict, the one its attributes imply when an older
-// processor tagged it, unknown outside the three values.
+// retryLabel is the record's verdict, else the one its attributes imply (an older processor), else unknown.
 func retryLabel(r *oom.Report) string {
 	switch r.Retry {
 	case oom.RetryFutile, oom.RetryMayHelp, oom.RetryUnknown:
@@ -106,8 +101,7 @@ func retryLabel(r *oom.Report) string {
 	return oom.RetryUnknown
 }
 
-// settleRetry lets a record that joined an incident (or kill) in one batch give it the verdict its opening
-// record lacked: the first that knows decides, as in xlaoom explain; another code is another failure.
+// settleRetry gives an incident (or kill) the verdict its opening record lacked from one that joined it in the batch.
 func settleRetry(opened *observation, joined observation) {
 	if o := &opened.measured.attrs; o.retry == oom.RetryUnknown && o.code == joined.measured.attrs.code {
 		o.retry = joined.measured.attrs.retry

@@ -174,8 +174,7 @@ type measurement struct {
 	kind measurementKind // which metrics it feeds (see feeds)
 }
 
-// measurementKind is what a measurement stands for; each kind feeds its own metrics only (feeds): an OOM
-// record never counts as an incident or a warning.
+// measurementKind is what a measurement stands for; each kind feeds its own metrics only (feeds).
 type measurementKind uint8
 
 const (
@@ -195,43 +194,34 @@ func (m *measurement) feeds(id metricID) bool {
 	case hostKill:
 		return id == metricHostKills
 	case oomRecord:
-		switch id {
-		case metricErrors:
-			return true
-		case metricRequested:
-			return m.hasRequested
-		case metricShortfall:
-			return m.hasShortfall
-		case metricPressure:
-			return m.hasPressure
-		}
+		return [numMetrics]bool{metricErrors: true, metricRequested: m.hasRequested, metricShortfall: m.hasShortfall,
+			metricPressure: m.hasPressure}[id]
 	}
 	return false
 }
 
-// measure turns a report into its measurement; a phase or cause outside its enum (a hand-made tag) is left out
-// rather than let an arbitrary string become a dimension.
+// measure leaves out a phase or cause outside its enum (a hand-made tag): no arbitrary string becomes a dimension.
 func measure(r oom.Report, dims dimensions) measurement {
-	m := measurement{attrs: attrKey{code: r.Code}, kind: oomRecord}
+	m := measurement{attrs: attrKey{code: r.Code, program: kept(dims.program, r.Program),
+		backend: kept(dims.backend, r.Backend), memorySpace: kept(dims.memorySpace, r.MemorySpace)}, kind: oomRecord}
 	if _, ok := metadata.MapAttributeXlaErrorPhase[r.Phase]; ok {
 		m.attrs.phase = r.Phase
 	}
 	if r.Cause == oom.CauseExhaustion || r.Cause == oom.CauseFragmentation {
 		m.attrs.cause = r.Cause
 	}
-	if dims.program {
-		m.attrs.program = r.Program
-	}
-	if dims.backend {
-		m.attrs.backend = r.Backend
-	}
-	if dims.memorySpace {
-		m.attrs.memorySpace = r.MemorySpace
-	}
 	m.requested, m.hasRequested = bytesOf(r.Requested)
 	m.shortfall, m.hasShortfall = shortfall(r)
 	m.pressure, m.hasPressure = pressure(r)
 	return m
+}
+
+// kept is v where its dimension is on.
+func kept(on bool, v string) string {
+	if on {
+		return v
+	}
+	return ""
 }
 
 func (m measurement) attrsFor(id metricID) attrKey {
@@ -278,12 +268,9 @@ func pressure(r oom.Report) (float64, bool) {
 	return 0, false
 }
 
-// bytesOf returns a size that is known and not negative.
 func bytesOf(s oom.Size) (int64, bool) {
 	return s.Bytes, s.Known && s.Bytes >= 0
 }
-
-// Memory-pressure warnings feed the warning metrics on the job resource, like incidents; never a failure.
 
 func (c *xlaOOMConnector) warningsWanted() bool {
 	return c.state.enabled[metricWarnings] || c.state.enabled[metricWarningPressure]
@@ -311,10 +298,7 @@ func measureWarning(w oom.Warning, dims dimensions) (measurement, bool) {
 	if _, ok := metadata.MapAttributeXlaMemoryWarning[w.Kind]; !ok {
 		return measurement{}, false
 	}
-	m := measurement{attrs: attrKey{warning: w.Kind}, kind: memoryWarning}
-	if dims.backend {
-		m.attrs.backend = w.Backend
-	}
+	m := measurement{attrs: attrKey{warning: w.Kind, backend: kept(dims.backend, w.Backend)}, kind: memoryWarning}
 	m.pressure, m.hasPressure = w.Pressure()
 	return m, true
 }

@@ -37,8 +37,7 @@ type writer struct {
 	out     *emission
 }
 
-// collect expires stale series, then writes the points due (every series when cumulative, so a backend does not
-// mark it stale; those with new data when delta) and the expired series' end markers.
+// collect expires stale series, then writes the points due (all when cumulative, lest a backend mark them stale).
 func (st *state) collect(now time.Time, version string) *emission {
 	out := &emission{md: pmetric.NewMetrics()}
 	w := writer{st: st, at: pcommon.NewTimestampFromTime(now), version: version, out: out}
@@ -72,8 +71,7 @@ func (st *state) collect(now time.Time, version string) *emission {
 	return out
 }
 
-// settle finishes an emission: a delivered delta point's end is its series' next start; a failed one's values
-// go back, and the next point covers both intervals.
+// settle: a delivered delta point's end is the next start; a failed one's values go back for the next point.
 func (st *state) settle(e *emission, delivered bool) {
 	for _, p := range e.inFlight {
 		s := p.series

@@ -37,7 +37,7 @@ type state struct {
 	retired [numMetrics]*lru.Map[retiredKey, retiredCounter]
 
 	incidents incidentMemory
-	hostKills killMemory // hostkill_memory.go
+	hostKills killMemory // hostkill.go
 }
 
 type retiredKey struct {
@@ -173,8 +173,7 @@ func newSeries(attrs attrKey, overflow bool, now time.Time) *series {
 	return &series{attrs: attrs, overflow: overflow, start: start, nextStart: start}
 }
 
-// pointTime is the time of the next point emitted at now: after the series' start and its previous point,
-// even if the clock stalls or steps back.
+// pointTime is the next point's time: after the series' start and last point even if the clock stalls or steps back.
 func (s *series) pointTime(now pcommon.Timestamp) pcommon.Timestamp {
 	return max(now, s.start+1, s.lastPoint+1)
 }
@@ -244,8 +243,7 @@ type ended struct {
 	series    *series
 }
 
-// expire drops and returns the series nothing updated for the expiry, unless data is not yet emitted. A cumulative
-// counter is retired and continues from its value if it comes back, above every value the backend has seen.
+// expire drops and returns the series not updated for the expiry; a cumulative counter that comes back continues.
 func (st *state) expire(now time.Time, at pcommon.Timestamp) []ended {
 	st.incidents.expire(now)
 	st.hostKills.expire(now)

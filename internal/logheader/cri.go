@@ -5,8 +5,7 @@ package logheader
 
 import "strings"
 
-// CRIPrefix returns the length of a CRI runtime's line prefix ("<time>
-// stderr F "), 0 for none, and whether the next line continues it (P).
+// CRIPrefix returns the length of a CRI line prefix ("<time> stderr F ") or 0, and whether the next continues it.
 func CRIPrefix(l string) (n int, partial bool) {
 	if len(l) < 20 || l[4] != '-' || l[10] != 'T' || !IsDigit(l[0]) {
 		return 0, false

@@ -1,12 +1,12 @@
 // Copyright The xla_oom Authors
 // SPDX-License-Identifier: Apache-2.0
 
-// Package logheader is the one grammar of log-line headers: the
-// recogniser's, the agent's line start, a CRI prefix, the kernel log's. By
-// hand, no regexp: it runs on every line that reaches the recogniser.
+// Package logheader is the one grammar of log-line headers: the recogniser's, the agent's line start, a CRI prefix,
+// the kernel log's. By hand, no regexp: it runs on every line that reaches the recogniser.
 package logheader // import "github.com/xlaoom/xlaoomprocessor/internal/logheader"
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -102,8 +102,7 @@ func glogHeader(l string) int {
 	return fileLineEnd(l, i)
 }
 
-// timestampHeader matches TSL's "2024-05-28 07:02:44.349554: W file.cc:482] ",
-// ISO/CRI stamps and Python's "2024-03-02 11:45:09,412 - root - ERROR - ".
+// timestampHeader matches TSL's "2024-05-28 07:02:44.349554: W file.cc:482] ", ISO/CRI stamps and Python logging's.
 func timestampHeader(l string) (int, byte) {
 	i := dateEnd(l, 0)
 	if i < 0 || i >= len(l) {
@@ -291,15 +290,10 @@ func timeEnd(l string, i int) int {
 }
 
 func isMonth(m string) bool {
-	switch m {
-	case "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec":
-		return true
-	}
-	return false
+	return len(m) == 3 && strings.Index("JanFebMarAprMayJunJulAugSepOctNovDec", m)%3 == 0
 }
 
-// StripLevel strips a line's log headers; level is the innermost stated
-// (an outer one is a launcher's re-logging), stripped whether any went.
+// StripLevel strips a line's log headers; level is the innermost stated (an outer one is a launcher's re-logging).
 func StripLevel(line string) (rest string, level byte, stripped bool) {
 	for range 8 {
 		l := strings.TrimLeft(line, " \t\r")
@@ -318,10 +312,47 @@ func StripLevel(line string) (rest string, level byte, stripped bool) {
 // NamesNativeSource reports whether line's header names a C++ or CUDA file.
 func NamesNativeSource(line string) bool {
 	head := line[:min(len(line), 160)]
-	for _, src := range []string{".cc:", ".h:", ".cpp:", ".cu:"} {
-		if strings.Contains(head, src) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc([]string{".cc:", ".h:", ".cpp:", ".cu:"},
+		func(src string) bool { return strings.Contains(head, src) })
 }
+
+// isLevel: a native header's level letter (glog's "E0528", TSL's ": E ").
+func isLevel(c byte) bool { return c == 'I' || c == 'W' || c == 'E' || c == 'F' }
+
+// LevelOfWord is the level letter of a level word ("WARNING": 'W'), else 0.
+func LevelOfWord(w string) byte {
+	switch w {
+	case "INFO":
+		return 'I'
+	case "WARNING", "WARN":
+		return 'W'
+	case "ERROR":
+		return 'E'
+	case "CRITICAL", "FATAL":
+		return 'F'
+	case "DEBUG":
+		return 'D'
+	}
+	return 0
+}
+
+// DigitsEnd returns the end of the run of digits at s[i:].
+func DigitsEnd(s string, i int) int {
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+// HasAt reports whether s holds p at i.
+func HasAt(s string, i int, p string) bool {
+	return i >= 0 && i <= len(s) && strings.HasPrefix(s[i:], p)
+}
+
+// IsWordByte reports whether c is an ASCII letter, digit or underscore.
+func IsWordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// IsDigit reports whether c is an ASCII digit.
+func IsDigit(c byte) bool { return c >= '0' && c <= '9' }

@@ -16,8 +16,7 @@ type KernelLine struct {
 	At time.Time
 }
 
-// SplitKernel takes a kernel log header off line: /dev/kmsg's, dmesg's,
-// dmesg -T's, syslog's or journalctl's (then maybe dmesg's too).
+// SplitKernel takes a kernel log header off line: /dev/kmsg's, dmesg's, dmesg -T's, syslog's or journalctl's.
 func SplitKernel(line string) KernelLine {
 	if n, us := kmsgLen(line); n > 0 {
 		return KernelLine{Text: line[n:], At: time.Unix(0, 0).UTC().Add(time.Duration(us) * time.Microsecond)}
@@ -89,8 +88,7 @@ func dmesgLen(l string) (n int, at time.Time) {
 	return n, time.Unix(s, ns).UTC()
 }
 
-// kernelSyslogLen matches syslog's header of the kernel ("Nov 27 18:48:46
-// host kernel: ", or its time in ISO) and returns its length.
+// kernelSyslogLen returns the length of syslog's kernel header ("Nov 27 18:48:46 host kernel: ", or ISO time).
 func kernelSyslogLen(l string) int {
 	if n := syslogHeader(l); n > 0 {
 		if strings.HasSuffix(l[:n], " kernel: ") {

@@ -8,9 +8,7 @@ import (
 	"time"
 )
 
-// LineStart is the agent's multiline.line_start_pattern (examples/agent.yaml):
-// a line without it continues the record before. StartsRecord and Time read
-// exactly this grammar, by hand.
+// LineStart is the agent's multiline.line_start_pattern (examples/agent.yaml); StartsRecord and Time read it by hand.
 const LineStart = `^(?:\([A-Za-z0-9_]+ pid=\d+\) )?(?:[IWEF]\d{4} \d\d:\d\d:\d\d|\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d)`
 
 // StartsRecord reports whether line starts with a log header (LineStart).
@@ -19,8 +17,7 @@ func StartsRecord(line string) bool {
 	return ok
 }
 
-// Time reads the time of a record's log header (LineStart) in the year
-// 2000 (a year is not always printed: gaps are what it is for).
+// Time reads a record header's time (LineStart) in the year 2000: a year is not always printed, gaps are what count.
 func Time(text string) (time.Time, bool) {
 	month, ok := lineStart(text)
 	if !ok {
@@ -75,9 +72,8 @@ func lineStart(text string) (month int, ok bool) {
 	return 0, false
 }
 
-// shapeAt reports whether s holds pattern at i: '#' is an ASCII digit, '*'
-// a digit or a space, '?' a space or 'T', '^' an upper-case and '~' a
-// lower-case ASCII letter, any other byte itself.
+// shapeAt reports whether s holds pattern at i: '#' is an ASCII digit, '*' a digit or a space, '?' a space or 'T',
+// '^' an upper-case and '~' a lower-case ASCII letter, any other byte itself.
 func shapeAt(s string, i int, pattern string) bool {
 	if i < 0 || len(s)-i < len(pattern) {
 		return false

@@ -51,8 +51,7 @@ func (l *Map[K, V]) Touched(key K, stale func(*V) bool) *V {
 		l.Touch(key)
 		return v
 	}
-	var zero V
-	l.Put(key, zero)
+	l.Put(key, *new(V))
 	v, _ := l.Get(key)
 	return v
 }
@@ -68,8 +67,7 @@ func (l *Map[K, V]) Touch(key K) {
 func (l *Map[K, V]) Oldest() (K, *V, bool) {
 	e := l.order.Front()
 	if e == nil {
-		var zero K
-		return zero, nil, false
+		return *new(K), nil, false
 	}
 	ent := e.Value.(*entry[K, V])
 	return ent.key, &ent.value, true
@@ -84,11 +82,7 @@ func (l *Map[K, V]) Trim(n int) {
 
 // RemoveStale drops the entries touched longest ago while stale says so of them.
 func (l *Map[K, V]) RemoveStale(stale func(*V) bool) {
-	for {
-		key, v, ok := l.Oldest()
-		if !ok || !stale(v) {
-			return
-		}
+	for key, v, ok := l.Oldest(); ok && stale(v); key, v, ok = l.Oldest() {
 		l.Remove(key)
 	}
 }

@@ -44,9 +44,7 @@ func PutFailure(f *failure.Failure, attrs pcommon.Map, top int) {
 	attrs.PutInt(FailureStatements, int64(f.Statements))
 	attrs.PutInt(FailureRecords, int64(f.Records))
 	attrs.PutStr(FailureClosed, string(f.Closed))
-	if f.Rule != "" {
-		attrs.PutStr(RetryRule, f.Rule)
-	}
+	putStr(attrs, RetryRule, f.Rule)
 	if f.Refused > 0 {
 		attrs.PutInt(Attempts, int64(f.Refused))
 	}
@@ -90,21 +88,4 @@ func FailureBody(f *failure.Failure) string {
 	}
 	b.WriteString("; retry " + r.Retry)
 	return b.String()
-}
-
-func putSite(s oom.Site, attrs pcommon.Map) {
-	if s.File == "" {
-		return
-	}
-	attrs.PutStr(CodeFilePath, s.File)
-	attrs.PutInt(CodeLineNumber, s.Line)
-	putStr(attrs, CodeFunctionName, s.Function)
-}
-
-func getSite(attrs pcommon.Map) oom.Site {
-	var s oom.Site
-	s.File = getStr(attrs, CodeFilePath)
-	s.Line, _ = getInt(attrs, CodeLineNumber)
-	s.Function = getStr(attrs, CodeFunctionName)
-	return s
 }

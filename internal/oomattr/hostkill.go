@@ -11,8 +11,7 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/hostoom"
 )
 
-// Host-memory kills' own attributes, never xla.error.code (XLA's series
-// keep their meaning); the victim and owner in the conventions' names.
+// Host-memory kills' own attributes, never xla.error.code (XLA's series keep their meaning).
 const (
 	EventHostKill = "xla.oom.host_kill" // event.name of the record that carries a kill
 
@@ -42,9 +41,7 @@ const (
 func PutHostKill(k *hostoom.Kill, attrs pcommon.Map) {
 	attrs.PutStr(HostSource, k.Kind.Source())
 	attrs.PutStr(HostStatement, k.Kind.String())
-	if k.Constraint != "" {
-		attrs.PutStr(HostConstraint, string(k.Constraint))
-	}
+	putStr(attrs, HostConstraint, string(k.Constraint))
 	if k.PID != 0 {
 		attrs.PutInt(ProcessPID, k.PID)
 	}
@@ -84,7 +81,6 @@ func HostKillKey(res, attrs pcommon.Map) (key string, once bool) {
 	return hostoom.KillKey(o, &v, cmp.Or(str(res, "host.name"), str(res, "k8s.node.name")))
 }
 
-// str is the value of k in m as a string, "" when absent.
 func str(m pcommon.Map, k string) string {
 	if v, ok := m.Get(k); ok {
 		return v.AsString()
@@ -105,15 +101,13 @@ func PutOwner(o hostoom.Owner, attrs pcommon.Map) {
 	putStr(attrs, HostUnit, o.Unit)
 }
 
-// PutHostStatement marks a record whose line is part of a kill another
-// record carries: no kill is counted on it.
+// PutHostStatement marks a record whose line is part of a kill another record carries: no kill is counted on it.
 func PutHostStatement(s *hostoom.Statement, attrs pcommon.Map) {
 	attrs.PutStr(HostSource, s.Kind.Source())
 	attrs.PutStr(HostStatement, s.Kind.String())
 }
 
-// HostKilled reports whether attrs carry a kill (not just one of its
-// statements): what the connector counts.
+// HostKilled reports whether attrs carry a kill (not just one of its statements): what the connector counts.
 func HostKilled(attrs pcommon.Map) bool {
 	if _, ok := attrs.Get(HostSource); !ok {
 		return false
@@ -128,8 +122,7 @@ func putSize(attrs pcommon.Map, k string, v int64) {
 	}
 }
 
-// MarksAll reports in one pass over attrs whether they carry an OOM tag, a
-// memory-warning tag and a kill (HostKilled): the connector asks all three.
+// MarksAll reports in one pass whether attrs carry an OOM tag, a memory-warning tag and a kill (HostKilled).
 func MarksAll(attrs pcommon.Map) (tagged, warned, hostKill bool) {
 	var source, cause bool
 	for k := range attrs.All() {

@@ -104,19 +104,14 @@ const (
 // DefaultTopAllocations is how many allocations Put writes, explain's default too.
 const DefaultTopAllocations = 5
 
-type sizeField struct {
-	key  string
-	size *oom.Size
-}
-
-type stringField struct {
+// field pairs an attribute with its Report (or Warning) field, so Put and Get cannot drift apart.
+type field[T any] struct {
 	key   string
-	value *string
+	value *T
 }
 
-// sizeFields pairs each size attribute with its Report field, so Put and Get cannot drift apart.
-func sizeFields(r *oom.Report) []sizeField {
-	return []sizeField{
+func sizeFields(r *oom.Report) []field[oom.Size] {
+	return []field[oom.Size]{
 		{Requested, &r.Requested}, {Free, &r.Free}, {Used, &r.Used}, {Capacity, &r.Capacity},
 		{Exceeded, &r.Exceeded}, {Reserved, &r.Reserved}, {Reservable, &r.Reservable}, {PoolLimit, &r.PoolLimit},
 		{InUse, &r.InUse}, {LargestFree, &r.LargestFree}, {PoolSize, &r.PoolSize},
@@ -129,8 +124,8 @@ func sizeFields(r *oom.Report) []sizeField {
 	}
 }
 
-func stringFields(r *oom.Report) []stringField {
-	return []stringField{
+func stringFields(r *oom.Report) []field[string] {
+	return []field[string]{
 		{ErrorCode, &r.Code}, {ErrorName, &r.Name}, {ErrorCategory, &r.Category}, {ErrorPhase, &r.Phase},
 		{ErrorDocURL, &r.DocURL}, {Backend, &r.Backend}, {MemorySpace, &r.MemorySpace},
 		{Program, &r.Program}, {Device, &r.Device}, {Cause, &r.Cause}, {HolderProgram, &r.MemoryHolder},
@@ -141,22 +136,21 @@ func stringFields(r *oom.Report) []stringField {
 // Put writes r onto attrs with the default number of allocations.
 func Put(r oom.Report, attrs pcommon.Map) { PutTop(r, attrs, DefaultTopAllocations) }
 
-// PutTop writes r onto attrs, leaving out empty strings and unknown sizes; error.type carries the XLA code. At
-// most top allocations are listed; the culprit and the largest input whatever top is.
+// PutTop writes r onto attrs but empty strings and unknown sizes, top allocations at most (and culprit, largest input).
 func PutTop(r oom.Report, attrs pcommon.Map, top int) {
 	attrs.EnsureCapacity(attrs.Len() + 16)
 	for _, f := range stringFields(&r) {
 		putStr(attrs, f.key, *f.value)
 	}
 	attrs.PutStr(ErrorType, r.Code)
-	if r.ExceptionType != "" {
-		if _, set := attrs.Get(ExceptionType); !set {
-			attrs.PutStr(ExceptionType, r.ExceptionType)
-		}
+	if _, set := attrs.Get(ExceptionType); !set && r.ExceptionType != "" {
+		attrs.PutStr(ExceptionType, r.ExceptionType)
 	}
-	putGeneric(&r, attrs)
+	if r.Family == oom.FamilyGeneric {
+		attrs.PutBool(Generic, true)
+	}
 	for _, f := range sizeFields(&r) {
-		putKnown(attrs, f.key, *f.size)
+		putKnown(attrs, f.key, *f.value)
 	}
 	if r.HasReplica {
 		attrs.PutInt(Replica, r.Replica)
@@ -171,7 +165,11 @@ func PutTop(r oom.Report, attrs pcommon.Map, top int) {
 		putStrings(attrs, Remediation, r.Remediation)
 	}
 	putAllocations(&r.Breakdown, attrs, top)
-	putSite(r.Site, attrs)
+	if r.Site.File != "" {
+		attrs.PutStr(CodeFilePath, r.Site.File)
+		attrs.PutInt(CodeLineNumber, r.Site.Line)
+		putStr(attrs, CodeFunctionName, r.Site.Function)
+	}
 }
 
 func putAllocations(b *oom.Breakdown, attrs pcommon.Map, top int) {
@@ -185,20 +183,14 @@ func putAllocations(b *oom.Breakdown, attrs pcommon.Map, top int) {
 	if i := b.Culprit(); i >= 0 {
 		a := &b.Allocations[i]
 		attrs.PutStr(CulpritOp, a.OpName)
-		if src := a.Source(); src != "" {
-			attrs.PutStr(CulpritSource, src)
-		}
+		putStr(attrs, CulpritSource, a.Source())
 		attrs.PutInt(CulpritSize, a.Size.Bytes)
-		if a.Shape != "" {
-			attrs.PutStr(CulpritShape, a.Shape)
-		}
+		putStr(attrs, CulpritShape, a.Shape)
 	}
 	if i := b.LargestInput(); i >= 0 {
 		a := &b.Allocations[i]
 		attrs.PutInt(LargestInputSize, a.Size.Bytes)
-		if a.Shape != "" {
-			attrs.PutStr(LargestInputShape, a.Shape)
-		}
+		putStr(attrs, LargestInputShape, a.Shape)
 	}
 }
 
@@ -216,14 +208,12 @@ func putAllocation(a *oom.Allocation, m pcommon.Map) {
 	putStr(m, AllocationType, a.Type)
 }
 
-// putStr writes a string that is not empty.
 func putStr(attrs pcommon.Map, k, v string) {
 	if v != "" {
 		attrs.PutStr(k, v)
 	}
 }
 
-// putStrings writes a slice of strings.
 func putStrings(attrs pcommon.Map, k string, values []string) {
 	s := attrs.PutEmptySlice(k)
 	s.EnsureCapacity(len(values))
@@ -232,14 +222,12 @@ func putStrings(attrs pcommon.Map, k string, values []string) {
 	}
 }
 
-// putKnown writes a size that is known.
 func putKnown(m pcommon.Map, k string, s oom.Size) {
 	if s.Known {
 		m.PutInt(k, s.Bytes)
 	}
 }
 
-// getAllocation reads one map of xla.oom.allocations back.
 func getAllocation(m pcommon.Map) oom.Allocation {
 	var a oom.Allocation
 	a.Size, a.Unpadded, a.Padding = getSize(m, AllocationSize), getSize(m, AllocationUnpaddedSize), getSize(m, AllocationPaddingSize)
@@ -298,18 +286,18 @@ func Get(attrs pcommon.Map) (oom.Report, bool) {
 		*f.value = getStr(attrs, f.key)
 	}
 	for _, f := range sizeFields(&r) {
-		*f.size = getSize(attrs, f.key)
+		*f.value = getSize(attrs, f.key)
 	}
 	if IsGeneric(attrs) {
 		r.Family = oom.FamilyGeneric
 	}
-	r.Site = getSite(attrs)
+	line, _ := getInt(attrs, CodeLineNumber)
+	r.Site = oom.Site{File: getStr(attrs, CodeFilePath), Line: line, Function: getStr(attrs, CodeFunctionName)}
 	r.ExceptionType = getStr(attrs, ExceptionType)
 	r.Replica, r.HasReplica = getInt(attrs, Replica)
 	r.Partition, r.HasPartition = getInt(attrs, Partition)
-	if n, ok := getInt(attrs, Attempts); ok {
-		r.Attempts = int(n)
-	}
+	attempts, _ := getInt(attrs, Attempts)
+	r.Attempts = int(attempts)
 	if v, ok := attrs.Get(Remediation); ok && v.Type() == pcommon.ValueTypeSlice {
 		s := v.Slice()
 		r.Remediation = make([]string, 0, s.Len())
@@ -329,8 +317,7 @@ func Get(attrs pcommon.Map) (oom.Report, bool) {
 	return r, true
 }
 
-// Generic is true on a record tagged by the last-resort layer (oom.FamilyGeneric) and absent on every other,
-// so a query for it finds the messages xla_oom does not know yet.
+// Generic marks a last-resort finding (oom.FamilyGeneric), so a query finds the messages xla_oom does not know yet.
 const Generic = "xla.oom.generic"
 
 // Keys of the BFC allocator dump's memory holder: the executable whose in-use chunks hold the most bytes.
@@ -339,21 +326,13 @@ const (
 	HolderSize    = "xla.oom.holder.size"
 )
 
-// putGeneric marks a last-resort finding.
-func putGeneric(r *oom.Report, attrs pcommon.Map) {
-	if r.Family == oom.FamilyGeneric {
-		attrs.PutBool(Generic, true)
-	}
-}
-
 // IsGeneric reports whether attrs carry the last-resort mark.
 func IsGeneric(attrs pcommon.Map) bool {
 	v, ok := attrs.Get(Generic)
 	return ok && v.Type() == pcommon.ValueTypeBool && v.Bool()
 }
 
-// Attribute keys of a memory-pressure warning; it never carries xla.error.code or error.type, so nothing that
-// counts failures counts it.
+// Attribute keys of a memory-pressure warning; never xla.error.code or error.type, so no failure count counts it.
 const (
 	// WarningKind: rematerialization, allocator_retry, allocation_attempt, autotune_fallback or memory_usage.
 	WarningKind = "xla.memory.warning"
@@ -361,13 +340,13 @@ const (
 	WarningExplanation = "xla.memory.warning.explanation"
 )
 
-func warningSizes(w *oom.Warning) [5]sizeField {
-	return [5]sizeField{{Requested, &w.Requested}, {Used, &w.Used}, {Free, &w.Free}, {Capacity, &w.Capacity}, {AttemptLast, &w.Last}}
+func warningSizes(w *oom.Warning) [5]field[oom.Size] {
+	return [5]field[oom.Size]{{Requested, &w.Requested}, {Used, &w.Used}, {Free, &w.Free}, {Capacity, &w.Capacity}, {AttemptLast, &w.Last}}
 }
 
 // warningStrings are a warning's string attributes; its phase follows from the kind and is not written.
-func warningStrings(w *oom.Warning) [4]stringField {
-	return [4]stringField{{WarningKind, &w.Kind}, {WarningExplanation, &w.Explanation}, {Backend, &w.Backend}, {Device, &w.Device}}
+func warningStrings(w *oom.Warning) [4]field[string] {
+	return [4]field[string]{{WarningKind, &w.Kind}, {WarningExplanation, &w.Explanation}, {Backend, &w.Backend}, {Device, &w.Device}}
 }
 
 // PutWarning writes w onto attrs. Empty strings and unknown sizes are left out.
@@ -377,7 +356,7 @@ func PutWarning(w oom.Warning, attrs pcommon.Map) {
 		putStr(attrs, f.key, *f.value)
 	}
 	for _, f := range warningSizes(&w) {
-		putKnown(attrs, f.key, *f.size)
+		putKnown(attrs, f.key, *f.value)
 	}
 	if w.Attempts > 0 {
 		attrs.PutInt(Attempts, int64(w.Attempts))
@@ -390,8 +369,7 @@ func Warned(attrs pcommon.Map) bool {
 	return ok
 }
 
-// GetWarning reads back a warning written by PutWarning; false without xla.memory.warning or with
-// xla.error.code (a failure is never a warning).
+// GetWarning reads back PutWarning's warning; false without xla.memory.warning or with xla.error.code (a failure).
 func GetWarning(attrs pcommon.Map) (oom.Warning, bool) {
 	kind, ok := attrs.Get(WarningKind)
 	if !ok || kind.Type() != pcommon.ValueTypeStr || kind.Str() == "" || Tagged(attrs) {
@@ -402,11 +380,10 @@ func GetWarning(attrs pcommon.Map) (oom.Warning, bool) {
 		*f.value = getStr(attrs, f.key)
 	}
 	for _, f := range warningSizes(&w) {
-		*f.size = getSize(attrs, f.key)
+		*f.value = getSize(attrs, f.key)
 	}
-	if n, ok := getInt(attrs, Attempts); ok {
-		w.Attempts = int(n)
-	}
+	attempts, _ := getInt(attrs, Attempts)
+	w.Attempts = int(attempts)
 	w.Phase = oom.WarningPhase(w.Kind)
 	return w, true
 }

@@ -6,9 +6,8 @@ package tails // import "github.com/xlaoom/xlaoomprocessor/hostoom/internal/tail
 
 import "strings"
 
-// MayEnd hashes the text's last four bytes into a table of the tails' (or
-// finds trailing whitespace) without a branch; only a hit compares the last
-// eight bytes. In a tail '#' is a run of digits and dots.
+// MayEnd hashes the text's last four bytes into a table of the tails' (or finds trailing whitespace) without a
+// branch; only a hit compares the last eight bytes. In a tail '#' is a run of digits and dots.
 
 // Fibonacci hashing into a table of 4,096 bits.
 const (
@@ -45,33 +44,25 @@ func (t *Set) may(text string) bool {
 // Add adds tails; it panics on one under eight bytes or ending near '#'.
 func (t *Set) Add(texts ...string) {
 	for _, text := range texts {
-		t.add(text)
+		if len(text) < 8 || strings.Contains(text[len(text)-4:], "#") {
+			panic("hostoom: tail " + text + " must be eight bytes or more and end with four literal bytes")
+		}
+		lit := text[strings.LastIndexByte(text, '#')+1:]
+		lit = lit[max(0, len(lit)-8):]
+		c := cue{text: text}
+		for b := 0; b < len(lit); b++ {
+			c.word |= uint64(lit[b]) << (8 * (8 - len(lit) + b))
+			c.mask |= 0xff << (8 * (8 - len(lit) + b))
+		}
+		t.cues = append(t.cues, c)
+		e := text[len(text)-4:]
+		h := (uint32(e[0]) | uint32(e[1])<<8 | uint32(e[2])<<16 | uint32(e[3])<<24) * hashMul >> (32 - hashBits)
+		t.ends[h>>6] |= 1 << (h & 63)
 	}
 }
 
-func (t *Set) add(text string) {
-	if len(text) < 8 || strings.Contains(text[len(text)-4:], "#") {
-		panic("hostoom: tail " + text + " must be eight bytes or more and end with four literal bytes")
-	}
-	lit := text
-	if i := strings.LastIndexByte(text, '#'); i >= 0 {
-		lit = text[i+1:]
-	}
-	lit = lit[max(0, len(lit)-8):]
-	c := cue{text: text}
-	for b := 0; b < len(lit); b++ {
-		c.word |= uint64(lit[b]) << (8 * (8 - len(lit) + b))
-		c.mask |= 0xff << (8 * (8 - len(lit) + b))
-	}
-	t.cues = append(t.cues, c)
-	e := text[len(text)-4:]
-	h := (uint32(e[0]) | uint32(e[1])<<8 | uint32(e[2])<<16 | uint32(e[3])<<24) * hashMul >> (32 - hashBits)
-	t.ends[h>>6] |= 1 << (h & 63)
-}
-
-// endsWithTail reports whether text ends with one of the tails.
 func (t *Set) endsWithTail(text string) bool {
-	for len(text) > 8 && isLineSpace(text[len(text)-1]) {
+	for len(text) > 8 && spaceBit[text[len(text)-1]] != 0 {
 		text = text[:len(text)-1]
 	}
 	if len(text) < 8 {
@@ -93,7 +84,6 @@ func (t *Set) MayEnd(text string) bool {
 	return len(text) >= 8 && t.may(text) && t.endsWithTail(text)
 }
 
-// matchTail matches tail at the end of text.
 func matchTail(text, tail string) bool {
 	i := len(text)
 	for j := len(tail) - 1; j >= 0; j-- {
@@ -115,5 +105,3 @@ func matchTail(text, tail string) bool {
 	}
 	return true
 }
-
-func isLineSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
