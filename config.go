@@ -10,7 +10,7 @@ import (
 
 	"go.opentelemetry.io/collector/confmap"
 
-	"github.com/xlaoom/xlaoomprocessor/internal/failure"
+	"github.com/xlaoom/xlaoomprocessor/internal/assembly"
 	"github.com/xlaoom/xlaoomprocessor/internal/incident"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomrecord"
@@ -55,7 +55,7 @@ func createDefaultConfig() *Config {
 		SetSeverity:                true,
 		MemoryWarnings:             true,
 		TopAllocations:             oomattr.DefaultTopAllocations,
-		FailureQuietInterval:       failure.DefaultQuiet,
+		FailureQuietInterval:       assembly.DefaultQuiet,
 	}
 }
 

@@ -14,7 +14,7 @@ import (
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/confmap/confmaptest"
 
-	"github.com/xlaoom/xlaoomprocessor/internal/failure"
+	"github.com/xlaoom/xlaoomprocessor/internal/assembly"
 	"github.com/xlaoom/xlaoomprocessor/internal/incident"
 	"github.com/xlaoom/xlaoomprocessor/internal/metadata"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
@@ -70,7 +70,7 @@ var configCases = []struct {
 			IncidentWindow: incident.DefaultWindow,
 
 			IncidentResourceAttributes: incident.DefaultResourceAttributes(),
-			FailureQuietInterval:       failure.DefaultQuiet,
+			FailureQuietInterval:       assembly.DefaultQuiet,
 		},
 	},
 	{name: "failure_quiet_interval", want: withDefaults(func(c *Config) { c.FailureQuietInterval = 30 * time.Second })},

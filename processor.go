@@ -14,7 +14,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 
-	"github.com/xlaoom/xlaoomprocessor/internal/failure"
+	"github.com/xlaoom/xlaoomprocessor/internal/assembly"
 	"github.com/xlaoom/xlaoomprocessor/internal/incident"
 	"github.com/xlaoom/xlaoomprocessor/internal/metadata"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
@@ -31,16 +31,16 @@ type logsProcessor struct {
 	telemetry *metadata.TelemetryBuilder
 	now       func() time.Time // dates a record that carries no time; replaced in tests
 	stage     *stage.Stage     // decides each record
-	failures  *failure.Assembler
+	assembler *assembly.Assembler
 	next      consumer.Logs // receives the failures that close outside a batch
 	ticks     ticker.Loop
 }
 
 func newLogsProcessor(cfg *Config, finder *oomrecord.Finder, telemetry *metadata.TelemetryBuilder, next consumer.Logs) *logsProcessor {
-	s := stage.New(stage.Config{Failure: failure.Config{Window: cfg.IncidentWindow, Quiet: cfg.FailureQuietInterval},
+	s := stage.New(stage.Config{Assembly: assembly.Config{Window: cfg.IncidentWindow, Quiet: cfg.FailureQuietInterval},
 		MemoryWarnings: cfg.MemoryWarnings, HostKillTails: cfg.HostKillTails, MaxScanSize: cfg.MaxScanSize})
 	return &logsProcessor{cfg: cfg, finder: finder, telemetry: telemetry, now: time.Now, next: next,
-		stage: s, failures: s.Failures}
+		stage: s, assembler: s.Assembler}
 }
 
 // processLogs tags every XLA OOM record in place and adds a record per
@@ -75,7 +75,7 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 	if len(b.closed) > 0 {
 		p.appendFailures(ctx, ld, b.closed)
 	}
-	if n := p.failures.Evicted(); n > 0 {
+	if n := p.assembler.Evicted(); n > 0 {
 		p.telemetry.ProcessorXlaOomStreamsEvicted.Add(ctx, n)
 	}
 	p.telemetry.ProcessorXlaOomRecordsScanned.Add(ctx, scanned)
@@ -232,7 +232,7 @@ const fileAttribute = "log.file.path"
 // batch is what processLogs keeps of one batch: the failures that closed in
 // it, its arrival, and the hash of the resource it is in (computed once).
 type batch struct {
-	closed []failure.Failure
+	closed []assembly.Failure
 	now    time.Time
 	rl     plog.ResourceLogs // the resource hash is of
 	hash   uint64
@@ -285,13 +285,13 @@ func (p *logsProcessor) input(rl plog.ResourceLogs, lr plog.LogRecord, b *batch,
 }
 
 // appendFailures adds to ld a record, in a resource of its own, per closed failure.
-func (p *logsProcessor) appendFailures(ctx context.Context, ld plog.Logs, closed []failure.Failure) {
+func (p *logsProcessor) appendFailures(ctx context.Context, ld plog.Logs, closed []assembly.Failure) {
 	now := p.now()
 	for i := range closed {
 		f := &closed[i]
 		p.telemetry.ProcessorXlaOomFailures.Add(ctx, 1,
 			metric.WithAttributes(attribute.String(oomattr.FailureClosed, string(f.Closed))))
-		if f.Closed == failure.ClosedWentOn {
+		if f.Closed == assembly.ClosedWentOn {
 			continue // the job did not fail of it: no record, no incident
 		}
 		o, _ := f.Origin.(*origin)
@@ -307,7 +307,7 @@ func (p *logsProcessor) appendFailures(ctx context.Context, ld plog.Logs, closed
 }
 
 // failureRecord writes f as lr, dated at its first statement.
-func (p *logsProcessor) failureRecord(f *failure.Failure, o *origin, res pcommon.Map, lr plog.LogRecord, now time.Time) {
+func (p *logsProcessor) failureRecord(f *assembly.Failure, o *origin, res pcommon.Map, lr plog.LogRecord, now time.Time) {
 	ts := pcommon.NewTimestampFromTime(now)
 	if !f.First.IsZero() {
 		ts = pcommon.NewTimestampFromTime(f.First)
@@ -330,7 +330,7 @@ func (p *logsProcessor) failureRecord(f *failure.Failure, o *origin, res pcommon
 func (p *logsProcessor) start(context.Context, component.Host) error {
 	tick := max(min(p.cfg.FailureQuietInterval/2, time.Second), 10*time.Millisecond)
 	p.ticks.Start(tick, "xla_oom processor: sending failure records failed", func(context.Context) error {
-		return p.send(context.Background(), p.failures.Expire(p.now(), nil))
+		return p.send(context.Background(), p.assembler.Expire(p.now(), nil))
 	})
 	return nil
 }
@@ -338,13 +338,13 @@ func (p *logsProcessor) start(context.Context, component.Host) error {
 // shutdown stops the ticker and sends every failure still open.
 func (p *logsProcessor) shutdown(ctx context.Context) error {
 	p.ticks.Stop()
-	err := p.send(ctx, p.failures.Flush(nil))
+	err := p.send(ctx, p.assembler.Flush(nil))
 	p.telemetry.Shutdown()
 	return err
 }
 
 // send gives failures that closed outside a batch to the next consumer.
-func (p *logsProcessor) send(ctx context.Context, closed []failure.Failure) error {
+func (p *logsProcessor) send(ctx context.Context, closed []assembly.Failure) error {
 	if len(closed) == 0 {
 		return nil
 	}

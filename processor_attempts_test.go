@@ -206,8 +206,8 @@ func TestAttemptsConcurrentBatches(t *testing.T) {
 func TestOrdinaryRecordsKeepNothing(t *testing.T) {
 	p := attemptsProcessor(t, createDefaultConfig())
 	tagAll(t, p, rec{job: "trainer", body: "step 100 loss 0.25"}, rec{job: "trainer", body: backOffFailure})
-	assert.Zero(t, p.failures.Streams(), "the failure closed at its raised status; nothing is pending")
+	assert.Zero(t, p.assembler.Streams(), "the failure closed at its raised status; nothing is pending")
 	p = attemptsProcessor(t, createDefaultConfig())
 	tagAll(t, p, rec{job: "trainer", body: "step 100 loss 0.25"})
-	assert.Zero(t, p.failures.Streams())
+	assert.Zero(t, p.assembler.Streams())
 }

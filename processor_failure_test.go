@@ -191,10 +191,10 @@ func TestFailureOpenAtShutdownAndQuiet(t *testing.T) {
 	_, err = proc.processLogs(context.Background(), hostBatch("h0", jobAllocator))
 	require.NoError(t, err)
 	now = now.Add(4 * time.Second)
-	require.NoError(t, proc.send(context.Background(), proc.failures.Expire(now, nil)))
+	require.NoError(t, proc.send(context.Background(), proc.assembler.Expire(now, nil)))
 	assert.Zero(t, sink.LogRecordCount(), "not quiet yet")
 	now = now.Add(2 * time.Second)
-	require.NoError(t, proc.send(context.Background(), proc.failures.Expire(now, nil)))
+	require.NoError(t, proc.send(context.Background(), proc.assembler.Expire(now, nil)))
 	require.Equal(t, 1, sink.LogRecordCount())
 	assert.Equal(t, "quiet", str(sink.AllLogs()[0].ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(0), oomattr.FailureClosed))
 }

@@ -260,7 +260,7 @@ func TestProcessorHostKillTailsWhileFailureOpen(t *testing.T) {
 	if _, err := p.processLogs(context.Background(), hostBatch("gpu-host-01", jobAllocator)); err != nil {
 		t.Fatal(err)
 	}
-	if !p.failures.Open() {
+	if !p.assembler.Open() {
 		t.Fatal("the job's failure is not open")
 	}
 	ld := kernelBatch([]string{"slurmstepd: error: Detected 1 oom_kill event in StepId=8841.0. Some of the step tasks have been OOM Killed."}, stringBody)

@@ -12,14 +12,14 @@ import (
 // TestHint: the verdict's rule gives the one-line advice; no rule, none.
 func TestHint(t *testing.T) {
 	for _, c := range []struct {
-		s             Statement
+		s             KillReport
 		verdict, hint string
 	}{
-		{Statement{Kind: KernelKilled, Constraint: ConstraintCgroup}, oom.RetryFutile, RetryRules[0].Hint},
-		{Statement{Kind: KernelKilled, Constraint: ConstraintGlobal}, oom.RetryMayHelp, RetryRules[1].Hint},
-		{Statement{Kind: PodOOMKilled}, oom.RetryUnknown, ""},
+		{KillReport{Kind: KernelKilled, Constraint: ConstraintCgroup}, oom.RetryFutile, RetryRules[0].Hint},
+		{KillReport{Kind: KernelKilled, Constraint: ConstraintGlobal}, oom.RetryMayHelp, RetryRules[1].Hint},
+		{KillReport{Kind: PodOOMKilled}, oom.RetryUnknown, ""},
 	} {
-		k := &Kill{Statement: c.s}
+		k := &Kill{KillReport: c.s}
 		if verdict, _ := k.Retry(); verdict != c.verdict || k.Hint() != c.hint {
 			t.Errorf("%v %q: %s %q, want %s %q", c.s.Kind, c.s.Constraint, verdict, k.Hint(), c.verdict, c.hint)
 		}

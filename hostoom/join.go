@@ -10,7 +10,7 @@ import (
 
 // Kill is every statement of one OOM event of one cgroup (or of the node) joined, however many tasks it killed.
 type Kill struct {
-	Statement             // the victim (the first task killed) and the joined figures
+	KillReport            // the victim (the first task killed) and the joined figures
 	Tasks       int       // killed (memory.oom.group kills them all)
 	Statements  int       // joined into the kill
 	Complete    bool      // its own line seen ("Killed process", a user-space killer's)
@@ -57,7 +57,7 @@ type Joiner struct {
 }
 
 // Add joins s, printed at at (zero: no quiet interval closes it), and returns the kills it closes, in order.
-func (j *Joiner) Add(at time.Time, s Statement) []Kill {
+func (j *Joiner) Add(at time.Time, s KillReport) []Kill {
 	var out []Kill
 	j.completed = false
 	if j.open != nil && j.quietSince(j.open.Last, at) {
@@ -70,7 +70,7 @@ func (j *Joiner) Add(at time.Time, s Statement) []Kill {
 		if s.Key != "" && j.seen(s.Key) {
 			return out
 		}
-		j.done, j.completed = Kill{Statement: s, Tasks: 1, Statements: 1, Complete: true, First: at, Last: at}, true
+		j.done, j.completed = Kill{KillReport: s, Tasks: 1, Statements: 1, Complete: true, First: at, Last: at}, true
 		return append(out, j.done)
 	}
 	if j.joinsTail(s) {
@@ -86,7 +86,7 @@ func (j *Joiner) Add(at time.Time, s Statement) []Kill {
 	}
 	if j.open == nil {
 		out = j.endTail(out)
-		j.open = &Kill{Statement: Statement{Ref: s.Ref}, First: at}
+		j.open = &Kill{KillReport: KillReport{Ref: s.Ref}, First: at}
 	}
 	k := j.open
 	j.last = s.Kind
@@ -151,11 +151,11 @@ func (j *Joiner) closeOpen(out []Kill) []Kill {
 }
 
 // joinsTail: a later line of the kill just closed (oom.group's other tasks, the reaper), not a new event's.
-func (j *Joiner) joinsTail(s Statement) bool {
+func (j *Joiner) joinsTail(s KillReport) bool {
 	return j.hasTail && j.open == nil && (s.Kind == KernelReaped || s.Kind == KernelKilled || s.Kind == KernelGroup)
 }
 
-func merge(k *Kill, s Statement) {
+func merge(k *Kill, s KillReport) {
 	if s.Kind == KernelInvoked {
 		if k.Reason == "" {
 			k.Reason = "invoked by " + s.Command

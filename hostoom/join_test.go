@@ -48,10 +48,10 @@ func TestJoinRealKill(t *testing.T) {
 		t.Fatalf("got %d kills, want 1: %+v", len(kills), kills)
 	}
 	k := kills[0]
-	want := Statement{Kind: KernelKilled, PID: 29330, Command: "python3", RSS: (59136 + 6612) << 10, AnonRSS: 59136 << 10,
+	want := KillReport{Kind: KernelKilled, PID: 29330, Command: "python3", RSS: (59136 + 6612) << 10, AnonRSS: 59136 << 10,
 		FileRSS: 6612 << 10, Limit: 64 << 20, Usage: 64 << 20, Constraint: ConstraintCgroup, Cgroup: "/xlaoom-bar-29254",
 		LimitCgroup: "/xlaoom-bar-29254", Reason: "invoked by python3"}
-	if k.Statement != want || !k.Complete || k.Tasks != 1 || k.Statements != 5 {
+	if k.KillReport != want || !k.Complete || k.Tasks != 1 || k.Statements != 5 {
 		t.Errorf("got %+v\nwant %+v", k, want)
 	}
 	if o := k.Owner(); o.Kind != OwnerCgroup || o.Path != "/xlaoom-bar-29254" {
@@ -131,13 +131,13 @@ func TestJoinBounded(t *testing.T) {
 	j := &Joiner{MaxStatements: 4, MaxKeys: 2}
 	var kills []Kill
 	for i := 0; i < 10; i++ {
-		kills = append(kills, j.Add(zero, Statement{Kind: KernelSummary, PID: int64(i + 1), Cgroup: "/a"})...)
+		kills = append(kills, j.Add(zero, KillReport{Kind: KernelSummary, PID: int64(i + 1), Cgroup: "/a"})...)
 	}
 	if len(kills) != 2 || kills[0].Statements != 4 {
 		t.Errorf("got %d kills: %+v", len(kills), kills)
 	}
 	for _, k := range []string{"a", "b", "c", "a"} {
-		j.Add(zero, Statement{Kind: PodOOMKilled, Key: k})
+		j.Add(zero, KillReport{Kind: PodOOMKilled, Key: k})
 	}
 	if len(j.keys) != 2 || strings.Join(j.keys, ",") != "c,a" {
 		t.Errorf("keys %v", j.keys)
@@ -149,15 +149,15 @@ func TestRetry(t *testing.T) {
 		k    Kill
 		want string
 	}{
-		{Kill{Statement: Statement{Kind: KernelKilled, Constraint: ConstraintCgroup}}, "futile"},
-		{Kill{Statement: Statement{Kind: KernelKilled, Constraint: ConstraintGlobal}}, "may_help"},
-		{Kill{Statement: Statement{Kind: KernelSummary, Constraint: ConstraintCpuset}}, "may_help"},
-		{Kill{Statement: Statement{Kind: KernelKilled}}, "unknown"}, // a kill line before 5.1, alone
-		{Kill{Statement: Statement{Kind: PodOOMKilled, Constraint: ConstraintCgroup}}, "unknown"},
-		{Kill{Statement: Statement{Kind: SlurmOOM, Constraint: ConstraintCgroup}}, "unknown"},
-		{Kill{Statement: Statement{Kind: Eviction, Constraint: ConstraintGlobal}}, "may_help"},
-		{Kill{Statement: Statement{Kind: OomdKill, Constraint: ConstraintCgroup}}, "may_help"},
-		{Kill{Statement: Statement{Kind: RayOOM}}, "may_help"},
+		{Kill{KillReport: KillReport{Kind: KernelKilled, Constraint: ConstraintCgroup}}, "futile"},
+		{Kill{KillReport: KillReport{Kind: KernelKilled, Constraint: ConstraintGlobal}}, "may_help"},
+		{Kill{KillReport: KillReport{Kind: KernelSummary, Constraint: ConstraintCpuset}}, "may_help"},
+		{Kill{KillReport: KillReport{Kind: KernelKilled}}, "unknown"}, // a kill line before 5.1, alone
+		{Kill{KillReport: KillReport{Kind: PodOOMKilled, Constraint: ConstraintCgroup}}, "unknown"},
+		{Kill{KillReport: KillReport{Kind: SlurmOOM, Constraint: ConstraintCgroup}}, "unknown"},
+		{Kill{KillReport: KillReport{Kind: Eviction, Constraint: ConstraintGlobal}}, "may_help"},
+		{Kill{KillReport: KillReport{Kind: OomdKill, Constraint: ConstraintCgroup}}, "may_help"},
+		{Kill{KillReport: KillReport{Kind: RayOOM}}, "may_help"},
 	} {
 		if got, _ := c.k.Retry(); got != c.want {
 			t.Errorf("%v %q: %s, want %s", c.k.Kind, c.k.Constraint, got, c.want)

@@ -22,24 +22,24 @@ var (
 )
 
 // parseKubernetes reads kubelet's SystemOOM and eviction messages.
-func parseKubernetes(msg string) (Statement, bool) {
+func parseKubernetes(msg string) (KillReport, bool) {
 	if strings.Contains(msg, "System OOM encountered") {
 		if m := systemOOMRe.FindStringSubmatch(msg); m != nil {
-			return Statement{Kind: NodeSystemOOM, Command: m[1], PID: num(m[2]), Constraint: ConstraintGlobal, Cgroup: "/"}, true
+			return KillReport{Kind: NodeSystemOOM, Command: m[1], PID: num(m[2]), Constraint: ConstraintGlobal, Cgroup: "/"}, true
 		}
 	}
 	if strings.Contains(msg, "Got sys oom event") {
 		if m := sysOOMLogRe.FindStringSubmatch(msg); m != nil && m[3] == "/" {
-			return Statement{Kind: NodeSystemOOM, Command: m[2], PID: num(m[1]),
+			return KillReport{Kind: NodeSystemOOM, Command: m[2], PID: num(m[1]),
 				Constraint: cmp.Or(kernelConstraint(m[4]), ConstraintGlobal), Cgroup: "/"}, true
 		}
 	}
 	if strings.Contains(msg, "must evict pod(s)") && kubeletEvictRe.MatchString(msg) {
-		return Statement{Kind: Eviction, Constraint: ConstraintGlobal, Reason: "kubelet eviction manager"}, true
+		return KillReport{Kind: Eviction, Constraint: ConstraintGlobal, Reason: "kubelet eviction manager"}, true
 	}
 	if strings.Contains(msg, "low on resource: memory") {
 		if m := evictionRe.FindStringSubmatch(msg); m != nil {
-			s := Statement{Kind: Eviction, Constraint: ConstraintGlobal, Container: m[3], RSS: Quantity(m[4]),
+			s := KillReport{Kind: Eviction, Constraint: ConstraintGlobal, Container: m[3], RSS: Quantity(m[4]),
 				Limit: Quantity(m[5] + m[6])} // Limit: the request
 			if m[1] != "" {
 				s.Reason = "threshold " + m[1] + ", available " + m[2]
@@ -47,7 +47,7 @@ func parseKubernetes(msg string) (Statement, bool) {
 			return s, true
 		}
 	}
-	return Statement{}, false
+	return KillReport{}, false
 }
 
 // Quantity reads a Kubernetes quantity ("100Mi", "2G") in bytes; 0 for none.
@@ -73,7 +73,7 @@ func Quantity(q string) int64 {
 }
 
 // PodKills reads a Pod object's OOMKilled containers; each Key names one termination (a watch repeats a last state).
-func PodKills(obj map[string]any) []Statement {
+func PodKills(obj map[string]any) []KillReport {
 	if o, ok := obj["object"].(map[string]any); ok {
 		obj = o
 	}
@@ -86,7 +86,7 @@ func PodKills(obj map[string]any) []Statement {
 		return nil
 	}
 	uid, _ := meta["uid"].(string)
-	var out []Statement
+	var out []KillReport
 	for _, list := range []string{"initContainerStatuses", "containerStatuses"} {
 		cs, _ := status[list].([]any)
 		for _, c := range cs {
@@ -102,11 +102,11 @@ func PodKills(obj map[string]any) []Statement {
 }
 
 // oomTermination reads containerStatus[state].terminated if OOMKilled.
-func oomTermination(cs map[string]any, state, podUID string) (Statement, bool) {
+func oomTermination(cs map[string]any, state, podUID string) (KillReport, bool) {
 	st, _ := cs[state].(map[string]any)
 	term, _ := st["terminated"].(map[string]any)
 	if reason, _ := term["reason"].(string); reason != "OOMKilled" {
-		return Statement{}, false
+		return KillReport{}, false
 	}
 	name, _ := cs["name"].(string)
 	id, _ := term["containerID"].(string)
@@ -123,6 +123,6 @@ func oomTermination(cs map[string]any, state, podUID string) (Statement, bool) {
 	} else if v, ok := cs["restartCount"].(int64); ok {
 		restarts = strconv.FormatInt(v, 10)
 	}
-	return Statement{Kind: PodOOMKilled, Constraint: ConstraintCgroup, Container: name, ContainerID: id,
+	return KillReport{Kind: PodOOMKilled, Constraint: ConstraintCgroup, Container: name, ContainerID: id,
 		PodUID: podUID, Reason: "OOMKilled", Key: podUID + "/" + name + "/" + id + "/" + finished + "/" + restarts}, true
 }

@@ -29,11 +29,11 @@ var (
 )
 
 // parseKernel reads one kernel message (header already taken off).
-func parseKernel(msg string) (Statement, bool) {
+func parseKernel(msg string) (KillReport, bool) {
 	switch {
 	case strings.Contains(msg, " invoked oom-killer: "):
 		if m := invokedRe.FindStringSubmatch(msg); m != nil {
-			return Statement{Kind: KernelInvoked, Command: m[1]}, true
+			return KillReport{Kind: KernelInvoked, Command: m[1]}, true
 		}
 	case strings.HasPrefix(msg, "oom-kill:") || strings.HasPrefix(msg, ",cpuset=") ||
 		strings.HasPrefix(msg, ",oom_memcg=") || strings.HasPrefix(msg, ",global_oom") ||
@@ -41,37 +41,37 @@ func parseKernel(msg string) (Statement, bool) {
 		return parseSummary(msg)
 	case strings.HasPrefix(msg, "memory: usage "):
 		if m := usageRe.FindStringSubmatch(msg); m != nil {
-			return Statement{Kind: KernelUsage, Usage: kB(m[1]), Limit: kB(m[2])}, true
+			return KillReport{Kind: KernelUsage, Usage: kB(m[1]), Limit: kB(m[2])}, true
 		}
 	case strings.HasPrefix(msg, "Task in "):
 		if m := taskInRe.FindStringSubmatch(msg); m != nil {
-			return Statement{Kind: KernelTaskIn, Cgroup: m[1], LimitCgroup: m[2], Constraint: ConstraintCgroup}, true
+			return KillReport{Kind: KernelTaskIn, Cgroup: m[1], LimitCgroup: m[2], Constraint: ConstraintCgroup}, true
 		}
 	case strings.HasPrefix(msg, "Memory cgroup stats for "):
 		if m := statsRe.FindStringSubmatch(msg); m != nil {
-			return Statement{Kind: KernelStats, LimitCgroup: m[1]}, true
+			return KillReport{Kind: KernelStats, LimitCgroup: m[1]}, true
 		}
 	case strings.HasPrefix(msg, "Tasks in "):
 		if m := groupRe.FindStringSubmatch(msg); m != nil {
-			return Statement{Kind: KernelGroup, LimitCgroup: m[1], Constraint: ConstraintCgroup}, true
+			return KillReport{Kind: KernelGroup, LimitCgroup: m[1], Constraint: ConstraintCgroup}, true
 		}
 	case strings.HasPrefix(msg, "oom_reaper: "):
 		if m := reapedRe.FindStringSubmatch(msg); m != nil {
-			return Statement{Kind: KernelReaped, PID: num(m[1]), Command: m[2]}, true
+			return KillReport{Kind: KernelReaped, PID: num(m[1]), Command: m[2]}, true
 		}
 	case strings.Contains(msg, "Kill process "):
 		if m := selectRe.FindStringSubmatch(msg); m != nil {
-			return Statement{Kind: KernelSelect, Constraint: prefixConstraint(m[1]), PID: num(m[2]), Command: m[3]}, true
+			return KillReport{Kind: KernelSelect, Constraint: prefixConstraint(m[1]), PID: num(m[2]), Command: m[3]}, true
 		}
 	case strings.Contains(msg, "Killed process "):
 		if m := killedRe.FindStringSubmatch(msg); m != nil {
-			s := Statement{Kind: KernelKilled, Constraint: prefixConstraint(m[1]), PID: num(m[2]), Command: m[3],
+			s := KillReport{Kind: KernelKilled, Constraint: prefixConstraint(m[1]), PID: num(m[2]), Command: m[3],
 				AnonRSS: kB(m[5]), FileRSS: kB(m[6]), Shmem: kB(m[7])}
 			s.RSS = s.AnonRSS + s.FileRSS + s.Shmem
 			return s, true
 		}
 	}
-	return Statement{}, false
+	return KillReport{}, false
 }
 
 // prefixConstraint reads the kill line's prefix (none before 5.1).
@@ -86,8 +86,8 @@ func prefixConstraint(prefix string) Constraint {
 }
 
 // parseSummary reads dump_oom_summary (4.19+) or a piece of it (pr_cont splits it at a comma), fields by name.
-func parseSummary(msg string) (Statement, bool) {
-	s := Statement{Kind: KernelSummary, Constraint: kernelConstraint(field(msg, "oom-kill:constraint=", ",")),
+func parseSummary(msg string) (KillReport, bool) {
+	s := KillReport{Kind: KernelSummary, Constraint: kernelConstraint(field(msg, "oom-kill:constraint=", ",")),
 		LimitCgroup: field(msg, ",oom_memcg=", ",task_memcg="), Cgroup: field(msg, ",task_memcg=", ",task=")}
 	if strings.Contains(msg, ",global_oom") && s.Constraint == ConstraintUnknown {
 		s.Constraint = ConstraintGlobal
@@ -104,7 +104,7 @@ func parseSummary(msg string) (Statement, bool) {
 		}
 	}
 	if s.Constraint == ConstraintUnknown && s.Cgroup == "" && s.PID == 0 && s.LimitCgroup == "" {
-		return Statement{}, false
+		return KillReport{}, false
 	}
 	return s, true
 }

@@ -134,7 +134,7 @@ func isHexID(s string) bool {
 
 // KillKey names a kill by its owner o (else victim v on node, else v's): every source of it names it alike. once: a
 // container instance, which dies once. "" with neither an owner nor a victim.
-func KillKey(o Owner, v *Statement, node string) (key string, once bool) {
+func KillKey(o Owner, v *KillReport, node string) (key string, once bool) {
 	node = cmp.Or(node, v.Node)
 	switch o.Kind {
 	case OwnerPod:

@@ -91,20 +91,20 @@ func TestPodKills(t *testing.T) {
 // TestKillKey: the reports of one kill by different sources name it alike;
 // different kills, and one unit on two nodes, apart.
 func TestKillKey(t *testing.T) {
-	key := func(node string, s Statement) (string, bool) {
-		k := Kill{Statement: s}
-		return KillKey(k.Owner(), &k.Statement, node)
+	key := func(node string, s KillReport) (string, bool) {
+		k := Kill{KillReport: s}
+		return KillKey(k.Owner(), &k.KillReport, node)
 	}
-	kernel := func(cg string, pid int64) Statement {
-		return Statement{Kind: KernelKilled, PID: pid, Command: "python", Cgroup: cg, Constraint: ConstraintCgroup}
+	kernel := func(cg string, pid int64) KillReport {
+		return KillReport{Kind: KernelKilled, PID: pid, Command: "python", Cgroup: cg, Constraint: ConstraintCgroup}
 	}
 	podCG := "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod8d1e6c0a_3f2b_4c5d_9e8f_7a6b5c4d3e2f.slice/cri-containerd-" + cid + ".scope"
-	status := Statement{Kind: PodOOMKilled, PodUID: "8d1e6c0a-3f2b-4c5d-9e8f-7a6b5c4d3e2f", ContainerID: cid, Container: "trainer"}
+	status := KillReport{Kind: PodOOMKilled, PodUID: "8d1e6c0a-3f2b-4c5d-9e8f-7a6b5c4d3e2f", ContainerID: cid, Container: "trainer"}
 	slurm, _ := Parse("slurmstepd: error: Detected 1 oom_kill event in StepId=8841.batch. Some of the step tasks have been OOM Killed.")
 	unit, _ := Parse("train.service: A process of this unit has been killed by the OOM killer.")
 	for _, c := range []struct {
 		name         string
-		a, b         Statement
+		a, b         KillReport
 		nodeA, nodeB string
 		same, once   bool
 	}{
@@ -112,9 +112,9 @@ func TestKillKey(t *testing.T) {
 		{name: "kernel and slurmstepd", a: kernel("/slurm/uid_1000/job_8841/step_batch/task_0", 2), b: slurm, nodeA: "node-7", nodeB: "login-1", same: true},
 		{name: "kernel and systemd", a: kernel("/system.slice/train.service", 3), b: unit, nodeA: "node-7", nodeB: "node-7", same: true},
 		{name: "a unit on two nodes", a: unit, b: unit, nodeA: "node-7", nodeB: "node-8"},
-		{name: "two victims on a node", a: Statement{Kind: EarlyoomKill, PID: 4}, b: Statement{Kind: EarlyoomKill, PID: 5, Node: "node-7"}, nodeA: "node-7"},
-		{name: "a cgroup and its limit's", a: kernel("/a/b", 1), b: Statement{Kind: KernelUsage, LimitCgroup: "/a/b"}, nodeA: "node-7", nodeB: "node-7", same: true},
-		{name: "a pod's containers without their ids", a: Statement{Kind: PodOOMKilled, PodUID: "8d1e6c0a", Container: "trainer"}, b: Statement{Kind: PodOOMKilled, PodUID: "8d1e6c0a", Container: "loader"}},
+		{name: "two victims on a node", a: KillReport{Kind: EarlyoomKill, PID: 4}, b: KillReport{Kind: EarlyoomKill, PID: 5, Node: "node-7"}, nodeA: "node-7"},
+		{name: "a cgroup and its limit's", a: kernel("/a/b", 1), b: KillReport{Kind: KernelUsage, LimitCgroup: "/a/b"}, nodeA: "node-7", nodeB: "node-7", same: true},
+		{name: "a pod's containers without their ids", a: KillReport{Kind: PodOOMKilled, PodUID: "8d1e6c0a", Container: "trainer"}, b: KillReport{Kind: PodOOMKilled, PodUID: "8d1e6c0a", Container: "loader"}},
 		{name: "a container outside Kubernetes", a: kernel("/system.slice/docker-"+cid+".scope", 1), b: kernel("/docker/"+cid, 2), same: true, once: true},
 	} {
 		a, once := key(c.nodeA, c.a)
@@ -125,7 +125,7 @@ func TestKillKey(t *testing.T) {
 			t.Errorf("%s: once %v", c.name, once)
 		}
 	}
-	if k, _ := key("node-7", Statement{Kind: RayOOM, Count: 2}); k != "" {
+	if k, _ := key("node-7", KillReport{Kind: RayOOM, Count: 2}); k != "" {
 		t.Errorf("no owner and no victim: %q", k)
 	}
 }

@@ -26,7 +26,7 @@ func TestProcessorReach(t *testing.T) {
 		NodeSystemOOM: true}
 	all := append(append([]struct {
 		name, line string
-		want       Statement
+		want       KillReport
 	}{}, kernelCases...), sourceCases...)
 	for _, c := range all {
 		promised := reach[c.want.Kind]

@@ -24,26 +24,26 @@ func MayContain(text string) bool {
 }
 
 // Parse reads the first statement of a record: a kernel log line (header or not), a journal, kubelet, Slurm or Ray one.
-func Parse(text string) (Statement, bool) {
+func Parse(text string) (KillReport, bool) {
 	if !MayContain(text) {
-		return Statement{}, false
+		return KillReport{}, false
 	}
 	for line := range strings.SplitSeq(text, "\n") {
 		if s, ok := ParseLine(SplitHeader(strings.TrimRight(line, "\r")).Text); ok {
 			return s, true
 		}
 	}
-	return Statement{}, false
+	return KillReport{}, false
 }
 
 // JournalStatement reads a journald MESSAGE: kernel lines only from the kernel (a program quoting one is no kill).
-func JournalStatement(message, transport string) (Statement, bool) {
+func JournalStatement(message, transport string) (KillReport, bool) {
 	s, ok := Parse(message)
 	return s, ok && (!s.Kind.Kernel() || transport == "" || transport == "kernel")
 }
 
 // EventStatement reads a Kubernetes Event's message, else its note.
-func EventStatement(message, note string) (Statement, bool) {
+func EventStatement(message, note string) (KillReport, bool) {
 	if s, ok := Parse(message); ok {
 		return s, true
 	}
@@ -51,14 +51,14 @@ func EventStatement(message, note string) (Statement, bool) {
 }
 
 // ParseLine reads one message whose header is already off.
-func ParseLine(msg string) (Statement, bool) {
+func ParseLine(msg string) (KillReport, bool) {
 	msg = strings.TrimLeft(msg, " \t")
-	for _, parse := range []func(string) (Statement, bool){parseKernel, parseUserspace, parseKubernetes, parseSlurmRay} {
+	for _, parse := range []func(string) (KillReport, bool){parseKernel, parseUserspace, parseKubernetes, parseSlurmRay} {
 		if s, ok := parse(msg); ok {
 			return s, true
 		}
 	}
-	return Statement{}, false
+	return KillReport{}, false
 }
 
 // SplitHeader takes a kernel log header off line (logheader.SplitKernel).

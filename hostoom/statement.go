@@ -86,8 +86,8 @@ const (
 	ConstraintMemoryPolicy Constraint = "memory_policy"
 )
 
-// Statement is what one line says of a kill; sizes in bytes, 0 not printed.
-type Statement struct {
+// KillReport is what one line says of a kill; sizes in bytes, 0 not printed.
+type KillReport struct {
 	Kind                    Kind
 	PID                     int64
 	Command                 string

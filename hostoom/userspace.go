@@ -28,10 +28,10 @@ var (
 )
 
 // parseUserspace reads systemd-oomd's, systemd's and earlyoom's lines.
-func parseUserspace(msg string) (Statement, bool) {
+func parseUserspace(msg string) (KillReport, bool) {
 	if strings.Contains(msg, " due to ") {
 		if m := oomdRe.FindStringSubmatch(msg); m != nil {
-			s := Statement{Kind: OomdKill, Cgroup: m[1], LimitCgroup: m[3], Constraint: ConstraintCgroup}
+			s := KillReport{Kind: OomdKill, Cgroup: m[1], LimitCgroup: m[3], Constraint: ConstraintCgroup}
 			if m[2] == "memory pressure" {
 				s.Reason = "memory pressure " + m[4] + " > " + m[5]
 			} else {
@@ -45,7 +45,7 @@ func parseUserspace(msg string) (Statement, bool) {
 	}
 	if strings.Contains(msg, "OOM killer") || strings.Contains(msg, "systemd-oomd killed") {
 		if m := unitRe.FindStringSubmatch(msg); m != nil {
-			s := Statement{Kind: UnitOOM, Cgroup: m[1], Reason: SourceKernel}
+			s := KillReport{Kind: UnitOOM, Cgroup: m[1], Reason: SourceKernel}
 			if m[2] == "" {
 				s.Reason, s.Count = SourceOomd, num(m[3])
 			}
@@ -54,37 +54,37 @@ func parseUserspace(msg string) (Statement, bool) {
 	}
 	if strings.Contains(msg, "sending SIG") {
 		if m := earlyoomRe.FindStringSubmatch(msg); m != nil {
-			return Statement{Kind: EarlyoomKill, PID: num(m[2]), Command: m[4], RSS: num(m[6]) << 20,
+			return KillReport{Kind: EarlyoomKill, PID: num(m[2]), Command: m[4], RSS: num(m[6]) << 20,
 				Constraint: ConstraintGlobal, Reason: m[1]}, true
 		}
 	}
-	return Statement{}, false
+	return KillReport{}, false
 }
 
 // parseSlurmRay reads Slurm's and Ray's statements.
-func parseSlurmRay(msg string) (Statement, bool) {
+func parseSlurmRay(msg string) (KillReport, bool) {
 	if strings.Contains(msg, " event") && strings.Contains(msg, "Detected ") {
 		if m := slurmRe.FindStringSubmatch(msg); m != nil {
-			return Statement{Kind: SlurmOOM, Count: num(m[1]), Job: m[2], Step: m[3], Constraint: ConstraintCgroup}, true
+			return KillReport{Kind: SlurmOOM, Count: num(m[1]), Job: m[2], Step: m[3], Constraint: ConstraintCgroup}, true
 		}
 	}
 	if strings.Contains(msg, "Out Of Memory") {
 		if m := srunRe.FindStringSubmatch(msg); m != nil {
-			return Statement{Kind: SrunOOM, Node: m[1], Reason: "task " + m[2], Constraint: ConstraintCgroup}, true
+			return KillReport{Kind: SrunOOM, Node: m[1], Reason: "task " + m[2], Constraint: ConstraintCgroup}, true
 		}
 	}
 	if strings.Contains(msg, "Memory on the node") {
 		if m := rayRe.FindStringSubmatch(msg); m != nil {
-			return Statement{Kind: RayOOM, Node: m[1], Command: m[4], PID: num(m[5]), RSS: gb(m[6]),
+			return KillReport{Kind: RayOOM, Node: m[1], Command: m[4], PID: num(m[5]), RSS: gb(m[6]),
 				Usage: gb(m[7]), Limit: gb(m[8]), Constraint: ConstraintGlobal, Key: m[3]}, true
 		}
 	}
 	if strings.Contains(msg, "killed due to memory pressure (OOM)") {
 		if m := raySummaryRe.FindStringSubmatch(msg); m != nil && num(m[1]) > 0 {
-			return Statement{Kind: RayOOM, Count: num(m[1]), Node: m[3], Constraint: ConstraintGlobal, Reason: "raylet summary"}, true
+			return KillReport{Kind: RayOOM, Count: num(m[1]), Node: m[3], Constraint: ConstraintGlobal, Reason: "raylet summary"}, true
 		}
 	}
-	return Statement{}, false
+	return KillReport{}, false
 }
 
 // gb reads Ray's "%.2fGB" (10^9 bytes, as Ray's memory monitor divides).

@@ -83,12 +83,12 @@ const (
 )
 
 // RetryVerdict is the retry verdict of r given the driver's refusals counted before it by the caller.
-func RetryVerdict(r *Report, refusedBefore int) string {
-	return diagnosis.RetryVerdict(r, refusedBefore)
+func RetryVerdict(r *Report, attemptsBefore int) string {
+	return diagnosis.RetryVerdict(r, attemptsBefore)
 }
 
 // Decide sets the verdict of a whole failure and returns the rule that decided ("" for none).
-func Decide(r *Report, refusedBefore int) string { return diagnosis.Decide(r, refusedBefore) }
+func Decide(r *Report, attemptsBefore int) string { return diagnosis.Decide(r, attemptsBefore) }
 
 // PoolCause is the cause the allocator's free and largest free chunk settle against the request ("" if unknown).
 func PoolCause(request, free, largestFree Size) string {

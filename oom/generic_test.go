@@ -155,7 +155,7 @@ func TestGenericRules(t *testing.T) {
 // recognizeFlat would run it.
 func lastResortOf(text string) (grammar.Report, bool) {
 	var entries logtext.Entries
-	var st speaker.Statements
+	var st speaker.Attribution
 	marks := st.Marks()
 	flat := defaultRecognizer.wrapWords.FlattenLevels(text, nil, &entries, &marks)
 	return defaultRecognizer.lastResort(flat, &entries, &st)

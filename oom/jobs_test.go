@@ -36,7 +36,7 @@ var (
 // program caught its own OOM, so the allocator's report of the request it
 // refused (the BFC warning) was logged and no status followed. One record
 // cannot tell; the failure stage, which reads what follows, closes it as
-// went_on (internal/failure).
+// went_on (internal/assembly).
 var jobsCaught = map[string]bool{"caught_oom_halving_exit0": true}
 
 type jobManifest struct {
@@ -89,7 +89,7 @@ func TestJobs(t *testing.T) {
 			for _, rec := range records {
 				f := Default().Find(rec, true)
 				switch f.Found {
-				case FoundFailure:
+				case FoundReport:
 					failures++
 					attempts += f.Report.Attempts
 					checkFailingRequest(t, f.Report, job.FailingRequestBytes, rec)

@@ -29,7 +29,7 @@ var layers = map[string]int{
 	"internal/families/breakdown": 3, // memory breakdowns
 	"internal/families":           4, // the entries, one per message format
 	"internal/families/generic":   4, // the last-resort layer
-	"internal/verdict":            5, // failure, attempt, warning or nothing
+	"internal/role":               5, // failure, attempt, warning or nothing
 	"internal/diagnosis":          6, // cause and advice
 	".":                           7, // the face: Recognizer
 	"internal/gendocs":            8, // make generate's documentation

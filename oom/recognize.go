@@ -12,8 +12,8 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/generic"
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/role"
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/speaker"
-	"github.com/xlaoom/xlaoomprocessor/oom/internal/verdict"
 )
 
 // Recognize finds and reads the XLA OOM failure in text (one line or a whole record): of several messages
@@ -28,57 +28,57 @@ func (z *Recognizer) Recognize(text string) (grammar.Report, bool) {
 // recognizeUnfiltered is Recognize without the prefilter (the tests check it reads nothing MayContain rejects).
 func (z *Recognizer) recognizeUnfiltered(text string) (grammar.Report, bool) {
 	f := z.Find(text, false)
-	return f.Report, f.Found == FoundFailure
+	return f.Report, f.Found == FoundReport
 }
 
 // recognizeFlat is Recognize on flattened text, with its INFO spans, log entries and statements' speakers.
-func (z *Recognizer) recognizeFlat(flat string, info *logtext.InfoLines, entries *logtext.Entries, st *speaker.Statements) (grammar.Report, bool) {
-	var buf [8]verdict.Candidate
+func (z *Recognizer) recognizeFlat(flat string, info *logtext.InfoLines, entries *logtext.Entries, st *speaker.Attribution) (grammar.Report, bool) {
+	var buf [8]role.Candidate
 	cands := buf[:0]
 	for i := range z.Families {
 		f := &z.Families[i]
 		f.Each(flat, func(m grammar.Match) {
-			v := verdict.Of(verdict.Statement{
-				Kind:    verdict.KindOf(f.Kind),
+			v := role.Of(role.Facts{
+				Kind:    role.KindOf(f.Kind),
 				Foreign: st.Foreign(m.Start()),
 				Guarded: details.Guarded(flat, m.Start()),
 				AtInfo:  info.Contains(m.Start()),
 			})
-			if v == verdict.Dropped || len(cands) >= grammar.MaxCandidates {
+			if v == role.Dropped || len(cands) >= grammar.MaxCandidates {
 				return
 			}
 			r := grammar.Report{Family: f.ID, Code: f.Code, Phase: f.Phase, Backend: f.Backend}
 			grammar.ReadStandardGroups(&r, m)
 			if f.Read == nil || f.Read(&r, m) {
-				cands = append(cands, verdict.Candidate{F: f, Verdict: v, At: m.Start(), R: r, RequestedToken: grammar.RequestedToken(m)})
+				cands = append(cands, role.Candidate{F: f, Role: v, At: m.Start(), R: r, RequestedToken: grammar.RequestedToken(m)})
 			}
 		})
 	}
 
 	// An attempt inside a status XLA's stack raised is a failure; a code in a foreign statement is not XLA's.
-	var attempts verdict.AttemptSeries
+	var attempts role.AttemptSeries
 	cands = z.eachAttemptOrRaised(flat, st, cands, attempts.Add)
 	var codeBuf [4]details.CodeAt
-	codes := verdict.WithoutForeign(details.FindCodes(flat, codeBuf[:0]), st)
+	codes := role.WithoutForeign(details.FindCodes(flat, codeBuf[:0]), st)
 
 	var r grammar.Report
 	var traits grammar.AdviceTraits
 	var failure *grammar.Family // the primary candidate's family, nil for a bare code
 	ownRequest := 0             // 1 when an attempt is the failing request itself
 	exceptionAt := -1
-	if p := verdict.Primary(cands); p >= 0 {
+	if p := role.Primary(cands); p >= 0 {
 		exceptionAt = cands[p].At
 		r = cands[p].R
 		for i := range cands {
 			if i != p {
-				verdict.MergeFrom(&r, &cands[i].R)
-				verdict.PreferExact(&r, cands[p].RequestedToken, &cands[i])
+				role.MergeFrom(&r, &cands[i].R)
+				role.PreferExact(&r, cands[p].RequestedToken, &cands[i])
 			}
 		}
 		if c, ok := details.CodeFor(codes, cands[p].At); ok {
 			r.Code = c
 		}
-		if verdict.ExactFromAttempt(&r, cands[p].RequestedToken, &attempts) {
+		if role.ExactFromAttempt(&r, cands[p].RequestedToken, &attempts) {
 			ownRequest = 1
 		}
 		traits = cands[p].F.Advice
@@ -95,7 +95,7 @@ func (z *Recognizer) recognizeFlat(flat string, info *logtext.InfoLines, entries
 
 	// The refusal of the failing request itself is the failure, not an attempt on the way.
 	r.Attempts = attempts.Count - ownRequest
-	r.RefusedBefore, r.OwnRefused = r.Attempts, ownRequest == 1
+	r.AttemptsInText, r.OwnRefused = r.Attempts, ownRequest == 1
 	r.ExceptionType = st.ExceptionType(exceptionAt)
 
 	for _, d := range details.Details {
@@ -123,11 +123,11 @@ func (z *Recognizer) recognizeFlat(flat string, info *logtext.InfoLines, entries
 	return r, true
 }
 
-// lastResort is the first last-resort statement that the verdict's table takes for a failure.
-func (z *Recognizer) lastResort(flat string, entries *logtext.Entries, st *speaker.Statements) (r grammar.Report, found bool) {
+// lastResort is the first last-resort statement that the role table takes for a failure.
+func (z *Recognizer) lastResort(flat string, entries *logtext.Entries, st *speaker.Attribution) (r grammar.Report, found bool) {
 	generic.EachCandidate(flat, entries, func(c *generic.Candidate) bool {
-		beside := z.HasAttempt(flat[c.From:c.To], func(at int) bool { return verdict.AttemptAt(st, c.From+at) == verdict.Attempt })
-		if verdict.Of(verdict.Statement{Kind: verdict.LastResort, Foreign: st.Foreign(c.At), BesideAttempt: beside}) == verdict.Dropped {
+		beside := z.HasAttempt(flat[c.From:c.To], func(at int) bool { return role.AttemptAt(st, c.From+at) == role.Attempt })
+		if role.Of(role.Facts{Kind: role.LastResort, Foreign: st.Foreign(c.At), BesideAttempt: beside}) == role.Dropped {
 			return false
 		}
 		r, found = c.R, true
@@ -142,14 +142,14 @@ type Found uint8
 // The values of Found.
 const (
 	FoundNothing Found = iota // neither a failure nor (when asked for) a warning
-	FoundFailure              // an XLA OOM failure, in Finding.Report
+	FoundReport               // an XLA OOM failure, in Finding.Report
 	FoundWarning              // no failure, but a memory-pressure warning, in Finding.Warning
 )
 
 // Finding is what one text holds: its failure, else its warning.
 type Finding struct {
 	Found   Found
-	Report  grammar.Report  // when Found is FoundFailure
+	Report  grammar.Report  // when Found is FoundReport
 	Warning grammar.Warning // when Found is FoundWarning
 }
 
@@ -157,11 +157,11 @@ type Finding struct {
 func (z *Recognizer) Find(text string, warnings bool) Finding {
 	var info logtext.InfoLines
 	var entries logtext.Entries
-	var st speaker.Statements
+	var st speaker.Attribution
 	marks := st.Marks()
 	flat := z.wrapWords.FlattenLevels(text, &info, &entries, &marks)
 	if r, ok := z.recognizeFlat(flat, &info, &entries, &st); ok {
-		return Finding{Found: FoundFailure, Report: r}
+		return Finding{Found: FoundReport, Report: r}
 	}
 	if warnings {
 		if w, ok := z.recognizeWarningFlat(flat, &st); ok {
@@ -173,26 +173,26 @@ func (z *Recognizer) Find(text string, warnings bool) Finding {
 
 // eachAttemptOrRaised is EachAttempt that also adds to cands, as candidates of their raised family, the
 // attempts in a status XLA's stack raised (docs/recognition.md, "Who said it").
-func (z *Recognizer) eachAttemptOrRaised(flat string, st *speaker.Statements, cands []verdict.Candidate, fn func(at int, r *grammar.Report, requested string)) []verdict.Candidate {
+func (z *Recognizer) eachAttemptOrRaised(flat string, st *speaker.Attribution, cands []role.Candidate, fn func(at int, r *grammar.Report, requested string)) []role.Candidate {
 	for k, i := range z.Attempts {
 		w := &z.Warnings[i]
 		f := z.raisedAs[k] // nil when the last-resort layer reads its raised form
 		w.Each(flat, func(m grammar.Match) {
 			at := m.Start()
-			v := verdict.AttemptAt(st, at) // Dropped, Failure (raised) or Attempt
-			if v == verdict.Dropped || v == verdict.Failure && (f == nil || len(cands) >= grammar.MaxCandidates) {
+			v := role.AttemptAt(st, at) // Dropped, Failure (raised) or Attempt
+			if v == role.Dropped || v == role.Failure && (f == nil || len(cands) >= grammar.MaxCandidates) {
 				return
 			}
 			r := grammar.Report{Backend: w.Backend}
-			if v == verdict.Failure {
+			if v == role.Failure {
 				r = grammar.Report{Family: f.ID, Code: f.Code, Phase: f.Phase, Backend: f.Backend}
 			}
 			grammar.ReadStandardGroups(&r, m)
 			if w.Read != nil && !w.Read(&r, m) {
 				return
 			}
-			if v == verdict.Failure {
-				cands = append(cands, verdict.Candidate{F: f, Verdict: v, At: at, R: r, RequestedToken: grammar.RequestedToken(m)})
+			if v == role.Failure {
+				cands = append(cands, role.Candidate{F: f, Role: v, At: at, R: r, RequestedToken: grammar.RequestedToken(m)})
 				return
 			}
 			fn(at, &r, grammar.RequestedToken(m))
@@ -219,19 +219,19 @@ func (z *Recognizer) RecognizeWarning(text string) (grammar.Warning, bool) {
 	if !z.MayContain(text) {
 		return grammar.Warning{}, false // as Recognize: only what the prefilter passes
 	}
-	var st speaker.Statements
+	var st speaker.Attribution
 	marks := st.Marks()
 	flat := z.wrapWords.FlattenLevels(text, nil, nil, &marks)
 	return z.recognizeWarningFlat(flat, &st)
 }
 
 // recognizeWarningFlat is RecognizeWarning on flattened text whose statements' speakers are st.
-func (z *Recognizer) recognizeWarningFlat(flat string, st *speaker.Statements) (grammar.Warning, bool) {
+func (z *Recognizer) recognizeWarningFlat(flat string, st *speaker.Attribution) (grammar.Warning, bool) {
 	best, at := grammar.Warning{}, -1
 	for i := range z.Warnings {
 		f := &z.Warnings[i]
 		f.Each(flat, func(m grammar.Match) {
-			if at >= 0 && m.Start() >= at || verdict.WarningAt(st, m.Start()) == verdict.Dropped {
+			if at >= 0 && m.Start() >= at || role.WarningAt(st, m.Start()) == role.Dropped {
 				return
 			}
 			r := grammar.Report{Backend: f.Backend}
@@ -252,8 +252,8 @@ func (z *Recognizer) recognizeWarningFlat(flat string, st *speaker.Statements) (
 		best.Backend = details.EvidenceBackend(flat)
 	}
 	if best.Kind == grammar.WarningAllocationAttempt {
-		var s verdict.AttemptSeries
-		z.EachAttempt(flat, func(at int) bool { return verdict.AttemptAt(st, at) == verdict.Attempt }, s.Add)
+		var s role.AttemptSeries
+		z.EachAttempt(flat, func(at int) bool { return role.AttemptAt(st, at) == role.Attempt }, s.Add)
 		best.Attempts = s.Count
 		if s.Count > 1 {
 			best.Requested, best.Last = s.First, s.Last

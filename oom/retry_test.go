@@ -174,7 +174,7 @@ func TestRetryRefusalsBefore(t *testing.T) {
 // not failures, so neither carries a verdict or an action.
 func TestNoVerdictOffFailures(t *testing.T) {
 	for _, l := range append(slices.Clone(lookalikes), coverageLookalikes()...) {
-		if f := Default().Find(l.text, true); f.Found == FoundFailure {
+		if f := Default().Find(l.text, true); f.Found == FoundReport {
 			t.Errorf("look-alike %s/%s found as a failure (retry %q)", l.class, l.name, f.Report.Retry)
 		}
 	}
@@ -184,7 +184,7 @@ func TestNoVerdictOffFailures(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if f := Default().Find(string(data), true); f.Found == FoundFailure {
+		if f := Default().Find(string(data), true); f.Found == FoundReport {
 			t.Errorf("%s found as a failure (retry %q)", p, f.Report.Retry)
 		}
 	}

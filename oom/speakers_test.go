@@ -87,14 +87,14 @@ func TestRaisedStatusIsTheFailure(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := Default().Find(c.text, true)
-			if f.Found != FoundFailure || f.Report.Family != c.family || f.Report.Requested != grammar.KnownSize(c.requested) || f.Report.Attempts != 0 {
+			if f.Found != FoundReport || f.Report.Family != c.family || f.Report.Requested != grammar.KnownSize(c.requested) || f.Report.Attempts != 0 {
 				t.Errorf("got %v %s %+v attempts %d, want a failure of %s asking %d", f.Found, f.Report.Family, f.Report.Requested, f.Report.Attempts, c.family, c.requested)
 			}
 			for _, e := range enclosures {
 				if exceptionEnclosures[e.name] || e.name == "Python repr" {
 					continue // another exception around it
 				}
-				if f := Default().Find(e.wrap(c.text), true); f.Found != FoundFailure || f.Report.Family != c.family {
+				if f := Default().Find(e.wrap(c.text), true); f.Found != FoundReport || f.Report.Family != c.family {
 					t.Errorf("%s: got %v %s, want a failure of %s", e.name, f.Found, f.Report.Family, c.family)
 				}
 			}

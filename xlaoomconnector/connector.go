@@ -147,7 +147,7 @@ func (c *xlaOOMConnector) gather(ld plog.Logs, arrival time.Time) batch {
 					continue // the 99.9 %: no Report is built
 				}
 				found, tagged := c.read(lr, &texts, tagged, warned)
-				if found.Found != oom.FoundFailure {
+				if found.Found != oom.FoundReport {
 					c.addWarning(warnings, rl, lr, arrival, &found) // no OOM: maybe a warning
 					continue
 				}
@@ -217,7 +217,7 @@ func (c *xlaOOMConnector) apply(b *batch, now time.Time) (overflowed int64) {
 // read returns the record's failure from its tag (no second parse), else from Scan's texts; marked, warned: MarksAll.
 func (c *xlaOOMConnector) read(lr plog.LogRecord, texts *oomrecord.Candidates, marked, warned bool) (found oom.Finding, tagged bool) {
 	if r, ok := oomattr.Get(lr.Attributes()); ok {
-		return oom.Finding{Found: oom.FoundFailure, Report: r}, true
+		return oom.Finding{Found: oom.FoundReport, Report: r}, true
 	}
 	if !c.cfg.RecognizeUntagged {
 		// xla.error.code of another type, or empty, is not a tag; the text is read only when asked for.

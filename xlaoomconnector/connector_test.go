@@ -193,7 +193,7 @@ func TestTaggedEqualsUntagged(t *testing.T) {
 	for _, rl := range tagged.ResourceLogs().All() {
 		for _, sl := range rl.ScopeLogs().All() {
 			for _, lr := range sl.LogRecords().All() {
-				if found := finder.Find(lr, false); found.Found == oom.FoundFailure {
+				if found := finder.Find(lr, false); found.Found == oom.FoundReport {
 					oomattr.Put(found.Report, lr.Attributes())
 					lr.Body().SetStr("train step failed") // nothing left to recognise
 					lr.Attributes().Remove("exception.message")

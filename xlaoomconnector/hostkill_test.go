@@ -49,7 +49,7 @@ func TestHostKills(t *testing.T) {
 		if !ok {
 			t.Fatalf("not a statement: %s", line)
 		}
-		return &hostoom.Kill{Statement: s, Tasks: 1, Complete: true}
+		return &hostoom.Kill{KillReport: s, Tasks: 1, Complete: true}
 	}
 	memcg := kill("Memory cgroup out of memory: Killed process 29330 (python3) total-vm:82116kB, anon-rss:59136kB, file-rss:6612kB, shmem-rss:0kB, UID:0 pgtables:188kB oom_score_adj:0")
 	memcg.Constraint = hostoom.ConstraintCgroup
@@ -70,7 +70,7 @@ func TestHostKills(t *testing.T) {
 			oomattr.PutHostKill(k, lrs.AppendEmpty().Attributes())
 		}
 		// A statement of a kill, not a kill.
-		st := hostoom.Statement{Kind: hostoom.KernelUsage}
+		st := hostoom.KillReport{Kind: hostoom.KernelUsage}
 		oomattr.PutHostStatement(&st, lrs.AppendEmpty().Attributes())
 	}
 	bogus := ld.ResourceLogs().At(1).ScopeLogs().At(0).LogRecords().AppendEmpty().Attributes()
@@ -109,13 +109,13 @@ func TestHostKills(t *testing.T) {
 func TestHostKillsOncePerKill(t *testing.T) {
 	const cid = "4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a"
 	kernel := func(cg string, pid int64) *hostoom.Kill {
-		return &hostoom.Kill{Statement: hostoom.Statement{Kind: hostoom.KernelKilled, PID: pid, Command: "python",
+		return &hostoom.Kill{KillReport: hostoom.KillReport{Kind: hostoom.KernelKilled, PID: pid, Command: "python",
 			Cgroup: cg, Constraint: hostoom.ConstraintCgroup}, Tasks: 1, Complete: true}
 	}
 	podCG := "/kubepods/burstable/pod8d1e6c0a-3f2b-4c5d-9e8f-7a6b5c4d3e2f/"
-	status := &hostoom.Kill{Statement: hostoom.Statement{Kind: hostoom.PodOOMKilled, Constraint: hostoom.ConstraintCgroup,
+	status := &hostoom.Kill{KillReport: hostoom.KillReport{Kind: hostoom.PodOOMKilled, Constraint: hostoom.ConstraintCgroup,
 		PodUID: "8d1e6c0a-3f2b-4c5d-9e8f-7a6b5c4d3e2f", ContainerID: cid, Container: "trainer"}, Tasks: 1, Complete: true}
-	slurm := &hostoom.Kill{Statement: hostoom.Statement{Kind: hostoom.SlurmOOM, Job: "8841", Step: "0", Count: 1,
+	slurm := &hostoom.Kill{KillReport: hostoom.KillReport{Kind: hostoom.SlurmOOM, Job: "8841", Step: "0", Count: 1,
 		Constraint: hostoom.ConstraintCgroup}, Tasks: 1, Complete: true}
 	base := time.Date(2026, 11, 27, 18, 48, 30, 0, time.UTC)
 	type rec struct {
@@ -167,9 +167,9 @@ func TestHostKillsOncePerKill(t *testing.T) {
 // same kill in the same batch.
 func TestHostKillVerdictSettled(t *testing.T) {
 	const cid = "4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a"
-	status := &hostoom.Kill{Statement: hostoom.Statement{Kind: hostoom.PodOOMKilled, Constraint: hostoom.ConstraintCgroup,
+	status := &hostoom.Kill{KillReport: hostoom.KillReport{Kind: hostoom.PodOOMKilled, Constraint: hostoom.ConstraintCgroup,
 		PodUID: "8d1e6c0a-3f2b-4c5d-9e8f-7a6b5c4d3e2f", ContainerID: cid, Container: "trainer"}, Tasks: 1, Complete: true}
-	kernel := &hostoom.Kill{Statement: hostoom.Statement{Kind: hostoom.KernelKilled, PID: 4242, Command: "python",
+	kernel := &hostoom.Kill{KillReport: hostoom.KillReport{Kind: hostoom.KernelKilled, PID: 4242, Command: "python",
 		Cgroup: "/kubepods/burstable/pod8d1e6c0a-3f2b-4c5d-9e8f-7a6b5c4d3e2f/" + cid, Constraint: hostoom.ConstraintCgroup}, Tasks: 1, Complete: true}
 	base := time.Date(2026, 11, 27, 18, 48, 30, 0, time.UTC)
 	ld := plog.NewLogs()

@@ -118,7 +118,7 @@ func TestIncidentsOneFailureManyLines(t *testing.T) {
 			lr := rl.ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
 			lr.SetTimestamp(pcommon.NewTimestampFromTime(start.Add(time.Duration(h*5+i) * time.Second)))
 			found := c.finder.Find(withBody(lr, line), false)
-			require.Equal(t, oom.FoundFailure, found.Found, line)
+			require.Equal(t, oom.FoundReport, found.Found, line)
 			oomattr.Put(found.Report, lr.Attributes())
 			lr.Attributes().PutStr(oomattr.Incident, fmt.Sprintf("processor-id-%d", i))
 		}

@@ -8,7 +8,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
-	"github.com/xlaoom/xlaoomprocessor/internal/failure"
+	"github.com/xlaoom/xlaoomprocessor/internal/assembly"
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
@@ -17,7 +17,7 @@ const (
 	FailureID         = "xla.oom.failure.id"
 	FailureStatements = "xla.oom.failure.statements" // records that stated the failure
 	FailureRecords    = "xla.oom.failure.records"    // every record it took
-	FailureClosed     = "xla.oom.failure.closed"     // why it closed (failure.Close)
+	FailureClosed     = "xla.oom.failure.closed"     // why it closed (assembly.Close)
 	RetryRule         = "xla.oom.retry.rule"         // the rule that decided xla.oom.retry
 	// Holders lists the executables the allocator's dump names, most bytes first: maps of HolderKey*.
 	Holders = "xla.oom.holders"
@@ -38,15 +38,15 @@ const (
 )
 
 // PutFailure writes failure f onto attrs: its report (at most top allocations) and the failure's own attributes.
-func PutFailure(f *failure.Failure, attrs pcommon.Map, top int) {
+func PutFailure(f *assembly.Failure, attrs pcommon.Map, top int) {
 	PutTop(f.Report, attrs, top)
 	attrs.PutStr(FailureID, f.ID)
 	attrs.PutInt(FailureStatements, int64(f.Statements))
 	attrs.PutInt(FailureRecords, int64(f.Records))
 	attrs.PutStr(FailureClosed, string(f.Closed))
 	putStr(attrs, RetryRule, f.Rule)
-	if f.Refused > 0 {
-		attrs.PutInt(Attempts, int64(f.Refused))
+	if f.Attempts > 0 {
+		attrs.PutInt(Attempts, int64(f.Attempts))
 	}
 	if len(f.Holders) > 0 {
 		s := attrs.PutEmptySlice(Holders)
@@ -61,7 +61,7 @@ func PutFailure(f *failure.Failure, attrs pcommon.Map, top int) {
 }
 
 // FailureBody is the failure record's body: what failed, how big, who held the memory, where, the verdict.
-func FailureBody(f *failure.Failure) string {
+func FailureBody(f *assembly.Failure) string {
 	r := &f.Report
 	var b strings.Builder
 	b.WriteString("XLA OOM failure " + r.Code)

@@ -73,7 +73,7 @@ func HostKillKey(res, attrs pcommon.Map) (key string, once bool) {
 	o := hostoom.Owner{Kind: hostoom.OwnerKind(str(attrs, HostOwner)), PodUID: str(attrs, K8sPodUID),
 		ContainerID: str(attrs, ContainerID), SlurmJob: str(attrs, HostSlurmJob), SlurmStep: str(attrs, HostSlurmStep),
 		Unit: str(attrs, HostUnit)}
-	v := hostoom.Statement{Command: str(attrs, ProcessCommand), Container: str(attrs, K8sContainer),
+	v := hostoom.KillReport{Command: str(attrs, ProcessCommand), Container: str(attrs, K8sContainer),
 		Cgroup: str(attrs, HostCgroup), LimitCgroup: str(attrs, HostLimitCgroup), Node: str(attrs, HostNode)}
 	if pid, ok := attrs.Get(ProcessPID); ok {
 		v.PID = pid.Int()
@@ -102,7 +102,7 @@ func PutOwner(o hostoom.Owner, attrs pcommon.Map) {
 }
 
 // PutHostStatement marks a record whose line is part of a kill another record carries: no kill is counted on it.
-func PutHostStatement(s *hostoom.Statement, attrs pcommon.Map) {
+func PutHostStatement(s *hostoom.KillReport, attrs pcommon.Map) {
 	attrs.PutStr(HostSource, s.Kind.Source())
 	attrs.PutStr(HostStatement, s.Kind.String())
 }

@@ -20,24 +20,24 @@ func TestHostKillKey(t *testing.T) {
 	for _, c := range []struct {
 		resource map[string]string
 		node     string
-		s        hostoom.Statement
+		s        hostoom.KillReport
 	}{
-		{map[string]string{"host.name": "node-7"}, "node-7", hostoom.Statement{Kind: hostoom.KernelKilled, PID: 1, Command: "python",
+		{map[string]string{"host.name": "node-7"}, "node-7", hostoom.KillReport{Kind: hostoom.KernelKilled, PID: 1, Command: "python",
 			Cgroup: "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod8d1e6c0a_3f2b_4c5d_9e8f_7a6b5c4d3e2f.slice/cri-containerd-" + cid + ".scope"}},
-		{nil, "", hostoom.Statement{Kind: hostoom.PodOOMKilled, PodUID: "8d1e6c0a-3f2b-4c5d-9e8f-7a6b5c4d3e2f", Container: "trainer"}},
+		{nil, "", hostoom.KillReport{Kind: hostoom.PodOOMKilled, PodUID: "8d1e6c0a-3f2b-4c5d-9e8f-7a6b5c4d3e2f", Container: "trainer"}},
 		{map[string]string{"k8s.node.name": "node-8"}, "node-8", slurm},
 		{map[string]string{"host.name": "node-7", "k8s.node.name": "node-8"}, "node-7", unit},
-		{nil, "", hostoom.Statement{Kind: hostoom.KernelUsage, LimitCgroup: "/batch/a", Node: "node-9"}},
-		{nil, "", hostoom.Statement{Kind: hostoom.EarlyoomKill, PID: 4, Command: "python", Node: "node-9"}},
-		{nil, "", hostoom.Statement{Kind: hostoom.RayOOM, Count: 2}},
+		{nil, "", hostoom.KillReport{Kind: hostoom.KernelUsage, LimitCgroup: "/batch/a", Node: "node-9"}},
+		{nil, "", hostoom.KillReport{Kind: hostoom.EarlyoomKill, PID: 4, Command: "python", Node: "node-9"}},
+		{nil, "", hostoom.KillReport{Kind: hostoom.RayOOM, Count: 2}},
 	} {
 		res, attrs := pcommon.NewMap(), pcommon.NewMap()
 		for k, v := range c.resource {
 			res.PutStr(k, v)
 		}
-		k := &hostoom.Kill{Statement: c.s, Tasks: 1, Complete: true}
+		k := &hostoom.Kill{KillReport: c.s, Tasks: 1, Complete: true}
 		PutHostKill(k, attrs)
-		wantKey, wantOnce := hostoom.KillKey(k.Owner(), &k.Statement, c.node)
+		wantKey, wantOnce := hostoom.KillKey(k.Owner(), &k.KillReport, c.node)
 		if key, once := HostKillKey(res, attrs); key != wantKey || once != wantOnce {
 			t.Errorf("%v: %q %v, want %q %v", c.s.Kind, key, once, wantKey, wantOnce)
 		}

@@ -113,7 +113,7 @@ func Read(r *oom.Recognizer, texts []string, warnings bool) oom.Finding {
 	for _, text := range texts {
 		found := r.Find(text, warnings && first.Found == oom.FoundNothing)
 		switch found.Found {
-		case oom.FoundFailure:
+		case oom.FoundReport:
 			return found
 		case oom.FoundWarning:
 			first = found

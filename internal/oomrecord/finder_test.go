@@ -101,7 +101,7 @@ func TestFindSources(t *testing.T) {
 			before := plog.NewLogRecord()
 			lr.CopyTo(before)
 			found := NewFinder(tt.sources()).Find(lr, false)
-			assert.Equal(t, tt.wantCode != "", found.Found == oom.FoundFailure)
+			assert.Equal(t, tt.wantCode != "", found.Found == oom.FoundReport)
 			assert.Equal(t, tt.wantCode, found.Report.Code)
 			assert.Equal(t, before.Body().AsRaw(), lr.Body().AsRaw(), "Find never modifies the record")
 		})
@@ -134,7 +134,7 @@ func TestReadFailureBeforeWarning(t *testing.T) {
 	lr.Body().SetStr(retry)
 	lr.Attributes().PutStr("exception.message", compileOOM)
 	found := f.Find(lr, true)
-	assert.Equal(t, oom.FoundFailure, found.Found)
+	assert.Equal(t, oom.FoundReport, found.Found)
 	assert.Equal(t, "E1000", found.Report.Code)
 
 	lr.Attributes().PutStr("exception.message", remat)

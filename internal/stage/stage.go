@@ -10,29 +10,29 @@ import (
 	"time"
 
 	"github.com/xlaoom/xlaoomprocessor/hostoom"
-	"github.com/xlaoom/xlaoomprocessor/internal/failure"
+	"github.com/xlaoom/xlaoomprocessor/internal/assembly"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomrecord"
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
 // Config is the stage's settings.
 type Config struct {
-	Failure        failure.Config
+	Assembly       assembly.Config
 	MemoryWarnings bool // tag memory-pressure warnings
 	HostKillTails  bool // read string bodies that end like a host kill line
 	MaxScanSize    int  // a longer text is not read for evidence
 }
 
-// Stage is safe for concurrent use; its state is its failure.Assembler.
+// Stage is safe for concurrent use; its state is its assembly.Assembler.
 type Stage struct {
 	cfg        Config
 	recognizer *oom.Recognizer
-	Failures   *failure.Assembler
+	Assembler  *assembly.Assembler
 }
 
 // New returns a stage with no open failure.
 func New(cfg Config) *Stage {
-	return &Stage{cfg: cfg, recognizer: oom.Default(), Failures: failure.New(cfg.Failure)}
+	return &Stage{cfg: cfg, recognizer: oom.Default(), Assembler: assembly.New(cfg.Assembly)}
 }
 
 // Input is a record's keys (package incident) and times.
@@ -41,7 +41,7 @@ type Input struct {
 	Job              uint64     // 0: the resource names no job
 	At               time.Time  // the record's time, else its arrival
 	Now              time.Time  // its arrival
-	Origin           func() any // failure.Statement.Origin
+	Origin           func() any // assembly.Statement.Origin
 	Line             int        // the record's first line in its file; 0: unknown
 }
 
@@ -72,18 +72,18 @@ type Tags struct {
 	FailureID string
 	Opened    time.Time // the time the failure's incident is bucketed by
 	Warning   oom.Warning
-	Host      hostoom.Statement
+	Host      hostoom.KillReport
 	Kill      hostoom.Kill
 	Ended     []hostoom.Kill // the kills that ended at the record, each once
 }
 
 // OpenIn reports, without a lock, whether a stream of resource has an open failure.
 func (s *Stage) OpenIn(resource uint64) bool {
-	return s.Failures.Open() && s.Failures.OpenIn(resource)
+	return s.Assembler.Open() && s.Assembler.OpenIn(resource)
 }
 
 // Candidate decides a record whose texts passed the prefilter; in gives its keys.
-func (s *Stage) Candidate(texts []string, marks Marks, in func(statement bool) Input, t *Tags, closed []failure.Failure) []failure.Failure {
+func (s *Stage) Candidate(texts []string, marks Marks, in func(statement bool) Input, t *Tags, closed []assembly.Failure) []assembly.Failure {
 	t.Outcome = Untouched
 	if marks.Tagged {
 		return closed // tagged upstream: processing twice equals processing once
@@ -102,19 +102,19 @@ func (s *Stage) Candidate(texts []string, marks Marks, in func(statement bool) I
 		t.Outcome, t.Warning = Warning, found.Warning
 		if found.Warning.Kind == oom.WarningAllocationAttempt {
 			i := in(false)
-			closed = s.Failures.Attempted(i.Stream, found.Warning.Attempts, i.Now, closed)
+			closed = s.Assembler.Attempted(i.Stream, found.Warning.Attempts, i.Now, closed)
 		}
 		return s.Evidence(in, texts[0], closed)
-	case oom.FoundFailure:
+	case oom.FoundReport:
 	}
 	if marks.Warned {
 		return closed // tagged as a warning upstream: left as it is
 	}
 	i := in(true)
 	t.Report = found.Report
-	st := failure.Statement{Report: &t.Report, At: i.At, Text: texts[0], Sent: marks.RetrySent,
+	st := assembly.Statement{Report: &t.Report, At: i.At, Text: texts[0], Sent: marks.RetrySent,
 		Origin: i.Origin, Resource: i.Resource, Job: i.Job}
-	step, closed := s.Failures.Statement(i.Stream, st, i.Now, closed)
+	step, closed := s.Assembler.Statement(i.Stream, st, i.Now, closed)
 	t.Report.Retry = step.Verdict
 	if marks.RetrySent {
 		t.Report.Retry = "" // a verdict the record arrived with is kept
@@ -124,12 +124,12 @@ func (s *Stage) Candidate(texts []string, marks Marks, in func(statement bool) I
 }
 
 // Evidence reads a record into its stream's open failure, if any.
-func (s *Stage) Evidence(in func(statement bool) Input, text string, closed []failure.Failure) []failure.Failure {
-	if len(text) > s.cfg.MaxScanSize || !s.Failures.Open() {
+func (s *Stage) Evidence(in func(statement bool) Input, text string, closed []assembly.Failure) []assembly.Failure {
+	if len(text) > s.cfg.MaxScanSize || !s.Assembler.Open() {
 		return closed
 	}
-	if i := in(false); s.Failures.OpenIn(i.Resource) {
-		closed = s.Failures.Evidence(i.Stream, text, i.Now, closed)
+	if i := in(false); s.Assembler.OpenIn(i.Resource) {
+		closed = s.Assembler.Evidence(i.Stream, text, i.Now, closed)
 	}
 	return closed
 }
@@ -143,7 +143,7 @@ func (s *Stage) Tail(body string) bool {
 // Texts joins each line's host statement, dated by its header, else by the
 // record, which carries the kill a line completed, else one that ended
 // without its own line, else its first statement (srun's echo is no kill).
-func (s *Stage) Texts(in Input, marks Marks, texts []string, t *Tags, closed []failure.Failure) []failure.Failure {
+func (s *Stage) Texts(in Input, marks Marks, texts []string, t *Tags, closed []assembly.Failure) []assembly.Failure {
 	t.Outcome = Untouched
 	if marks.HostRead {
 		return closed // read upstream: processing twice equals processing once
@@ -173,7 +173,7 @@ func (s *Stage) Texts(in Input, marks Marks, texts []string, t *Tags, closed []f
 }
 
 // Host joins st, read from a record dated in.At, into its stream's kills.
-func (s *Stage) Host(in Input, marks Marks, st hostoom.Statement, t *Tags, closed []failure.Failure) []failure.Failure {
+func (s *Stage) Host(in Input, marks Marks, st hostoom.KillReport, t *Tags, closed []assembly.Failure) []assembly.Failure {
 	t.Outcome = Untouched
 	if marks.HostRead {
 		return closed
@@ -181,15 +181,15 @@ func (s *Stage) Host(in Input, marks Marks, st hostoom.Statement, t *Tags, close
 	return s.statement(in, in.At, st, t, closed)
 }
 
-func (s *Stage) statement(in Input, at time.Time, st hostoom.Statement, t *Tags, closed []failure.Failure) []failure.Failure {
+func (s *Stage) statement(in Input, at time.Time, st hostoom.KillReport, t *Tags, closed []assembly.Failure) []assembly.Failure {
 	if t.Outcome == Untouched {
 		t.Outcome, t.Host = HostStatement, st
 	}
 	if st.Kind.Echo() {
 		return closed
 	}
-	j := failure.HostJoin{Ended: t.Ended}
-	closed = s.Failures.HostStatement(in.Stream, at, st, in.Now, &j, closed)
+	j := assembly.HostJoin{Ended: t.Ended}
+	closed = s.Assembler.HostStatement(in.Stream, at, st, in.Now, &j, closed)
 	t.Ended = j.Ended
 	switch {
 	case j.Complete:
@@ -206,12 +206,12 @@ func (s *Stage) statement(in Input, at time.Time, st hostoom.Statement, t *Tags,
 
 // Structured reads a journald MESSAGE (the kernel's lines only from the
 // kernel's transport) or a k8sobjects Pod or Event for a host statement.
-func Structured(message, transport string, object Object) (hostoom.Statement, bool) {
+func Structured(message, transport string, object Object) (hostoom.KillReport, bool) {
 	if message != "" {
 		return hostoom.JournalStatement(message, transport)
 	}
 	if object == nil {
-		return hostoom.Statement{}, false
+		return hostoom.KillReport{}, false
 	}
 	switch kind, _ := object.Str("kind"); kind {
 	case "Pod":
@@ -223,7 +223,7 @@ func Structured(message, transport string, object Object) (hostoom.Statement, bo
 		note, _ := object.Str("note")
 		return hostoom.EventStatement(message, note)
 	}
-	return hostoom.Statement{}, false
+	return hostoom.KillReport{}, false
 }
 
 // Object is a structured object body (a Kubernetes object).

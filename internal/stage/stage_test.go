@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/xlaoom/xlaoomprocessor/hostoom"
-	"github.com/xlaoom/xlaoomprocessor/internal/failure"
+	"github.com/xlaoom/xlaoomprocessor/internal/assembly"
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
@@ -34,7 +34,7 @@ const (
 var t0 = time.Date(2026, 11, 26, 11, 16, 43, 0, time.UTC)
 
 func newStage() *Stage {
-	return New(Config{Failure: failure.Config{Window: time.Minute}, MemoryWarnings: true, HostKillTails: true, MaxScanSize: 1 << 20})
+	return New(Config{Assembly: assembly.Config{Window: time.Minute}, MemoryWarnings: true, HostKillTails: true, MaxScanSize: 1 << 20})
 }
 
 // feeder gives a stage the records of one stream as a reader does: the
@@ -42,7 +42,7 @@ func newStage() *Stage {
 type feeder struct {
 	s      *Stage
 	in     Input
-	closed []failure.Failure
+	closed []assembly.Failure
 }
 
 func (f *feeder) input(bool) Input { return f.in }
@@ -73,8 +73,8 @@ func TestOneFailure(t *testing.T) {
 	assert.Equal(t, first.FailureID, last.FailureID, "one failure")
 	require.Len(t, f.closed, 1)
 	c := f.closed[0]
-	assert.Equal(t, failure.ClosedRaised, c.Closed)
-	assert.Equal(t, 1, c.Refused)
+	assert.Equal(t, assembly.ClosedRaised, c.Closed)
+	assert.Equal(t, 1, c.Attempts)
 	assert.Equal(t, oom.ParseSize("59.38GiB"), c.Report.PoolLimit, "Stats, read as evidence")
 	assert.False(t, f.s.OpenIn(1))
 }
@@ -86,7 +86,7 @@ func TestMarks(t *testing.T) {
 	assert.Equal(t, Untouched, f.record(bfcLine, Marks{Tagged: true}).Outcome)
 	assert.Equal(t, Untouched, f.record(bfcLine, Marks{Warned: true}).Outcome)
 	assert.Equal(t, Untouched, f.record(attemptLine, Marks{Warned: true}).Outcome)
-	assert.False(t, f.s.Failures.Open())
+	assert.False(t, f.s.Assembler.Open())
 	sent := f.record(bfcLine, Marks{RetrySent: true})
 	assert.Equal(t, Statement, sent.Outcome)
 	assert.Empty(t, sent.Report.Retry, "the sender's verdict is kept")
@@ -185,7 +185,7 @@ func TestTextsOfAWholeLog(t *testing.T) {
 	s.Texts(Input{Stream: 1, Line: 1}, Marks{}, []string{string(b)}, &tags, nil)
 	assert.Equal(t, HostKill, tags.Outcome)
 	assert.Empty(t, tags.Ended, "held until its event ends")
-	ended := s.Failures.FlushKills(1)
+	ended := s.Assembler.FlushKills(1)
 	require.Len(t, ended, 1)
 	assert.Equal(t, int64(1), ended[0].Ref, "its first line")
 	assert.Equal(t, tags.Kill, ended[0])
@@ -217,7 +217,7 @@ func TestKillWithoutItsLine(t *testing.T) {
 			}
 			ended = append(ended, tags.Ended...)
 		}
-		ended = append(ended, f.s.Failures.FlushKills(1)...)
+		ended = append(ended, f.s.Assembler.FlushKills(1)...)
 		require.Len(t, kills, 2, "prefilter %v", prefilter)
 		assert.False(t, kills[0].Complete)
 		assert.True(t, kills[1].Complete)

@@ -53,13 +53,13 @@ var deviceAdvice = AdviceTable{
 		Say: sayConst("Reduce the per-device footprint: a smaller batch, jax.checkpoint (remat) on large blocks, bfloat16 for large tensors, donate_argnums for inputs not needed after the step, or shard over more GPUs.")},
 	// The driver refused allocations in the failure's own record: the memory is held outside XLA's pool.
 	{Name: "driver refused on the way", Action: grammar.ActionFreeHeldMemory, When: func(c AdviceCase) bool {
-		return c.R.RefusedBefore > 0 && c.R.MemorySpace != "host" && !tooBigForDevice(c)
+		return c.R.AttemptsInText > 0 && c.R.MemorySpace != "host" && !tooBigForDevice(c)
 	}, Say: func(c AdviceCase) string {
-		return fmt.Sprintf("The GPU driver refused %s before this failure: memory outside XLA's pool is taken, usually by another process or library on this GPU (nvidia-smi --query-compute-apps=pid,used_memory --format=csv; PyTorch or CuPy allocating before JAX in the same process). Free it or give each process its share with XLA_PYTHON_CLIENT_MEM_FRACTION; a larger share for XLA cannot be had.", oneOrMany(c.R.RefusedBefore, "1 allocation", strconv.Itoa(c.R.RefusedBefore)+" allocations"))
+		return fmt.Sprintf("The GPU driver refused %s before this failure: memory outside XLA's pool is taken, usually by another process or library on this GPU (nvidia-smi --query-compute-apps=pid,used_memory --format=csv; PyTorch or CuPy allocating before JAX in the same process). Free it or give each process its share with XLA_PYTHON_CLIENT_MEM_FRACTION; a larger share for XLA cannot be had.", oneOrMany(c.R.AttemptsInText, "1 allocation", strconv.Itoa(c.R.AttemptsInText)+" allocations"))
 	}},
 	// A request too big for the device or pool was dealt with above.
 	{Name: "more of the GPU", Action: grammar.ActionSetMemoryLimit, When: func(c AdviceCase) bool {
-		return !tooBigForDevice(c) && !tooBigForPool(c) && c.R.RefusedBefore == 0
+		return !tooBigForDevice(c) && !tooBigForPool(c) && c.R.AttemptsInText == 0
 	}, Say: sayConst("Give XLA more of the GPU with XLA_PYTHON_CLIENT_MEM_FRACTION (default .75, e.g. .90); if other processes or libraries need GPU memory, set XLA_PYTHON_CLIENT_PREALLOCATE=false instead.")},
 	{Name: "async allocator, cause not read", Action: grammar.ActionChangeAllocator, When: func(c AdviceCase) bool { return c.Traits.SuggestAsyncAllocator && c.R.Cause == "" },
 		Say: sayConst("If the failure comes from fragmentation rather than a full device, TF_GPU_ALLOCATOR=cuda_malloc_async (XLA_PYTHON_CLIENT_ALLOCATOR=cuda_async in JAX) may help.")},

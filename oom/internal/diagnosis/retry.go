@@ -16,12 +16,12 @@ const (
 	RetryUnknown = "unknown"  // the record does not show which
 )
 
-// retryCase is what a retry rule reads: refusedBefore counts the driver's refusals before the failure;
+// retryCase is what a retry rule reads: attemptsBefore counts the driver's refusals before the failure;
 // ownRefused: the driver refused the failing request itself.
 type retryCase struct {
-	r             *grammar.Report
-	refusedBefore int
-	ownRefused    bool
+	r              *grammar.Report
+	attemptsBefore int
+	ownRefused     bool
 }
 
 // retryRule is one row of the verdict table; the first that holds decides, none means RetryUnknown.
@@ -120,7 +120,7 @@ func ownPoolFilled(c retryCase) bool {
 	if r.PoolSize.Known && r.PoolSize.Bytes < r.PoolLimit.Bytes {
 		return false // the pool never got its limit: something else held the rest
 	}
-	return r.InUse.Bytes+r.Requested.Bytes > r.PoolLimit.Bytes && c.refusedBefore == 0 && !c.ownRefused &&
+	return r.InUse.Bytes+r.Requested.Bytes > r.PoolLimit.Bytes && c.attemptsBefore == 0 && !c.ownRefused &&
 		r.Cause != grammar.CauseFragmentation && r.MemorySpace != "host"
 }
 
@@ -147,15 +147,15 @@ func holderOutsideNamed(c retryCase) bool {
 	return c.r.Family == "gpu-driver-status" || c.r.Family == "gpu-driver-context-init"
 }
 
-func driverRefusedBefore(c retryCase) bool { return c.refusedBefore > 0 && c.r.MemorySpace != "host" }
+func driverRefusedBefore(c retryCase) bool { return c.attemptsBefore > 0 && c.r.MemorySpace != "host" }
 
 // driverRefusedRequest: cudaMallocAsync asks the driver for every request, so its failure is the driver's refusal.
 func driverRefusedRequest(c retryCase) bool {
 	return (c.ownRefused || c.r.Family == "gpu-cuda-async-allocator") && c.r.MemorySpace != "host"
 }
 
-func decidingRule(r *grammar.Report, refusedBefore int) *retryRule {
-	c := retryCase{r: r, refusedBefore: max(refusedBefore, r.RefusedBefore), ownRefused: r.OwnRefused}
+func decidingRule(r *grammar.Report, attemptsBefore int) *retryRule {
+	c := retryCase{r: r, attemptsBefore: max(attemptsBefore, r.AttemptsInText), ownRefused: r.OwnRefused}
 	for i := range RetryRules {
 		if RetryRules[i].when(c) {
 			return &RetryRules[i]
@@ -166,8 +166,8 @@ func decidingRule(r *grammar.Report, refusedBefore int) *retryRule {
 
 // Decide sets a whole failure's verdict from its merged facts and the driver's refusals before it and returns
 // the deciding rule ("" for none); memory held outside the program makes freeing it the action and first step.
-func Decide(r *grammar.Report, refusedBefore int) string {
-	rule := decidingRule(r, refusedBefore)
+func Decide(r *grammar.Report, attemptsBefore int) string {
+	rule := decidingRule(r, attemptsBefore)
 	if rule == nil {
 		r.Retry = RetryUnknown
 		return ""
@@ -175,15 +175,15 @@ func Decide(r *grammar.Report, refusedBefore int) string {
 	r.Retry = rule.Verdict
 	if rule.Holder && r.Action != grammar.ActionFreeHeldMemory {
 		r.Action = grammar.ActionFreeHeldMemory
-		r.Remediation = append([]string{heldMemoryStep(max(refusedBefore, r.RefusedBefore))}, r.Remediation...)
+		r.Remediation = append([]string{heldMemoryStep(max(attemptsBefore, r.AttemptsInText))}, r.Remediation...)
 	}
 	return rule.Name
 }
 
-func heldMemoryStep(refused int) string {
+func heldMemoryStep(attempts int) string {
 	s := "Memory outside this program's pool was taken when it failed"
-	if refused > 0 {
-		s += " (the GPU driver refused " + oneOrMany(refused, "an allocation", strconv.Itoa(refused)+" allocations") + " before it)"
+	if attempts > 0 {
+		s += " (the GPU driver refused " + oneOrMany(attempts, "an allocation", strconv.Itoa(attempts)+" allocations") + " before it)"
 	}
 	return s + ": find the other process or library on this GPU (nvidia-smi --query-compute-apps=pid,used_memory --format=csv) " +
 		"and stop it or give each its own share; a restart on a free GPU may succeed."
@@ -191,16 +191,16 @@ func heldMemoryStep(refused int) string {
 
 // RetryVerdict is the retry verdict of r given the driver's refusals a caller counted before it (the larger of
 // that and the record's own count is used).
-func RetryVerdict(r *grammar.Report, refusedBefore int) string {
-	if rule := decidingRule(r, refusedBefore); rule != nil {
+func RetryVerdict(r *grammar.Report, attemptsBefore int) string {
+	if rule := decidingRule(r, attemptsBefore); rule != nil {
 		return rule.Verdict
 	}
 	return RetryUnknown
 }
 
 // RetryRule is the name of the rule that decides RetryVerdict, "" for none.
-func RetryRule(r *grammar.Report, refusedBefore int) string {
-	if rule := decidingRule(r, refusedBefore); rule != nil {
+func RetryRule(r *grammar.Report, attemptsBefore int) string {
+	if rule := decidingRule(r, attemptsBefore); rule != nil {
 		return rule.Name
 	}
 	return ""

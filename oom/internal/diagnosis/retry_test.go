@@ -35,7 +35,7 @@ func TestRetryRules(t *testing.T) {
 			0, "another holder named", RetryMayHelp},
 		{"refusals counted before the status", grammar.Report{Code: grammar.CodeGeneric, Family: "gpu-allocator-status", Requested: b(214748364800)},
 			2, "driver refused before the failure", RetryMayHelp},
-		{"refusals in the record", grammar.Report{Code: grammar.CodeGeneric, Family: "gpu-allocator-status", Requested: b(214748364800), RefusedBefore: 1},
+		{"refusals in the record", grammar.Report{Code: grammar.CodeGeneric, Family: "gpu-allocator-status", Requested: b(214748364800), AttemptsInText: 1},
 			0, "driver refused before the failure", RetryMayHelp},
 		// refusals of host memory say nothing of the GPU
 		{"host memory refused before", grammar.Report{Code: grammar.CodeGeneric, Family: "gpu-allocator-status", MemorySpace: "host", Requested: b(268435456)},

@@ -9,10 +9,10 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
-// Statements records who printed each statement of a record, in flattened coordinates, filled while flattening
+// Attribution records who printed each statement of a record, in flattened coordinates, filled while flattening
 // (it strips the headers that name a native speaker). Only foreign statements (adjacent ones merged) and
 // exceptions are kept, in fixed spans without allocation; statements past them count as unknown.
-type Statements struct {
+type Attribution struct {
 	spans     [16]statementSpan
 	N         int
 	traceback int // 1 + where the last statement start began a traceback, 0 for none
@@ -27,7 +27,7 @@ type statementSpan struct {
 }
 
 // begin records a statement, with its header and first line, at position at of the flattened text.
-func (s *Statements) begin(at int, header, line string) {
+func (s *Attribution) begin(at int, header, line string) {
 	s.end(at)
 	frames := s.traceback
 	s.traceback = 0
@@ -52,7 +52,7 @@ func (s *Statements) begin(at int, header, line string) {
 	}
 }
 
-func (s *Statements) end(at int) {
+func (s *Attribution) end(at int) {
 	if s.N > 0 && s.spans[s.N-1].to < 0 {
 		s.spans[s.N-1].to = at
 	}
@@ -60,7 +60,7 @@ func (s *Statements) end(at int) {
 
 // finish closes the last statement and reads each undecided exception again, whole (PaddlePaddle's
 // "ResourceExhaustedError: " names its path lines later), then by its traceback's innermost frame.
-func (s *Statements) finish(flat string) {
+func (s *Attribution) finish(flat string) {
 	s.end(len(flat))
 	for k := range s.N {
 		sp := &s.spans[k]
@@ -73,7 +73,7 @@ func (s *Statements) finish(flat string) {
 	}
 }
 
-func (s *Statements) single(text string) {
+func (s *Attribution) single(text string) {
 	s.begin(0, "", text)
 	s.end(len(text))
 	if s.N > 0 {
@@ -81,7 +81,7 @@ func (s *Statements) single(text string) {
 	}
 }
 
-func (s *Statements) at(i int) *statementSpan {
+func (s *Attribution) at(i int) *statementSpan {
 	if s == nil {
 		return nil
 	}
@@ -94,19 +94,19 @@ func (s *Statements) at(i int) *statementSpan {
 }
 
 // Foreign reports whether position i lies in a foreign program's statement: no match there is XLA's.
-func (s *Statements) Foreign(i int) bool {
+func (s *Attribution) Foreign(i int) bool {
 	sp := s.at(i)
 	return sp != nil && sp.who.Owner == Foreign
 }
 
 // Raised reports whether position i lies in a status XLA's stack raised: a match there is the failure.
-func (s *Statements) Raised(i int) bool {
+func (s *Attribution) Raised(i int) bool {
 	sp := s.at(i)
 	return sp != nil && sp.who.Raised()
 }
 
 // ExceptionType is the type of the exception at i, else of the record's first one not foreign's ("" if none).
-func (s *Statements) ExceptionType(i int) string {
+func (s *Attribution) ExceptionType(i int) string {
 	if sp := s.at(i); sp != nil && sp.who.Form == Exception && sp.who.Owner != Foreign {
 		return sp.who.Type()
 	}
@@ -122,6 +122,6 @@ func (s *Statements) ExceptionType(i int) string {
 }
 
 // Marks is what flattening tells s.
-func (s *Statements) Marks() logtext.StatementMarks {
+func (s *Attribution) Marks() logtext.StatementMarks {
 	return logtext.StatementMarks{Starts: StartsStatement, Begin: s.begin, Single: s.single, Finish: s.finish}
 }

@@ -13,8 +13,8 @@ import (
 
 // statementsOf flattens text as the recogniser does and records who printed
 // each statement.
-func statementsOf(text string) (string, *Statements) {
-	var st Statements
+func statementsOf(text string) (string, *Attribution) {
+	var st Attribution
 	marks := st.Marks()
 	return logtext.WrapVocabulary(nil).FlattenLevels(text, nil, nil, &marks), &st
 }
@@ -107,7 +107,7 @@ func TestStatementsMerge(t *testing.T) {
 	if got := st.ExceptionType(strings.Index(flat, "jax.errors")); got != "jax.errors.JaxRuntimeError" {
 		t.Errorf("at XLA's: %q", got)
 	}
-	var none *Statements
+	var none *Attribution
 	if none.Foreign(0) || none.Raised(0) || none.ExceptionType(0) != "" {
 		t.Error("no statements recorded, yet a speaker")
 	}

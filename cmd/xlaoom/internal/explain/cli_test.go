@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
-	"github.com/xlaoom/xlaoomprocessor/internal/failure"
+	"github.com/xlaoom/xlaoomprocessor/internal/assembly"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
@@ -139,11 +139,11 @@ func TestOutputError(t *testing.T) {
 // TestGenericFinding: a memory failure that only the last-resort layer
 // recognises is said to be no known family, with how to report it.
 func TestGenericFinding(t *testing.T) {
-	w := &failure.Failure{Report: oom.Report{Code: "E0007", Name: "ResourceExhausted", Category: "Resource Exhausted: Out of Memory",
+	w := &assembly.Failure{Report: oom.Report{Code: "E0007", Name: "ResourceExhausted", Category: "Resource Exhausted: Out of Memory",
 		Family: oom.FamilyGeneric, Remediation: []string{"Reduce the batch size."}}}
 	attrs := pcommon.NewMap()
 	oomattr.PutFailure(w, attrs, topAllocations)
-	f := &Finding{Source: "job.log", Line: 7, Failure: &w.Report, Whole: w, Attributes: attrs}
+	f := &Finding{Source: "job.log", Line: 7, Report: &w.Report, Whole: w, Attributes: attrs}
 	require.True(t, f.Generic())
 	var out bytes.Buffer
 	require.NoError(t, (&textPrinter{w: &out}).finding(f))
@@ -153,7 +153,7 @@ func TestGenericFinding(t *testing.T) {
 
 	var tot Totals
 	tot.count(f)
-	tot.count(&Finding{Failure: &oom.Report{Family: "gpu-bfc-allocator"}})
+	tot.count(&Finding{Report: &oom.Report{Family: "gpu-bfc-allocator"}})
 	out.Reset()
 	require.NoError(t, summary(&out, &tot))
 	assert.Contains(t, out.String(), "summary: 2 OOM failures (1 not a known family), 0 memory warnings")

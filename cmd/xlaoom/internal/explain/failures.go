@@ -9,7 +9,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/xlaoom/xlaoomprocessor/hostoom"
-	"github.com/xlaoom/xlaoomprocessor/internal/failure"
+	"github.com/xlaoom/xlaoomprocessor/internal/assembly"
 	"github.com/xlaoom/xlaoomprocessor/internal/incident"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomrecord"
@@ -32,7 +32,7 @@ type gatherer struct {
 	stage    *stage.Stage
 	open     *Finding // the open failure's
 	attempts *Finding // the warning of the attempts no failure has taken yet
-	closed   []failure.Failure
+	closed   []assembly.Failure
 	kills    []hostoom.Kill // the host-memory kills ended, in order
 }
 
@@ -40,7 +40,7 @@ type gatherer struct {
 const input = 0
 
 func newGatherer(emit func(*Finding) error) *gatherer {
-	return &gatherer{emit: emit, stage: stage.New(stage.Config{Failure: failure.Config{Window: incident.DefaultWindow},
+	return &gatherer{emit: emit, stage: stage.New(stage.Config{Assembly: assembly.Config{Window: incident.DefaultWindow},
 		MemoryWarnings: true, MaxScanSize: maxScanSize})}
 }
 
@@ -54,7 +54,7 @@ func (g *gatherer) record(name string, line int, text string) error {
 	f := &Finding{Source: name, Line: line, Lines: []int{line}}
 	switch t.Outcome {
 	case stage.Statement: // its attributes are written once it closed (complete)
-		f.Failure = &t.Report
+		f.Report = &t.Report
 		g.failure(f, t.FailureID, text)
 	case stage.Warning:
 		f.Warning = &t.Warning
@@ -93,7 +93,7 @@ func (g *gatherer) failure(f *Finding, id, text string) {
 		if len(o.Lines) < maxRecords {
 			o.Lines = append(o.Lines, f.Line)
 		}
-		o.Later = append(o.Later, f.Failure)
+		o.Later = append(o.Later, f.Report)
 		g.takeAttempts(o)
 		g.addRecordAttempts(o, f, text)
 		return
@@ -106,13 +106,13 @@ func (g *gatherer) failure(f *Finding, id, text string) {
 }
 
 // complete gives the finding of a closed failure its facts and verdict.
-func (g *gatherer) complete(c *failure.Failure) {
+func (g *gatherer) complete(c *assembly.Failure) {
 	for _, f := range g.held {
-		if f.ID != c.ID || f.Failure == nil {
+		if f.ID != c.ID || f.Report == nil {
 			continue
 		}
 		f.Whole = c
-		f.Failure = &c.Report
+		f.Report = &c.Report
 		f.Retry, f.FitFraction = c.Report.Retry, c.Report.FitFraction
 		f.Attributes = pcommon.NewMap()
 		oomattr.PutFailure(c, f.Attributes, topAllocations)
@@ -138,7 +138,7 @@ func (g *gatherer) takeAttempts(f *Finding) {
 // addRecordAttempts counts the attempts in a failure's own record, with
 // their sizes when it reads as an attempt warning.
 func (g *gatherer) addRecordAttempts(f, rec *Finding, text string) {
-	n := rec.Failure.Attempts
+	n := rec.Report.Attempts
 	if n == 0 {
 		return
 	}
@@ -178,7 +178,7 @@ func (g *gatherer) write() error {
 
 // flush closes the open failure and writes every held finding.
 func (g *gatherer) flush() error {
-	for _, c := range g.stage.Failures.Flush(nil) {
+	for _, c := range g.stage.Assembler.Flush(nil) {
 		g.complete(&c)
 	}
 	g.open, g.attempts = nil, nil
@@ -190,7 +190,7 @@ func (g *gatherer) writeN(n int) error {
 	g.held = append(g.held[:0:0], g.held[n:]...)
 	for _, f := range out {
 		f.Attempts.close()
-		if f.Failure == nil && f.Warning.Kind == oom.WarningAllocationAttempt {
+		if f.Report == nil && f.Warning.Kind == oom.WarningAllocationAttempt {
 			f.Warning = attemptWarning(f.Warning, &f.Attempts)
 		}
 		if err := g.emit(f); err != nil {
@@ -218,11 +218,11 @@ func attemptWarning(first *oom.Warning, a *Attempts) *oom.Warning {
 type Finding struct {
 	Source string // file name, or "stdin"
 	Line   int    // line number of the first line of the finding's first record
-	// Failure is set for an OOM (Whole.Report once it closed), else Warning.
-	Failure *oom.Report
+	// Report is set for an OOM (Whole.Report once it closed), else Warning.
+	Report  *oom.Report
 	Warning *oom.Warning
-	ID      string           // the failure's id in the stage
-	Whole   *failure.Failure // the failure it closed as
+	ID      string            // the failure's id in the stage
+	Whole   *assembly.Failure // the failure it closed as
 	// Attributes are what the processor writes on the record, but the
 	// incident and failure ids (a file has no resource).
 	Attributes pcommon.Map
@@ -235,10 +235,10 @@ type Finding struct {
 }
 
 // WentOn: the failure's program caught it and went on (not a job failure).
-func (f *Finding) WentOn() bool { return f.Whole != nil && f.Whole.Closed == failure.ClosedWentOn }
+func (f *Finding) WentOn() bool { return f.Whole != nil && f.Whole.Closed == assembly.ClosedWentOn }
 
 // Generic: the failure belongs to no known message family.
-func (f *Finding) Generic() bool { return f.Failure != nil && f.Failure.Family == oom.FamilyGeneric }
+func (f *Finding) Generic() bool { return f.Report != nil && f.Report.Family == oom.FamilyGeneric }
 
 // The processor's defaults.
 var (

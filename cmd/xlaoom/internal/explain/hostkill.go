@@ -37,7 +37,7 @@ func (h *hostScan) record(rec *Record, g *gatherer) {
 
 // end takes the kills the stage still holds at the end of the input.
 func (h *hostScan) end(g *gatherer) {
-	h.kills = append(g.kills, g.stage.Failures.FlushKills(input)...)
+	h.kills = append(g.kills, g.stage.Assembler.FlushKills(input)...)
 }
 
 // printHostKills writes each kill and counts it.

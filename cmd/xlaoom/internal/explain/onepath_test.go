@@ -22,7 +22,7 @@ import (
 	"go.opentelemetry.io/collector/processor/processortest"
 
 	xlaoomprocessor "github.com/xlaoom/xlaoomprocessor"
-	"github.com/xlaoom/xlaoomprocessor/internal/failure"
+	"github.com/xlaoom/xlaoomprocessor/internal/assembly"
 	"github.com/xlaoom/xlaoomprocessor/internal/metadata"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
 )
@@ -133,7 +133,7 @@ func explainFile(t *testing.T, path string) explained {
 			e.kills = append(e.kills, f.Attributes)
 		} else if closed, ok := f.Attributes[oomattr.FailureClosed]; ok {
 			e.statements = append(e.statements, f.Records)
-			if closed != string(failure.ClosedWentOn) {
+			if closed != string(assembly.ClosedWentOn) {
 				e.failures++
 				e.failed[f.Line] = f.Attributes
 			}

@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/xlaoom/xlaoomprocessor/internal/failure"
+	"github.com/xlaoom/xlaoomprocessor/internal/assembly"
 	"github.com/xlaoom/xlaoomprocessor/internal/jobcheck"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
 	"github.com/xlaoom/xlaoomprocessor/oom"
@@ -58,7 +58,7 @@ func TestJobVerdicts(t *testing.T) {
 		findings, status := jsonFindings(t, p)
 		verdicts := []string{}
 		for _, f := range findings {
-			if f.Attributes[oomattr.FailureClosed] == string(failure.ClosedWentOn) {
+			if f.Attributes[oomattr.FailureClosed] == string(assembly.ClosedWentOn) {
 				continue // caught by the program, not a failure of the job
 			}
 			if f.Severity != "ERROR" {

@@ -38,7 +38,7 @@ type Totals struct {
 func (t *Totals) count(f *Finding) {
 	t.Attempts += int64(f.Attempts.Count)
 	switch {
-	case f.Failure == nil:
+	case f.Report == nil:
 		t.Warnings++
 	case f.WentOn():
 		t.Caught++
@@ -200,7 +200,7 @@ func LastFailure(name string, r io.Reader) (*Finding, error) {
 		last *Finding
 	)
 	_, err := scan(name, r, &t, func(f *Finding) error {
-		if f.Failure != nil {
+		if f.Report != nil {
 			last = f
 		}
 		return nil

@@ -13,7 +13,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
-	"github.com/xlaoom/xlaoomprocessor/internal/failure"
+	"github.com/xlaoom/xlaoomprocessor/internal/assembly"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
@@ -40,7 +40,7 @@ func (p *textPrinter) finding(f *Finding) error {
 	}
 	p.n++
 	switch {
-	case f.Failure != nil:
+	case f.Report != nil:
 		writeFailure(b, f)
 	case f.Warning.Kind == oom.WarningAllocationAttempt:
 		writeAttempts(b, f)
@@ -52,7 +52,7 @@ func (p *textPrinter) finding(f *Finding) error {
 }
 
 func writeFailure(b *strings.Builder, f *Finding) {
-	r := f.Failure
+	r := f.Report
 	what := "XLA out-of-memory failure"
 	switch {
 	case f.WentOn():
@@ -134,7 +134,7 @@ func laterText(f *Finding) string {
 	}
 	var programs []string
 	for _, r := range f.Later {
-		if r.Program != "" && r.Program != f.Failure.Program && !slices.Contains(programs, r.Program) {
+		if r.Program != "" && r.Program != f.Report.Program && !slices.Contains(programs, r.Program) {
 			programs = append(programs, r.Program)
 		}
 	}
@@ -216,7 +216,7 @@ func where(r *oom.Report) string {
 }
 
 // holdersText names the executables holding the pool's in-use bytes, most first.
-func holdersText(f *failure.Failure) string {
+func holdersText(f *assembly.Failure) string {
 	if f == nil {
 		return ""
 	}
@@ -424,7 +424,7 @@ type jsonPrinter struct{ enc *json.Encoder }
 
 func (p *jsonPrinter) finding(f *Finding) error {
 	severity := "ERROR"
-	if f.Failure == nil || f.WentOn() {
+	if f.Report == nil || f.WentOn() {
 		severity = "WARN"
 	}
 	return p.enc.Encode(jsonFinding{Source: f.Source, Line: f.Line, Severity: severity, Attributes: f.Attributes.AsRaw(),

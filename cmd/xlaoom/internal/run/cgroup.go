@@ -153,11 +153,11 @@ func hostKillBetween(before memcgCounts, beforeErr error) *hostKill {
 
 // kill is the counters' kill as hostoom reads the kernel's.
 func (k *hostKill) kill() *hostoom.Kill {
-	s := hostoom.Statement{Kind: hostoom.KernelKilled, Constraint: hostoom.ConstraintGlobal, Count: k.kills}
+	s := hostoom.KillReport{Kind: hostoom.KernelKilled, Constraint: hostoom.ConstraintGlobal, Count: k.kills}
 	if k.ownLimit {
 		s.Constraint, s.Limit = hostoom.ConstraintCgroup, k.after.limit
 	}
-	return &hostoom.Kill{Statement: s, Complete: true}
+	return &hostoom.Kill{KillReport: s, Complete: true}
 }
 
 func (k *hostKill) String() string {

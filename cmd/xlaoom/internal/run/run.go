@@ -160,7 +160,7 @@ func quoteCommand(c []string) string {
 	return strings.Join(q, " ")
 }
 
-type verdict struct { // the attributes of a failed run's last OOM failure
+type outcome struct { // the attributes of a failed run's last OOM failure
 	code   string  // xla.error.code
 	retry  string  // xla.oom.retry: oom.RetryFutile, oom.RetryMayHelp, oom.RetryUnknown
 	action string  // xla.oom.action, the kind of the first remediation step; "none" for none
@@ -168,12 +168,12 @@ type verdict struct { // the attributes of a failed run's last OOM failure
 }
 
 // explainLog returns the verdict of the failure that ended a job's log, or nil.
-func explainLog(log []byte) (*verdict, error) {
+func explainLog(log []byte) (*outcome, error) {
 	f, err := explain.LastFailure("job log", bytes.NewReader(log))
 	if err != nil || f == nil {
 		return nil, err
 	}
-	return &verdict{code: f.Failure.Code, retry: f.Retry, action: cmp.Or(f.Failure.Action, "none"), fit: f.FitFraction}, nil
+	return &outcome{code: f.Report.Code, retry: f.Retry, action: cmp.Or(f.Report.Action, "none"), fit: f.FitFraction}, nil
 }
 
-func (v *verdict) String() string { return "the XLA failure " + v.code }
+func (v *outcome) String() string { return "the XLA failure " + v.code }

@@ -146,7 +146,7 @@ func (w *wrapper) wait(sigs *signals) bool {
 // smallerBatch is the --batch-env hook: for a futile failure of known fit fraction it scales the batch size in
 // the environment variable by it (rounded down, at least 1) for the next run. Not all memory scales with the
 // batch, so that run may fail again; the wrapper then stops. ok is false when nothing can be scaled.
-func (w *wrapper) smallerBatch(v *verdict) (from, to int, ok bool) {
+func (w *wrapper) smallerBatch(v *outcome) (from, to int, ok bool) {
 	name := w.o.batchEnv
 	if name == "" || !(v.fit > 0 && v.fit < 1) {
 		return 0, 0, false

@@ -252,7 +252,7 @@ type Compiled struct {
 	Attempts []int // the indexes in Warnings of the allocation attempts
 }
 
-// EachAttempt calls fn with each allocation attempt in flat that isAttempt (the verdict's) accepts.
+// EachAttempt calls fn with each allocation attempt in flat that isAttempt (the role table's) accepts.
 func (c *Compiled) EachAttempt(flat string, isAttempt func(at int) bool, fn func(at int, r *Report, requested string)) {
 	for _, i := range c.Attempts {
 		w := &c.Warnings[i]

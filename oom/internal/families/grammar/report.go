@@ -98,9 +98,9 @@ type Report struct {
 	Breakdown Breakdown // the memory breakdown printed with the failure, if any
 
 	// Attempts counts the driver's refusals on the way, not the failing request's own (OwnRefused).
-	Attempts      int
-	RefusedBefore int
-	OwnRefused    bool
+	Attempts       int
+	AttemptsInText int
+	OwnRefused     bool
 
 	Site          Site   // the frame of the user's own code that asked, from the raised status's traceback
 	ExceptionType string // the type of the exception the record raised (exception.type)

@@ -1,7 +1,7 @@
 // Copyright The xla_oom Authors
 // SPDX-License-Identifier: Apache-2.0
 
-package verdict
+package role
 
 import (
 	"strings"
@@ -74,7 +74,7 @@ func TestFailureOfRecord(t *testing.T) {
 	}
 }
 
-// TestDroppedStatements: a family matches, yet the verdict takes none of it.
+// TestDroppedStatements: a family matches, yet the role takes none of it.
 func TestDroppedStatements(t *testing.T) {
 	cases := []struct{ name, text string }{
 		{"CuPy's own out of memory (another program)", cupyOOM},
@@ -99,8 +99,8 @@ func TestPrimaryPrefersStatus(t *testing.T) {
 		t.Fatalf("%d candidates, want the allocator line and the status", len(rec.candidates))
 	}
 	status, line := rec.candidates[0], rec.candidates[1]
-	if line.Verdict != FailureUnlessStatus || status.Verdict != Failure || line.At > status.At {
-		t.Fatalf("verdicts %s at %d, %s at %d", line.Verdict, line.At, status.Verdict, status.At)
+	if line.Role != FailureUnlessStatus || status.Role != Failure || line.At > status.At {
+		t.Fatalf("verdicts %s at %d, %s at %d", line.Role, line.At, status.Role, status.At)
 	}
 	if p := Primary(rec.candidates); rec.candidates[p].F.ID != "gpu-allocator-status" {
 		t.Errorf("primary %s", rec.candidates[p].F.ID)
@@ -190,13 +190,13 @@ func TestWithoutForeign(t *testing.T) {
 	}
 }
 
-// TestVerdictAtPosition: an attempt's and a warning's verdict where the
+// TestVerdictAtPosition: an attempt's and a warning's role where the
 // speaker decides.
 func TestVerdictAtPosition(t *testing.T) {
 	cases := []struct {
 		name, text, at string
-		attempt        Verdict
-		warning        Verdict
+		attempt        Role
+		warning        Role
 	}{
 		{"XLA's refusal", platformRefusal, "Failed to allocate", Attempt, Warning},
 		{"a refusal inside XLA's raised status", rocmRaised, "failed to allocate", Failure, Warning},

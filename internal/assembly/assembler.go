@@ -1,7 +1,7 @@
 // Copyright The xla_oom Authors
 // SPDX-License-Identifier: Apache-2.0
 
-package failure
+package assembly
 
 import (
 	"strconv"
@@ -50,11 +50,11 @@ type Assembler struct {
 
 // stream is what is kept of one stream: a fixed size.
 type stream struct {
-	// refused counts the stream's attempts: a pool that backed off stays smaller.
-	refused int
-	cur     *building
-	seen    time.Time       // wall clock of its last record
-	host    *hostoom.Joiner // its host-memory kill statements (host.go), if any
+	// attempts counts the stream's attempts: a pool that backed off stays smaller.
+	attempts int
+	cur      *building
+	seen     time.Time       // wall clock of its last record
+	host     *hostoom.Joiner // its host-memory kill statements (host.go), if any
 }
 
 // building is a failure still open.
@@ -108,9 +108,9 @@ func (a *Assembler) Attempted(key uint64, n int, now time.Time, closed []Failure
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	s, closed := a.lookup(key, now, closed)
-	s.refused = min(s.refused+max(n, 1), 1<<30)
+	s.attempts = min(s.attempts+max(n, 1), 1<<30)
 	if s.cur != nil {
-		s.cur.f.Refused = min(s.refused+s.cur.own, 1<<30)
+		s.cur.f.Attempts = min(s.attempts+s.cur.own, 1<<30)
 	}
 	return closed
 }
@@ -179,7 +179,7 @@ func (a *Assembler) Statement(key uint64, st Statement, now time.Time, closed []
 	}
 	b := s.cur
 	b.own = min(b.own+r.Attempts, 1<<30)
-	b.f.Refused = min(s.refused+b.own, 1<<30)
+	b.f.Attempts = min(s.attempts+b.own, 1<<30)
 	b.f.Statements++
 	b.f.Records++
 	b.ownAfter = 0
@@ -187,9 +187,9 @@ func (a *Assembler) Statement(key uint64, st Statement, now time.Time, closed []
 		b.f.Last, b.lastStmt = st.At, st.At
 	}
 	b.ev.read(st.Text)
-	step := Step{ID: b.f.ID, Refused: b.f.Refused, Verdict: b.verdict, Opened: b.f.Opened}
+	step := Step{ID: b.f.ID, Attempts: b.f.Attempts, Verdict: b.verdict, Opened: b.f.Opened}
 	if step.Verdict == "" {
-		step.Verdict = oom.RetryVerdict(r, b.f.Refused)
+		step.Verdict = oom.RetryVerdict(r, b.f.Attempts)
 		if step.Verdict != oom.RetryUnknown && !st.Sent {
 			b.verdict = step.Verdict
 		}
@@ -232,7 +232,7 @@ func tracebackHead(text string) bool {
 
 // tidy forgets a stream that holds nothing; the caller holds mu.
 func (a *Assembler) tidy(key uint64, s *stream) {
-	if s.cur == nil && s.refused == 0 && s.host == nil {
+	if s.cur == nil && s.attempts == 0 && s.host == nil {
 		a.streams.Remove(key)
 	}
 }
@@ -321,7 +321,7 @@ func (a *Assembler) close(key uint64, s *stream, why Close, closed []Failure) []
 	}
 	b.ev.apply(&f.Report)
 	f.Holders = b.ev.sortedHolders()
-	f.Rule = oom.Decide(&f.Report, f.Refused)
+	f.Rule = oom.Decide(&f.Report, f.Attempts)
 	return append(closed, f)
 }
 
@@ -350,7 +350,7 @@ type HostJoin struct {
 
 // HostStatement joins statement st of stream key, printed at at, into j;
 // the stream's Joiner holds a kernel kill until its event ends.
-func (a *Assembler) HostStatement(key uint64, at time.Time, st hostoom.Statement, now time.Time, j *HostJoin, closed []Failure) []Failure {
+func (a *Assembler) HostStatement(key uint64, at time.Time, st hostoom.KillReport, now time.Time, j *HostJoin, closed []Failure) []Failure {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	s, closed := a.lookup(key, now, closed)

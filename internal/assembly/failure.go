@@ -1,11 +1,11 @@
 // Copyright The xla_oom Authors
 // SPDX-License-Identifier: Apache-2.0
 
-// Package failure assembles XLA OOM failures: which records of one stream
+// Package assembly assembles XLA OOM failures: which records of one stream
 // (one process's output) state one failure, read with its evidence until it
 // closes (see Close) and oom.Decide gives it its verdict. A failure keeps a
 // fixed amount whatever it prints, and the streams are bounded.
-package failure // import "github.com/xlaoom/xlaoomprocessor/internal/failure"
+package assembly // import "github.com/xlaoom/xlaoomprocessor/internal/assembly"
 
 import (
 	"time"
@@ -39,10 +39,10 @@ type Failure struct {
 	Stream uint64 // the stream's key, as the caller gave it
 	ID     string // the failure's id (xla.oom.failure.id), shared by its statements' records
 	// Report merges every fact its records stated, with the verdict and action.
-	Report  oom.Report
-	Rule    string   // the retry rule that decided the verdict ("" for none)
-	Refused int      // the driver's refusals before it and in its statements
-	Holders []Holder // the dumps' in-use chunks, most bytes first (MaxHolders)
+	Report   oom.Report
+	Rule     string   // the retry rule that decided the verdict ("" for none)
+	Attempts int      // the driver's refusals before it and in its statements
+	Holders  []Holder // the dumps' in-use chunks, most bytes first (MaxHolders)
 	// Statements counts the records that state it, Records all it took.
 	Statements, Records int
 	// First and Last date its first and last statement (zero: undated).
@@ -57,9 +57,9 @@ type Step struct {
 	ID string
 	// Verdict is the first known verdict a statement was given (those records
 	// have left with it), else this one's own.
-	Verdict string
-	Refused int       // the refusals the failure has taken so far
-	Opened  time.Time // the failure's Opened
+	Verdict  string
+	Attempts int       // the refusals the failure has taken so far
+	Opened   time.Time // the failure's Opened
 }
 
 // merge completes dst with a later statement's src; a known family's report

@@ -1,7 +1,7 @@
 // Copyright The xla_oom Authors
 // SPDX-License-Identifier: Apache-2.0
 
-package verdict
+package role
 
 import (
 	"sync"
@@ -36,16 +36,16 @@ var compiled = sync.OnceValue(func() *grammar.Compiled {
 	return c
 })
 
-// record is what the verdict decided on one text.
+// record is what the role decided on one text.
 type record struct {
 	flat       string
-	st         speaker.Statements
+	st         speaker.Attribution
 	candidates []Candidate
 	attempts   AttemptSeries
-	matched    int // failure family matches, whatever their verdict
+	matched    int // failure family matches, whatever their role
 }
 
-// decide flattens text, records its speakers and asks the verdict of every
+// decide flattens text, records its speakers and asks the role of every
 // failure family's match and every allocation attempt in it.
 func decide(t *testing.T, text string) *record {
 	t.Helper()
@@ -58,7 +58,7 @@ func decide(t *testing.T, text string) *record {
 		f := &c.Families[i]
 		f.Each(rec.flat, func(m grammar.Match) {
 			rec.matched++
-			v := Of(Statement{
+			v := Of(Facts{
 				Kind:    KindOf(f.Kind),
 				Foreign: rec.st.Foreign(m.Start()),
 				Guarded: details.Guarded(rec.flat, m.Start()),
@@ -70,7 +70,7 @@ func decide(t *testing.T, text string) *record {
 			r := grammar.Report{Family: f.ID, Code: f.Code, Backend: f.Backend}
 			grammar.ReadStandardGroups(&r, m)
 			if f.Read == nil || f.Read(&r, m) {
-				rec.candidates = append(rec.candidates, Candidate{F: f, Verdict: v, At: m.Start(), R: r, RequestedToken: grammar.RequestedToken(m)})
+				rec.candidates = append(rec.candidates, Candidate{F: f, Role: v, At: m.Start(), R: r, RequestedToken: grammar.RequestedToken(m)})
 			}
 		})
 	}

@@ -1,7 +1,7 @@
 // Copyright The xla_oom Authors
 // SPDX-License-Identifier: Apache-2.0
 
-package failure
+package assembly
 
 import (
 	"testing"
@@ -45,7 +45,7 @@ func TestOneFailureClosesAtRaisedStatus(t *testing.T) {
 	assert.Equal(t, ClosedRaised, f.Closed)
 	assert.Equal(t, 2, f.Statements)
 	assert.Equal(t, 3, f.Records, "the two statements and the stats between them; the attempt before is counted in Refused")
-	assert.Equal(t, 1, f.Refused)
+	assert.Equal(t, 1, f.Attempts)
 	assert.Equal(t, "jit_activations", f.Report.Program, "from the raised status")
 	assert.Equal(t, oom.KnownSize(25000000000), f.Report.Requested)
 	assert.Equal(t, oom.ParseSize("59.38GiB"), f.Report.PoolLimit, "from Stats")
@@ -154,7 +154,7 @@ func TestPendingAttemptsOutliveQuiet(t *testing.T) {
 	a.Expire(t0.Add(time.Hour), nil)
 	r := recognize(t, bfcLine)
 	step, _ := a.Statement(1, Statement{Report: &r, At: t0.Add(2 * time.Hour), Text: bfcLine}, t0.Add(2*time.Hour), nil)
-	assert.Equal(t, 11, step.Refused)
+	assert.Equal(t, 11, step.Attempts)
 	a.Expire(t0.Add(30*time.Hour), nil)
 	assert.Zero(t, a.streams.Len(), "forgotten after the TTL")
 }

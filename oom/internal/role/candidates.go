@@ -1,7 +1,7 @@
 // Copyright The xla_oom Authors
 // SPDX-License-Identifier: Apache-2.0
 
-package verdict
+package role
 
 import (
 	"slices"
@@ -11,10 +11,10 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
 )
 
-// Candidate is one family match that may be the failure: its verdict is Failure or FailureUnlessStatus.
+// Candidate is one family match that may be the failure: its role is Failure or FailureUnlessStatus.
 type Candidate struct {
 	F              *grammar.Family
-	Verdict        Verdict
+	Role           Role
 	At             int
 	R              grammar.Report
 	RequestedToken string // Requested as printed
@@ -24,7 +24,7 @@ type Candidate struct {
 func Primary(c []Candidate) int {
 	best := -1
 	for i := range c {
-		iFirm, bestFirm := c[i].Verdict == Failure, best >= 0 && c[best].Verdict == Failure
+		iFirm, bestFirm := c[i].Role == Failure, best >= 0 && c[best].Role == Failure
 		if best < 0 || iFirm && !bestFirm || iFirm == bestFirm && c[i].At < c[best].At {
 			best = i
 		}

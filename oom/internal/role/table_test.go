@@ -1,11 +1,11 @@
 // Copyright The xla_oom Authors
 // SPDX-License-Identifier: Apache-2.0
 
-package verdict
+package role
 
 import "testing"
 
-// TestTableIsComplete: every statement a record can hold gets a verdict
+// TestTableIsComplete: every statement a record can hold gets a role
 // from a row (none falls through to Of's default), and every row is the
 // first to hold for some statement (none is dead).
 func TestTableIsComplete(t *testing.T) {
@@ -49,11 +49,11 @@ func TestTableRules(t *testing.T) {
 	}
 }
 
-func allStatements() []Statement {
-	var out []Statement
+func allStatements() []Facts {
+	var out []Facts
 	for k := Status; k <= LastResort; k++ {
 		for b := 0; b < 32; b++ {
-			out = append(out, Statement{Kind: k, Foreign: b&1 != 0, Raised: b&2 != 0, Guarded: b&4 != 0, AtInfo: b&8 != 0, BesideAttempt: b&16 != 0})
+			out = append(out, Facts{Kind: k, Foreign: b&1 != 0, Raised: b&2 != 0, Guarded: b&4 != 0, AtInfo: b&8 != 0, BesideAttempt: b&16 != 0})
 		}
 	}
 	return out

@@ -1,7 +1,7 @@
 // Copyright The xla_oom Authors
 // SPDX-License-Identifier: Apache-2.0
 
-package failure
+package assembly
 
 import (
 	"time"
@@ -23,7 +23,7 @@ func feedText(a *Assembler, key uint64, text string, at, now time.Time, closed [
 	}
 	f := oom.Default().Find(text, true)
 	switch {
-	case f.Found == oom.FoundFailure:
+	case f.Found == oom.FoundReport:
 		_, closed = a.Statement(key, Statement{Report: &f.Report, At: at, Text: text}, now, closed)
 	case f.Found == oom.FoundWarning && f.Warning.Kind == oom.WarningAllocationAttempt:
 		closed = a.Attempted(key, f.Warning.Attempts, now, closed)

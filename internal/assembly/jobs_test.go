@@ -1,7 +1,7 @@
 // Copyright The xla_oom Authors
 // SPDX-License-Identifier: Apache-2.0
 
-package failure
+package assembly
 
 import (
 	"bufio"
