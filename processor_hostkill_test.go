@@ -15,7 +15,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 
-	"github.com/xlaoom/xlaoomprocessor/hostoom"
+	"github.com/xlaoom/xlaoomprocessor/internal/logheader"
 	"github.com/xlaoom/xlaoomprocessor/internal/metadata"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
 )
@@ -50,7 +50,7 @@ func stringBody(lr plog.LogRecord, l string) { lr.Body().SetStr(l) }
 // line without dmesg's "[ seconds]" in MESSAGE.
 func journaldBody(lr plog.LogRecord, l string) {
 	m := lr.Body().SetEmptyMap()
-	m.PutStr("MESSAGE", hostoom.SplitHeader(l).Text)
+	m.PutStr("MESSAGE", logheader.SplitKernel(l).Text)
 	m.PutStr("_TRANSPORT", "kernel")
 	m.PutStr("SYSLOG_IDENTIFIER", "kernel")
 }
@@ -58,7 +58,7 @@ func journaldBody(lr plog.LogRecord, l string) {
 // quotedBody is a program's journal entry that quotes a kernel line.
 func quotedBody(lr plog.LogRecord, l string) {
 	m := lr.Body().SetEmptyMap()
-	m.PutStr("MESSAGE", hostoom.SplitHeader(l).Text)
+	m.PutStr("MESSAGE", logheader.SplitKernel(l).Text)
 	m.PutStr("_TRANSPORT", "stdout")
 	m.PutStr("SYSLOG_IDENTIFIER", "node-monitor")
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/xlaoom/xlaoomprocessor/internal/logheader"
 )
 
 var zero time.Time
@@ -17,7 +19,7 @@ var zero time.Time
 func joinLines(j *Joiner, lines []string) []Kill {
 	var out []Kill
 	for _, l := range lines {
-		h := SplitHeader(l)
+		h := logheader.SplitKernel(l)
 		if s, ok := ParseLine(h.Text); ok {
 			out = append(out, j.Add(h.At, s)...)
 		}
@@ -110,7 +112,7 @@ func TestJoinGroupAndEvents(t *testing.T) {
 		t.Errorf("flushed event without its kill line: %+v", k)
 	}
 	for _, l := range open {
-		h := SplitHeader(l)
+		h := logheader.SplitKernel(l)
 		s, _ := ParseLine(h.Text)
 		if k := j.Add(h.At, s); len(k) != 0 {
 			t.Fatalf("closed early: %+v", k)

@@ -5,6 +5,8 @@ package hostoom
 
 import (
 	"testing"
+
+	"github.com/xlaoom/xlaoomprocessor/internal/logheader"
 )
 
 // kernelCases are the kernel's lines, one per format string and version
@@ -95,7 +97,7 @@ func TestKernelHeaderTimes(t *testing.T) {
 		{"Nov 27 18:48:46 node-7 kernel: x", "0000-11-27T18:48:46Z"},
 		{"2026-11-27T18:48:46+0000 node-7 kernel: x", "2026-11-27T18:48:46Z"},
 	} {
-		l := SplitHeader(c.line)
+		l := logheader.SplitKernel(c.line)
 		if l.Text != "x" || l.At.Format("2006-01-02T15:04:05.999999Z07:00") != c.want {
 			t.Errorf("%q: got %q at %s, want x at %s", c.line, l.Text, l.At.Format("2006-01-02T15:04:05.999999Z07:00"), c.want)
 		}

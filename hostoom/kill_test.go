@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xlaoom/xlaoomprocessor/internal/logheader"
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
@@ -19,7 +20,7 @@ func killsOf(lines []string) []Kill {
 	var j Joiner
 	var out []Kill
 	for _, l := range lines {
-		h := SplitHeader(l)
+		h := logheader.SplitKernel(l)
 		if s, ok := ParseLine(h.Text); ok {
 			out = append(out, j.Add(h.At, s)...)
 		}

@@ -29,7 +29,7 @@ func Parse(text string) (KillReport, bool) {
 		return KillReport{}, false
 	}
 	for line := range strings.SplitSeq(text, "\n") {
-		if s, ok := ParseLine(SplitHeader(strings.TrimRight(line, "\r")).Text); ok {
+		if s, ok := ParseLine(logheader.SplitKernel(strings.TrimRight(line, "\r")).Text); ok {
 			return s, true
 		}
 	}
@@ -60,9 +60,6 @@ func ParseLine(msg string) (KillReport, bool) {
 	}
 	return KillReport{}, false
 }
-
-// SplitHeader takes a kernel log header off line (logheader.SplitKernel).
-func SplitHeader(line string) logheader.KernelLine { return logheader.SplitKernel(line) }
 
 // cues let the kill lines through the one prefilter pass (their cost: BENCHMARKS.md, "Host-memory kills").
 var cues = []string{"kB, file-rss:", "kB, limit #", "CONSTRAINT_", "SIGTERM to process", "MiB, cmdline", "GB / #"}

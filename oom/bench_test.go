@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xlaoom/xlaoomprocessor/internal/logheader"
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
@@ -95,7 +96,7 @@ func scanAnchor(s string, c byte, confirm func(s string, i int) bool) bool {
 func words(s string, i int, ws ...string) bool {
 	for _, w := range ws {
 		j := logtext.SkipSpace(s, i)
-		if j == i || !logtext.HasAt(s, j, w) {
+		if j == i || !logheader.HasAt(s, j, w) {
 			return false
 		}
 		i = j + len(w)
@@ -134,7 +135,7 @@ func BenchmarkPrefilterAlternatives(b *testing.B) {
 					return true
 				}
 			}
-			return scanAnchor(s, 'O', func(s string, i int) bool { return logtext.HasAt(s, i, "Out") && words(s, i+3, "of", "memory") })
+			return scanAnchor(s, 'O', func(s string, i int) bool { return logheader.HasAt(s, i, "Out") && words(s, i+3, "of", "memory") })
 		}},
 		{"anchor-y-memory", func(s string) bool {
 			return scanAnchor(s, 'y', func(s string, i int) bool { return i >= 5 && s[i-5:i] == "memor" })

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xlaoom/xlaoomprocessor/internal/logheader"
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/generic"
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
@@ -110,10 +111,10 @@ func referenceSizeAfter(text, verb string) bool {
 		starts := []int{q}
 		if nl := strings.LastIndexByte(text[ws:q], '\n'); nl >= 0 {
 			for s := q + 1; s < len(text) && s <= p+256; s++ {
-				if !logtext.IsDigit(text[s]) && text[s] != '.' && text[s] != ',' {
+				if !logheader.IsDigit(text[s]) && text[s] != '.' && text[s] != ',' {
 					continue // a size starts here or nowhere
 				}
-				if logtext.StripHeaders(text[ws+nl+1:s]) == "" {
+				if logheader.Strip(text[ws+nl+1:s]) == "" {
 					starts = append(starts, s)
 				}
 			}
@@ -130,10 +131,10 @@ func referenceSizeAfter(text, verb string) bool {
 // referenceSizeAt reports whether a size with a byte unit starts at text[s:].
 func referenceSizeAt(text string, s int) bool {
 	e := s
-	for e < len(text) && (logtext.IsDigit(text[e]) || text[e] == '.' || text[e] == ',') {
+	for e < len(text) && (logheader.IsDigit(text[e]) || text[e] == '.' || text[e] == ',') {
 		e++
 	}
-	if e == s || !logtext.IsDigit(text[e-1]) {
+	if e == s || !logheader.IsDigit(text[e-1]) {
 		return false
 	}
 	if e < len(text) && text[e] == 'B' {

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xlaoom/xlaoomprocessor/internal/logheader"
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/generic"
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
-	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
 // A family's message is recognised by its own text, whatever stands in
@@ -175,7 +175,7 @@ func TestGenericCasesInEveryEnclosure(t *testing.T) {
 			})
 		}
 		for _, e := range enclosures {
-			if exceptionEnclosures[e.name] && logtext.HeaderLen(c.text) > 0 {
+			if exceptionEnclosures[e.name] && logheader.Len(c.text) > 0 {
 				continue // a log line is not an exception's message
 			}
 			check(e.name, e.wrap(c.text))

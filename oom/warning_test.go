@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xlaoom/xlaoomprocessor/internal/logheader"
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
-	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
 // warningFixture is one memory-pressure warning. src says where the text
@@ -192,7 +192,7 @@ func TestHeaderLevel(t *testing.T) {
 		"I0922 16:49:00 run_docker.py:193] 2021-09-22 16:49:00.853879: E external/x.cc:1] y":  'E',
 		"failed to allocate 528.00M (553648128 bytes) from device":                            0,
 	} {
-		if _, got, _ := logtext.StripHeadersLevel(line); got != want {
+		if _, got, _ := logheader.StripLevel(line); got != want {
 			t.Errorf("stripHeadersLevel(%q) level = %q, want %q", line, got, want)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/xlaoom/xlaoomprocessor/hostoom"
+	"github.com/xlaoom/xlaoomprocessor/internal/logheader"
 )
 
 // hostLines gives each line of a kernel log, one record each, to stream key
@@ -20,7 +21,7 @@ import (
 func hostLines(t *testing.T, a *Assembler, key uint64, log string) (j HostJoin, completed []hostoom.Kill) {
 	t.Helper()
 	for line := range strings.Lines(log) {
-		l := hostoom.SplitHeader(strings.TrimRight(line, "\n"))
+		l := logheader.SplitKernel(strings.TrimRight(line, "\n"))
 		if s, ok := hostoom.ParseLine(l.Text); ok {
 			j.Complete = false
 			require.Empty(t, a.HostStatement(key, t0, s, t0, &j, nil))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/xlaoom/xlaoomprocessor/hostoom"
 	"github.com/xlaoom/xlaoomprocessor/internal/assembly"
+	"github.com/xlaoom/xlaoomprocessor/internal/logheader"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomrecord"
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
@@ -154,7 +155,7 @@ func (s *Stage) Texts(in Input, marks Marks, texts []string, t *Tags, closed []a
 		}
 		n := 0
 		for line := range strings.Lines(text) {
-			l := hostoom.SplitHeader(strings.TrimRight(line, "\r\n"))
+			l := logheader.SplitKernel(strings.TrimRight(line, "\r\n"))
 			st, ok := hostoom.ParseLine(l.Text)
 			if n++; !ok {
 				continue

@@ -6,6 +6,7 @@ package families
 import (
 	"strings"
 
+	"github.com/xlaoom/xlaoomprocessor/internal/logheader"
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
@@ -354,7 +355,7 @@ func sizeNote(s grammar.Size) string {
 func devicePrefix(m grammar.Match) string {
 	before, ok := strings.CutSuffix(m.Text[max(0, m.Start()-24):m.Start()], "] ")
 	i := strings.LastIndexByte(before, '[') + 1
-	if !ok || i == 0 || i == len(before) || logtext.DigitsEnd(before, i) != len(before) {
+	if !ok || i == 0 || i == len(before) || logheader.DigitsEnd(before, i) != len(before) {
 		return ""
 	}
 	return before[i:]

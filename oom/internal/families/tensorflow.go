@@ -8,6 +8,7 @@ import (
 	"math/bits"
 	"strings"
 
+	"github.com/xlaoom/xlaoomprocessor/internal/logheader"
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
@@ -35,7 +36,7 @@ func TensorBytes(shape, dtype string) grammar.Size {
 		if d == "" && shape == "" {
 			break // a scalar: one element
 		}
-		if d == "" || logtext.DigitsEnd(d, 0) != len(d) || len(d) > 19 {
+		if d == "" || logheader.DigitsEnd(d, 0) != len(d) || len(d) > 19 {
 			return grammar.Size{}
 		}
 		v := uint64(logtext.Atoi(d))
@@ -61,7 +62,7 @@ func tfDevice(name string) (backend, device string) {
 		return "", ""
 	}
 	kind, ord, ok := strings.Cut(t, ":")
-	if !ok || ord == "" || logtext.DigitsEnd(ord, 0) != len(ord) {
+	if !ok || ord == "" || logheader.DigitsEnd(ord, 0) != len(ord) {
 		ord = ""
 	}
 	switch kind {

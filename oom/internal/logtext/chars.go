@@ -19,18 +19,6 @@ var spaceTab = [256]bool{' ': true, '\t': true, '\r': true, '\n': true, '\v': tr
 // IsSpace reports whether c is ASCII white space.
 func IsSpace(c byte) bool { return spaceTab[c] }
 
-// DigitsEnd is logheader.DigitsEnd (the header grammar's byte classes).
-func DigitsEnd(s string, i int) int { return logheader.DigitsEnd(s, i) }
-
-// HasAt is logheader.HasAt.
-func HasAt(s string, i int, p string) bool { return logheader.HasAt(s, i, p) }
-
-// IsWordByte is logheader.IsWordByte.
-func IsWordByte(c byte) bool { return logheader.IsWordByte(c) }
-
-// IsDigit is logheader.IsDigit.
-func IsDigit(c byte) bool { return logheader.IsDigit(c) }
-
 // SkipSpace returns the index of the first non-space byte at or after i.
 func SkipSpace(s string, i int) int {
 	for i < len(s) && IsSpace(s[i]) {
@@ -57,7 +45,7 @@ func Atoi(s string) int64 {
 
 // LeadingDigits splits s into its leading decimal digits and the rest.
 func LeadingDigits(s string) (digits, rest string) {
-	k := DigitsEnd(s, 0)
+	k := logheader.DigitsEnd(s, 0)
 	return s[:k], s[k:]
 }
 

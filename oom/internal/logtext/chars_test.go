@@ -6,6 +6,8 @@ package logtext
 import (
 	"testing"
 	"unicode/utf8"
+
+	"github.com/xlaoom/xlaoomprocessor/internal/logheader"
 )
 
 func TestShorten(t *testing.T) {
@@ -54,8 +56,8 @@ func TestNumbersAndNames(t *testing.T) {
 		t.Errorf("SkipSpace: %d", i)
 	}
 	for w, lv := range map[string]byte{"INFO": 'I', "WARNING": 'W', "WARN": 'W', "ERROR": 'E', "CRITICAL": 'F', "FATAL": 'F', "DEBUG": 'D', "Error": 0} {
-		if LevelOfWord(w) != lv {
-			t.Errorf("LevelOfWord(%q) = %q, want %q", w, LevelOfWord(w), lv)
+		if logheader.LevelOfWord(w) != lv {
+			t.Errorf("logheader.LevelOfWord(%q) = %q, want %q", w, logheader.LevelOfWord(w), lv)
 		}
 	}
 	if LastNewline("a\nb\nc") != 3 || LastNewline("one line") != -1 {

@@ -3,7 +3,11 @@
 
 package logtext
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/xlaoom/xlaoomprocessor/internal/logheader"
+)
 
 // Entries lists, in flattened coordinates, a record's log entries and the level each header states, for the
 // last-resort layer. Adjacent entries at INFO, WARNING or DEBUG (never read there) are kept as one.
@@ -79,7 +83,7 @@ func enclosedLevel(line string) (byte, bool) {
 		if i < 0 {
 			continue
 		}
-		if _, lv, ok := StripHeadersLevel(line[i+len(open):]); ok && lv != 0 {
+		if _, lv, ok := logheader.StripLevel(line[i+len(open):]); ok && lv != 0 {
 			return lv, true
 		}
 	}

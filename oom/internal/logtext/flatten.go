@@ -3,7 +3,11 @@
 
 package logtext
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/xlaoom/xlaoomprocessor/internal/logheader"
+)
 
 // Flatten turns a log record into the single line the grammar reads: headers stripped, every whitespace run
 // one space, so a wrapped or re-logged headline reads as one sentence; a hard wrap inside a word joins without.
@@ -35,7 +39,7 @@ func (v WrapVocabulary) FlattenLevels(text string, info *InfoLines, entries *Ent
 	for len(text) > 0 {
 		var raw string
 		raw, text, _ = strings.Cut(text, "\n")
-		line, lv, stripped := StripHeadersLevel(raw)
+		line, lv, stripped := logheader.StripLevel(raw)
 		header := raw[:len(raw)-len(line)]
 		if stripped {
 			level = lv // a line without a header continues the entry above
@@ -99,7 +103,7 @@ func isFlat(s string) bool {
 	if s == "" {
 		return true
 	}
-	if IsSpace(s[0]) || IsSpace(s[len(s)-1]) || HeaderLen(s) > 0 {
+	if IsSpace(s[0]) || IsSpace(s[len(s)-1]) || logheader.Len(s) > 0 {
 		return false
 	}
 	return strings.IndexByte(s, '\n') < 0 && strings.IndexByte(s, '\t') < 0 && strings.IndexByte(s, '\r') < 0 &&

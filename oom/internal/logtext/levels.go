@@ -41,20 +41,6 @@ func (l *InfoLines) Contains(i int) bool {
 
 // HeaderLevel is the level a line's stripped log headers state.
 func HeaderLevel(header string) byte {
-	_, lv, _ := StripHeadersLevel(header)
+	_, lv, _ := logheader.StripLevel(header)
 	return lv
 }
-
-// LevelOfWord is logheader.LevelOfWord.
-func LevelOfWord(w string) byte { return logheader.LevelOfWord(w) }
-
-// StripHeaders is logheader.Strip.
-func StripHeaders(line string) string { return logheader.Strip(line) }
-
-// StripHeadersLevel is logheader.StripLevel.
-func StripHeadersLevel(line string) (rest string, level byte, stripped bool) {
-	return logheader.StripLevel(line)
-}
-
-// HeaderLen is logheader.Len.
-func HeaderLen(l string) int { return logheader.Len(l) }

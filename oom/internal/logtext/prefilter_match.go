@@ -6,6 +6,8 @@ package logtext
 import (
 	"slices"
 	"strings"
+
+	"github.com/xlaoom/xlaoomprocessor/internal/logheader"
 )
 
 // prevRunEnd returns where the run before the whitespace before s[j] ends, -1 when no whitespace stands before s[j].
@@ -22,7 +24,7 @@ func prevRunEnd(s string, j int) int {
 // mayEndSize reports whether the 'B' at s[i] may end a size: it follows a digit ("512B") or a digit and a unit
 // ("1.97GiB"); "61.2 GiB", "HBM" and "80GB" do not.
 func mayEndSize(s string, i int) bool {
-	return i >= 1 && IsDigit(s[i-1]) || i >= 3 && s[i-1] == 'i' && IsDigit(s[i-3])
+	return i >= 1 && logheader.IsDigit(s[i-1]) || i >= 3 && s[i-1] == 'i' && logheader.IsDigit(s[i-3])
 }
 
 // word8 returns the eight bytes at s[i:] as a little-endian word, zero past
@@ -124,20 +126,20 @@ func sizeFollowsVerb(s string, i int, verbs []string) bool {
 			return false
 		}
 		j -= 2
-	case IsDigit(p): // 512B, (33554432B)
+	case logheader.IsDigit(p): // 512B, (33554432B)
 	default: // MB, GB, words that merely contain a B
 		return false
 	}
-	if !IsDigit(s[j-1]) {
+	if !logheader.IsDigit(s[j-1]) {
 		return false
 	}
-	for j > 0 && (IsDigit(s[j-1]) || s[j-1] == '.' || s[j-1] == ',') {
+	for j > 0 && (logheader.IsDigit(s[j-1]) || s[j-1] == '.' || s[j-1] == ',') {
 		j--
 	}
 	before := s[max(0, j-256):j] // bounded: MayContain stays linear in len(s)
 	// A wrapped line may continue with a re-logged header: skip it. IndexByte (vectorised) first: nearly every text
 	// is one line, and the backward LastIndexByte is a byte-by-byte loop.
-	if k := LastNewline(before); k >= 0 && StripHeaders(before[k+1:]) == "" {
+	if k := LastNewline(before); k >= 0 && logheader.Strip(before[k+1:]) == "" {
 		before = before[:k+1]
 	}
 	if t := trimSpaceRight(before); len(t) < len(before) { // the size must follow a space

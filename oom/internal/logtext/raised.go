@@ -3,7 +3,11 @@
 
 package logtext
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/xlaoom/xlaoomprocessor/internal/logheader"
+)
 
 // TracebackHead is a Python traceback's first line.
 const TracebackHead = "Traceback (most recent call last):"
@@ -12,11 +16,11 @@ const TracebackHead = "Traceback (most recent call last):"
 // ("jax.errors.JaxRuntimeError: ...", "XlaRuntimeError: ...", "ValueError: ...").
 func ExceptionLine(l string) bool {
 	i := 0
-	for i < len(l) && (IsWordByte(l[i]) || l[i] == '.' && i > 0) {
+	for i < len(l) && (logheader.IsWordByte(l[i]) || l[i] == '.' && i > 0) {
 		i++
 	}
 	name := l[:i]
-	return i > 0 && !IsDigit(l[0]) && strings.HasPrefix(l[i:], ": ") &&
+	return i > 0 && !logheader.IsDigit(l[0]) && strings.HasPrefix(l[i:], ": ") &&
 		(strings.HasSuffix(name, "Error") || strings.HasSuffix(name, "Exception"))
 }
 

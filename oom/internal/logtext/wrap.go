@@ -3,7 +3,11 @@
 
 package logtext
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/xlaoom/xlaoomprocessor/internal/logheader"
+)
 
 // Hard-wrapped pastes: terminals and issue trackers wrap inside a word ("from devic" / "e:") or a number. A break
 // joins without a space only when the line before is a terminal's width and ends in a non-space, the next starts
@@ -59,12 +63,12 @@ func (v WrapVocabulary) addWrapWords(expr string) {
 
 func (v WrapVocabulary) addWordsOf(s string) {
 	for i := 0; i < len(s); {
-		if !IsWordByte(s[i]) {
+		if !logheader.IsWordByte(s[i]) {
 			i++
 			continue
 		}
 		j := i
-		for j < len(s) && IsWordByte(s[j]) {
+		for j < len(s) && logheader.IsWordByte(s[j]) {
 			j++
 		}
 		if j-i >= 2 {
@@ -87,20 +91,20 @@ func (v WrapVocabulary) joinsWrap(out []byte, next string) bool {
 	}
 	l, r := out[len(out)-1], next[0]
 	// A number split by the wrap: "16542" / "5291480B", "196." / "00M".
-	if IsDigit(l) && (IsDigit(r) || r == '.' || r == ',') ||
-		l == '.' && IsDigit(r) && len(out) > 1 && IsDigit(out[len(out)-2]) {
+	if logheader.IsDigit(l) && (logheader.IsDigit(r) || r == '.' || r == ',') ||
+		l == '.' && logheader.IsDigit(r) && len(out) > 1 && logheader.IsDigit(out[len(out)-2]) {
 		return true
 	}
 	// A size and its unit: "32.00" / "GiB", "1.97G" / "iB", "1.97Gi" / "B".
-	if IsDigit(l) && unitAhead(next) || unitSplit(out, next) {
+	if logheader.IsDigit(l) && unitAhead(next) || unitSplit(out, next) {
 		return true
 	}
 	i := len(out)
-	for i > 0 && IsWordByte(out[i-1]) {
+	for i > 0 && logheader.IsWordByte(out[i-1]) {
 		i--
 	}
 	j := 0
-	for j < len(next) && IsWordByte(next[j]) {
+	for j < len(next) && logheader.IsWordByte(next[j]) {
 		j++
 	}
 	if i == len(out) || j == 0 || len(out)-i+j > 64 {
@@ -122,24 +126,24 @@ func unitAhead(s string) bool {
 	} else if k < len(s) && s[k] == 'B' {
 		k++
 	}
-	return k > 0 && (k == len(s) || !IsWordByte(s[k]))
+	return k > 0 && (k == len(s) || !logheader.IsWordByte(s[k]))
 }
 
 // unitSplit reports whether a unit is split after its first letters ("1.97G" / "iB").
 func unitSplit(out []byte, next string) bool {
 	n := len(out)
 	switch {
-	case n >= 2 && strings.IndexByte("KMGTPE", out[n-1]) >= 0 && IsDigit(out[n-2]):
-		return strings.HasPrefix(next, "iB") && (len(next) == 2 || !IsWordByte(next[2]))
-	case n >= 3 && out[n-1] == 'i' && strings.IndexByte("KMGTPE", out[n-2]) >= 0 && IsDigit(out[n-3]):
-		return next[0] == 'B' && (len(next) == 1 || !IsWordByte(next[1]))
+	case n >= 2 && strings.IndexByte("KMGTPE", out[n-1]) >= 0 && logheader.IsDigit(out[n-2]):
+		return strings.HasPrefix(next, "iB") && (len(next) == 2 || !logheader.IsWordByte(next[2]))
+	case n >= 3 && out[n-1] == 'i' && strings.IndexByte("KMGTPE", out[n-2]) >= 0 && logheader.IsDigit(out[n-3]):
+		return next[0] == 'B' && (len(next) == 1 || !logheader.IsWordByte(next[1]))
 	}
 	return false
 }
 
 // criPartial reports whether a raw line is a container runtime's partial line ("<time> stdout P <text>").
 func criPartial(raw string) bool {
-	if len(raw) < 20 || !IsDigit(raw[0]) {
+	if len(raw) < 20 || !logheader.IsDigit(raw[0]) {
 		return false
 	}
 	sp := strings.IndexByte(raw, ' ')

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
+	"github.com/xlaoom/xlaoomprocessor/internal/logheader"
 )
 
 // Foreign programs' own source files, by the base name a log header prints; XLA's and TSL's are never listed
@@ -117,7 +117,7 @@ func fileMark(statement string) (string, string, Owner) {
 		end := from + k
 		from = end + 2
 		start := end
-		for start > 0 && (logtext.IsWordByte(head[start-1]) || head[start-1] == '.' || head[start-1] == '-') {
+		for start > 0 && (logheader.IsWordByte(head[start-1]) || head[start-1] == '.' || head[start-1] == '-') {
 			start--
 		}
 		if start == end || start == 0 || head[start-1] != '[' {

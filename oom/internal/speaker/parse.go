@@ -6,6 +6,7 @@ package speaker
 import (
 	"strings"
 
+	"github.com/xlaoom/xlaoomprocessor/internal/logheader"
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
@@ -53,7 +54,7 @@ func enclosureEnd(s string) int {
 		return 1
 	default:
 		i := 0
-		for i < len(s) && i < enclosureSpan && logtext.IsWordByte(s[i]) {
+		for i < len(s) && i < enclosureSpan && logheader.IsWordByte(s[i]) {
 			i++
 		}
 		if i > 0 && (strings.HasPrefix(s[i:], `="`) || strings.HasPrefix(s[i:], `='`)) {
@@ -65,7 +66,7 @@ func enclosureEnd(s string) int {
 
 func exceptionStart(statement string, off int) (exception, bool) {
 	s := statement[off:]
-	if s == "" || !logtext.IsWordByte(s[0]) || logtext.IsDigit(s[0]) {
+	if s == "" || !logheader.IsWordByte(s[0]) || logheader.IsDigit(s[0]) {
 		return exception{}, false // most lines: cheaply not an exception
 	}
 	if rest, ok := strings.CutPrefix(s, cppTerminate); ok {
@@ -92,11 +93,11 @@ func exceptionStart(statement string, off int) (exception, bool) {
 		s = s[len("Caused by: "):]
 	}
 	i := 0
-	for i < len(s) && (logtext.IsWordByte(s[i]) || s[i] == '.' && i > 0) {
+	for i < len(s) && (logheader.IsWordByte(s[i]) || s[i] == '.' && i > 0) {
 		i++
 	}
 	full := s[:i]
-	if i == 0 || logtext.IsDigit(s[0]) || !strings.HasPrefix(s[i:], ":") || i+1 < len(s) && s[i+1] != ' ' {
+	if i == 0 || logheader.IsDigit(s[0]) || !strings.HasPrefix(s[i:], ":") || i+1 < len(s) && s[i+1] != ' ' {
 		return exception{}, false
 	}
 	e := exception{class: full, end: off + i + 1}
@@ -124,7 +125,7 @@ func embeddedException(message string) (exception, bool) {
 		end := from + k
 		from = end + 2
 		start := end
-		for start > 0 && (logtext.IsWordByte(head[start-1]) || head[start-1] == '.') {
+		for start > 0 && (logheader.IsWordByte(head[start-1]) || head[start-1] == '.') {
 			start--
 		}
 		full := head[start:end]
@@ -151,7 +152,7 @@ func nativeHeader(header string) (file string, level byte, ok bool) {
 	}
 	token := h[strings.LastIndexAny(h, " [")+1:]
 	c := strings.LastIndexByte(token, ':')
-	if c <= 0 || c+1 == len(token) || logtext.DigitsEnd(token, c+1) != len(token) {
+	if c <= 0 || c+1 == len(token) || logheader.DigitsEnd(token, c+1) != len(token) {
 		return "", 0, false
 	}
 	return token[:c], logtext.HeaderLevel(header), true
@@ -162,8 +163,8 @@ func loggerHeader(header string) (string, byte, bool) {
 	h := strings.TrimRight(header, " ")
 	if strings.HasSuffix(h, " -") {
 		parts := strings.Split(h+" ", " - ")
-		if n := len(parts); n >= 4 && logtext.LevelOfWord(parts[n-2]) != 0 {
-			return parts[n-3], logtext.LevelOfWord(parts[n-2]), true
+		if n := len(parts); n >= 4 && logheader.LevelOfWord(parts[n-2]) != 0 {
+			return parts[n-3], logheader.LevelOfWord(parts[n-2]), true
 		}
 		return "", 0, false
 	}
@@ -179,7 +180,7 @@ func loggerHeader(header string) (string, byte, bool) {
 	if j := strings.LastIndexAny(w, " :]"); j >= 0 {
 		w = w[j+1:]
 	}
-	if lv := logtext.LevelOfWord(w); lv != 0 {
+	if lv := logheader.LevelOfWord(w); lv != 0 {
 		return h[k+1:], lv, true
 	}
 	return "", 0, false
@@ -192,12 +193,12 @@ func enclosedLogger(statement string) (string, byte, bool) {
 	for w < len(s) && s[w] >= 'A' && s[w] <= 'Z' {
 		w++
 	}
-	lv := logtext.LevelOfWord(s[:w])
+	lv := logheader.LevelOfWord(s[:w])
 	if lv == 0 || !strings.HasPrefix(s[w:], ":") {
 		return "", 0, false
 	}
 	j := w + 1
-	for j < len(s) && (logtext.IsWordByte(s[j]) || s[j] == '.') {
+	for j < len(s) && (logheader.IsWordByte(s[j]) || s[j] == '.') {
 		j++
 	}
 	if j == w+1 || !strings.HasPrefix(s[j:], ":") {
@@ -213,7 +214,7 @@ func enclosedNative(statement string) (file string, level byte, ok bool) {
 		return "", 0, false
 	}
 	s := statement[k:]
-	rest, _, stripped := logtext.StripHeadersLevel(s)
+	rest, _, stripped := logheader.StripLevel(s)
 	if !stripped {
 		return "", 0, false
 	}

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
+	"github.com/xlaoom/xlaoomprocessor/internal/logheader"
 )
 
 // The speakers, one row each; the first row that matches decides, so XLA's stack comes first
@@ -155,7 +155,7 @@ func startsFunction(s, key string) bool {
 		return false
 	}
 	i := len(key)
-	for i < len(s) && logtext.IsWordByte(s[i]) {
+	for i < len(s) && logheader.IsWordByte(s[i]) {
 		i++
 	}
 	return strings.HasPrefix(s[i:], ": ")

@@ -6,8 +6,8 @@ package details
 import (
 	"strings"
 
+	"github.com/xlaoom/xlaoomprocessor/internal/logheader"
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
-	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
 
 // Error-code tokens: the catalog codes a record prints ("E1000:
@@ -26,7 +26,7 @@ func FindCodes(s string, out []CodeAt) []CodeAt {
 	for _, end := range codeNameEnds {
 		grammar.EachAnchor(s, end, func(i int) {
 			w := i
-			for w > 0 && logtext.IsWordByte(s[w-1]) {
+			for w > 0 && logheader.IsWordByte(s[w-1]) {
 				w--
 			}
 			e, ok := grammar.LookupName(s[w : i+len(end)-1])
@@ -59,10 +59,10 @@ func FindCodes(s string, out []CodeAt) []CodeAt {
 // printedCode returns the "E1234" that ends before (followed by ": " or ":").
 func printedCode(before string) string {
 	b := strings.TrimSuffix(strings.TrimSuffix(before, " "), ":")
-	if len(b) < 5 || b[len(b)-5] != 'E' || logtext.DigitsEnd(b, len(b)-4) != len(b) {
+	if len(b) < 5 || b[len(b)-5] != 'E' || logheader.DigitsEnd(b, len(b)-4) != len(b) {
 		return ""
 	}
-	if len(b) > 5 && logtext.IsWordByte(b[len(b)-6]) {
+	if len(b) > 5 && logheader.IsWordByte(b[len(b)-6]) {
 		return ""
 	}
 	return b[len(b)-5:]
@@ -115,7 +115,7 @@ func codeInURL(after string) string {
 	if !ok && len(after) > 2 && after[0] == '#' && after[1]|0x20 == 'e' {
 		rest, ok = after[2:], true
 	}
-	if !ok || logtext.DigitsEnd(rest, 0) != 4 {
+	if !ok || logheader.DigitsEnd(rest, 0) != 4 {
 		return ""
 	}
 	return "E" + rest[:4]

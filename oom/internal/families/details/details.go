@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/xlaoom/xlaoomprocessor/internal/logheader"
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
 )
@@ -62,7 +63,7 @@ var Details = []detail{
 			for k < len(a) && (a[k] >= 'A' && a[k] <= 'Z' || a[k] >= 'a' && a[k] <= 'z') {
 				k++
 			}
-			if n, _ := logtext.LeadingDigits(a[min(k+1, len(a)):]); k > 0 && logtext.HasAt(a, k, ":") && n != "" {
+			if n, _ := logtext.LeadingDigits(a[min(k+1, len(a)):]); k > 0 && logheader.HasAt(a, k, ":") && n != "" {
 				SetString(&r.Device, a[:k+1+len(n)])
 			}
 		},

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/xlaoom/xlaoomprocessor/internal/logheader"
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/details"
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
@@ -207,7 +208,7 @@ func genericAllocClause(flat string, at int) string {
 		return ""
 	}
 	j := i
-	for j < len(s) && logtext.IsWordByte(s[j]) {
+	for j < len(s) && logheader.IsWordByte(s[j]) {
 		j++
 	}
 	return genericClause(s, j)

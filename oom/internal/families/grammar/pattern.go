@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
+	"github.com/xlaoom/xlaoomprocessor/internal/logheader"
 )
 
 // Pattern is a family's regexp, run only where its literal anchor occurs, on a bounded window around it.
@@ -227,7 +227,7 @@ func IsSizeGroup(name string) bool {
 // shippers cut long lines at 16 KiB or less); a size that ends in its unit is complete.
 func cutAtEnd(m Match, index int) bool {
 	from, to, ok := m.span(index)
-	if !ok || to == from || !logtext.IsDigit(m.Text[to-1]) {
+	if !ok || to == from || !logheader.IsDigit(m.Text[to-1]) {
 		return false
 	}
 	rest := m.Text[to:]

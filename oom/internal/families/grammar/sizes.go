@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/xlaoom/xlaoomprocessor/oom/internal/logtext"
+	"github.com/xlaoom/xlaoomprocessor/internal/logheader"
 )
 
 // SizePattern matches every size spelling XLA prints: google3 (147.64M, 0B, -8E), TSL (6.00MiB), raw integers
@@ -201,7 +201,7 @@ func AllocatorBackend(name string) string {
 // AllocatorDevice reads the device ordinal from an allocator name: its first all-digit part (GPU_0_bfc -> 0).
 func AllocatorDevice(name string) string {
 	for part := range strings.SplitSeq(name, "_") {
-		if part != "" && logtext.DigitsEnd(part, 0) == len(part) {
+		if part != "" && logheader.DigitsEnd(part, 0) == len(part) {
 			return part
 		}
 	}
