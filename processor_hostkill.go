@@ -16,11 +16,8 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/internal/stage"
 )
 
-// Host-memory kills (package hostoom) come from texts that passed the
-// prefilter's host cues, string bodies that end like a kill line
-// (host_kill_tails) and map bodies (journald, k8sobjects), so that ordinary
-// records cost what they did. A kill's pod or container owner is moved to
-// the resource level after the batch, for k8sattributes.
+// Host kills come from texts the host cues passed, tails (host_kill_tails) and map bodies (journald,
+// k8sobjects); a pod or container owner moves to the resource level after the batch, for k8sattributes.
 
 // taggedHost is what tag returns for a record that carries a host kill.
 const taggedHost tagging = 100
@@ -75,13 +72,8 @@ func (p *logsProcessor) writeKill(rl plog.ResourceLogs, lr plog.LogRecord, kill 
 	return kill.Kind.Source(), taggedHost
 }
 
-// hostIncident is the kill's xla.oom.incident.id: its owner
-// (oomattr.HostKillKey: a pod's container, a Slurm step, a unit or a
-// cgroup on its node, a container), not the resource or the source that
-// reported it, in its window, so that the kernel's lines, a Pod's
-// OOMKilled status and Slurm's line of one kill carry one id. A kill that
-// names neither owner nor victim: its job (the resource's identity), its
-// node and its cgroup.
+// hostIncident is the kill's xla.oom.incident.id: its owner (oomattr.HostKillKey), not its reporter, so the
+// kernel's lines, a Pod's OOMKilled and Slurm's line of one kill share it; else its job, node and cgroup.
 func hostIncident(res, attrs pcommon.Map, k *hostoom.Kill, ts pcommon.Timestamp, cfg *Config) string {
 	m := pcommon.NewMap()
 	if key, _ := oomattr.HostKillKey(res, attrs); key != "" {
@@ -98,10 +90,8 @@ func hostIncident(res, attrs pcommon.Map, k *hostoom.Kill, ts pcommon.Timestamp,
 	return incident.ID(m, all, ts, cfg.IncidentWindow)
 }
 
-// moveHostKills moves the kill records whose owner is a pod or a container
-// to a resource that names it (the record's resource plus k8s.pod.uid,
-// container.id), one per owner, keeping their scope. Called only for a
-// batch that tagged a kill.
+// moveHostKills moves kill records owned by a pod or container to a resource that names it (k8s.pod.uid,
+// container.id), one per owner, keeping their scope.
 func moveHostKills(ld plog.Logs) {
 	rls := ld.ResourceLogs()
 	n := rls.Len()

@@ -1,10 +1,8 @@
 // Copyright The xla_oom Authors
 // SPDX-License-Identifier: Apache-2.0
 
-// Command xlaoom explains XLA out-of-memory failures found in logs, without
-// a collector: `xlaoom explain [--json] [FILE...]`, and runs a job so that a
-// restart policy can act on its failure: `xlaoom run [flags] -- COMMAND`.
-// See `xlaoom explain -h` and `xlaoom run -h`.
+// Command xlaoom explains the XLA OOM failures of logs without a collector (`xlaoom explain [--json] [FILE...]`)
+// and runs a job for a restart policy (`xlaoom run [flags] -- COMMAND`); see their -h.
 package main
 
 import (

@@ -1,10 +1,8 @@
 // Copyright The xla_oom Authors
 // SPDX-License-Identifier: Apache-2.0
 
-// Package assembly assembles XLA OOM failures: which records of one stream
-// (one process's output) state one failure, read with its evidence until it
-// closes (see Close) and oom.Decide gives it its verdict. A failure keeps a
-// fixed amount whatever it prints, and the streams are bounded.
+// Package assembly assembles each stream's XLA OOM failures from their statements and evidence until they
+// close (see Close) and oom.Decide gives the verdict; a failure keeps a fixed amount, the streams are bounded.
 package assembly // import "github.com/xlaoom/xlaoomprocessor/internal/assembly"
 
 import (

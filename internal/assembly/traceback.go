@@ -10,10 +10,8 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
-// UserFrame returns the innermost frame of a Python traceback in text that
-// is the user's own code: the last `File "path", line N, in name` whose
-// path is outside the installed packages, the standard library and XLA's
-// stack. That is the line of the user's code that asked for the memory.
+// UserFrame returns the innermost `File "path", line N, in name` of a traceback in text whose path is the
+// user's own code (not installed packages, the standard library or XLA's stack): the line that asked.
 func UserFrame(text string) (oom.Site, bool) {
 	var site oom.Site
 	found := false

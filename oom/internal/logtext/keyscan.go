@@ -3,10 +3,8 @@
 
 package logtext
 
-// The one-pass key scan, plain Go on every architecture: MayContain's keys are found in one pass, 16 bytes per step,
-// eight at a time in a 64-bit word (SWAR), instead of one pass per key (BENCHMARKS.md, "The prefilter's keys"). The
-// keys: one or two single bytes that differ in one bit ('R' and 'B': one comparison finds both) and one word of four
-// bytes ("lloc"), of which the first and last bytes are compared.
+// The one-pass key scan in plain Go (SWAR, 16 bytes a step; BENCHMARKS.md, "The prefilter's keys"): single bytes
+// that differ in one bit ('R', 'B': one comparison) and a four-byte word ("lloc"), its first and last bytes compared.
 const (
 	singleKeySlots = 2
 	wordKeyLen     = 4

@@ -8,10 +8,8 @@ import (
 	"strings"
 )
 
-// MayContain is Recognizer.MayContain. Every cue holds one of ScanKeys, rare in ordinary log lines: one pass
-// (keyscan.go) asks whether any step of the text may hold a hit (most texts end there), and only hits are confirmed,
-// by lead words first (Confirm). Texts shorter than one step take one pass per key. It allocates nothing; its design
-// and cost are in BENCHMARKS.md ("The prefilter's keys", BenchmarkMayContainRatio).
+// MayContain is Recognizer.MayContain: one pass (keyscan.go) finds the steps that may hold a key (most texts have
+// none), and only hits are confirmed (Confirm); a text shorter than a step takes a pass per key. No allocation.
 func (p *Prefilter) MayContain(text string) bool {
 	if len(text) >= MinOnePassLen {
 		// Most texts: no step may hold a hit, and no hit is looked at.

@@ -16,11 +16,8 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
-// hostScan finds the host-memory kills of one input (a saved kernel log:
-// dmesg, dmesg -T, journalctl -k, /dev/kmsg; a job log with Slurm's or
-// Ray's lines) as the processor does: the stage reads the records the
-// prefilter passes (gatherer.record), and here, as a reader of every line,
-// those it passes over that may hold a statement.
+// hostScan reads, for the stage, the lines of an input (a kernel log, a job log) that the prefilter passed
+// over but may hold a host statement; the records it passed go through gatherer.record.
 type hostScan struct {
 	kills []hostoom.Kill
 }

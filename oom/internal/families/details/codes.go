@@ -68,10 +68,8 @@ func printedCode(before string) string {
 	return b[len(b)-5:]
 }
 
-// codeLeadSpan bounds how far before a failure's message the code printed
-// for it may stand ("E1000: CompileTimeHbmOom: XLA:TPU compile permanent
-// error. Ran out of memory ..."); a code farther back belongs to another
-// message.
+// codeLeadSpan bounds how far before its message a failure's code may stand ("E1000: CompileTimeHbmOom: XLA:TPU
+// compile permanent error. Ran out of memory ..."); one farther back is another message's.
 const codeLeadSpan = 400
 
 // CodeFor returns the code printed for the failure starting at at: the

@@ -1,6 +1,8 @@
 // Copyright The xla_oom Authors
 // SPDX-License-Identifier: Apache-2.0
 
+// Package details reads what can surround any family's message: replica, program, device and allocator
+// figures, error-code tokens (codes.go), the BFC dump (allocator_summary.go), guards and backend evidence.
 package details
 
 import (
