@@ -39,7 +39,7 @@ func NewFinder(sources Sources) *Finder {
 	return f
 }
 
-// Scan, the only pass of 99.9 % of records, puts into into the texts of lr
+// Scan is the only pass of 99.9 % of records: it puts into into the texts of lr
 // within MaxScanSize that pass the prefilter, and reports whether any did.
 func (f *Finder) Scan(lr plog.LogRecord, into *Candidates) bool {
 	into.n, into.more = 0, into.more[:0]

@@ -234,10 +234,10 @@ type Finding struct {
 	FitFraction float64
 }
 
-// WentOn: the failure's program caught it and went on (not a job failure).
+// WentOn reports whether the failure's program caught it and went on (not a job failure).
 func (f *Finding) WentOn() bool { return f.Whole != nil && f.Whole.Closed == assembly.ClosedWentOn }
 
-// Generic: the failure belongs to no known message family.
+// Generic reports whether the failure belongs to no known message family.
 func (f *Finding) Generic() bool { return f.Report != nil && f.Report.Family == oom.FamilyGeneric }
 
 // The processor's defaults.

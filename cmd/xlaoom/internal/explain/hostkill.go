@@ -5,6 +5,7 @@ package explain
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -34,7 +35,7 @@ func (h *hostScan) record(rec *Record, g *gatherer) {
 
 // end takes the kills the stage still holds at the end of the input.
 func (h *hostScan) end(g *gatherer) {
-	h.kills = append(g.kills, g.stage.Assembler.FlushKills(input)...)
+	h.kills = slices.Concat(g.kills, g.stage.Assembler.FlushKills(input))
 }
 
 // printHostKills writes each kill and counts it.
