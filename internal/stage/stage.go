@@ -138,7 +138,7 @@ func (s *Stage) Evidence(in func(statement bool) Input, text string, closed []as
 // Tail reports whether a body the prefilter passed over may be a host kill
 // line that holds no prefilter key (HostKillTails): Texts reads it.
 func (s *Stage) Tail(body string) bool {
-	return body != "" && s.cfg.HostKillTails && hostoom.EndsWithTail(body)
+	return s.cfg.HostKillTails && body != "" && hostoom.EndsWithTail(body)
 }
 
 // Texts joins each line's host statement, dated by its header, else by the
