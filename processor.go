@@ -246,7 +246,7 @@ func (b *batch) resource(rl plog.ResourceLogs) uint64 {
 	if !b.hashed || b.rl != rl {
 		b.rl, b.hashed, b.file = rl, true, ""
 		b.hash = incident.ResourceHash(rl.Resource().Attributes())
-		b.fileKey = incident.StreamOf(b.hash, pcommon.NewMap())
+		b.fileKey = b.hash // StreamOf of a record with no file attribute
 	}
 	return b.hash
 }
