@@ -183,7 +183,7 @@ func Finish(r *grammar.Report, flat string, traits grammar.AdviceTraits) {
 }
 
 // fitFraction is capacity / demand where demand is the whole per-device one and larger (0 otherwise): the inverse
-// of the advice's "cut the batch by about X". Scoped VMEM or a request above free memory show no such demand.
+// of the advice's "cut the batch by about X" (a scoped VMEM request over its limit too); a request above free memory alone shows none.
 func fitFraction(r *grammar.Report) float64 {
 	var x float64
 	switch {
