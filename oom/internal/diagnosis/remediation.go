@@ -182,8 +182,8 @@ func Finish(r *grammar.Report, flat string, traits grammar.AdviceTraits) {
 	r.FitFraction = fitFraction(r)
 }
 
-// fitFraction is capacity / demand where demand is the whole per-device one and larger (0 otherwise): the inverse
-// of the advice's "cut the batch by about X" (a scoped VMEM request over its limit too); a request above free memory alone shows none.
+// fitFraction is capacity / demand where demand is the whole per-device one and larger (0 otherwise), a scoped
+// VMEM request over its limit too: the inverse of the advice's "cut the batch by about X".
 func fitFraction(r *grammar.Report) float64 {
 	var x float64
 	switch {
