@@ -144,7 +144,7 @@ func TestFlattenLevels(t *testing.T) {
 		}
 	}
 	if HeaderLevel(begins[1].header) != 'E' || begins[3].header != "" {
-		t.Errorf("headers %q", begins)
+		t.Errorf("headers %+v", begins)
 	}
 
 	one := "jax.errors.JaxRuntimeError: INTERNAL: Out of memory"
