@@ -134,7 +134,7 @@ func (p *logsProcessor) notCandidate(rl plog.ResourceLogs, lr plog.LogRecord, b 
 			return label, tagged
 		}
 	}
-	if p.stage.Assembler.Open() && p.stage.OpenIn(b.resource(rl)) { // no hash while no failure is open
+	if p.stage.Assembler.Open() && p.stage.Assembler.OpenIn(b.resource(rl)) { // no hash while no failure is open
 		in := func(statement bool) stage.Input { return p.input(rl, lr, b, statement) }
 		b.closed = p.stage.Evidence(in, text, b.closed)
 	}

@@ -78,11 +78,6 @@ type Tags struct {
 	Ended     []hostoom.Kill // the kills that ended at the record, each once
 }
 
-// OpenIn reports, without a lock, whether a stream of resource has an open failure.
-func (s *Stage) OpenIn(resource uint64) bool {
-	return s.Assembler.Open() && s.Assembler.OpenIn(resource)
-}
-
 // Candidate decides a record whose texts passed the prefilter; in gives its keys.
 func (s *Stage) Candidate(texts []string, marks Marks, in func(statement bool) Input, t *Tags, closed []assembly.Failure) []assembly.Failure {
 	t.Outcome = Untouched

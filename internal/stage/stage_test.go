@@ -66,8 +66,8 @@ func TestOneFailure(t *testing.T) {
 	require.Equal(t, Statement, first.Outcome)
 	assert.Equal(t, "E0007", first.Report.Code)
 	assert.Equal(t, t0, first.Opened)
-	assert.True(t, f.s.OpenIn(1))
-	assert.False(t, f.s.OpenIn(9), "another resource")
+	assert.True(t, f.s.Assembler.OpenIn(1))
+	assert.False(t, f.s.Assembler.OpenIn(9), "another resource")
 	assert.Equal(t, Untouched, f.record(statsLine, Marks{}).Outcome)
 	last := f.record(raisedLine, Marks{})
 	assert.Equal(t, first.FailureID, last.FailureID, "one failure")
@@ -76,7 +76,7 @@ func TestOneFailure(t *testing.T) {
 	assert.Equal(t, assembly.ClosedRaised, c.Closed)
 	assert.Equal(t, 1, c.Attempts)
 	assert.Equal(t, oom.ParseSize("59.38GiB"), c.Report.PoolLimit, "Stats, read as evidence")
-	assert.False(t, f.s.OpenIn(1))
+	assert.False(t, f.s.Assembler.OpenIn(1))
 }
 
 // A record tagged or warned upstream is left as it is; one sent with a
