@@ -12,6 +12,7 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/details"
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/generic"
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/startup"
 )
 
 // Action kinds (Report.Action, attribute xla.oom.action): the kind of the advice's first step.
@@ -82,13 +83,43 @@ const (
 	RetryUnknown = diagnosis.RetryUnknown // the record does not show which
 )
 
-// RetryVerdict is the retry verdict of r given the driver's refusals counted before it by the caller.
-func RetryVerdict(r *Report, attemptsBefore int) string {
-	return diagnosis.RetryVerdict(r, attemptsBefore)
-}
+// Facts are what the whole job says of a failure beyond its own records: the driver's refusals before
+// it, the device and pool at start-up, the compiler's plan and the job's earlier attempts.
+type Facts = diagnosis.Facts
 
-// Decide sets the verdict of a whole failure and returns the rule that decided ("" for none).
-func Decide(r *Report, attemptsBefore int) string { return diagnosis.Decide(r, attemptsBefore) }
+// Decision is a verdict, its rule and, for unknown, the rule that would have decided and the fact it lacked.
+type Decision = diagnosis.Decision
+
+// The facts a retry rule can lack (Decision.Missing, attribute xla.oom.retry.missing).
+const (
+	MissingPoolBasis   = diagnosis.MissingPoolBasis
+	MissingRequested   = diagnosis.MissingRequested
+	MissingJobIdentity = diagnosis.MissingJobIdentity
+	MissingEarlier     = diagnosis.MissingEarlier
+)
+
+// Judge is the decision on r given f, r unchanged.
+func Judge(r *Report, f Facts) Decision { return diagnosis.Judge(r, f) }
+
+// RecordVerdict is the verdict a record alone supports, whatever its job says: futile only where no fact
+// of the job could make it may_help.
+func RecordVerdict(r *Report) string { return diagnosis.RecordVerdict(r) }
+
+// Decide sets the verdict of a whole failure (and, where memory held elsewhere decides, its action and
+// first step) and returns the decision.
+func Decide(r *Report, f Facts) Decision { return diagnosis.Decide(r, f) }
+
+// Process is what one process printed at start-up about its devices and pools, and the compiler's plan.
+type Process = startup.Process
+
+// Device is what a process knows of one device at start-up.
+type Device = startup.Device
+
+// StartupCues are the substrings one of which every line Process.Read takes contains.
+var StartupCues = startup.Cues
+
+// ModelMemory is the memory of an accelerator model by the name its driver prints (docs/devices.md).
+func ModelMemory(name string) (Size, bool) { return startup.ModelMemory(name) }
 
 // PoolCause is the cause the allocator's free and largest free chunk settle against the request ("" if unknown).
 func PoolCause(request, free, largestFree Size) string {

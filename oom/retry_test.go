@@ -65,7 +65,7 @@ func TestCompileTimeTPUOOMsAreFutile(t *testing.T) {
 		case !ok:
 			t.Errorf("%s: not recognised", name)
 		case r.Retry != diagnosis.RetryFutile:
-			t.Errorf("%s: retry %q (rule %q), want futile", name, r.Retry, diagnosis.RetryRule(&r, 0))
+			t.Errorf("%s: retry %q (rule %q), want futile", name, r.Retry, diagnosis.Judge(&r, diagnosis.Facts{Attempts: 0}).Rule)
 		default:
 			futile++
 		}
@@ -126,11 +126,11 @@ func TestRetryRulesReachable(t *testing.T) {
 		if !ok {
 			continue
 		}
-		if rule := diagnosis.RetryRule(&r, 0); rule != "" && reached[rule] == "" {
+		if rule := diagnosis.Judge(&r, diagnosis.Facts{Attempts: 0}).Rule; rule != "" && reached[rule] == "" {
 			reached[rule] = name
 		}
-		if r.Retry != diagnosis.RetryVerdict(&r, 0) {
-			t.Errorf("%s: Report.Retry %q, RetryVerdict %q", name, r.Retry, diagnosis.RetryVerdict(&r, 0))
+		if r.Retry != diagnosis.Judge(&r, diagnosis.Facts{Attempts: 0}).Verdict {
+			t.Errorf("%s: Report.Retry %q, RetryVerdict %q", name, r.Retry, diagnosis.Judge(&r, diagnosis.Facts{Attempts: 0}).Verdict)
 		}
 	}
 	for _, rule := range diagnosis.RetryRules {
@@ -155,17 +155,17 @@ func TestRetryRefusalsBefore(t *testing.T) {
 	if !ok || r.Retry != diagnosis.RetryFutile {
 		t.Fatalf("jit_temps: %v %q", ok, r.Retry)
 	}
-	if v := diagnosis.RetryVerdict(&r, 11); v != diagnosis.RetryFutile {
+	if v := diagnosis.Judge(&r, diagnosis.Facts{Attempts: 11}).Verdict; v != diagnosis.RetryFutile {
 		t.Errorf("jit_temps after 11 refusals: %q, want futile (larger than the pool)", v)
 	}
 	exhausted, ok := Recognize(`jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 23.28GiB with allocator GPU_0_bfc on device 0. [tf-allocator-allocation-error=''] [executable_name='jit_activations']`)
 	if !ok {
 		t.Fatal("the status of shared_gpu_backoff_then_oom is not recognised")
 	}
-	if exhausted.Retry != diagnosis.RetryUnknown || diagnosis.RetryVerdict(&exhausted, 0) != diagnosis.RetryUnknown {
+	if exhausted.Retry != diagnosis.RetryUnknown || diagnosis.Judge(&exhausted, diagnosis.Facts{Attempts: 0}).Verdict != diagnosis.RetryUnknown {
 		t.Errorf("the status alone: %q, want unknown", exhausted.Retry)
 	}
-	if v, rule := diagnosis.RetryVerdict(&exhausted, 35), diagnosis.RetryRule(&exhausted, 35); v != diagnosis.RetryMayHelp || rule != "driver refused before the failure" {
+	if v, rule := diagnosis.Judge(&exhausted, diagnosis.Facts{Attempts: 35}).Verdict, diagnosis.Judge(&exhausted, diagnosis.Facts{Attempts: 35}).Rule; v != diagnosis.RetryMayHelp || rule != "driver refused before the failure" {
 		t.Errorf("after the 35 refusals of its log: %q (%q), want may_help", v, rule)
 	}
 }

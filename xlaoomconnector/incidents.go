@@ -96,7 +96,7 @@ func retryLabel(r *oom.Report) string {
 	case oom.RetryFutile, oom.RetryMayHelp, oom.RetryUnknown:
 		return r.Retry
 	case "":
-		return oom.RetryVerdict(r, 0)
+		return oom.RecordVerdict(r)
 	}
 	return oom.RetryUnknown
 }

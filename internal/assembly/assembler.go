@@ -31,6 +31,11 @@ type Config struct {
 	MaxRecords int           // the records one failure takes
 	MaxStreams int           // past it, the stream used longest ago is evicted
 	TTL        time.Duration // a stream not heard of for that long is forgotten
+	// HistoryTTL and MaxJobs bound the job history the repeat rule reads
+	// (history.go); RepeatsOff turns the rule off.
+	HistoryTTL time.Duration
+	MaxJobs    int
+	RepeatsOff bool
 }
 
 // Assembler assembles the failures of many streams, safe for concurrent use.
@@ -41,6 +46,7 @@ type Assembler struct {
 	streams *lru.Map[uint64, stream]
 	opens   *lru.Map[uint64, struct{}]  // the streams with an open failure
 	jobs    *lru.Map[uint64, time.Time] // when each job's last incident opened
+	history *lru.Map[uint64, jobHistory] // each job's latest failures, by Statement.RepeatJob
 	seq     uint64
 	open    atomic.Int64 // the streams with an open failure, read without mu
 	evicted atomic.Int64
@@ -55,6 +61,9 @@ type stream struct {
 	cur      *building
 	seen     time.Time       // wall clock of its last record
 	host     *hostoom.Joiner // its host-memory kill statements (host.go), if any
+	start    *oom.Process    // what its process printed at start-up, if anything
+	started  time.Time       // when that process's start-up lines began (zero: unknown)
+	ended    bool            // its process failed: the next start-up line begins another
 }
 
 // building is a failure still open.
@@ -67,6 +76,7 @@ type building struct {
 	lastStmt time.Time
 	ownAfter int // the program's own lines since the last statement (wenton.go)
 	dying    bool
+	job      uint64 // Statement.RepeatJob
 }
 
 // New returns an empty assembler; zero fields of cfg take the defaults.
@@ -83,8 +93,14 @@ func New(cfg Config) *Assembler {
 	if cfg.TTL <= 0 {
 		cfg.TTL = DefaultTTL
 	}
+	if cfg.HistoryTTL <= 0 {
+		cfg.HistoryTTL = DefaultHistoryTTL
+	}
+	if cfg.MaxJobs <= 0 {
+		cfg.MaxJobs = DefaultMaxJobs
+	}
 	return &Assembler{cfg: cfg, streams: lru.New[uint64, stream](), opens: lru.New[uint64, struct{}](),
-		jobs: lru.New[uint64, time.Time]()}
+		jobs: lru.New[uint64, time.Time](), history: lru.New[uint64, jobHistory]()}
 }
 
 // Open reports whether any stream has an open failure, without the lock.
@@ -152,6 +168,9 @@ type Statement struct {
 	Origin   func() any
 	Resource uint64 // the key of the stream's resource, for OpenIn
 	Job      uint64 // incident.JobKey of the stream (0: none), for opened
+	// RepeatJob keys the job's history for the repeat rule: 0 where no
+	// attribute names a job (a namespace is not a job).
+	RepeatJob uint64
 }
 
 // Statement takes statement st of stream key at now, returning its step.
@@ -166,7 +185,7 @@ func (a *Assembler) Statement(key uint64, st Statement, now time.Time, closed []
 	if s.cur == nil {
 		a.seq++
 		s.cur = &building{f: Failure{Stream: key, ID: failureID(key, st.At, a.seq), Report: *r, First: st.At,
-			Opened: a.opened(st, now)}, resource: st.Resource}
+			Opened: a.opened(st, now)}, resource: st.Resource, job: st.RepeatJob}
 		if st.Origin != nil {
 			s.cur.f.Origin = st.Origin()
 		}
@@ -189,7 +208,7 @@ func (a *Assembler) Statement(key uint64, st Statement, now time.Time, closed []
 	b.ev.read(st.Text)
 	step := Step{ID: b.f.ID, Attempts: b.f.Attempts, Verdict: b.verdict, Opened: b.f.Opened}
 	if step.Verdict == "" {
-		step.Verdict = oom.RetryVerdict(r, b.f.Attempts)
+		step.Verdict = oom.Judge(r, a.facts(s, b, r, now)).Verdict
 		if step.Verdict != oom.RetryUnknown && !st.Sent {
 			b.verdict = step.Verdict
 		}
@@ -232,7 +251,7 @@ func tracebackHead(text string) bool {
 
 // tidy forgets a stream that holds nothing; the caller holds mu.
 func (a *Assembler) tidy(key uint64, s *stream) {
-	if s.cur == nil && s.attempts == 0 && s.host == nil {
+	if s.cur == nil && s.attempts == 0 && s.host == nil && s.start == nil {
 		a.streams.Remove(key)
 	}
 }
@@ -321,7 +340,14 @@ func (a *Assembler) close(key uint64, s *stream, why Close, closed []Failure) []
 	}
 	b.ev.apply(&f.Report)
 	f.Holders = b.ev.sortedHolders()
-	f.Rule = oom.Decide(&f.Report, f.Attempts)
+	f.Facts = a.facts(s, b, &f.Report, s.seen)
+	f.Decision = oom.Decide(&f.Report, f.Facts)
+	if f.Closed != ClosedWentOn {
+		a.remember(b.job, PastOf(&f), s.seen)
+		if s.start != nil {
+			s.ended = true // the process failed
+		}
+	}
 	return append(closed, f)
 }
 

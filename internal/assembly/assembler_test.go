@@ -51,7 +51,7 @@ func TestOneFailureClosesAtRaisedStatus(t *testing.T) {
 	assert.Equal(t, oom.ParseSize("59.38GiB"), f.Report.PoolLimit, "from Stats")
 	assert.Equal(t, oom.Site{File: "/home/me/train.py", Line: 194, Function: "run_job"}, f.Report.Site)
 	assert.Equal(t, oom.RetryMayHelp, f.Report.Retry)
-	assert.Equal(t, "driver refused before the failure", f.Rule)
+	assert.Equal(t, "driver refused before the failure", f.Decision.Rule)
 	assert.Equal(t, oom.ActionFreeHeldMemory, f.Report.Action)
 	assert.Contains(t, f.Report.Remediation[0], "nvidia-smi")
 	assert.Equal(t, t0, f.First)
@@ -188,12 +188,12 @@ func TestTensorFlowPoolFilledIsFutile(t *testing.T) {
 	f := fs[0]
 	for i, text := range recs[:4] {
 		if r, ok := oom.Recognize(text); ok {
-			assert.NotEqual(t, oom.RetryFutile, oom.RetryVerdict(&r, 0), "record %d alone", i)
+			assert.NotEqual(t, oom.RetryFutile, oom.Judge(&r, oom.Facts{}).Verdict, "record %d alone", i)
 		}
 	}
 	assert.Equal(t, ClosedRaised, f.Closed)
-	assert.Equal(t, oom.RetryFutile, f.Report.Retry, f.Rule)
-	assert.Equal(t, "own pool filled", f.Rule)
+	assert.Equal(t, oom.RetryFutile, f.Report.Retry, f.Decision.Rule)
+	assert.Equal(t, "own pool filled", f.Decision.Rule)
 	assert.Equal(t, oom.KnownSize(10273951744), f.Report.InUse)
 	assert.Equal(t, oom.Site{File: "/home/me/train.py", Line: 41, Function: "<module>"}, f.Report.Site)
 }

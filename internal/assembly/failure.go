@@ -38,8 +38,9 @@ type Failure struct {
 	ID     string // the failure's id (xla.oom.failure.id), shared by its statements' records
 	// Report merges every fact its records stated, with the verdict and action.
 	Report   oom.Report
-	Rule     string   // the retry rule that decided the verdict ("" for none)
-	Attempts int      // the driver's refusals before it and in its statements
+	Facts    oom.Facts    // what the whole job said of it: the verdict's input
+	Decision oom.Decision // the verdict, its rule and, for unknown, the fact it lacked
+	Attempts int          // the driver's refusals before it and in its statements
 	Holders  []Holder // the dumps' in-use chunks, most bytes first (MaxHolders)
 	// Statements counts the records that state it, Records all it took.
 	Statements, Records int

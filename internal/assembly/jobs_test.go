@@ -95,10 +95,10 @@ func TestJobLogs(t *testing.T) {
 			assert.Equal(t, oom.Site{File: job.Site.File, Line: job.Site.Line, Function: job.Site.Function}, r.Site)
 			switch {
 			case job.HeldGiB != nil:
-				assert.Equal(t, oom.RetryMayHelp, r.Retry, f.Rule)
+				assert.Equal(t, oom.RetryMayHelp, r.Retry, f.Decision.Rule)
 				assert.Equal(t, oom.ActionFreeHeldMemory, r.Action)
 			case job.Repeats:
-				assert.Equal(t, oom.RetryFutile, r.Retry, f.Rule)
+				assert.Equal(t, oom.RetryFutile, r.Retry, f.Decision.Rule)
 			}
 		})
 	}
@@ -112,7 +112,7 @@ func TestAssembledRulesReached(t *testing.T) {
 	reached := map[string]string{}
 	for _, p := range paths {
 		for _, f := range assemble(records(t, p)) {
-			reached[f.Rule] = filepath.Base(p)
+			reached[f.Decision.Rule] = filepath.Base(p)
 		}
 	}
 	for _, rule := range oom.AssembledRetryRules() {

@@ -18,9 +18,28 @@ const (
 	FailureStatements = "xla.oom.failure.statements" // records that stated the failure
 	FailureRecords    = "xla.oom.failure.records"    // every record it took
 	FailureClosed     = "xla.oom.failure.closed"     // why it closed (assembly.Close)
-	RetryRule         = "xla.oom.retry.rule"         // the rule that decided xla.oom.retry
+	RetryRule         = "xla.oom.retry.rule"         // the rule that decided xla.oom.retry, or would have
+	RetryMissing      = "xla.oom.retry.missing"      // for unknown: the fact that rule lacked (oom.Missing*)
+	Framework         = "xla.framework"              // tensorflow, jax, pytorch_xla
+	EarlierFailures   = "xla.oom.earlier_failures"   // the job's earlier attempts that failed the same way
 	// Holders lists the executables the allocator's dump names, most bytes first: maps of HolderKey*.
 	Holders = "xla.oom.holders"
+)
+
+// The failing device and pool as its process printed them at start-up, and the compiler's plan.
+const (
+	StartModel          = "xla.oom.start.device.model"
+	StartCapacity       = "xla.oom.start.capacity.size"
+	StartCapacitySource = "xla.oom.start.capacity.source" // tensorflow, nvidia-smi, model
+	StartFree           = "xla.oom.start.free.size"
+	StartHeld           = "xla.oom.start.held.size"  // the total less the free, from one source
+	StartSource         = "xla.oom.start.source"     // the source of free and held: tensorflow, nvidia-smi
+	StartHolders        = "xla.oom.start.holders"    // the other processes nvidia-smi listed
+	StartPoolLimit      = "xla.oom.start.pool_limit.size"
+	StartPoolBasis      = "xla.oom.start.pool.basis" // share (of the total), free_at_start
+	PlanPeak            = "xla.oom.plan.peak.size"
+	PlanLimit           = "xla.oom.plan.limit.size"
+	PlanSource          = "xla.oom.plan.source" // scheduler, rematerialization
 )
 
 // Keys of one map in xla.oom.holders.
@@ -44,10 +63,16 @@ func PutFailure(f *assembly.Failure, attrs pcommon.Map, top int) {
 	attrs.PutInt(FailureStatements, int64(f.Statements))
 	attrs.PutInt(FailureRecords, int64(f.Records))
 	attrs.PutStr(FailureClosed, string(f.Closed))
-	putStr(attrs, RetryRule, f.Rule)
+	putStr(attrs, RetryRule, f.Decision.Rule)
+	putStr(attrs, RetryMissing, f.Decision.Missing)
+	putStr(attrs, Framework, f.Report.Framework)
 	if f.Attempts > 0 {
 		attrs.PutInt(Attempts, int64(f.Attempts))
 	}
+	if f.Facts.Earlier > 0 {
+		attrs.PutInt(EarlierFailures, int64(f.Facts.Earlier))
+	}
+	putStart(f.Facts.Start, attrs)
 	if len(f.Holders) > 0 {
 		s := attrs.PutEmptySlice(Holders)
 		s.EnsureCapacity(len(f.Holders))
@@ -58,6 +83,25 @@ func PutFailure(f *assembly.Failure, attrs pcommon.Map, top int) {
 			m.PutInt(HolderKeyChunks, int64(h.Chunks))
 		}
 	}
+}
+
+func putStart(d oom.Device, attrs pcommon.Map) {
+	putStr(attrs, StartModel, d.Model)
+	putKnown(attrs, StartCapacity, d.Capacity)
+	putStr(attrs, StartCapacitySource, d.CapacitySource)
+	if d.Free.Known && d.FreeTotal.Known {
+		attrs.PutInt(StartFree, d.Free.Bytes)
+		attrs.PutInt(StartHeld, max(d.FreeTotal.Bytes-d.Free.Bytes, 0))
+		putStr(attrs, StartSource, d.FreeSource)
+	}
+	if len(d.Holders) > 0 {
+		putStrings(attrs, StartHolders, d.Holders)
+	}
+	putKnown(attrs, StartPoolLimit, d.Pool)
+	putStr(attrs, StartPoolBasis, d.PoolBasis)
+	putKnown(attrs, PlanPeak, d.PlanPeak)
+	putKnown(attrs, PlanLimit, d.PlanLimit)
+	putStr(attrs, PlanSource, d.PlanSource)
 }
 
 // FailureBody is the failure record's body: what failed, how big, who held the memory, where, the verdict.
@@ -87,5 +131,11 @@ func FailureBody(f *assembly.Failure) string {
 		b.WriteString(", at " + r.Site.String())
 	}
 	b.WriteString("; retry " + r.Retry)
+	switch d := f.Decision; {
+	case d.Missing != "":
+		b.WriteString(" (" + d.Rule + " lacks " + d.Missing + ")")
+	case d.Rule != "":
+		b.WriteString(" (" + d.Rule + ")")
+	}
 	return b.String()
 }

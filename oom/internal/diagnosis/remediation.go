@@ -178,7 +178,7 @@ func Finish(r *grammar.Report, flat string, traits grammar.AdviceTraits) {
 		}
 	}
 	r.Remediation, r.Action = adviseWithAction(r, flat, traits)
-	r.Retry = RetryVerdict(r, 0)
+	r.Retry = Judge(r, Facts{}).Verdict
 	r.FitFraction = fitFraction(r)
 }
 

@@ -62,14 +62,14 @@ func TestRetryRules(t *testing.T) {
 			0, "", RetryUnknown},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if got := RetryRule(&c.r, c.refused); got != c.rule {
+			if got := Judge(&c.r, Facts{Attempts: c.refused}).Rule; got != c.rule {
 				t.Errorf("rule %q, want %q", got, c.rule)
 			}
-			if got := RetryVerdict(&c.r, c.refused); got != c.verdict {
+			if got := Judge(&c.r, Facts{Attempts: c.refused}).Verdict; got != c.verdict {
 				t.Errorf("verdict %q, want %q", got, c.verdict)
 			}
 			r := c.r
-			if got := Decide(&r, c.refused); got != c.rule || r.Retry != c.verdict {
+			if got := Decide(&r, Facts{Attempts: c.refused}).Rule; got != c.rule || r.Retry != c.verdict {
 				t.Errorf("Decide: rule %q retry %q", got, r.Retry)
 			}
 		})
@@ -81,7 +81,7 @@ func TestRetryRules(t *testing.T) {
 func TestDecideLeadsWithHeldMemory(t *testing.T) {
 	r := grammar.Report{Code: grammar.CodeGeneric, Family: "gpu-allocator-status", Requested: b(214748364800),
 		Action: grammar.ActionShrinkFootprint, Remediation: []string{"Lower the batch size."}}
-	if rule := Decide(&r, 2); rule != "driver refused before the failure" {
+	if rule := Decide(&r, Facts{Attempts: 2}).Rule; rule != "driver refused before the failure" {
 		t.Fatalf("rule %q", rule)
 	}
 	if r.Action != grammar.ActionFreeHeldMemory || len(r.Remediation) != 2 ||
@@ -90,7 +90,7 @@ func TestDecideLeadsWithHeldMemory(t *testing.T) {
 	}
 	// Already freeing held memory: nothing is added.
 	r = grammar.Report{Code: grammar.CodeGeneric, Family: "gpu-driver-status", Action: grammar.ActionFreeHeldMemory, Remediation: []string{"x"}}
-	Decide(&r, 0)
+	Decide(&r, Facts{})
 	if len(r.Remediation) != 1 {
 		t.Errorf("advice %q", r.Remediation)
 	}

@@ -92,7 +92,7 @@ func hostKillText(name string, k *hostoom.Kill) string {
 	}
 	verdict, rule := k.Retry()
 	for _, f := range [...][2]string{{"cause", k.Cause()}, {"killed", killed}, {"rss", rss}, {"limit", limit},
-		{"constraint", string(k.Constraint)}, {"owner", ownerText(k.Owner())}, {"retry", verdict + ruleText(rule)}} {
+		{"constraint", string(k.Constraint)}, {"owner", ownerText(k.Owner())}, {"retry", verdict + ruleText(oom.Decision{Rule: rule})}} {
 		if f[1] != "" {
 			fmt.Fprintf(&b, "  %-11s %s\n", f[0]+":", f[1])
 		}

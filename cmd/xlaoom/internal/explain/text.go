@@ -337,19 +337,22 @@ func exitStatus(t *Totals) int {
 
 // retryText says the verdict, its rule and, when known, how far demand must shrink.
 func retryText(f *Finding) string {
-	s := f.Retry + retryMeaning[f.Retry] + ruleText(f.Whole.Rule)
+	s := f.Retry + retryMeaning[f.Retry] + ruleText(f.Whole.Decision)
 	if f.FitFraction > 0 {
 		s += "; fits at " + strconv.FormatFloat(f.FitFraction, 'f', 2, 64) + "× the per-device demand"
 	}
 	return s
 }
 
-// ruleText is " (rule: NAME)", or "" for no rule.
-func ruleText(rule string) string {
-	if rule == "" {
-		return ""
+// ruleText is " (rule: NAME)", " (rule NAME lacks FACT)", or "" for no rule.
+func ruleText(d oom.Decision) string {
+	switch {
+	case d.Missing != "":
+		return " (rule " + d.Rule + " lacks " + d.Missing + ")"
+	case d.Rule != "":
+		return " (rule: " + d.Rule + ")"
 	}
-	return " (rule: " + rule + ")"
+	return ""
 }
 
 var retryMeaning = map[string]string{

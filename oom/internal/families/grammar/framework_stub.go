@@ -1,0 +1,7 @@
+package grammar
+
+const (
+	FrameworkJAX        = "jax"
+	FrameworkTensorFlow = "tensorflow"
+	FrameworkPyTorchXLA = "pytorch_xla"
+)
