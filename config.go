@@ -12,6 +12,7 @@ import (
 
 	"github.com/xlaoom/xlaoomprocessor/internal/assembly"
 	"github.com/xlaoom/xlaoomprocessor/internal/incident"
+	"github.com/xlaoom/xlaoomprocessor/internal/keylist"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomrecord"
 )
@@ -44,7 +45,22 @@ type Config struct {
 	// they end (hostoom.EndsWithTail); off, an ordinary record costs nothing more, on about 8 % (BENCHMARKS.md).
 	HostKillTails bool `mapstructure:"host_kill_tails"`
 
+	// Repeats configures the repeat rule: a failure of a later attempt of the same job, failing the same way, is futile.
+	Repeats RepeatsConfig `mapstructure:"repeats"`
+
 	_ struct{} // prevent unkeyed literals
+}
+
+// RepeatsConfig configures the job history the repeat rule reads (docs/incidents.md, "Repeats").
+type RepeatsConfig struct {
+	// Enabled turns the rule on; off, no failure is futile for repeating an earlier attempt.
+	Enabled bool `mapstructure:"enabled"`
+	// JobAttributes are the resource attributes that name a job; a failure whose resource carries none has no history.
+	JobAttributes []string `mapstructure:"job_attributes"`
+	// TTL forgets a job with no failure for that long: it must cover a Slurm requeue's wait.
+	TTL time.Duration `mapstructure:"ttl"`
+	// MaxJobs bounds the jobs remembered (8 failures each); past it, the job heard of longest ago is forgotten.
+	MaxJobs int `mapstructure:"max_jobs"`
 }
 
 func createDefaultConfig() *Config {
@@ -56,6 +72,8 @@ func createDefaultConfig() *Config {
 		MemoryWarnings:             true,
 		TopAllocations:             oomattr.DefaultTopAllocations,
 		FailureQuietInterval:       assembly.DefaultQuiet,
+		Repeats: RepeatsConfig{Enabled: true, JobAttributes: incident.DefaultRepeatJobAttributes(),
+			TTL: assembly.DefaultHistoryTTL, MaxJobs: assembly.DefaultMaxJobs},
 	}
 }
 
@@ -63,6 +81,7 @@ func createDefaultConfig() *Config {
 const (
 	maxTopAllocations       = 100
 	maxFailureQuietInterval = 10 * time.Minute
+	maxRepeatJobs           = 1 << 20
 )
 
 var _ confmap.Validator = (*Config)(nil)
@@ -82,6 +101,18 @@ func (c *Config) Validate() error {
 	}
 	if c.FailureQuietInterval <= 0 || c.FailureQuietInterval > maxFailureQuietInterval {
 		errs = append(errs, fmt.Errorf("failure_quiet_interval: must be above 0 and at most %s, got %s", maxFailureQuietInterval, c.FailureQuietInterval))
+	}
+	if c.Repeats.Enabled {
+		if len(c.Repeats.JobAttributes) == 0 {
+			errs = append(errs, errors.New("repeats::job_attributes: must name at least one attribute while repeats are enabled"))
+		}
+		errs = append(errs, keylist.Validate("repeats::job_attributes", c.Repeats.JobAttributes)...)
+		if c.Repeats.TTL <= 0 {
+			errs = append(errs, fmt.Errorf("repeats::ttl: must be positive, got %s", c.Repeats.TTL))
+		}
+		if c.Repeats.MaxJobs <= 0 || c.Repeats.MaxJobs > maxRepeatJobs {
+			errs = append(errs, fmt.Errorf("repeats::max_jobs: must be between 1 and %d, got %d", maxRepeatJobs, c.Repeats.MaxJobs))
+		}
 	}
 	return errors.Join(errs...)
 }

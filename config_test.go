@@ -71,10 +71,19 @@ var configCases = []struct {
 
 			IncidentResourceAttributes: incident.DefaultResourceAttributes(),
 			FailureQuietInterval:       assembly.DefaultQuiet,
+			Repeats: RepeatsConfig{Enabled: true, JobAttributes: incident.DefaultRepeatJobAttributes(),
+				TTL: assembly.DefaultHistoryTTL, MaxJobs: assembly.DefaultMaxJobs},
 		},
 	},
 	{name: "failure_quiet_interval", want: withDefaults(func(c *Config) { c.FailureQuietInterval = 30 * time.Second })},
 	{name: "host_kill_tails", want: withDefaults(func(c *Config) { c.HostKillTails = true })},
+	{name: "repeats_off", want: withDefaults(func(c *Config) { c.Repeats.Enabled, c.Repeats.JobAttributes = false, []string{} })},
+	{name: "repeats_by_slurm", want: withDefaults(func(c *Config) {
+		c.Repeats.JobAttributes, c.Repeats.TTL, c.Repeats.MaxJobs = []string{"slurm.job.id"}, 168*time.Hour, 100
+	})},
+	{name: "repeats_no_job_attributes", wantErr: "repeats::job_attributes: must name at least one attribute"},
+	{name: "repeats_ttl_zero", wantErr: "repeats::ttl: must be positive, got 0s"},
+	{name: "repeats_max_jobs_zero", wantErr: "repeats::max_jobs: must be between 1 and 1048576, got 0"},
 	{name: "attributes_only", want: withDefaults(func(c *Config) {
 		c.SearchBody = false
 		c.Attributes = []string{"exception.stacktrace"}

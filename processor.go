@@ -37,7 +37,8 @@ type logsProcessor struct {
 }
 
 func newLogsProcessor(cfg *Config, finder *oomrecord.Finder, telemetry *metadata.TelemetryBuilder, next consumer.Logs) *logsProcessor {
-	s := stage.New(stage.Config{Assembly: assembly.Config{Window: cfg.IncidentWindow, Quiet: cfg.FailureQuietInterval},
+	s := stage.New(stage.Config{Assembly: assembly.Config{Window: cfg.IncidentWindow, Quiet: cfg.FailureQuietInterval,
+		HistoryTTL: cfg.Repeats.TTL, MaxJobs: cfg.Repeats.MaxJobs, RepeatsOff: !cfg.Repeats.Enabled},
 		MemoryWarnings: cfg.MemoryWarnings, HostKillTails: cfg.HostKillTails, MaxScanSize: cfg.MaxScanSize})
 	return &logsProcessor{cfg: cfg, finder: finder, telemetry: telemetry, now: time.Now, next: next,
 		stage: s, assembler: s.Assembler}
@@ -269,8 +270,12 @@ func (b *batch) key(rl plog.ResourceLogs, lr plog.LogRecord) uint64 {
 func (p *logsProcessor) input(rl plog.ResourceLogs, lr plog.LogRecord, b *batch, statement bool) stage.Input {
 	in := stage.Input{Resource: b.resource(rl), Stream: b.key(rl, lr), At: recordtime.Of(lr, b.now).AsTime(), Now: b.now}
 	if statement {
-		if job, ok := incident.JobKey(rl.Resource().Attributes(), p.cfg.IncidentResourceAttributes); ok {
+		res := rl.Resource().Attributes()
+		if job, ok := incident.JobKey(res, p.cfg.IncidentResourceAttributes); ok {
 			in.Job = job
+		}
+		if p.cfg.Repeats.Enabled {
+			in.RepeatJob, _ = incident.RepeatJobKey(res, p.cfg.Repeats.JobAttributes, p.cfg.IncidentResourceAttributes)
 		}
 		in.Origin = func() any {
 			o := &origin{resource: pcommon.NewResource(), schemaURL: rl.SchemaUrl()}

@@ -44,8 +44,8 @@ type Assembler struct {
 
 	mu      sync.Mutex
 	streams *lru.Map[uint64, stream]
-	opens   *lru.Map[uint64, struct{}]  // the streams with an open failure
-	jobs    *lru.Map[uint64, time.Time] // when each job's last incident opened
+	opens   *lru.Map[uint64, struct{}]   // the streams with an open failure
+	jobs    *lru.Map[uint64, time.Time]  // when each job's last incident opened
 	history *lru.Map[uint64, jobHistory] // each job's latest failures, by Statement.RepeatJob
 	seq     uint64
 	open    atomic.Int64 // the streams with an open failure, read without mu

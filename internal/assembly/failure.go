@@ -41,7 +41,7 @@ type Failure struct {
 	Facts    oom.Facts    // what the whole job said of it: the verdict's input
 	Decision oom.Decision // the verdict, its rule and, for unknown, the fact it lacked
 	Attempts int          // the driver's refusals before it and in its statements
-	Holders  []Holder // the dumps' in-use chunks, most bytes first (MaxHolders)
+	Holders  []Holder     // the dumps' in-use chunks, most bytes first (MaxHolders)
 	// Statements counts the records that state it, Records all it took.
 	Statements, Records int
 	// First and Last date its first and last statement (zero: undated).

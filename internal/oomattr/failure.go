@@ -32,9 +32,9 @@ const (
 	StartCapacity       = "xla.oom.start.capacity.size"
 	StartCapacitySource = "xla.oom.start.capacity.source" // tensorflow, nvidia-smi, model
 	StartFree           = "xla.oom.start.free.size"
-	StartHeld           = "xla.oom.start.held.size"  // the total less the free, from one source
-	StartSource         = "xla.oom.start.source"     // the source of free and held: tensorflow, nvidia-smi
-	StartHolders        = "xla.oom.start.holders"    // the other processes nvidia-smi listed
+	StartHeld           = "xla.oom.start.held.size" // the total less the free, from one source
+	StartSource         = "xla.oom.start.source"    // the source of free and held: tensorflow, nvidia-smi
+	StartHolders        = "xla.oom.start.holders"   // the other processes nvidia-smi listed
 	StartPoolLimit      = "xla.oom.start.pool_limit.size"
 	StartPoolBasis      = "xla.oom.start.pool.basis" // share (of the total), free_at_start
 	PlanPeak            = "xla.oom.plan.peak.size"

@@ -40,6 +40,7 @@ func New(cfg Config) *Stage {
 type Input struct {
 	Resource, Stream uint64
 	Job              uint64     // 0: the resource names no job
+	RepeatJob        uint64     // assembly.Statement.RepeatJob
 	At               time.Time  // the record's time, else its arrival
 	Now              time.Time  // its arrival
 	Origin           func() any // assembly.Statement.Origin
@@ -90,6 +91,7 @@ func (s *Stage) Candidate(texts []string, marks Marks, in func(statement bool) I
 		if closed = s.Texts(in(false), marks, texts, t, closed); t.Outcome == HostKill {
 			return closed
 		}
+		closed = s.Startup(in, texts, closed)
 		return s.Evidence(in, texts[0], closed)
 	case oom.FoundWarning:
 		if marks.Warned {
@@ -100,6 +102,7 @@ func (s *Stage) Candidate(texts []string, marks Marks, in func(statement bool) I
 			i := in(false)
 			closed = s.Assembler.Attempted(i.Stream, found.Warning.Attempts, i.Now, closed)
 		}
+		closed = s.Startup(in, texts, closed)
 		return s.Evidence(in, texts[0], closed)
 	case oom.FoundReport:
 	}
@@ -109,7 +112,7 @@ func (s *Stage) Candidate(texts []string, marks Marks, in func(statement bool) I
 	i := in(true)
 	t.Report = found.Report
 	st := assembly.Statement{Report: &t.Report, At: i.At, Text: texts[0], Sent: marks.RetrySent,
-		Origin: i.Origin, Resource: i.Resource, Job: i.Job}
+		Origin: i.Origin, Resource: i.Resource, Job: i.Job, RepeatJob: i.RepeatJob}
 	step, closed := s.Assembler.Statement(i.Stream, st, i.Now, closed)
 	t.Report.Retry = step.Verdict
 	if marks.RetrySent {
@@ -128,6 +131,27 @@ func (s *Stage) Evidence(in func(statement bool) Input, text string, closed []as
 		closed = s.Assembler.Evidence(i.Stream, text, i.Now, closed)
 	}
 	return closed
+}
+
+// Startup reads the texts that hold a start-up or plan line into their
+// stream's process (oom.Process): the verdict reads it when a failure closes.
+func (s *Stage) Startup(in func(statement bool) Input, texts []string, closed []assembly.Failure) []assembly.Failure {
+	for _, text := range texts {
+		if len(text) <= s.cfg.MaxScanSize && startupCue(text) {
+			i := in(false)
+			closed = s.Assembler.Startup(i.Stream, text, i.At, i.Now, closed)
+		}
+	}
+	return closed
+}
+
+func startupCue(text string) bool {
+	for _, c := range oom.StartupCues {
+		if strings.Contains(text, c) {
+			return true
+		}
+	}
+	return false
 }
 
 // Tail reports whether a body the prefilter passed over may be a host kill
