@@ -6,6 +6,7 @@ package oom
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -22,7 +23,7 @@ func retryRulesMarkdown() string {
 	var b strings.Builder
 	b.WriteString("| # | rule | when | verdict | evidence |\n|---|---|---|---|---|\n")
 	for i, r := range diagnosis.RetryRules {
-		b.WriteString("| " + string(rune('1'+i)) + " | " + r.Name + " | " + r.Condition + " | `" + r.Verdict + "` | " + r.Evidence + " |\n")
+		b.WriteString("| " + strconv.Itoa(i+1) + " | " + r.Name + " | " + r.Condition + " | `" + r.Verdict + "` | " + r.Evidence + " |\n")
 	}
 	b.WriteString("| – | none of the above | – | `" + diagnosis.RetryUnknown + "` | the record does not show which: unknown rather than a guess |\n")
 	return b.String()

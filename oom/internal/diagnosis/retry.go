@@ -61,6 +61,7 @@ type retryRule struct {
 	Holder    bool // memory held outside the program decides, so the action is to free it
 	Assembled bool // it reads facts only a whole failure holds (the allocator's Stats records, the job)
 	Final     bool // no fact of the job can overturn it: it comes before memory held at start
+	Fallback  bool // it lacks a fact on every first failure: named for unknown only where no other rule is
 }
 
 // RetryRules is the one table of retry verdicts. A request no device could hold fails whatever else holds
@@ -128,7 +129,7 @@ var RetryRules = []retryRule{
 	},
 	{
 		Name: "repeat", Verdict: RetryFutile, Assembled: true, when: func(c retryCase) bool { return !c.f.RepeatsOff && c.f.Job && c.f.Earlier > 0 },
-		lacks: repeatLacks,
+		lacks: repeatLacks, Fallback: true,
 		Condition: "an earlier attempt of the same job (`k8s.job.name`, `k8s.jobset.name`, `slurm.job.id` or `service.name`) failed " +
 			"with the same code and program and a request within ±1%; an attempt is a process started after that failure, or " +
 			"a failure of another incident; never another host of the same attempt",
@@ -314,15 +315,19 @@ func Judge(r *grammar.Report, f Facts) Decision {
 			return Decision{Verdict: RetryRules[i].Verdict, Rule: RetryRules[i].Name}
 		}
 	}
+	d := Decision{Verdict: RetryUnknown}
 	for i := range RetryRules {
-		if RetryRules[i].lacks == nil {
+		rule := &RetryRules[i]
+		if rule.lacks == nil || rule.Fallback && d.Rule != "" {
 			continue
 		}
-		if m := RetryRules[i].lacks(c); m != "" {
-			return Decision{Verdict: RetryUnknown, Rule: RetryRules[i].Name, Missing: m}
+		if m := rule.lacks(c); m != "" {
+			if d.Rule, d.Missing = rule.Name, m; !rule.Fallback {
+				return d
+			}
 		}
 	}
-	return Decision{Verdict: RetryUnknown}
+	return d
 }
 
 // RecordVerdict is the verdict r's own record supports whatever its job says: futile only by a Final

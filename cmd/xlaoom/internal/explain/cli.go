@@ -205,7 +205,7 @@ func explainInput(name string, stdin io.Reader, p printer, t *Totals, stderr io.
 		r = f
 	}
 	shown := displayName(name)
-	notes, err := scan(shown, r, t, func(f *Finding) error {
+	notes, err := scan(shown, r, t, nil, func(f *Finding) error {
 		if err := p.finding(f); err != nil {
 			return outputError{err}
 		}

@@ -36,8 +36,12 @@ type gatherer struct {
 	kills    []hostoom.Kill // the host-memory kills ended, in order
 }
 
-// input is the one stream of an input.
-const input = 0
+// input is the one stream of an input, and its job: an input is one job's
+// log, whose attempts a Slurm requeue appends to it.
+const (
+	input = 0
+	job   = 1
+)
 
 func newGatherer(emit func(*Finding) error) *gatherer {
 	return &gatherer{emit: emit, stage: stage.New(stage.Config{Assembly: assembly.Config{Window: incident.DefaultWindow},
@@ -47,7 +51,7 @@ func newGatherer(emit func(*Finding) error) *gatherer {
 // record gives the stage one record's text that passed the prefilter.
 func (g *gatherer) record(name string, line int, text string) error {
 	at, _ := oom.HeaderTime(text)
-	in := func(bool) stage.Input { return stage.Input{Stream: input, At: at, Line: line} }
+	in := func(bool) stage.Input { return stage.Input{Stream: input, At: at, Line: line, RepeatJob: job} }
 	var t stage.Tags
 	g.closed = g.stage.Candidate([]string{text}, stage.Marks{}, in, &t, g.closed)
 	g.kills = append(g.kills, t.Ended...) // hostkill.go

@@ -11,10 +11,12 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 	"unicode/utf8"
 	"unsafe"
 
 	"github.com/xlaoom/xlaoomprocessor/hostoom"
+	"github.com/xlaoom/xlaoomprocessor/internal/assembly"
 )
 
 // Totals count what the inputs held.
@@ -74,7 +76,7 @@ type inputNotes struct {
 }
 
 // scan reads one input, calls found with every finding and adds to t.
-func scan(name string, r io.Reader, t *Totals, found func(*Finding) error) (inputNotes, error) {
+func scan(name string, r io.Reader, t *Totals, past []assembly.Past, found func(*Finding) error) (inputNotes, error) {
 	var notes inputNotes
 	counted := &countingReader{r: r}
 	br := bufio.NewReaderSize(counted, readerSize)
@@ -112,6 +114,7 @@ func scan(name string, r io.Reader, t *Totals, found func(*Finding) error) (inpu
 		t.count(f)
 		return found(f)
 	})
+	g.stage.Assembler.Remember(job, past, time.Time{})
 	var ferr error
 	err = splitRecords(br, maxScanSize, func(rec *Record) {
 		if ferr == nil {
@@ -193,13 +196,14 @@ func (g gzipErrors) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// LastFailure returns a log's last OOM failure, or nil: `xlaoom run` decides on it.
-func LastFailure(name string, r io.Reader) (*Finding, error) {
+// LastFailure returns a log's last OOM failure, or nil: `xlaoom run` decides on it, with the job's failures
+// of earlier attempts (past) that the repeat rule reads.
+func LastFailure(name string, r io.Reader, past []assembly.Past) (*Finding, error) {
 	var (
 		t    Totals
 		last *Finding
 	)
-	_, err := scan(name, r, &t, func(f *Finding) error {
+	_, err := scan(name, r, &t, past, func(f *Finding) error {
 		if f.Report != nil {
 			last = f
 		}

@@ -169,7 +169,7 @@ type outcome struct { // the attributes of a failed run's last OOM failure
 
 // explainLog returns the verdict of the failure that ended a job's log, or nil.
 func explainLog(log []byte) (*outcome, error) {
-	f, err := explain.LastFailure("job log", bytes.NewReader(log))
+	f, err := explain.LastFailure("job log", bytes.NewReader(log), nil)
 	if err != nil || f == nil {
 		return nil, err
 	}
