@@ -33,7 +33,7 @@ func BenchmarkExplain(b *testing.B) {
 	for b.Loop() {
 		t = Totals{}
 		p := &textPrinter{w: io.Discard}
-		if _, err := scan("bench", bytes.NewReader(log), &t, p.finding); err != nil {
+		if _, err := scan("bench", bytes.NewReader(log), &t, nil, p.finding); err != nil {
 			b.Fatal(err)
 		}
 	}
