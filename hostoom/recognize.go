@@ -85,11 +85,12 @@ var (
 		t.Add(tailTexts...)
 		return t
 	}()
-	recognizer = oom.Default().WithCues(cues...)
+	recognizer = oom.Default().WithCues(append(slices.Clone(cues), oom.StartupCues...)...)
 )
 
 // Recognizer is the XLA recogniser whose one prefilter pass also passes
-// the kill lines' cues (it finds nothing in them).
+// the kill lines' cues and the start-up lines' (oom.Process), in which it
+// finds nothing.
 func Recognizer() *oom.Recognizer { return recognizer }
 
 // EndsWithTail reports whether text ends with one of tailTexts.
