@@ -91,7 +91,9 @@ func (s *Stage) Candidate(texts []string, marks Marks, in func(statement bool) I
 		if closed = s.Texts(in(false), marks, texts, t, closed); t.Outcome == HostKill {
 			return closed
 		}
-		closed = s.Startup(in, texts, closed)
+		if startupCue(texts) {
+			closed = s.Startup(in, texts, closed)
+		}
 		return s.Evidence(in, texts[0], closed)
 	case oom.FoundWarning:
 		if marks.Warned {
@@ -102,7 +104,9 @@ func (s *Stage) Candidate(texts []string, marks Marks, in func(statement bool) I
 			i := in(false)
 			closed = s.Assembler.Attempted(i.Stream, found.Warning.Attempts, i.Now, closed)
 		}
-		closed = s.Startup(in, texts, closed)
+		if found.Warning.Kind == oom.WarningRematerialization {
+			closed = s.Startup(in, texts, closed) // the compiler's plan
+		}
 		return s.Evidence(in, texts[0], closed)
 	case oom.FoundReport:
 	}
@@ -137,7 +141,7 @@ func (s *Stage) Evidence(in func(statement bool) Input, text string, closed []as
 // stream's process (oom.Process): the verdict reads it when a failure closes.
 func (s *Stage) Startup(in func(statement bool) Input, texts []string, closed []assembly.Failure) []assembly.Failure {
 	for _, text := range texts {
-		if len(text) <= s.cfg.MaxScanSize && startupCue(text) {
+		if len(text) <= s.cfg.MaxScanSize {
 			i := in(false)
 			closed = s.Assembler.Startup(i.Stream, text, i.At, i.Now, closed)
 		}
@@ -145,10 +149,14 @@ func (s *Stage) Startup(in func(statement bool) Input, texts []string, closed []
 	return closed
 }
 
-func startupCue(text string) bool {
-	for _, c := range oom.StartupCues {
-		if strings.Contains(text, c) {
-			return true
+// startupCue: a text holds a start-up line's cue (the prefilter passed
+// it, so this runs on few records).
+func startupCue(texts []string) bool {
+	for _, text := range texts {
+		for _, c := range oom.StartupCues {
+			if strings.Contains(text, c) {
+				return true
+			}
 		}
 	}
 	return false

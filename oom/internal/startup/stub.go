@@ -3,7 +3,7 @@ package startup
 
 import "github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
 
-var Cues = []string{"for BFCAllocator", "StreamExecutor device", "StreamExecutor [", "totalMemory:", "Created device", "Created TensorFlow device", "MiB / ", "exceeds the base limit", "Can't reduce memory use below"}
+var Cues = []string{"for BFCAllocator", "MB memory", "iB freeMemory", "MiB /", "MiB |"}
 
 type Process struct{ d Device }
 
