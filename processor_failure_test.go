@@ -163,6 +163,7 @@ func TestFailureOnManyHosts(t *testing.T) {
 	for _, f := range fs {
 		ids[str(f, oomattr.FailureID)] = true
 		incidents[str(f, oomattr.Incident)] = true
+		assert.Empty(t, str(f, oomattr.EarlierFailures), "hosts of one attempt repeat none of each other")
 	}
 	assert.Len(t, ids, 64, "one failure per stream")
 	assert.Len(t, incidents, 1, "one incident")

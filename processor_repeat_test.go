@@ -1,0 +1,109 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package xlaoomprocessor
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/processor/processortest"
+
+	"github.com/xlaoom/xlaoomprocessor/internal/metadata"
+	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
+	"github.com/xlaoom/xlaoomprocessor/oom"
+)
+
+// podAttempt is one attempt of a Kubernetes Job: its pod on its node, the
+// real job log it printed, shifted in time by offset.
+type podAttempt struct {
+	pod, node string
+	offset    time.Duration
+}
+
+const repeatLog = "oom/testdata/jobs/autotune_in_training_step.log" // fails the same way on every run
+
+// batch is the attempt's log as the agent sends it: records grouped by
+// their headers, dated by them, in the pod's resource.
+func (a podAttempt) batch(t *testing.T) plog.Logs {
+	t.Helper()
+	f, err := os.Open(repeatLog)
+	require.NoError(t, err)
+	defer func() { _ = f.Close() }()
+	ld := plog.NewLogs()
+	rl := ld.ResourceLogs().AppendEmpty()
+	res := rl.Resource().Attributes()
+	res.PutStr("k8s.namespace.name", "ml")
+	res.PutStr("k8s.job.name", "train")
+	res.PutStr("k8s.pod.name", a.pod)
+	res.PutStr("k8s.node.name", a.node)
+	lrs := rl.ScopeLogs().AppendEmpty().LogRecords()
+	var at time.Time
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if !oom.StartsRecord(line) && lrs.Len() > 0 {
+			lr := lrs.At(lrs.Len() - 1)
+			lr.Body().SetStr(lr.Body().Str() + "\n" + line)
+			continue
+		}
+		if h, ok := oom.HeaderTime(line); ok {
+			at = h.Add(a.offset)
+		}
+		lr := lrs.AppendEmpty()
+		lr.Body().SetStr(line)
+		lr.SetTimestamp(pcommon.NewTimestampFromTime(at))
+	}
+	require.NoError(t, sc.Err())
+	return ld
+}
+
+// failures runs the attempts through one processor, as the gateway that
+// receives a job's records (docs/incidents.md, "Repeats"), and returns its
+// failure records in order.
+func failures(t *testing.T, cfg *Config, attempts ...podAttempt) []plog.LogRecord {
+	sink := new(consumertest.LogsSink)
+	proc, err := NewFactory().CreateLogs(context.Background(), processortest.NewNopSettings(metadata.Type), cfg, sink)
+	require.NoError(t, err)
+	require.NoError(t, proc.Start(context.Background(), componenttest.NewNopHost()))
+	for _, a := range attempts {
+		require.NoError(t, proc.ConsumeLogs(context.Background(), a.batch(t)))
+	}
+	require.NoError(t, proc.Shutdown(context.Background()))
+	p := &pipeline{t: t, sink: sink}
+	return p.failureRecords()
+}
+
+// TestRepeatOfAKubernetesJob: the same failing job log as two attempts of
+// one Kubernetes Job on two nodes: the second failure is futile by the
+// repeat rule, the first is as it was alone.
+func TestRepeatOfAKubernetesJob(t *testing.T) {
+	first := podAttempt{pod: "train-0-abcde", node: "gpu-node-1"}
+	second := podAttempt{pod: "train-0-fghij", node: "gpu-node-2", offset: 10 * time.Minute}
+	alone := failures(t, createDefaultConfig(), first)
+	require.Len(t, alone, 1)
+	fs := failures(t, createDefaultConfig(), first, second)
+	require.Len(t, fs, 2)
+	assert.Equal(t, alone[0].Attributes().AsRaw(), fs[0].Attributes().AsRaw(), "the first attempt as it was alone")
+	assert.Equal(t, oom.RetryFutile, str(fs[1], oomattr.Retry))
+	assert.Equal(t, "repeat", str(fs[1], oomattr.RetryRule))
+	assert.Equal(t, "1", str(fs[1], oomattr.EarlierFailures))
+
+	off := createDefaultConfig()
+	off.Repeats.Enabled = false
+	fs = failures(t, off, first, second)
+	require.Len(t, fs, 2)
+	assert.NotEqual(t, "repeat", str(fs[1], oomattr.RetryRule), "the setting turns the rule off")
+	assert.Empty(t, str(fs[1], oomattr.EarlierFailures))
+}
+
