@@ -58,6 +58,10 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 			lrs := sls.At(j).LogRecords()
 			scanned += int64(lrs.Len())
 			for k := 0; k < lrs.Len(); k++ {
+				if p.cfg.Repeats.Enabled && lrs.At(k).EventName() == oomattr.EventFailure {
+					p.arrived(rl, lrs.At(k), &b) // processor_repeat.go
+					continue
+				}
 				label, t := p.tag(rl, lrs.At(k), &b)
 				if t == taggedHost {
 					hostKills++

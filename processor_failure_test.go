@@ -86,6 +86,15 @@ func (p *pipeline) shutdown() {
 func (p *pipeline) failureRecords() []plog.LogRecord {
 	var out []plog.LogRecord
 	for _, ld := range p.sink.AllLogs() {
+		out = append(out, p.failureRecordsOf(ld)...)
+	}
+	return out
+}
+
+// failureRecordsOf are ld's xla.oom.failure records.
+func (*pipeline) failureRecordsOf(ld plog.Logs) []plog.LogRecord {
+	var out []plog.LogRecord
+	{
 		for _, rl := range ld.ResourceLogs().All() {
 			for _, sl := range rl.ScopeLogs().All() {
 				for _, lr := range sl.LogRecords().All() {

@@ -107,3 +107,49 @@ func TestRepeatOfAKubernetesJob(t *testing.T) {
 	assert.Empty(t, str(fs[1], oomattr.EarlierFailures))
 }
 
+
+// TestRepeatAtTheGateway: as deployed on Kubernetes (docs/deployment.md),
+// each attempt's node agent assembles its failure, and load_balancing
+// routes every record of the job to one gateway: the gateway makes the
+// second attempt's failure record futile by the repeat rule, leaves the
+// first as its agent sent it, and takes a copy delivered twice once.
+func TestRepeatAtTheGateway(t *testing.T) {
+	first := podAttempt{pod: "train-0-abcde", node: "gpu-node-1"}
+	second := podAttempt{pod: "train-0-fghij", node: "gpu-node-2", offset: 10 * time.Minute}
+	agent := func(a podAttempt) plog.Logs {
+		sink := new(consumertest.LogsSink)
+		proc, err := NewFactory().CreateLogs(context.Background(), processortest.NewNopSettings(metadata.Type), createDefaultConfig(), sink)
+		require.NoError(t, err)
+		require.NoError(t, proc.Start(context.Background(), componenttest.NewNopHost()))
+		require.NoError(t, proc.ConsumeLogs(context.Background(), a.batch(t)))
+		require.NoError(t, proc.Shutdown(context.Background()))
+		out := plog.NewLogs()
+		for _, ld := range sink.AllLogs() {
+			ld.ResourceLogs().MoveAndAppendTo(out.ResourceLogs())
+		}
+		return out
+	}
+	fromFirst, fromSecond := agent(first), agent(second)
+	sent := (&pipeline{t: t, sink: &consumertest.LogsSink{}}).failureRecordsOf(fromFirst)
+	require.Len(t, sent, 1)
+	before := sent[0].Attributes().AsRaw()
+
+	sink := new(consumertest.LogsSink)
+	gw, err := NewFactory().CreateLogs(context.Background(), processortest.NewNopSettings(metadata.Type), createDefaultConfig(), sink)
+	require.NoError(t, err)
+	require.NoError(t, gw.Start(context.Background(), componenttest.NewNopHost()))
+	again := plog.NewLogs()
+	fromFirst.CopyTo(again)
+	for _, ld := range []plog.Logs{fromFirst, again, fromSecond} {
+		require.NoError(t, gw.ConsumeLogs(context.Background(), ld))
+	}
+	require.NoError(t, gw.Shutdown(context.Background()))
+	fs := (&pipeline{t: t, sink: sink}).failureRecords()
+	require.Len(t, fs, 3)
+	assert.Equal(t, before, fs[0].Attributes().AsRaw(), "the first attempt as its agent sent it")
+	assert.Equal(t, before, fs[1].Attributes().AsRaw(), "its copy delivered again is no repeat")
+	assert.Equal(t, oom.RetryFutile, str(fs[2], oomattr.Retry))
+	assert.Equal(t, "repeat", str(fs[2], oomattr.RetryRule))
+	assert.Equal(t, "1", str(fs[2], oomattr.EarlierFailures))
+	assert.Contains(t, fs[2].Body().Str(), "; retry futile (repeat)")
+}

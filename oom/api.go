@@ -101,6 +101,9 @@ const (
 // Judge is the decision on r given f, r unchanged.
 func Judge(r *Report, f Facts) Decision { return diagnosis.Judge(r, f) }
 
+// WithRepeat is d once the job's history shows the failure repeats an earlier attempt.
+func WithRepeat(d Decision) Decision { return diagnosis.WithRepeat(d) }
+
 // RecordVerdict is the verdict a record alone supports, whatever its job says: futile only where no fact
 // of the job could make it may_help.
 func RecordVerdict(r *Report) string { return diagnosis.RecordVerdict(r) }

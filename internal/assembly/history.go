@@ -22,11 +22,12 @@ const (
 
 // Past is what the job history keeps of a failure: enough to tell a repeat.
 type Past struct {
+	ID            string // the failure's id: a copy delivered twice is kept once
 	Code, Program string
 	Requested     oom.Size
 	At            time.Time // its first statement, else when it opened
-	Opened        time.Time // its incident's bucket: one per attempt of a job
 	Stream        uint64
+	Attempt       bool // known to be of an earlier attempt (`xlaoom run`'s state)
 }
 
 // jobHistory is a job's latest failures, a fixed size.
@@ -51,8 +52,8 @@ func PastOf(f *Failure) Past {
 	if at.IsZero() {
 		at = f.Opened
 	}
-	return Past{Code: f.Report.Code, Program: strings.Clone(f.Report.Program), Requested: f.Report.Requested,
-		At: at, Opened: f.Opened, Stream: f.Stream}
+	return Past{ID: f.ID, Code: f.Report.Code, Program: strings.Clone(f.Report.Program), Requested: f.Report.Requested,
+		At: at, Stream: f.Stream}
 }
 
 // Repeats: p failed the way q did: the same code and program, and requests
@@ -70,14 +71,18 @@ func (p Past) Repeats(q Past) bool {
 
 // earlierAttempt: p is of an attempt before q's, whose process started at
 // started (zero: unknown). A process started after p failed is a later
-// attempt; without one, a failure of another stream in another incident is
-// (the hosts of one attempt fail within one incident window); a stream's own
-// earlier failure needs the process boundary (a caught failure goes on).
-func (p Past) earlierAttempt(q Past, started time.Time) bool {
-	if !started.IsZero() {
+// attempt; without one, a failure of another stream a window or more
+// before q is (the hosts of one attempt fail within one incident window;
+// a restart fails later); a stream's own earlier failure needs the process
+// boundary (a program that caught its failure goes on).
+func (p Past) earlierAttempt(q Past, started time.Time, window time.Duration) bool {
+	switch {
+	case p.Attempt:
+		return true
+	case !started.IsZero():
 		return p.At.Before(started)
 	}
-	return p.Stream != q.Stream && !p.Opened.Equal(q.Opened)
+	return p.Stream != q.Stream && q.At.Sub(p.At) >= window
 }
 
 // Remember adds past failures of job, as `xlaoom run` reads them from its
@@ -90,6 +95,17 @@ func (a *Assembler) Remember(job uint64, past []Past, now time.Time) {
 	}
 }
 
+// Arrived takes a failure record another processor made (an agent's, at the
+// gateway its job is routed to) into its job's history and returns how many
+// of the job's earlier attempts it repeats.
+func (a *Assembler) Arrived(job uint64, p Past, now time.Time) int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	n := a.earlier(job, p, time.Time{}, now)
+	a.remember(job, p, now)
+	return n
+}
+
 // remember adds p to job's history; the caller holds mu.
 func (a *Assembler) remember(job uint64, p Past, now time.Time) {
 	if job == 0 || a.cfg.RepeatsOff {
@@ -100,6 +116,11 @@ func (a *Assembler) remember(job uint64, p Past, now time.Time) {
 		a.history.Put(job, jobHistory{})
 		h, _ = a.history.Get(job)
 		a.history.Trim(a.cfg.MaxJobs)
+	}
+	for _, o := range h.past[:h.n] {
+		if p.ID != "" && o.ID == p.ID {
+			return // delivered again
+		}
 	}
 	h.add(p)
 	h.seen = now
@@ -118,7 +139,7 @@ func (a *Assembler) earlier(job uint64, q Past, started, now time.Time) int {
 	}
 	n := 0
 	for _, p := range h.past[:h.n] {
-		if p.Repeats(q) && p.earlierAttempt(q, started) {
+		if p.ID != q.ID && p.Repeats(q) && p.earlierAttempt(q, started, a.cfg.Window) {
 			n++
 		}
 	}

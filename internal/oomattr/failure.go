@@ -130,12 +130,26 @@ func FailureBody(f *assembly.Failure) string {
 	if r.Site.File != "" {
 		b.WriteString(", at " + r.Site.String())
 	}
-	b.WriteString("; retry " + r.Retry)
-	switch d := f.Decision; {
-	case d.Missing != "":
-		b.WriteString(" (" + d.Rule + " lacks " + d.Missing + ")")
-	case d.Rule != "":
-		b.WriteString(" (" + d.Rule + ")")
-	}
+	b.WriteString(retryText(f.Decision))
 	return b.String()
+}
+
+// retryText ends a failure record's body: the verdict and its rule.
+func retryText(d oom.Decision) string {
+	s := "; retry " + d.Verdict
+	switch {
+	case d.Missing != "":
+		s += " (" + d.Rule + " lacks " + d.Missing + ")"
+	case d.Rule != "":
+		s += " (" + d.Rule + ")"
+	}
+	return s
+}
+
+// WithDecision is a failure record's body with its verdict made d.
+func WithDecision(body string, d oom.Decision) string {
+	if i := strings.LastIndex(body, "; retry "); i >= 0 {
+		body = body[:i]
+	}
+	return body + retryText(d)
 }

@@ -64,9 +64,9 @@ type retryRule struct {
 	Fallback  bool // it lacks a fact on every first failure: named for unknown only where no other rule is
 }
 
-// RetryRules is the one table of retry verdicts. A request no device could hold fails whatever else holds
-// memory; then memory held outside the program; the pool's own rules only where the pool is the same on
-// every run. docs/incidents.md repeats the evidence (TestRetryRulesDocumented).
+// RetryRules is the one table of retry verdicts. A request no device or fixed pool could hold fails whatever
+// else holds memory; then memory held outside the program; the pool's own use only where the pool is the
+// same on every run. docs/incidents.md repeats the evidence (TestRetryRulesDocumented).
 var RetryRules = []retryRule{
 	{
 		Name: "compile time", Verdict: RetryFutile, Final: true, when: compileTime,
@@ -84,6 +84,16 @@ var RetryRules = []retryRule{
 		Evidence: "One request larger than the whole device's memory cannot fit whatever else is freed (real captures " +
 			"cuda_async_device_put and cuda_async_jit: 93.13 and 167.65 GiB against CUDA's 79.18 GiB total). The model " +
 			"names its memory (docs/devices.md: an H100 80GB HBM3 reports 79.11 GiB).",
+	},
+	{
+		Name: "larger than the pool", Verdict: RetryFutile, when: func(c retryCase) bool { return requestOverPool(c) && fixedPool(c) },
+		lacks: needsFixedPool(requestOverPool),
+		Condition: "`requested` > `pool_limit`, where the pool is the same on every run: a configured share of the device " +
+			"(XLA since jaxlib 0.4.1, a host pool's limit) or the memory free at start was the whole device",
+		Evidence: "One request larger than the allocator's whole pool (pool limit, PA budget): the limit is configuration " +
+			"(XLA_PYTHON_CLIENT_MEM_FRACTION of the GPU's total, XLA_PJRT_GPU_HOST_MEMORY_LIMIT_GB for pinned host memory), the same " +
+			"on every run (real captures device_put, jit_temps, mem_fraction_device_put, vmm_jit, pinned_host_device_put). " +
+			"TensorFlow's pool is the memory free at start less a reserve, so it decides only where that was the whole device.",
 	},
 	{
 		Name: "held at start", Verdict: RetryMayHelp, Holder: true, when: heldAtStart,
@@ -143,16 +153,6 @@ var RetryRules = []retryRule{
 		Evidence: "Enough memory was free in total but not in one block (https://openxla.org/xla/errors/error_0100, " +
 			"error_0101: \"Memory Fragmentation\"; real capture mem_fraction_fragmented): fragmentation is the state of a " +
 			"long-running pool, and a restart starts with an empty one.",
-	},
-	{
-		Name: "larger than the pool", Verdict: RetryFutile, when: func(c retryCase) bool { return requestOverPool(c) && fixedPool(c) },
-		lacks: needsFixedPool(requestOverPool),
-		Condition: "`requested` > `pool_limit`, where the pool is the same on every run: a configured share of the device " +
-			"(XLA since jaxlib 0.4.1, a host pool's limit) or the memory free at start was the whole device",
-		Evidence: "One request larger than the allocator's whole pool (pool limit, PA budget): the limit is configuration " +
-			"(XLA_PYTHON_CLIENT_MEM_FRACTION of the GPU's total, XLA_PJRT_GPU_HOST_MEMORY_LIMIT_GB for pinned host memory), the same " +
-			"on every run (real captures device_put, jit_temps, mem_fraction_device_put, vmm_jit, pinned_host_device_put). " +
-			"TensorFlow's pool is the memory free at start less a reserve, so it decides only where that was the whole device.",
 	},
 	{
 		Name: "own pool filled", Verdict: RetryFutile, Assembled: true, when: ownPoolFilled,
@@ -325,6 +325,20 @@ func Judge(r *grammar.Report, f Facts) Decision {
 			if d.Rule, d.Missing = rule.Name, m; !rule.Fallback {
 				return d
 			}
+		}
+	}
+	return d
+}
+
+// WithRepeat is d once the job's history shows the failure repeats an earlier attempt: the repeat rule's,
+// unless a rule before it in the table decided d (a gateway's reading of a failure an agent decided).
+func WithRepeat(d Decision) Decision {
+	for i := range RetryRules {
+		switch rule := &RetryRules[i]; {
+		case rule.Fallback:
+			return Decision{Verdict: rule.Verdict, Rule: rule.Name}
+		case rule.Name == d.Rule && d.Verdict != RetryUnknown:
+			return d
 		}
 	}
 	return d
