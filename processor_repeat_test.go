@@ -107,7 +107,6 @@ func TestRepeatOfAKubernetesJob(t *testing.T) {
 	assert.Empty(t, str(fs[1], oomattr.EarlierFailures))
 }
 
-
 // TestRepeatAtTheGateway: as deployed on Kubernetes (docs/deployment.md),
 // each attempt's node agent assembles its failure, and load_balancing
 // routes every record of the job to one gateway: the gateway makes the
