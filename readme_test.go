@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
 )
 
 func readDoc(t *testing.T, path string) string {
@@ -64,6 +66,23 @@ func TestContractHasHostKills(t *testing.T) {
 		}
 		short := "`." + strings.TrimPrefix(a, "xla.oom.host.") + "`"
 		if !strings.Contains(readme, "`"+a+"`") && (!strings.HasPrefix(a, "xla.oom.host.") || !strings.Contains(readme, short)) {
+			t.Errorf("README.md does not name %s", a)
+		}
+	}
+}
+
+// TestContractHasFailureFacts: the stable contract defines the attributes
+// that say why a failure's verdict, and the README names them.
+func TestContractHasFailureFacts(t *testing.T) {
+	contract, readme := readDoc(t, "docs/attributes.md"), readDoc(t, "README.md")
+	for _, a := range []string{oomattr.RetryRule, oomattr.RetryMissing, oomattr.Framework, oomattr.EarlierFailures,
+		oomattr.StartModel, oomattr.StartCapacity, oomattr.StartCapacitySource, oomattr.StartFree, oomattr.StartHeld,
+		oomattr.StartSource, oomattr.StartHolders, oomattr.StartPoolLimit, oomattr.StartPoolBasis,
+		oomattr.PlanPeak, oomattr.PlanLimit, oomattr.PlanSource} {
+		if !strings.Contains(contract, "`"+a+"`") {
+			t.Errorf("docs/attributes.md does not define %s", a)
+		}
+		if !strings.Contains(readme, "`"+a+"`") && !strings.Contains(readme, "`"+a[strings.LastIndex(a, "."):]+"`") {
 			t.Errorf("README.md does not name %s", a)
 		}
 	}
