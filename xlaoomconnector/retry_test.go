@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
@@ -114,4 +115,25 @@ func TestRetryLabelValuesAreTheVerdicts(t *testing.T) {
 	assert.ElementsMatch(t, []string{oom.RetryFutile, oom.RetryMayHelp, oom.RetryUnknown},
 		[]string{metadata.AttributeXlaOomRetryFutile.String(), metadata.AttributeXlaOomRetryMayHelp.String(), metadata.AttributeXlaOomRetryUnknown.String()})
 	assert.Len(t, metadata.MapAttributeXlaOomRetry, 3)
+}
+
+// A tag of an older processor with no verdict is read futile only by a rule
+// no fact of its job can overturn: a request over a JAX pool's limit is
+// futile on a free device, but the processor reads it may_help where memory
+// was held at start, so the connector says unknown.
+func TestIncidentRetryOfOlderTagsNeverFutileWhereTheJobCouldSayOtherwise(t *testing.T) {
+	ld := jobLogs(time.Unix(1700000000, 0), "tagged upstream")
+	attrs := ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(0).Attributes()
+	attrs.PutStr(oomattr.ErrorCode, "E0007")
+	attrs.PutStr(oomattr.ErrorPhase, oom.PhaseRuntime)
+	attrs.PutStr(oomattr.Backend, oom.BackendGPU)
+	attrs.PutInt(oomattr.Requested, 100000000000)
+	attrs.PutInt(oomattr.PoolLimit, 63763120128)
+	attrs.PutStr(oomattr.Framework, "jax")
+	r, _ := oomattr.Get(attrs)
+	require.Equal(t, oom.Decision{Verdict: oom.RetryFutile, Rule: "larger than the pool"}, oom.Judge(&r, oom.Facts{}), "the record alone")
+	sink := new(consumertest.MetricsSink)
+	c, clk := newTestConnector(t, incidentConfig(), settings(), sink)
+	ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(0).SetTimestamp(pcommon.NewTimestampFromTime(clk.Now()))
+	assert.Equal(t, map[string]int64{oom.RetryUnknown: 1}, incidentsByRetry(consumeAndEmit(t, c, sink, ld)))
 }

@@ -65,7 +65,6 @@ func PutFailure(f *assembly.Failure, attrs pcommon.Map, top int) {
 	attrs.PutStr(FailureClosed, string(f.Closed))
 	putStr(attrs, RetryRule, f.Decision.Rule)
 	putStr(attrs, RetryMissing, f.Decision.Missing)
-	putStr(attrs, Framework, f.Report.Framework)
 	if f.Attempts > 0 {
 		attrs.PutInt(Attempts, int64(f.Attempts))
 	}

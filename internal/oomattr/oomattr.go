@@ -129,7 +129,7 @@ func stringFields(r *oom.Report) []field[string] {
 		{ErrorCode, &r.Code}, {ErrorName, &r.Name}, {ErrorCategory, &r.Category}, {ErrorPhase, &r.Phase},
 		{ErrorDocURL, &r.DocURL}, {Backend, &r.Backend}, {MemorySpace, &r.MemorySpace},
 		{Program, &r.Program}, {Device, &r.Device}, {Cause, &r.Cause}, {HolderProgram, &r.MemoryHolder},
-		{Retry, &r.Retry}, {Action, &r.Action},
+		{Retry, &r.Retry}, {Action, &r.Action}, {Framework, &r.Framework},
 	}
 }
 
