@@ -225,21 +225,29 @@ func explainLog(log []byte, past []assembly.Past) (*outcome, error) {
 func (v *outcome) String() string { return "the XLA failure " + v.code }
 
 // why is the rule and the action of v's verdict, as "(rule: R; action A)", or "(rule R lacks F; action A)" for
-// unknown, as `xlaoom explain` names them.
-func (v *outcome) why() string {
+// unknown, as `xlaoom explain` names them; noJob adds that the repeat rule lacks the job's identity.
+func (v *outcome) why(noJob bool) string {
 	d := v.decision
+	s := "("
 	switch {
 	case d.Missing != "":
-		return "(rule " + d.Rule + " lacks " + d.Missing + "; action " + v.action + ")"
+		s += "rule " + d.Rule + " lacks " + d.Missing + "; "
 	case d.Rule != "":
-		return "(rule: " + d.Rule + "; action " + v.action + ")"
+		s += "rule: " + d.Rule + "; "
 	}
-	return "(action " + v.action + ")"
+	if noJob && d.Verdict == oom.RetryUnknown && d.Missing != oom.MissingJobIdentity {
+		s += "rule " + repeatRule + " lacks " + oom.MissingJobIdentity + "; "
+	}
+	return s + "action " + v.action + ")"
 }
+
+// repeatRule is the rule a job's state gives its fact.
+const repeatRule = "repeat"
 
 // failure is what the state keeps of v, decided at at.
 func (v *outcome) failure(at time.Time, host string) pastFailure {
-	p := pastFailure{At: at.UTC(), Host: host, Code: v.code, Program: v.program, Verdict: v.retry, Rule: v.decision.Rule}
+	p := pastFailure{At: at.UTC(), Host: host, Code: v.code, Program: v.program, Verdict: v.retry, Rule: v.decision.Rule,
+		Missing: v.decision.Missing}
 	if v.requested.Known {
 		b := v.requested.Bytes
 		p.RequestedBytes = &b

@@ -77,6 +77,7 @@ type pastFailure struct {
 	RequestedBytes *int64    `json:"requested_bytes,omitempty"` // absent: unknown
 	Verdict        string    `json:"verdict"`
 	Rule           string    `json:"rule,omitempty"`
+	Missing        string    `json:"missing,omitempty"` // for unknown, the fact Rule lacked
 }
 
 // earlierAttemptTime places a failure from the state before anything of the log explained now: log times are

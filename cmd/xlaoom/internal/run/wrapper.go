@@ -121,8 +121,10 @@ func (w *wrapper) decide(status, attempt int, retries *int, smaller *bool, sigs 
 		w.say("the job exited %d with no XLA out-of-memory failure in its log: exit %d, the job's status", status, status)
 		return status, false
 	}
-	if d := &v.decision; d.Missing == oom.MissingEarlier && w.noIdentity && len(w.past) == 0 {
-		d.Missing = oom.MissingJobIdentity // --state could not be keyed: no earlier attempt can ever be known
+	// --state without a job's identity: no earlier attempt of another wrapper can be known.
+	noJob := w.noIdentity && len(w.past) == 0
+	if d := &v.decision; noJob && d.Rule == repeatRule && d.Missing == oom.MissingEarlier {
+		d.Missing = oom.MissingJobIdentity
 	}
 	w.remember(v)
 	switch v.retry {
@@ -131,19 +133,19 @@ func (w *wrapper) decide(status, attempt int, retries *int, smaller *bool, sigs 
 			if from, to, ok := w.smallerBatch(v); ok {
 				*smaller = true
 				w.say("the job exited %d: %s is futile %s, a rerun fails the same way; it fits in %.2f of the memory it needed: run %d with %s=%d instead of %d",
-					status, v, v.why(), v.fit, attempt+1, w.o.batchEnv, to, from)
+					status, v, v.why(noJob), v.fit, attempt+1, w.o.batchEnv, to, from)
 				return 0, true
 			}
 		}
 		w.decided("the job exited %d: %s is futile %s, a restart fails the same way; change the configuration: exit %d",
-			status, v, v.why(), w.o.futileExit)
+			status, v, v.why(noJob), w.o.futileExit)
 		return w.o.futileExit, false
 	case oom.RetryMayHelp:
-		what, note := fmt.Sprintf("the job exited %d: %s may pass on a rerun", status, v), " "+v.why()
+		what, note := fmt.Sprintf("the job exited %d: %s may pass on a rerun", status, v), " "+v.why(noJob)
 		return w.mayHelp(what, note, note, status, retries, sigs)
 	}
 	w.decided("the job exited %d: %s, whether a rerun helps is unknown %s: exit %d, the job's status",
-		status, v, v.why(), status)
+		status, v, v.why(noJob), status)
 	return status, false
 }
 
