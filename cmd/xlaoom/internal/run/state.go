@@ -104,11 +104,13 @@ func newJobState(dir, job string) *jobState {
 	return &jobState{job: job, path: filepath.Join(dir, stateFileName(job))}
 }
 
+const fileNameBytes = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_."
+
 // stateFileName is the job's name, made safe for a file name, and a hash of it that keeps names apart.
 func stateFileName(job string) string {
 	safe := []byte(job)
 	for i, c := range safe {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+		if !strings.ContainsRune(fileNameBytes, rune(c)) {
 			safe[i] = '_'
 		}
 	}
