@@ -63,13 +63,16 @@ script act on it.
 With --state DIR, each OOM failure is kept in DIR (the last 8, for 72h),
 in a file named by the job's identity, so that the job's next attempt
 finds it: the same failure again (same code and program, a request within
-1%) is futile (rule repeat). The identity is --job, else $XLAOOM_JOB, else
-$SLURM_JOB_ID (with $SLURM_ARRAY_TASK_ID), else $K8S_JOB_NAME (the Downward
-API's metadata.labels['batch.kubernetes.io/job-name']), with
-$JOB_COMPLETION_INDEX when set. Reruns of one xlaoom run are later attempts
-too, with or without --state. DIR must outlive the pod or the node: a PVC
-or a shared path (an emptyDir only with restartPolicy OnFailure). A state
-that cannot be read is said and ignored.
+1%) is futile (rule repeat) unless memory held elsewhere or a rule before
+it decides. Only failures written before this xlaoom run started count:
+another host's of the same attempt does not. The identity is --job, else
+$XLAOOM_JOB, else $SLURM_JOB_ID (with $SLURM_ARRAY_TASK_ID), else
+$K8S_JOB_NAME (the Downward API's
+metadata.labels['batch.kubernetes.io/job-name']) with
+$JOB_COMPLETION_INDEX when set. Reruns of one xlaoom run are later
+attempts too, with or without --state. DIR must outlive the pod or the
+node: a PVC or a shared path (an emptyDir only with restartPolicy
+OnFailure). A state that cannot be read is said and ignored.
 
 Flags:
   --retries N          reruns of a failure a retry may help (default 0:
