@@ -92,6 +92,9 @@ func TestStateRepeatAcrossRuns(t *testing.T) {
 			if w.status != 1 || !strings.Contains(w.lastLine(), firstAttempt) {
 				t.Fatalf("first attempt: status %d, want the job's 1 and %q: %s", w.status, firstAttempt, w.lastLine())
 			}
+			if b, _ := os.ReadFile(termination); string(b) != w.lastLine()+"\n" {
+				t.Errorf("first attempt: termination log %q, want the decision %q", b, w.lastLine())
+			}
 			w = runWrapped(t, autotuneJob, failWithCapture, args...)
 			if w.status != DefaultFutileExit || !strings.Contains(w.lastLine(), repeated) {
 				t.Fatalf("second attempt: status %d, want %d and %q: %s", w.status, DefaultFutileExit, repeated, w.lastLine())
