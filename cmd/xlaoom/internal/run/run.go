@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/xlaoom/xlaoomprocessor/cmd/xlaoom/internal/explain"
+	"github.com/xlaoom/xlaoomprocessor/internal/assembly"
+	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
 // Exit statuses of the wrapper itself; the job's own status passes through otherwise.
@@ -52,8 +54,25 @@ rose; v1 peak usage at the limit), else may_help. A plain SIGKILL moves no
 counter and is never called an OOM.
 
 A job that succeeds exits 0. The decision is one line on standard error,
-starting "xlaoom run:". docs/explain.md shows how a Kubernetes Job's
-podFailurePolicy, a JobSet's failurePolicy and a Slurm script act on it.
+starting "xlaoom run:", naming the rule that decided and, for unknown, the
+rule that would have and the fact it lacked, e.g. "unknown (rule own pool
+filled lacks pool_basis; action none)". docs/explain.md shows how a
+Kubernetes Job's podFailurePolicy, a JobSet's failurePolicy and a Slurm
+script act on it.
+
+With --state DIR, each OOM failure is kept in DIR (the last 8, for 72h),
+in a file named by the job's identity, so that the job's next attempt
+finds it: the same failure again (same code and program, a request within
+1%) is futile (rule repeat) unless memory held elsewhere or a rule before
+it decides. Only failures written before this xlaoom run started count:
+another host's of the same attempt does not. The identity is --job, else
+$XLAOOM_JOB, else $SLURM_JOB_ID (with $SLURM_ARRAY_TASK_ID), else
+$K8S_JOB_NAME (the Downward API's
+metadata.labels['batch.kubernetes.io/job-name']) with
+$JOB_COMPLETION_INDEX when set. Reruns of one xlaoom run are later
+attempts too, with or without --state. DIR must outlive the pod or the
+node: a PVC or a shared path (an emptyDir only with restartPolicy
+OnFailure). A state that cannot be read is said and ignored.
 
 Flags:
   --retries N          reruns of a failure a retry may help (default 0:
@@ -70,11 +89,17 @@ Flags:
   --keep-bytes N       bytes of the end of the log kept (default 16777216)
   --termination-log F  write the decision on an OOM to F too (Kubernetes
                        reads /dev/termination-log into the pod's status)
+  --state DIR          keep the job's failures in DIR for its next attempt
+  --job NAME           the job's identity for --state
+  --dry-run            shadow mode: run the job once, say the decision as
+                       it would be ("xlaoom run: dry run: ..."), keep the
+                       state, and exit with the job's own status
   -h                   print this help
 
 Exit status: 0 the job succeeded; 78 futile; 42 a retry may help; 2 a
 usage error (the job did not run); 126 or 127 COMMAND could not run;
-otherwise the job's own status (128+N when signal N ended it).
+otherwise the job's own status (128+N when signal N ended it). A dry run
+exits 0, 2, 126, 127 or the job's own status.
 `
 
 // options are the flags.
@@ -86,6 +111,9 @@ type options struct {
 	mayHelpExit    int
 	keepBytes      int
 	terminationLog string
+	stateDir       string
+	job            string
+	dryRun         bool
 	command        []string
 }
 
@@ -100,6 +128,9 @@ func parse(args []string, stderr io.Writer) (*options, int, bool) {
 	flags.IntVar(&o.mayHelpExit, "may-help-exit", DefaultMayHelpExit, "")
 	flags.IntVar(&o.keepBytes, "keep-bytes", 16<<20, "")
 	flags.StringVar(&o.terminationLog, "termination-log", "", "")
+	flags.StringVar(&o.stateDir, "state", "", "")
+	flags.StringVar(&o.job, "job", "", "")
+	flags.BoolVar(&o.dryRun, "dry-run", false, "")
 	// Parsing stops at the first non-flag or "--": the job's own flags are never the wrapper's.
 	if err := flags.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -146,7 +177,16 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // say writes the wrapper's line about a run, worded so the xla_oom agent never takes it for an OOM (run_test.go).
 func (w *wrapper) say(format string, a ...any) {
-	_, _ = fmt.Fprintf(w.stderr, "xlaoom run: "+format+"\n", a...)
+	_, _ = io.WriteString(w.stderr, w.line(format, a...))
+}
+
+// line is one line of the wrapper's; a dry run's say so.
+func (w *wrapper) line(format string, a ...any) string {
+	prefix := "xlaoom run: "
+	if w.o.dryRun {
+		prefix += "dry run: "
+	}
+	return prefix + fmt.Sprintf(format, a...) + "\n"
 }
 
 func quoteCommand(c []string) string {
@@ -161,19 +201,59 @@ func quoteCommand(c []string) string {
 }
 
 type outcome struct { // the attributes of a failed run's last OOM failure
-	code   string  // xla.error.code
-	retry  string  // xla.oom.retry: oom.RetryFutile, oom.RetryMayHelp, oom.RetryUnknown
-	action string  // xla.oom.action, the kind of the first remediation step; "none" for none
-	fit    float64 // capacity / demand: the factor the demand must shrink by; 0 unknown
+	code      string       // xla.error.code
+	retry     string       // xla.oom.retry: oom.RetryFutile, oom.RetryMayHelp, oom.RetryUnknown
+	decision  oom.Decision // the rule that decided retry and, for unknown, the fact it lacked
+	action    string       // xla.oom.action, the kind of the first remediation step; "none" for none
+	fit       float64      // capacity / demand: the factor the demand must shrink by; 0 unknown
+	program   string       // xla.program
+	requested oom.Size     // the failing request
 }
 
-// explainLog returns the verdict of the failure that ended a job's log, or nil.
-func explainLog(log []byte) (*outcome, error) {
-	f, err := explain.LastFailure("job log", bytes.NewReader(log), nil)
+// explainLog returns the verdict of the failure that ended a job's log, or nil; past are the job's failures
+// of earlier attempts.
+func explainLog(log []byte, past []assembly.Past) (*outcome, error) {
+	f, err := explain.LastFailure("job log", bytes.NewReader(log), past)
 	if err != nil || f == nil {
 		return nil, err
 	}
-	return &outcome{code: f.Report.Code, retry: f.Retry, action: cmp.Or(f.Report.Action, "none"), fit: f.FitFraction}, nil
+	v := &outcome{code: f.Report.Code, retry: f.Retry, action: cmp.Or(f.Report.Action, "none"), fit: f.FitFraction,
+		program: f.Report.Program, requested: f.Report.Requested, decision: oom.Decision{Verdict: f.Retry}}
+	if f.Whole != nil {
+		v.decision = f.Whole.Decision
+	}
+	return v, nil
 }
 
 func (v *outcome) String() string { return "the XLA failure " + v.code }
+
+// why is the rule and the action of v's verdict, as "(rule: R; action A)", or "(rule R lacks F; action A)" for
+// unknown, as `xlaoom explain` names them; noJob adds that the repeat rule lacks the job's identity.
+func (v *outcome) why(noJob bool) string {
+	d := v.decision
+	s := "("
+	switch {
+	case d.Missing != "":
+		s += "rule " + d.Rule + " lacks " + d.Missing + "; "
+	case d.Rule != "":
+		s += "rule: " + d.Rule + "; "
+	}
+	if noJob && d.Verdict == oom.RetryUnknown && d.Missing != oom.MissingJobIdentity {
+		s += "rule " + repeatRule + " lacks " + oom.MissingJobIdentity + "; "
+	}
+	return s + "action " + v.action + ")"
+}
+
+// repeatRule is the rule a job's state gives its fact.
+const repeatRule = "repeat"
+
+// failure is what the state keeps of v, decided at at.
+func (v *outcome) failure(at time.Time, host string) pastFailure {
+	p := pastFailure{At: at.UTC(), Host: host, Code: v.code, Program: v.program, Verdict: v.retry, Rule: v.decision.Rule,
+		Missing: v.decision.Missing}
+	if v.requested.Known {
+		b := v.requested.Bytes
+		p.RequestedBytes = &b
+	}
+	return p
+}

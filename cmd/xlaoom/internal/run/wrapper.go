@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/xlaoom/xlaoomprocessor/internal/assembly"
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
@@ -22,12 +23,56 @@ type wrapper struct {
 	stdout, stderr io.Writer
 	log            *logCopy
 	env            []string // the job's environment; --batch-env changes it
+	state          *jobState
+	// past are the job's failures of earlier attempts: the state's, then this wrapper's own runs'.
+	past []assembly.Past
+	// noIdentity: --state was given but nothing names the job, so no attempt before this wrapper's is known.
+	noIdentity bool
+}
+
+// openState reads the job's state (--state) as the attempt that started at started: a state that cannot be
+// read is said and ignored, never a reason not to run the job.
+func (w *wrapper) openState(started time.Time) {
+	if w.o.stateDir == "" {
+		return
+	}
+	job, _ := jobIdentity(w.o.job, w.env)
+	if job == "" {
+		w.noIdentity = true
+		return
+	}
+	w.state = newJobState(w.o.stateDir, job)
+	failures, err := w.state.read()
+	if err != nil {
+		w.say("the state %s is ignored: %v", w.state.path, err)
+		return
+	}
+	w.past = earlier(failures, started)
+}
+
+// remember keeps v, the failure of the run that just ended, for the reruns and the job's next attempt.
+func (w *wrapper) remember(v *outcome) {
+	p := v.failure(time.Now(), hostname())
+	w.past = append(w.past, p.past())
+	w.past = w.past[max(0, len(w.past)-stateDepth):]
+	if w.state == nil {
+		return
+	}
+	if err := w.state.add(p); err != nil {
+		w.say("cannot write the state %s: %v", w.state.path, err)
+	}
+}
+
+func hostname() string {
+	h, _ := os.Hostname()
+	return h
 }
 
 func (w *wrapper) run() int {
 	sigs := watchSignals()
 	defer sigs.close()
 	w.env = os.Environ()
+	w.openState(time.Now())
 	retries, smaller := 0, false
 	for attempt := 1; ; attempt++ {
 		w.log.reset()
@@ -48,46 +93,60 @@ func (w *wrapper) run() int {
 			w.say("stopped by %v: exit %d, the job's status", sig, status)
 			return status
 		}
+		var exit int
+		var rerun bool
 		if kill != nil {
-			if exit, rerun := w.decideHostKill(kill, status, &retries, sigs); !rerun {
-				return exit
-			}
-			continue
+			exit, rerun = w.decideHostKill(kill, status, &retries, sigs)
+		} else {
+			exit, rerun = w.decide(status, attempt, &retries, &smaller, sigs)
 		}
-		v, err := explainLog(w.log.log())
 		switch {
-		// Without an OOM the termination log is left to the job's own message.
-		case err != nil:
-			w.say("the job exited %d; its log could not be read (%v): exit %d, the job's status", status, err, status)
+		case w.o.dryRun: // the decision is said; the job's own status goes to the restart policy
 			return status
-		case v == nil:
-			w.say("the job exited %d with no XLA out-of-memory failure in its log: exit %d, the job's status", status, status)
-			return status
+		case !rerun:
+			return exit
 		}
-		switch v.retry {
-		case oom.RetryFutile:
-			if !smaller {
-				if from, to, ok := w.smallerBatch(v); ok {
-					smaller = true
-					w.say("the job exited %d: %s is futile (a rerun fails the same way); it fits in %.2f of the memory it needed: run %d with %s=%d instead of %d",
-						status, v, v.fit, attempt+1, w.o.batchEnv, to, from)
-					continue
-				}
-			}
-			w.decided("the job exited %d: %s is futile, a restart fails the same way; change the configuration (action %s): exit %d",
-				status, v, v.action, w.o.futileExit)
-			return w.o.futileExit
-		case oom.RetryMayHelp:
-			what, action := fmt.Sprintf("the job exited %d: %s may pass on a rerun", status, v), " (action "+v.action+")"
-			if exit, rerun := w.mayHelp(what, action, action, status, &retries, sigs); !rerun {
-				return exit
-			}
-			continue
-		}
-		w.decided("the job exited %d: %s, whether a rerun helps is unknown (action %s): exit %d, the job's status",
-			status, v, v.action, status)
-		return status
 	}
+}
+
+// decide decides on a failed run by its log's last OOM failure: an exit status, or a rerun.
+func (w *wrapper) decide(status, attempt int, retries *int, smaller *bool, sigs *signals) (exit int, rerun bool) {
+	v, err := explainLog(w.log.log(), w.past)
+	switch {
+	// Without an OOM the termination log is left to the job's own message.
+	case err != nil:
+		w.say("the job exited %d; its log could not be read (%v): exit %d, the job's status", status, err, status)
+		return status, false
+	case v == nil:
+		w.say("the job exited %d with no XLA out-of-memory failure in its log: exit %d, the job's status", status, status)
+		return status, false
+	}
+	// --state without a job's identity: no earlier attempt of another wrapper can be known.
+	noJob := w.noIdentity && len(w.past) == 0
+	if d := &v.decision; noJob && d.Rule == repeatRule && d.Missing == oom.MissingEarlier {
+		d.Missing = oom.MissingJobIdentity
+	}
+	w.remember(v)
+	switch v.retry {
+	case oom.RetryFutile:
+		if !*smaller {
+			if from, to, ok := w.smallerBatch(v); ok {
+				*smaller = true
+				w.say("the job exited %d: %s is futile %s, a rerun fails the same way; it fits in %.2f of the memory it needed: run %d with %s=%d instead of %d",
+					status, v, v.why(noJob), v.fit, attempt+1, w.o.batchEnv, to, from)
+				return 0, true
+			}
+		}
+		w.decided("the job exited %d: %s is futile %s, a restart fails the same way; change the configuration: exit %d",
+			status, v, v.why(noJob), w.o.futileExit)
+		return w.o.futileExit, false
+	case oom.RetryMayHelp:
+		what, note := fmt.Sprintf("the job exited %d: %s may pass on a rerun", status, v), " "+v.why(noJob)
+		return w.mayHelp(what, note, note, status, retries, sigs)
+	}
+	w.decided("the job exited %d: %s, whether a rerun helps is unknown %s: exit %d, the job's status",
+		status, v, v.why(noJob), status)
+	return status, false
 }
 
 // decided says the decision on an OOM, and writes it to the termination log.
@@ -96,8 +155,7 @@ func (w *wrapper) decided(format string, a ...any) {
 	if w.o.terminationLog == "" {
 		return
 	}
-	msg := fmt.Sprintf("xlaoom run: "+format+"\n", a...)
-	if err := os.WriteFile(w.o.terminationLog, []byte(msg), 0o644); err != nil {
+	if err := os.WriteFile(w.o.terminationLog, []byte(w.line(format, a...)), 0o644); err != nil {
 		w.say("cannot write the termination log: %v", err)
 	}
 }
@@ -108,6 +166,9 @@ func (w *wrapper) mayHelp(what, rerunNote, exitNote string, status int, retries 
 	if *retries < w.o.retries {
 		*retries++
 		w.say("%s%s: rerun %d of %d in %v", what, rerunNote, *retries, w.o.retries, w.o.retryDelay)
+		if w.o.dryRun {
+			return 0, true
+		}
 		if !w.wait(sigs) {
 			w.say("stopped by %v before the rerun: exit %d, the job's status", sigs.stopped(), status)
 			return status, false
