@@ -98,6 +98,9 @@ const (
 	MissingEarlier     = diagnosis.MissingEarlier
 )
 
+// RuleRepeat names the repeat rule, whose fact (Facts.Earlier) a caller's history of the job supplies.
+const RuleRepeat = diagnosis.RuleRepeat
+
 // Judge is the decision on r given f, r unchanged.
 func Judge(r *Report, f Facts) Decision { return diagnosis.Judge(r, f) }
 

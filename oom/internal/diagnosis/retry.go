@@ -44,6 +44,9 @@ const (
 	MissingEarlier     = "earlier_attempt" // an earlier attempt of the job that failed the same way
 )
 
+// RuleRepeat names the repeat rule, whose fact (Facts.Earlier) a caller's history of the job supplies.
+const RuleRepeat = "repeat"
+
 // retryCase is what a retry rule reads.
 type retryCase struct {
 	r *grammar.Report
@@ -138,7 +141,7 @@ var RetryRules = []retryRule{
 			"prealloc_false_leak_oom.",
 	},
 	{
-		Name: "repeat", Verdict: RetryFutile, Assembled: true, when: func(c retryCase) bool { return !c.f.RepeatsOff && c.f.Job && c.f.Earlier > 0 },
+		Name: RuleRepeat, Verdict: RetryFutile, Assembled: true, when: func(c retryCase) bool { return !c.f.RepeatsOff && c.f.Job && c.f.Earlier > 0 },
 		lacks: repeatLacks, Fallback: true,
 		Condition: "an earlier attempt of the same job (`k8s.job.name`, `k8s.jobset.name`, `slurm.job.id` or `service.name`) failed " +
 			"with the same code and program and a request within ±1%; an attempt is a process started after that failure, or " +

@@ -239,13 +239,11 @@ func (v *outcome) why(noJob bool) string {
 		s += "rule: " + d.Rule + "; "
 	}
 	if noJob && d.Verdict == oom.RetryUnknown && d.Missing != oom.MissingJobIdentity {
-		s += "rule " + repeatRule + " lacks " + oom.MissingJobIdentity + "; "
+		s += "rule " + oom.RuleRepeat + " lacks " + oom.MissingJobIdentity + "; "
 	}
 	return s + "action " + v.action + ")"
 }
 
-// repeatRule is the rule a job's state gives its fact.
-const repeatRule = "repeat"
 
 // failure is what the state keeps of v, decided at at.
 func (v *outcome) failure(at time.Time, host string) pastFailure {

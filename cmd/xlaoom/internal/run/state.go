@@ -80,14 +80,10 @@ type pastFailure struct {
 	Missing        string    `json:"missing,omitempty"` // for unknown, the fact Rule lacked
 }
 
-// earlierAttemptTime places a failure from the state before anything of the log explained now: log times are
-// read without a year (the year 2000), so a failure's own wall-clock time cannot be compared with them. The
-// wrapper has already told attempts apart by its own clock (jobState.earlier).
-var earlierAttemptTime = time.Unix(0, 0).UTC()
-
-// past is the failure as the repeat rule reads one of another attempt.
+// past is the failure as the repeat rule reads one of another attempt: the wrapper has told attempts apart
+// by its own clock (jobState.earlier), since log times are read without a year.
 func (p pastFailure) past() assembly.Past {
-	q := assembly.Past{Code: p.Code, Program: p.Program, At: earlierAttemptTime, Opened: earlierAttemptTime, Stream: math.MaxUint64}
+	q := assembly.Past{Code: p.Code, Program: p.Program, At: p.At, Stream: math.MaxUint64, Attempt: true}
 	if p.RequestedBytes != nil {
 		q.Requested = oom.Size{Bytes: *p.RequestedBytes, Known: true}
 	}

@@ -123,7 +123,7 @@ func (w *wrapper) decide(status, attempt int, retries *int, smaller *bool, sigs 
 	}
 	// --state without a job's identity: no earlier attempt of another wrapper can be known.
 	noJob := w.noIdentity && len(w.past) == 0
-	if d := &v.decision; noJob && d.Rule == repeatRule && d.Missing == oom.MissingEarlier {
+	if d := &v.decision; noJob && d.Rule == oom.RuleRepeat && d.Missing == oom.MissingEarlier {
 		d.Missing = oom.MissingJobIdentity
 	}
 	w.remember(v)
