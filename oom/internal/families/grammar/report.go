@@ -104,7 +104,6 @@ type Report struct {
 
 	Site          Site   // the frame of the user's own code that asked, from the raised status's traceback
 	ExceptionType string // the type of the exception the record raised (exception.type)
-	Framework     string // tensorflow, jax, pytorch_xla; "" unknown
 
 	Cause       string   // CauseFragmentation or CauseExhaustion when both sizes are known
 	Remediation []string // ordered, concrete actions; never empty on a recognised failure

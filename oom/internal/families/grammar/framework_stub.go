@@ -1,7 +1,0 @@
-package grammar
-
-const (
-	FrameworkJAX        = "jax"
-	FrameworkTensorFlow = "tensorflow"
-	FrameworkPyTorchXLA = "pytorch_xla"
-)
