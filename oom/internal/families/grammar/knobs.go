@@ -104,13 +104,13 @@ var knobs = [knobEnd]knobText{
 		jax:        "jax.Array.delete(), drop references",
 		tensorflow: "drop references",
 		pytorchXLA: "drop references",
-		unknown:    "drop references; JAX: jax.Array.delete()",
+		unknown:    "drop references; JAX: jax.Array.delete() too; TensorFlow, PyTorch/XLA: del the tensors",
 	},
 	KnobLiveArrays: {
 		jax:        "jax.live_arrays(), ",
 		tensorflow: "tf.config.experimental.get_memory_info, ",
 		pytorchXLA: "xm.get_memory_info(), ",
-		unknown:    "jax.live_arrays() in JAX, ",
+		unknown:    "jax.live_arrays() in JAX, tf.config.experimental.get_memory_info in TensorFlow, xm.get_memory_info() in PyTorch/XLA, ",
 	},
 	KnobName: {jax: "JAX", tensorflow: "TensorFlow", pytorchXLA: "PyTorch/XLA", unknown: "the framework"},
 }
@@ -147,25 +147,39 @@ func RenderKnobs(source, framework string) string {
 		return source
 	}
 	var b strings.Builder
-	b.Grow(len(source) + 64)
+	b.Grow(eachPart(source, framework, func(s string) { b.WriteString(s) }, true))
+	eachPart(source, framework, func(s string) { b.WriteString(s) }, false)
+	return b.String()
+}
+
+// eachPart gives the rendered source's parts to write, in order, or when measuring only returns their length.
+func eachPart(source, framework string, write func(string), measure bool) int {
+	n := 0
+	out := func(s string) {
+		if measure {
+			n += len(s)
+		} else {
+			write(s)
+		}
+	}
 	for {
 		i := strings.IndexByte(source, knobMark)
-		if i < 0 || i+2 >= len(source) {
-			b.WriteString(source)
-			return b.String()
+		end := -1
+		if i >= 0 && i+2 < len(source) {
+			end = strings.IndexByte(source[i+2:], knobMark)
 		}
-		end := strings.IndexByte(source[i+2:], knobMark)
-		if end < 0 {
-			b.WriteString(source)
-			return b.String()
+		if end < 0 { // none left, or cut: the rest as it is
+			out(source)
+			return n
 		}
-		b.WriteString(source[:i])
-		writeKnob(&b, Knob(source[i+1]), source[i+2:i+2+end], framework)
+		out(source[:i])
+		eachKnobPart(Knob(source[i+1]), source[i+2:i+2+end], framework, out)
 		source = source[i+3+end:]
 	}
 }
 
-func writeKnob(b *strings.Builder, k Knob, args, framework string) {
+// eachKnobPart gives knob k's text for framework in parts, its "{1}" and "{2}" filled from args.
+func eachKnobPart(k Knob, args, framework string, out func(string)) {
 	if k == 0 || k >= knobEnd {
 		return
 	}
@@ -174,14 +188,14 @@ func writeKnob(b *strings.Builder, k Knob, args, framework string) {
 	for {
 		i := strings.IndexByte(t, '{')
 		if i < 0 || i+2 >= len(t) || t[i+2] != '}' || (t[i+1] != '1' && t[i+1] != '2') {
-			b.WriteString(t)
+			out(t)
 			return
 		}
-		b.WriteString(t[:i])
+		out(t[:i])
 		if t[i+1] == '1' {
-			b.WriteString(arg1)
+			out(arg1)
 		} else {
-			b.WriteString(arg2)
+			out(arg2)
 		}
 		t = t[i+3:]
 	}
