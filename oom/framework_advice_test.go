@@ -4,7 +4,7 @@
 package oom
 
 import (
-	"bufio"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -24,8 +24,8 @@ var foreignKnobs = map[string][]string{
 func frameworkRecords(t *testing.T) map[string]string {
 	t.Helper()
 	out := map[string]string{}
-	for _, dir := range []string{"real", "messages", "allocator_dump", "negative"} {
-		paths, err := filepath.Glob(filepath.Join("testdata", dir, "*.txt"))
+	for _, dir := range []string{"real/*.txt", "messages/*.txt", "allocator_dump/*.txt", "negative/*.txt", "jobs/*.log"} {
+		paths, err := filepath.Glob(filepath.Join("testdata", dir))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -40,19 +40,17 @@ func frameworkRecords(t *testing.T) map[string]string {
 	for _, f := range fixtures {
 		out["fixture "+f.name] = f.body(t)
 	}
-	file, err := os.Open(filepath.Join("testdata", "coverage", "classification.tsv"))
+	table, err := os.ReadFile(filepath.Join("testdata", "coverage", "classification.tsv"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer file.Close()
-	sc := bufio.NewScanner(file)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		cols := strings.Split(sc.Text(), "\t")
+	unescape := strings.NewReplacer(`\n`, "\n", `\t`, "\t", `\\`, `\`)
+	for line := range strings.Lines(string(table)) {
+		cols := strings.Split(strings.TrimSuffix(line, "\n"), "\t")
 		if len(cols) < 4 || strings.HasPrefix(cols[0], "#") {
 			continue
 		}
-		out["classification "+cols[0]] = strings.NewReplacer(`\n`, "\n", `\t`, "\t", `\\`, `\`).Replace(cols[3])
+		out["classification "+cols[0]] = unescape.Replace(cols[3])
 	}
 	return out
 }
@@ -62,13 +60,7 @@ func frameworkRecords(t *testing.T) map[string]string {
 func TestNoForeignKnobs(t *testing.T) {
 	records := frameworkRecords(t)
 	seen := map[string]int{}
-	for _, name := range slices.Sorted(func(yield func(string) bool) {
-		for k := range records {
-			if !yield(k) {
-				return
-			}
-		}
-	}) {
+	for _, name := range slices.Sorted(maps.Keys(records)) {
 		r, ok := Recognize(records[name])
 		if !ok {
 			continue
