@@ -49,9 +49,45 @@ func KnobsOf(step string) string {
 func render(sources []string, framework string) []string {
 	out := make([]string, len(sources))
 	for i, s := range sources {
-		out[i] = grammar.RenderKnobs(s, framework)
+		out[i] = renderStep(s, framework)
 	}
 	return out
+}
+
+// prerendered holds the constant steps' renderings, made once as the tables are built: read only after.
+var prerendered = map[string]*[len(renderedFrameworks)]string{}
+
+var renderedFrameworks = [...]string{grammar.FrameworkJAX, grammar.FrameworkTensorFlow, grammar.FrameworkPyTorchXLA, ""}
+
+// prerender renders a constant step with knobs for every framework, so that advice does not render it again.
+func prerender(source string) {
+	if !grammar.HasKnob(source) {
+		return
+	}
+	var r [len(renderedFrameworks)]string
+	for i, f := range renderedFrameworks {
+		r[i] = grammar.RenderKnobs(source, f)
+	}
+	prerendered[source] = &r
+}
+
+// renderStep is grammar.RenderKnobs that takes a constant step's rendering from prerendered.
+func renderStep(source, framework string) string {
+	if !grammar.HasKnob(source) {
+		return source
+	}
+	if r, ok := prerendered[source]; ok {
+		switch framework {
+		case grammar.FrameworkJAX:
+			return r[0]
+		case grammar.FrameworkTensorFlow:
+			return r[1]
+		case grammar.FrameworkPyTorchXLA:
+			return r[2]
+		}
+		return r[3]
+	}
+	return grammar.RenderKnobs(source, framework)
 }
 
 // Reframe renders r's advice again for framework ("" for unknown) and sets r.Framework, without the record's
@@ -75,7 +111,7 @@ func Reframe(r *grammar.Report, framework string) {
 		if out == nil {
 			out = slices.Clone(r.Remediation)
 		}
-		out[k+i] = grammar.RenderKnobs(s, framework)
+		out[k+i] = renderStep(s, framework)
 	}
 	if out != nil {
 		r.Remediation = out

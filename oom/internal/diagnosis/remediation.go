@@ -118,10 +118,16 @@ func causeNotKnown(c AdviceCase) bool { return !fragmented(c) && !exhausted(c) }
 
 func larger(a, b grammar.Size) bool { return a.Known && b.Known && a.Bytes > b.Bytes }
 
-func sayConst(s string) func(AdviceCase) string { return func(AdviceCase) string { return s } }
+func sayConst(s string) func(AdviceCase) string {
+	prerender(s)
+	return func(AdviceCase) string { return s }
+}
 
 // steps is a row giving texts, in order, whenever when holds; action is the first one's kind.
 func steps(name, action string, when func(AdviceCase) bool, texts ...string) AdviceRow {
+	for _, s := range texts {
+		prerender(s)
+	}
 	return AdviceRow{Name: name, Action: action, When: when,
 		SayEach: func(_ AdviceCase, a grammar.Advice) grammar.Advice { return append(a, texts...) }}
 }

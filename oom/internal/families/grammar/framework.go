@@ -26,6 +26,19 @@ type frameworkMark struct {
 	pathStart       bool // the mark must start a source path: "tensorflow/core/" but not "org_tensorflow/tensorflow/core/"
 }
 
+// markGates are words that the marks hold (gateOf): a text without a gate's word has none of its marks, so
+// most marks cost no scan of their own.
+var markGates = [...]string{"Error", "jax", "tensorflow", "torch_xla", "keras", "external/local_", "Created "}
+
+func gateOf(mark string) int {
+	for g, w := range markGates {
+		if strings.Contains(mark, w) {
+			return g
+		}
+	}
+	return -1
+}
+
 // frameworkMarks are tried in order; of equal strength the first found wins, so the more specific mark comes
 // first (Keras 3's JAX backend before Keras, PyTorch/XLA's RuntimeError before any path).
 var frameworkMarks = [...]frameworkMark{
@@ -61,13 +74,33 @@ var frameworkMarks = [...]frameworkMark{
 	{"[Op:__inference_", FrameworkTensorFlow, FrameworkByLog, false},
 }
 
+// markGate is each mark's gate, -1 for none.
+var markGate = func() (g [len(frameworkMarks)]int) {
+	for i := range frameworkMarks {
+		g[i] = gateOf(frameworkMarks[i].text)
+	}
+	return g
+}()
+
 // FrameworkEvidence returns the framework that text shows most strongly and how strongly (0 for none): the
 // raised exception's type over traceback frames over log lines. It reads only fixed marks, no expression.
 func FrameworkEvidence(text string) (framework string, strength int) {
+	var gates [len(markGates)]int8 // 0 not read, 1 present, -1 absent
 	for i := range frameworkMarks {
 		m := &frameworkMarks[i]
 		if m.strength <= strength {
 			continue // marks are grouped by strength, strongest first: only a stronger one can change the answer
+		}
+		if g := markGate[i]; g >= 0 {
+			if gates[g] == 0 {
+				gates[g] = -1
+				if strings.Contains(text, markGates[g]) {
+					gates[g] = 1
+				}
+			}
+			if gates[g] < 0 {
+				continue
+			}
 		}
 		if hasMark(text, m) {
 			framework, strength = m.framework, m.strength
