@@ -67,7 +67,20 @@ func TestFrameworkEvidence(t *testing.T) {
 		if FrameworkOf(c.text) != c.framework {
 			t.Errorf("%s: FrameworkOf differs from FrameworkEvidence", c.src)
 		}
+		if rf, rs := ungatedEvidence(c.text); rf != f || rs != s {
+			t.Errorf("%s: the gates change the answer: %q (%d) without them", c.src, rf, rs)
+		}
 	}
+}
+
+// ungatedEvidence is FrameworkEvidence trying every mark: the gates only save scans.
+func ungatedEvidence(text string) (framework string, strength int) {
+	for i := range frameworkMarks {
+		if m := &frameworkMarks[i]; m.strength > strength && hasMark(text, m) {
+			framework, strength = m.framework, m.strength
+		}
+	}
+	return framework, strength
 }
 
 func BenchmarkFrameworkOf(b *testing.B) {
