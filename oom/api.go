@@ -189,3 +189,31 @@ func AssembledRetryRules() []string {
 	}
 	return names
 }
+
+// Frameworks: the program above XLA (Report.Framework); "" when the text does not show it.
+const (
+	FrameworkTensorFlow = grammar.FrameworkTensorFlow // TensorFlow and Keras on TensorFlow
+	FrameworkJAX        = grammar.FrameworkJAX
+	FrameworkPyTorchXLA = grammar.FrameworkPyTorchXLA
+)
+
+// How strongly a text shows its framework, weakest first (FrameworkEvidence).
+const (
+	FrameworkByLog       = grammar.FrameworkByLog       // a log line's source path or a message only that framework prints
+	FrameworkByFrame     = grammar.FrameworkByFrame     // a traceback frame or module of the framework
+	FrameworkByException = grammar.FrameworkByException // the type of the exception the program raised
+)
+
+// FrameworkOf returns the framework a record's text shows ("" when none): the raised exception's type over
+// traceback frames over log lines. Fixed marks only: cheap on any record the prefilter passed.
+func FrameworkOf(text string) string { return grammar.FrameworkOf(text) }
+
+// FrameworkEvidence is FrameworkOf with how strongly the text shows it (0 for none), so that a stream's
+// framework can keep its strongest evidence: TensorFlow's start-up lines also print in JAX jobs that import it.
+func FrameworkEvidence(text string) (framework string, strength int) {
+	return grammar.FrameworkEvidence(text)
+}
+
+// Reframe renders r's advice again for framework ("" for unknown) and sets r.Framework, from r.AdviceSource
+// and without the record's text; steps prepended to r.Remediation since are kept. Idempotent.
+func Reframe(r *Report, framework string) { diagnosis.Reframe(r, framework) }

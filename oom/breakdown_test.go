@@ -193,7 +193,7 @@ const donationText = "RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran o
 func TestDonationAdvice(t *testing.T) {
 	r, ok := Recognize(donationText)
 	require.True(t, ok)
-	assert.Contains(t, strings.Join(r.Remediation, "\n"), "The arguments take 20.00 GiB and the output (20.00 GiB) shares none of it: donate")
+	assert.Contains(t, strings.Join(r.Remediation, "\n"), "The arguments take 20.00 GiB and the output (20.00 GiB) shares none of it. Donate")
 }
 
 // Lines of a breakdown that arrive as records of their own (no multi-line

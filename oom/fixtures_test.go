@@ -197,7 +197,7 @@ var fixtures = []fixture{
 		text: `I0922 09:49:00.854184 140053800166976 run_docker.py:193] 2021-09-22 16:49:00.853879: E external/org_tensorflow/tensorflow/compiler/xla/pjrt/pjrt_stream_executor_client.cc:2040] Execution of replica 0 failed: Resource exhausted: Out of memory while trying to allocate 48803099744 bytes.`,
 		want: want{code: "E0007", family: "gpu-allocator-status", requested: b(48803099744), rp: "r0", advice: []string{"donate_argnums"}}},
 	{name: "gpu-allocator-status/TF root errors (DeepLearningExamples#405)", src: "https://github.com/NVIDIA/DeepLearningExamples/issues/405", file: "gpu-allocator-status_tf_root_errors.txt",
-		want: want{code: "E0007", family: "gpu-allocator-status", requested: b(68852648264), advice: []string{"XLA_PYTHON_CLIENT_MEM_FRACTION"}}},
+		want: want{code: "E0007", family: "gpu-allocator-status", requested: b(68852648264), advice: []string{"tf.recompute_grad", "tf.config.experimental.set_memory_growth"}}},
 	{name: "gpu-allocator-status/host memory", src: "composed: docs/message-formats.md template 'Out of [host ]memory'",
 		text: `RESOURCE_EXHAUSTED: Out of host memory while trying to allocate 268435456 bytes.`,
 		want: want{code: "E0007", family: "gpu-allocator-status", backend: "cpu", space: "host", requested: b(268435456), advice: []string{"pinned host memory"}}},

@@ -161,6 +161,11 @@ func (z *Recognizer) Find(text string, warnings bool) Finding {
 	marks := st.Marks()
 	flat := z.wrapWords.FlattenLevels(text, &info, &entries, &marks)
 	if r, ok := z.recognizeFlat(flat, &info, &entries, &st); ok {
+		if r.Framework == "" && len(flat) != len(text) { // flattening dropped the log headers, whose source paths may name the framework
+			if fw := grammar.FrameworkOf(text); fw != "" {
+				diagnosis.Reframe(&r, fw)
+			}
+		}
 		return Finding{Found: FoundReport, Report: r}
 	}
 	if warnings {

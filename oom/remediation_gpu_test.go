@@ -39,19 +39,19 @@ func TestGPUPoolAdvice(t *testing.T) {
 		{"larger than the pool, fits the GPU", async("70000000000"), 63758789509,
 			// 70e9 / 85017493504 = 82.3%: round up, plus a margin for what is live.
 			[]string{"larger than XLA's whole memory pool on this GPU (pool limit 59.38 GiB; only 19.28 GiB is free)",
-				"82% of the GPU's 79.18 GiB", "XLA_PYTHON_CLIENT_MEM_FRACTION to at least 0.90"},
-			[]string{"whole device", "Give XLA more of the GPU"}},
+				"82% of the GPU's 79.18 GiB", "XLA_PYTHON_CLIENT_MEM_FRACTION=0.90", "memory_limit of 72971 MB", "PJRT_ALLOCATOR_FRACTION=0.90"},
+			[]string{"whole device", "more of the GPU"}},
 		{"90% of the GPU: the largest fraction offered", async("76500000000"), 63758789509,
-			[]string{"XLA_PYTHON_CLIENT_MEM_FRACTION to at least 0.95"}, nil},
+			[]string{"at least 0.95 of the GPU (JAX: XLA_PYTHON_CLIENT_MEM_FRACTION=0.95"}, nil},
 		{"nearly the whole GPU: no fraction fits it", async("84000000000"), 63758789509,
-			[]string{"99% of the GPU's 79.18 GiB, more than any XLA_PYTHON_CLIENT_MEM_FRACTION can leave room for"},
+			[]string{"99% of the GPU's 79.18 GiB, more than any share of the GPU can leave room for"},
 			[]string{"at least 0.", "1.00"}},
 		{"within the pool", async("30000000000"), 63758789509,
-			[]string{"only 19.28 GiB is free: reduce what the program keeps", "Give XLA more of the GPU"},
+			[]string{"only 19.28 GiB is free: reduce what the program keeps", "Give the pool more of the GPU (JAX: XLA_PYTHON_CLIENT_MEM_FRACTION"},
 			[]string{"memory pool", "whole device"}},
 		{"larger than the pool, GPU size unknown", bfc("93.13GiB", "59.38GiB", "59.38GiB"), 63758789509,
 			[]string{"larger than XLA's whole memory pool", "helps only if the GPU has well over 93.13 GiB in total"},
-			[]string{"Give XLA more of the GPU", "at least 0."}},
+			[]string{"more of the GPU", "at least 0."}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r, ok := Recognize(tc.text)

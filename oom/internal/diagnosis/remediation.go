@@ -42,8 +42,13 @@ type AdviceTable []AdviceRow
 // adviceSeen, when not nil, is told each row that gave steps (for tests).
 type adviceSeen func(table string, row *AdviceRow, steps []string)
 
-// Walk returns the steps of every row of t whose condition holds.
+// Walk returns the steps of every row of t whose condition holds, rendered for c.R.Framework.
 func (t AdviceTable) Walk(name string, c AdviceCase, seen adviceSeen) grammar.Advice {
+	return render(t.sources(name, c, seen), c.R.Framework)
+}
+
+// sources is Walk's steps with their knobs as references; seen is told the rendered steps.
+func (t AdviceTable) sources(name string, c AdviceCase, seen adviceSeen) grammar.Advice {
 	var a grammar.Advice
 	for i := range t {
 		row := &t[i]
@@ -57,7 +62,7 @@ func (t AdviceTable) Walk(name string, c AdviceCase, seen adviceSeen) grammar.Ad
 			a = append(a, row.Say(c))
 		}
 		if seen != nil {
-			seen(name, row, a[n:])
+			seen(name, row, render(a[n:], c.R.Framework))
 		}
 	}
 	return a
@@ -79,13 +84,17 @@ var CodeAdvice = []struct {
 	{"device memory", always, deviceAdvice},
 }
 
-// AdviseSeen returns the tables' ordered steps for c.R, telling seen which rows gave steps; a family's own
-// advice (Traits.Own) is the caller's, adviseWithAction.
+// AdviseSeen returns the tables' ordered steps for c.R, rendered for c.R.Framework, telling seen which rows
+// gave steps; a family's own advice (Traits.Own) is the caller's, adviseWithAction.
 func AdviseSeen(c AdviceCase, seen adviceSeen) []string {
+	return render(adviseSources(c, seen), c.R.Framework)
+}
+
+func adviseSources(c AdviceCase, seen adviceSeen) []string {
 	var a grammar.Advice
 	for _, t := range CodeAdvice {
 		if t.When(c) {
-			a = t.Table.Walk(t.Name, c, seen)
+			a = t.Table.sources(t.Name, c, seen)
 			break
 		}
 	}
@@ -93,7 +102,7 @@ func AdviseSeen(c AdviceCase, seen adviceSeen) []string {
 		return a // no breakdown was read
 	}
 	// The breakdown's numbers come right after the headline's own.
-	return slices.Insert(a, min(1, len(a)), BreakdownAdvice.Walk("breakdown", c, seen)...)
+	return slices.Insert(a, min(1, len(a)), BreakdownAdvice.sources("breakdown", c, seen)...)
 }
 
 func always(AdviceCase) bool { return true }
@@ -109,10 +118,16 @@ func causeNotKnown(c AdviceCase) bool { return !fragmented(c) && !exhausted(c) }
 
 func larger(a, b grammar.Size) bool { return a.Known && b.Known && a.Bytes > b.Bytes }
 
-func sayConst(s string) func(AdviceCase) string { return func(AdviceCase) string { return s } }
+func sayConst(s string) func(AdviceCase) string {
+	prerender(s)
+	return func(AdviceCase) string { return s }
+}
 
 // steps is a row giving texts, in order, whenever when holds; action is the first one's kind.
 func steps(name, action string, when func(AdviceCase) bool, texts ...string) AdviceRow {
+	for _, s := range texts {
+		prerender(s)
+	}
 	return AdviceRow{Name: name, Action: action, When: when,
 		SayEach: func(_ AdviceCase, a grammar.Advice) grammar.Advice { return append(a, texts...) }}
 }
@@ -128,7 +143,7 @@ func familyLead(c AdviceCase) string {
 	if c.Traits.Lead == nil {
 		return ""
 	}
-	return c.Traits.Lead(c.R)
+	return KnobsOf(c.Traits.Lead(c.R))
 }
 
 // LeadRow and NoteRow place the matching family's lead step and note.
@@ -139,7 +154,7 @@ var (
 		ActionOf: func(c AdviceCase) string { return c.Traits.LeadAction }}
 	NoteRow = AdviceRow{Name: "family's note",
 		When:     func(c AdviceCase) bool { return c.Traits.Note != "" },
-		Say:      func(c AdviceCase) string { return c.Traits.Note },
+		Say:      func(c AdviceCase) string { return KnobsOf(c.Traits.Note) },
 		ActionOf: func(c AdviceCase) string { return c.Traits.NoteAction }}
 )
 
@@ -177,7 +192,14 @@ func Finish(r *grammar.Report, flat string, traits grammar.AdviceTraits) {
 			r.Cause = grammar.CauseExhaustion
 		}
 	}
-	r.Remediation, r.Action = adviseWithAction(r, flat, traits)
+	if r.Framework == "" { // a caller that read more of the record may have set it
+		r.Framework = grammar.FrameworkOf(flat)
+	}
+	r.AdviceSource, r.Action = adviseWithAction(r, flat, traits)
+	r.Remediation = r.AdviceSource
+	if slices.ContainsFunc(r.AdviceSource, grammar.HasKnob) {
+		r.Remediation = render(r.AdviceSource, r.Framework)
+	}
 	r.Retry = Judge(r, Facts{}).Verdict
 	r.FitFraction = fitFraction(r)
 }
@@ -208,16 +230,26 @@ func ActionOfRow(row *AdviceRow, c AdviceCase) string {
 	return row.Action
 }
 
+// adviseWithAction returns the advice's sources (knobs as references) and the kind of its first step.
 func adviseWithAction(r *grammar.Report, flat string, traits grammar.AdviceTraits) ([]string, string) {
 	c := AdviceCase{R: r, Flat: flat, Traits: traits}
 	if traits.Own != nil {
-		if traits.OwnAction == nil { // every family sets it (TestEveryAdviceHasAnAction)
-			return traits.Own(r), grammar.ActionInvestigate
+		own, copied := traits.Own(r), false
+		for i, s := range own {
+			if k := KnobsOf(s); k != s {
+				if !copied { // a family may return a slice it keeps
+					own, copied = slices.Clone(own), true
+				}
+				own[i] = k
+			}
 		}
-		return traits.Own(r), traits.OwnAction(r)
+		if traits.OwnAction == nil { // every family sets it (TestEveryAdviceHasAnAction)
+			return own, grammar.ActionInvestigate
+		}
+		return own, traits.OwnAction(r)
 	}
 	var first *AdviceRow
-	steps := AdviseSeen(c, func(_ string, row *AdviceRow, given []string) {
+	steps := adviseSources(c, func(_ string, row *AdviceRow, given []string) {
 		if first == nil && len(given) > 0 {
 			first = row
 		}
@@ -231,9 +263,9 @@ func adviseWithAction(r *grammar.Report, flat string, traits grammar.AdviceTrait
 // GenericAction is the kind of a last-resort finding's first step: its first row ("what failed") always holds.
 func GenericAction(*grammar.Report) string { return GenericAdviceTable[0].Action }
 
-// GenericAdvice is the advice of a last-resort finding.
+// GenericAdvice is the advice of a last-resort finding, its knobs as references (Finish renders them).
 func GenericAdvice(r *grammar.Report) []string {
-	return GenericAdviceTable.Walk("generic", AdviceCase{R: r}, nil)
+	return GenericAdviceTable.sources("generic", AdviceCase{R: r}, nil)
 }
 
 // GenericAdviceTable is the last-resort finding's advice.
@@ -248,12 +280,13 @@ var GenericAdviceTable = AdviceTable{
 			}
 			s += ")"
 		}
-		return s + ". The message is not one of the formats xla_oom knows (family \"generic\"), so its cause and its fixes are not read from it: check what holds memory on the device when it failed (jax.live_arrays(), the allocator's dump, nvidia-smi or the TPU runtime's memory profile)."
+		return s + ". The message is not one of the formats xla_oom knows (family \"generic\"), so its cause and its fixes are not read from it: check what holds memory on the device when it failed (" + knobLiveArrays + "the allocator's dump, nvidia-smi or the TPU runtime's memory profile)."
 	}},
 	{Name: "host memory", Action: grammar.ActionReduceHostMemory, When: isHostSpace,
 		Say: sayConst("Host memory backs transfers and host offload: transfer or offload less at once, and check the memory limit of the process (container or cgroup).")},
 	{Name: "device memory", Action: grammar.ActionShrinkFootprint, When: func(c AdviceCase) bool { return !isHostSpace(c) },
-		Say: sayConst("Reduce the per-device footprint: a smaller batch or sequence length, jax.checkpoint (remat) on large blocks, bfloat16 for large tensors, donate_argnums for inputs not needed after the step, or shard over more devices.")},
+		Say: sayConst("Reduce the per-device footprint: a smaller batch or sequence length, " + knobRemat + " on large blocks, " + knobLowPrecision +
+			" for large tensors" + knobDonateInList + ", or shard over more devices.")},
 	{Name: "report the message", Action: grammar.ActionInvestigate, When: always,
 		Say: sayConst("Report the message (with sizes and names scrubbed as you need) to the xla_oom project, so that it becomes a known family with exact fields and advice.")},
 }

@@ -47,7 +47,7 @@ var BreakdownAdvice = AdviceTable{
 	}, Say: func(c AdviceCase) string {
 		b := &c.R.Breakdown
 		return "The arguments take " + grammar.HumanSize(b.Arguments) + " and the output (" + grammar.HumanSize(b.Output) +
-			") shares none of it: donate the arguments the step replaces (jax.jit(..., donate_argnums=...)) so the output is written into their memory."
+			") shares none of it. " + knobDonate + ": the arguments the step replaces above all."
 	}},
 	{Name: "short after the request", Action: grammar.ActionReleaseBuffers, When: func(c AdviceCase) bool {
 		return c.R.Breakdown.AvailableAfter.Known && c.R.Breakdown.AvailableAfter.Bytes < 0
@@ -64,7 +64,7 @@ var BreakdownAdvice = AdviceTable{
 	}},
 	{Name: "fragmentation waste", Action: grammar.ActionChangeAllocator, When: func(c AdviceCase) bool { return fragmentationPct(c) >= 10 }, Say: func(c AdviceCase) string {
 		return "The buffer assignment wastes " + grammar.HumanSize(c.R.Breakdown.Fragmentation) + " (" + strconv.FormatFloat(fragmentationPct(c), 'f', 1, 64) +
-			"%) to fragmentation: a different allocator (XLA_PYTHON_CLIENT_ALLOCATOR=cuda_async) or fewer live buffers of mixed sizes may recover it."
+			"%) to fragmentation: a different allocator (" + knobAsyncAllocator + ") or fewer live buffers of mixed sizes may recover it."
 	}},
 }
 

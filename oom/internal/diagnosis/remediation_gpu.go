@@ -17,7 +17,7 @@ var hostRAMAdvice = AdviceTable{
 		return "The host ran out of RAM allocating " + grammar.HumanSize(c.R.Requested) +
 			": reduce the batch size or the data kept in host memory, and check the process's memory limit (container or cgroup)."
 	}},
-	{Name: "no copies", Action: grammar.ActionReleaseBuffers, When: always, Say: sayConst("Donate inputs (donate_argnums) and avoid holding several copies of large arrays at once.")},
+	{Name: "no copies", Action: grammar.ActionReleaseBuffers, When: always, Say: sayConst(knobDonate + ", and avoid holding several copies of large arrays at once.")},
 }
 
 // hostRAM: a CPU backend's device (not pinned host) allocation, or a family that says the host ran out of RAM.
@@ -38,11 +38,11 @@ var deviceAdvice = AdviceTable{
 	{Name: "larger than XLA's pool", ActionOf: poolTooSmallAction, When: tooBigForPool, Say: poolTooSmall},
 	{Name: "fragmented", Action: grammar.ActionChangeAllocator, When: fragmented, Say: func(c AdviceCase) string {
 		return grammar.HumanSize(c.R.Free) + " is free but no block holds " + grammar.HumanSize(c.R.Requested) +
-			": memory is fragmented. Use the CUDA async allocator (XLA_PYTHON_CLIENT_ALLOCATOR=cuda_async in JAX, TF_GPU_ALLOCATOR=cuda_malloc_async in TensorFlow) or, to allocate exactly on demand, XLA_PYTHON_CLIENT_ALLOCATOR=platform."
+			": memory is fragmented. Use the CUDA async allocator (" + knobAsyncAllocator + ")" + knobExactAllocator + "."
 	}},
 	{Name: "pool could not grow", Action: grammar.ActionFreeHeldMemory, When: poolCouldNotGrow, Say: func(c AdviceCase) string {
 		return "XLA's memory pool could not grow: " + grammar.HumanSize(c.R.Free) + " counts bytes not yet claimed from the device, and claiming them for " + grammar.HumanSize(c.R.Requested) +
-			" failed: another process or library holds GPU memory (check nvidia-smi), or preallocate the pool at start-up (XLA_PYTHON_CLIENT_PREALLOCATE=true)."
+			" failed: another process or library holds GPU memory (check nvidia-smi), or preallocate the pool at start-up (" + knobPreallocate + ")."
 	}},
 	{Name: "exhausted", Action: grammar.ActionShrinkFootprint, When: func(c AdviceCase) bool {
 		return exhausted(c) && !poolCouldNotGrow(c) && !tooBigForDevice(c) && !tooBigForPool(c)
@@ -50,19 +50,20 @@ var deviceAdvice = AdviceTable{
 		return "The allocation needs " + grammar.HumanSize(c.R.Requested) + " but only " + grammar.HumanSize(c.R.Free) + " is free: reduce what the program keeps on the device."
 	}},
 	{Name: "smaller footprint", Action: grammar.ActionShrinkFootprint, When: always,
-		Say: sayConst("Reduce the per-device footprint: a smaller batch, jax.checkpoint (remat) on large blocks, bfloat16 for large tensors, donate_argnums for inputs not needed after the step, or shard over more GPUs.")},
+		Say: sayConst("Reduce the per-device footprint: a smaller batch, " + knobRemat + " on large blocks, " + knobLowPrecision + " for large tensors" +
+			knobDonateInList + ", or shard over more GPUs.")},
 	// The driver refused allocations in the failure's own record: the memory is held outside XLA's pool.
 	{Name: "driver refused on the way", Action: grammar.ActionFreeHeldMemory, When: func(c AdviceCase) bool {
 		return c.R.AttemptsInText > 0 && c.R.MemorySpace != "host" && !tooBigForDevice(c)
 	}, Say: func(c AdviceCase) string {
-		return fmt.Sprintf("The GPU driver refused %s before this failure: memory outside XLA's pool is taken, usually by another process or library on this GPU (nvidia-smi --query-compute-apps=pid,used_memory --format=csv; PyTorch or CuPy allocating before JAX in the same process). Free it or give each process its share with XLA_PYTHON_CLIENT_MEM_FRACTION; a larger share for XLA cannot be had.", oneOrMany(c.R.AttemptsInText, "1 allocation", strconv.Itoa(c.R.AttemptsInText)+" allocations"))
+		return fmt.Sprintf("The GPU driver refused %s before this failure: memory outside XLA's pool is taken, usually by another process or library on this GPU (nvidia-smi --query-compute-apps=pid,used_memory --format=csv; PyTorch or CuPy allocating before %s in the same process). Free it or give each process its share with %s; a larger share cannot be had.", oneOrMany(c.R.AttemptsInText, "1 allocation", strconv.Itoa(c.R.AttemptsInText)+" allocations"), knobName, knobPoolShare)
 	}},
 	// A request too big for the device or pool was dealt with above.
 	{Name: "more of the GPU", Action: grammar.ActionSetMemoryLimit, When: func(c AdviceCase) bool {
 		return !tooBigForDevice(c) && !tooBigForPool(c) && c.R.AttemptsInText == 0
-	}, Say: sayConst("Give XLA more of the GPU with XLA_PYTHON_CLIENT_MEM_FRACTION (default .75, e.g. .90); if other processes or libraries need GPU memory, set XLA_PYTHON_CLIENT_PREALLOCATE=false instead.")},
+	}, Say: sayConst(knobMoreShare + "; if other processes or libraries need GPU memory, use " + knobGrowOnDemand + " instead.")},
 	{Name: "async allocator, cause not read", Action: grammar.ActionChangeAllocator, When: func(c AdviceCase) bool { return c.Traits.SuggestAsyncAllocator && c.R.Cause == "" },
-		Say: sayConst("If the failure comes from fragmentation rather than a full device, TF_GPU_ALLOCATOR=cuda_malloc_async (XLA_PYTHON_CLIENT_ALLOCATOR=cuda_async in JAX) may help.")},
+		Say: sayConst("If the failure comes from fragmentation rather than a full device, the CUDA async allocator (" + knobAsyncAllocator + ") may help.")},
 	{Name: "peak buffers printed", Action: grammar.ActionInvestigate, When: flatHas("BufferAssignment OOM Debugging"),
 		Say: sayConst("Read the \"Peak buffers\" list printed below the error: it names the operators and shapes that hold the memory at the peak.")},
 }
@@ -86,16 +87,17 @@ func poolTooSmall(c AdviceCase) string {
 	s := "The request (" + grammar.HumanSize(r.Requested) + ") is larger than XLA's whole memory pool on this GPU (pool limit " + grammar.HumanSize(r.PoolLimit) + freeNote(r) +
 		"), so freeing other arrays cannot make room. "
 	if !r.Capacity.Known || r.Capacity.Bytes <= 0 {
-		return s + "Raising XLA_PYTHON_CLIENT_MEM_FRACTION (default .75, e.g. .90) helps only if the GPU has well over " + grammar.HumanSize(r.Requested) +
+		return s + "Raising " + knobPoolShare + " helps only if the GPU has well over " + grammar.HumanSize(r.Requested) +
 			" in total; otherwise shard or shrink the array."
 	}
 	need := float64(r.Requested.Bytes) / float64(r.Capacity.Bytes)
 	frac := poolShareNeeded(r)
 	s += "The request is " + strconv.FormatFloat(need*100, 'f', 0, 64) + "% of the GPU's " + grammar.HumanSize(r.Capacity)
 	if frac <= maxPoolShare {
-		return s + ": raise XLA_PYTHON_CLIENT_MEM_FRACTION to at least " + strconv.FormatFloat(frac, 'f', 2, 64) + " (default .75), or shard or shrink the array."
+		mib := strconv.FormatInt(int64(math.Ceil(frac*float64(r.Capacity.Bytes)))>>20, 10)
+		return s + ": " + grammar.KnobRef(grammar.KnobPoolShareAtLeast, strconv.FormatFloat(frac, 'f', 2, 64), mib) + ", or shard or shrink the array."
 	}
-	return s + ", more than any XLA_PYTHON_CLIENT_MEM_FRACTION can leave room for: shard or shrink the array."
+	return s + ", more than any share of the GPU can leave room for: shard or shrink the array."
 }
 
 // maxPoolShare is the largest XLA_PYTHON_CLIENT_MEM_FRACTION worth advising: the CUDA context needs room.

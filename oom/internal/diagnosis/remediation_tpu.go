@@ -25,7 +25,7 @@ var compileHbmAdvice = AdviceTable{
 	{Name: "over by more than 15%", Action: grammar.ActionShrinkFootprint, When: wellOver, Say: func(c AdviceCase) string {
 		x := compileHbmRatio(c)
 		return "The program needs " + grammar.HumanSize(CompileHbmNeed(c)) + " and the device has " + grammar.HumanSize(c.R.Capacity) + " (" + FmtRatio(x) +
-			"): reduce the batch size by at least " + FmtRatio(x) + ", keep large tensors in bfloat16 (or quantize them), or shard parameters and optimizer state over at least " +
+			"): reduce the batch size by at least " + FmtRatio(x) + ", keep large tensors in " + knobLowPrecision + " (or quantize them), or shard parameters and optimizer state over at least " +
 			strconv.FormatInt(int64(math.Ceil(x)), 10) + " devices."
 	}},
 	{Name: "just over: rematerialize", Action: grammar.ActionRematerialize, When: justOver, Say: func(c AdviceCase) string {
@@ -37,17 +37,17 @@ var compileHbmAdvice = AdviceTable{
 		pct := strconv.FormatFloat((x-1)*100, 'f', 1, 64)
 		return "The program is only " + grammar.HumanBytes(over) + " (" + pct + "%) over the " + grammar.HumanSize(r.Capacity) +
 			" available: let rematerialization work harder, e.g. --xla_tpu_rematerialization_algo=PEAK_PRIORITY and --xla_tpu_max_hbm_size_mib=" +
-			strconv.FormatInt(r.Capacity.Bytes*9/10>>20, 10) + " (a target below the real capacity), or jax.checkpoint on the largest layers; sharded over " +
+			strconv.FormatInt(r.Capacity.Bytes*9/10>>20, 10) + " (a target below the real capacity), or " + knobRemat + " on the largest layers; sharded over " +
 			strconv.FormatInt(int64(math.Ceil(x)), 10) + " devices it fits without either."
 	}},
-	{Name: "just over: bfloat16", Action: grammar.ActionShrinkFootprint, When: justOver, Say: sayConst("Keep the largest tensors in bfloat16 to win back the last few percent.")},
+	{Name: "just over: bfloat16", Action: grammar.ActionShrinkFootprint, When: justOver, Say: sayConst("Keep the largest tensors in " + knobLowPrecision + " to win back the last few percent.")},
 	NoteRow,
 	{Name: "sizes not known", Action: grammar.ActionShrinkFootprint, When: func(c AdviceCase) bool { return compileHbmRatio(c) == 0 },
-		Say: sayConst("Reduce the batch size, keep large tensors in bfloat16, and shard parameters and optimizer state over more chips.")},
+		Say: sayConst("Reduce the batch size, keep large tensors in " + knobLowPrecision + ", and shard parameters and optimizer state over more chips.")},
 	{Name: "donate", Action: grammar.ActionReleaseBuffers, When: always,
-		Say: sayConst("Donate parameters and optimizer state to the step (jax.jit(..., donate_argnums=...)) so outputs reuse their HBM.")},
+		Say: sayConst(knobDonate + ": parameters and optimizer state above all.")},
 	{Name: "remat or offload", Action: grammar.ActionRematerialize, When: always,
-		Say: sayConst("Trade compute for memory: jax.checkpoint (remat) on large blocks, or offload activations or optimizer state to host memory.")},
+		Say: sayConst("Trade compute for memory: " + knobRemat + " on large blocks, or offload activations or optimizer state to host memory.")},
 	{Name: "largest allocations printed", Action: grammar.ActionInvestigate, When: flatHas("Largest program allocations"),
 		Say: sayConst("The breakdown printed with the error lists the largest allocations: start with those (shape, padding, operator).")},
 	{Name: "memory viewer", Action: grammar.ActionInvestigate, When: always,
@@ -74,7 +74,7 @@ var runtimeBufferAdvice = AdviceTable{
 	LeadRow,
 	{Name: "fragmented", Action: grammar.ActionReleaseBuffers, When: fragmented, Say: func(c AdviceCase) string {
 		return "HBM is fragmented: " + grammar.HumanSize(c.R.Free) + " is free in total but no single block holds " + grammar.HumanSize(c.R.Requested) +
-			". Free buffers you no longer need (jax.Array.delete(), drop references) and re-create the large ones together so they pack; the runtime defragments only when it can."
+			". Free buffers you no longer need (" + knobDelete + ") and re-create the large ones together so they pack; the runtime defragments only when it can."
 	}},
 	{Name: "fragmented: largest first", Action: grammar.ActionReleaseBuffers, When: fragmented,
 		Say: sayConst("Allocate the largest long-lived buffers (parameters, optimizer state, caches) first, before many small or short-lived arrays break memory up.")},
@@ -87,9 +87,8 @@ var runtimeBufferAdvice = AdviceTable{
 		Say: sayConst("Shrink what lives on the device: a smaller batch or sequence length, parameters sharded over more cores (e.g. FSDP).")},
 	// Whatever the cause: only the first of these can give the advice's kind.
 	steps("any cause", grammar.ActionReleaseBuffers, always,
-		"Donate inputs that are not needed after the call (jax.jit(..., donate_argnums=...)) so outputs reuse their "+
-			"memory.",
-		"Look for stale references keeping jax.Array buffers alive (lists of past outputs, globals); save and restore "+
+		knobDonate+".",
+		"Look for stale references keeping arrays alive (lists of past outputs, globals); save and restore "+
 			"checkpoints sharded instead of gathering the whole state on one device.",
 		"Rerun with the libtpu flag tpu_log_allocations_on_oom to get a dump of every live allocation at the moment "+
 			"of failure."),
@@ -109,14 +108,14 @@ var programLoadAdvice = AdviceTable{
 		if r.Reservable.Known {
 			s += " (" + grammar.HumanSize(r.Reservable) + " reservable)"
 		}
-		return s + ": data buffers take priority over programs, so shrink them (smaller batch, sharded parameters, donate_argnums)."
+		return s + ": data buffers take priority over programs, so shrink them (smaller batch, sharded parameters" + knobDonateInList + ")."
 	}},
 	{Name: "cause not known", Action: grammar.ActionShrinkFootprint, When: causeNotKnown,
-		Say: sayConst("Data buffers take priority over loaded programs: shrink them (smaller batch, sharded parameters, donate_argnums) to leave room for the program.")},
+		Say: sayConst("Data buffers take priority over loaded programs: shrink them (smaller batch, sharded parameters" + knobDonateInList + ") to leave room for the program.")},
 	steps("any cause", grammar.ActionTuneCompiler, always,
 		"Cap the HBM programs use for temporaries with the libtpu flag tpu_shared_memory_percent (it can cost speed).",
 		"Keep fewer programs loaded at once: every jitted function and every new input shape is its own program.",
-		"Release jax.Array references you no longer need, and rerun with tpu_log_allocations_on_oom or a memory "+
+		"Release array references you no longer need, and rerun with tpu_log_allocations_on_oom or a memory "+
 			"profile to see what holds HBM."),
 	NoteRow,
 }

@@ -105,8 +105,14 @@ type Report struct {
 	Site          Site   // the frame of the user's own code that asked, from the raised status's traceback
 	ExceptionType string // the type of the exception the record raised (exception.type)
 
+	// Framework is FrameworkTensorFlow, FrameworkJAX, FrameworkPyTorchXLA, or "" when the text does not show it:
+	// the framework Remediation names the knobs of. Change it with oom.Reframe, which renders them again.
+	Framework   string
 	Cause       string   // CauseFragmentation or CauseExhaustion when both sizes are known
 	Remediation []string // ordered, concrete actions; never empty on a recognised failure
+	// AdviceSource is Remediation's last steps with their knobs as references (KnobRef), so the advice can be
+	// rendered again for another framework without the record's text; not an attribute.
+	AdviceSource []string
 
 	Retry       string  // whether rerunning it unchanged can succeed: RetryFutile, RetryMayHelp or RetryUnknown
 	Action      string  // the kind of the first remediation step, one of Actions
