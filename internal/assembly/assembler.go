@@ -64,6 +64,8 @@ type stream struct {
 	start    *oom.Process    // what its process printed at start-up, if anything
 	started  time.Time       // when that process's start-up lines began (zero: unknown)
 	ended    bool            // its process failed: the next start-up line begins another
+	// framework is what its records outside failures showed of the program's framework.
+	framework framework
 }
 
 // building is a failure still open.
@@ -338,7 +340,7 @@ func (a *Assembler) close(key uint64, s *stream, why Close, closed []Failure) []
 	if why != ClosedRaised && b.wentOn(wentOnLines) {
 		f.Closed = ClosedWentOn
 	}
-	b.ev.apply(&f.Report)
+	b.ev.apply(&f.Report, s.framework)
 	f.Holders = b.ev.sortedHolders()
 	f.Facts = a.facts(s, b, &f.Report, s.seen)
 	f.Decision = oom.Decide(&f.Report, f.Facts)

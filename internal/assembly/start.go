@@ -17,6 +17,9 @@ func (a *Assembler) Startup(key uint64, text string, at, now time.Time, closed [
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	s, ok := a.streams.Get(key)
+	if ok {
+		s.framework.read(text)
+	}
 	var p oom.Process
 	if !ok || s.start == nil {
 		if !p.Read(text) {
@@ -24,6 +27,7 @@ func (a *Assembler) Startup(key uint64, text string, at, now time.Time, closed [
 		}
 		s, closed = a.lookup(key, now, closed)
 		s.start, s.started = &p, at
+		s.framework.read(text)
 		return closed
 	}
 	s.seen = now
