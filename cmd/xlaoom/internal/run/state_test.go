@@ -15,14 +15,13 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
-// autotuneJob is a real job's whole log (oom/testdata/jobs, JAX and jaxlib 0.11.2 with the jax-cuda13 plugin
-// on an H100, 2026-11-26): XLA_PYTHON_CLIENT_MEM_FRACTION=0.05, the pool filled, and the autotuner runs out of
-// memory compiling a training step; it fails the same way on every run. Alone its log cannot tell whether
-// the pool is the same on every run: unknown, rule own pool filled lacks pool_basis.
-var autotuneJob = capture("jobs", "autotune_in_training_step.log")
+// repeatingJob is a real capture's whole stderr (oom/testdata/real, JAX on an H100, default logging): a jit
+// whose temporaries need 69.85 GiB, more than the pool, which default logging does not print; it fails the
+// same way on every run. Alone its log cannot tell: unknown, rule repeat lacks earlier_attempt.
+var repeatingJob = capture("real", "jit_temps_defaultlog.stderr.txt")
 
 const (
-	firstAttempt = "rule own pool filled lacks pool_basis"
+	firstAttempt = "rule repeat lacks earlier_attempt"
 	repeated     = "futile (rule: repeat"
 )
 
@@ -88,14 +87,14 @@ func TestStateRepeatAcrossRuns(t *testing.T) {
 			dir := t.TempDir()
 			termination := filepath.Join(t.TempDir(), "termination-log")
 			args := append([]string{"--state=" + dir, "--termination-log=" + termination}, c.args...)
-			w := runWrapped(t, autotuneJob, failWithCapture, args...)
+			w := runWrapped(t, repeatingJob, failWithCapture, args...)
 			if w.status != 1 || !strings.Contains(w.lastLine(), firstAttempt) {
 				t.Fatalf("first attempt: status %d, want the job's 1 and %q: %s", w.status, firstAttempt, w.lastLine())
 			}
 			if b, _ := os.ReadFile(termination); string(b) != w.lastLine()+"\n" {
 				t.Errorf("first attempt: termination log %q, want the decision %q", b, w.lastLine())
 			}
-			w = runWrapped(t, autotuneJob, failWithCapture, args...)
+			w = runWrapped(t, repeatingJob, failWithCapture, args...)
 			if w.status != DefaultFutileExit || !strings.Contains(w.lastLine(), repeated) {
 				t.Fatalf("second attempt: status %d, want %d and %q: %s", w.status, DefaultFutileExit, repeated, w.lastLine())
 			}
@@ -133,10 +132,10 @@ func TestStateOtherJobNoRepeat(t *testing.T) {
 			dir := t.TempDir()
 			clearIdentity(t)
 			setEnv(t, c.first)
-			runWrapped(t, autotuneJob, failWithCapture, append([]string{"--state=" + dir}, c.args1...)...)
+			runWrapped(t, repeatingJob, failWithCapture, append([]string{"--state=" + dir}, c.args1...)...)
 			clearIdentity(t)
 			setEnv(t, c.second)
-			w := runWrapped(t, autotuneJob, failWithCapture, append([]string{"--state=" + dir}, c.args2...)...)
+			w := runWrapped(t, repeatingJob, failWithCapture, append([]string{"--state=" + dir}, c.args2...)...)
 			if w.status != 1 || !strings.Contains(w.lastLine(), firstAttempt) {
 				t.Errorf("status %d, want the job's 1 and %q: %s", w.status, firstAttempt, w.lastLine())
 			}
@@ -152,7 +151,7 @@ func TestStateWithoutIdentity(t *testing.T) {
 	clearIdentity(t)
 	dir := t.TempDir()
 	for run := 1; run <= 2; run++ {
-		w := runWrapped(t, autotuneJob, failWithCapture, "--state="+dir)
+		w := runWrapped(t, repeatingJob, failWithCapture, "--state="+dir)
 		if w.status != 1 || !strings.Contains(w.lastLine(), "rule repeat lacks job_identity") {
 			t.Errorf("run %d: status %d, want the job's 1 and the repeat rule lacking job_identity: %s", run, w.status, w.lastLine())
 		}
@@ -161,7 +160,7 @@ func TestStateWithoutIdentity(t *testing.T) {
 		t.Errorf("state files %q without a job identity", files)
 	}
 	// Without --state only this wrapper's own reruns are attempts: the rule lacks an earlier one.
-	w := runWrapped(t, autotuneJob, failWithCapture)
+	w := runWrapped(t, repeatingJob, failWithCapture)
 	if w.status != 1 || !strings.Contains(w.lastLine(), firstAttempt) {
 		t.Errorf("no --state: status %d: %s", w.status, w.lastLine())
 	}
@@ -182,7 +181,7 @@ func TestStateUnreadableIgnored(t *testing.T) {
 			if err := os.WriteFile(path, []byte(c.content), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			w := runWrapped(t, autotuneJob, failWithCapture, "--state="+filepath.Dir(path), "--job=train")
+			w := runWrapped(t, repeatingJob, failWithCapture, "--state="+filepath.Dir(path), "--job=train")
 			if w.status != 1 || !strings.Contains(w.stderr, "xlaoom run: the state "+path+" is ignored: ") ||
 				!strings.Contains(w.lastLine(), firstAttempt) {
 				t.Fatalf("status %d, want 1, the state said ignored and a first attempt's decision:\n%s", w.status, w.stderr)
@@ -190,7 +189,7 @@ func TestStateUnreadableIgnored(t *testing.T) {
 			if f := readState(t, path); f.Version != stateVersion || f.Job != "train" || len(f.Failures) != 1 {
 				t.Errorf("the state was not replaced by a good one: %+v", f)
 			}
-			w = runWrapped(t, autotuneJob, failWithCapture, "--state="+filepath.Dir(path), "--job=train")
+			w = runWrapped(t, repeatingJob, failWithCapture, "--state="+filepath.Dir(path), "--job=train")
 			if w.status != DefaultFutileExit {
 				t.Errorf("after it was replaced: status %d, want %d: %s", w.status, DefaultFutileExit, w.lastLine())
 			}
@@ -201,7 +200,7 @@ func TestStateUnreadableIgnored(t *testing.T) {
 		if err := os.WriteFile(notADir, nil, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		w := runWrapped(t, autotuneJob, failWithCapture, "--state="+notADir, "--job=train")
+		w := runWrapped(t, repeatingJob, failWithCapture, "--state="+notADir, "--job=train")
 		if w.status != 1 || !strings.Contains(w.stderr, "xlaoom run: cannot write the state ") || !strings.Contains(w.lastLine(), firstAttempt) {
 			t.Errorf("status %d, want 1 and the write failure said:\n%s", w.status, w.stderr)
 		}
@@ -213,8 +212,8 @@ func TestDryRun(t *testing.T) {
 	clearIdentity(t)
 	dir := t.TempDir()
 	termination := filepath.Join(t.TempDir(), "termination-log")
-	runWrapped(t, autotuneJob, failWithCapture, "--state="+dir, "--job=train")
-	w := runWrapped(t, autotuneJob, failWithCapture, "--dry-run", "--state="+dir, "--job=train", "--termination-log="+termination)
+	runWrapped(t, repeatingJob, failWithCapture, "--state="+dir, "--job=train")
+	w := runWrapped(t, repeatingJob, failWithCapture, "--dry-run", "--state="+dir, "--job=train", "--termination-log="+termination)
 	want := "xlaoom run: dry run: the job exited 1: the XLA failure E0007 is " + repeated
 	if w.status != 1 || len(w.runs) != 1 || !strings.HasPrefix(w.lastLine(), want) || !strings.HasSuffix(w.lastLine(), ": exit 78") {
 		t.Errorf("status %d after %d runs, want the job's 1 after 1 and %q…: exit 78: %s", w.status, len(w.runs), want, w.lastLine())
@@ -279,7 +278,7 @@ func TestStateBounds(t *testing.T) {
 
 // The reruns of one wrapper are later attempts, with or without --state.
 func TestRerunIsLaterAttempt(t *testing.T) {
-	log, err := os.ReadFile(autotuneJob)
+	log, err := os.ReadFile(repeatingJob)
 	if err != nil {
 		t.Fatal(err)
 	}
