@@ -25,7 +25,7 @@ func retryRulesMarkdown() string {
 	for i, r := range diagnosis.RetryRules {
 		b.WriteString("| " + strconv.Itoa(i+1) + " | " + r.Name + " | " + r.Condition + " | `" + r.Verdict + "` | " + r.Evidence + " |\n")
 	}
-	b.WriteString("| – | none of the above | – | `" + diagnosis.RetryUnknown + "` | the record does not show which: unknown rather than a guess |\n")
+	b.WriteString("| – | none of the above | – | `" + diagnosis.RetryUnknown + "` | the log does not show which: unknown rather than a guess, with the rule that would have decided and the fact it lacked |\n")
 	return b.String()
 }
 

@@ -65,7 +65,7 @@ func TestCompileTimeTPUOOMsAreFutile(t *testing.T) {
 		case !ok:
 			t.Errorf("%s: not recognised", name)
 		case r.Retry != diagnosis.RetryFutile:
-			t.Errorf("%s: retry %q (rule %q), want futile", name, r.Retry, diagnosis.Judge(&r, diagnosis.Facts{Attempts: 0}).Rule)
+			t.Errorf("%s: retry %q (rule %q), want futile", name, r.Retry, diagnosis.Judge(&r, diagnosis.Facts{}).Rule)
 		default:
 			futile++
 		}
@@ -126,16 +126,17 @@ func TestRetryRulesReachable(t *testing.T) {
 		if !ok {
 			continue
 		}
-		if rule := diagnosis.Judge(&r, diagnosis.Facts{Attempts: 0}).Rule; rule != "" && reached[rule] == "" {
-			reached[rule] = name
+		d := diagnosis.Judge(&r, diagnosis.Facts{})
+		if d.Verdict != diagnosis.RetryUnknown && reached[d.Rule] == "" {
+			reached[d.Rule] = name
 		}
-		if r.Retry != diagnosis.Judge(&r, diagnosis.Facts{Attempts: 0}).Verdict {
-			t.Errorf("%s: Report.Retry %q, RetryVerdict %q", name, r.Retry, diagnosis.Judge(&r, diagnosis.Facts{Attempts: 0}).Verdict)
+		if r.Retry != d.Verdict {
+			t.Errorf("%s: Report.Retry %q, Judge %q", name, r.Retry, d.Verdict)
 		}
 	}
 	for _, rule := range diagnosis.RetryRules {
 		if rule.Assembled {
-			t.Logf("%-34s %-9s reached by whole failures (internal/failure TestAssembledRulesReached)", rule.Name, rule.Verdict)
+			t.Logf("%-34s %-9s reached by whole failures (internal/assembly TestAssembledRulesReached)", rule.Name, rule.Verdict)
 			continue
 		}
 		if reached[rule.Name] == "" {
@@ -162,11 +163,11 @@ func TestRetryRefusalsBefore(t *testing.T) {
 	if !ok {
 		t.Fatal("the status of shared_gpu_backoff_then_oom is not recognised")
 	}
-	if exhausted.Retry != diagnosis.RetryUnknown || diagnosis.Judge(&exhausted, diagnosis.Facts{Attempts: 0}).Verdict != diagnosis.RetryUnknown {
+	if exhausted.Retry != diagnosis.RetryUnknown || diagnosis.Judge(&exhausted, diagnosis.Facts{}).Verdict != diagnosis.RetryUnknown {
 		t.Errorf("the status alone: %q, want unknown", exhausted.Retry)
 	}
-	if v, rule := diagnosis.Judge(&exhausted, diagnosis.Facts{Attempts: 35}).Verdict, diagnosis.Judge(&exhausted, diagnosis.Facts{Attempts: 35}).Rule; v != diagnosis.RetryMayHelp || rule != "driver refused before the failure" {
-		t.Errorf("after the 35 refusals of its log: %q (%q), want may_help", v, rule)
+	if d := diagnosis.Judge(&exhausted, diagnosis.Facts{Attempts: 35}); d.Verdict != diagnosis.RetryMayHelp || d.Rule != "driver refused before the failure" {
+		t.Errorf("after the 35 refusals of its log: %+v, want may_help", d)
 	}
 }
 

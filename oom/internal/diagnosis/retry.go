@@ -62,7 +62,7 @@ type retryRule struct {
 	Condition string                   // when, in words (docs/incidents.md)
 	Evidence  string
 	Holder    bool // memory held outside the program decides, so the action is to free it
-	Assembled bool // it reads facts only a whole failure holds (the allocator's Stats records, the job)
+	Assembled bool // it reads facts only a whole failure holds (the allocator's Stats records, its stream, its job)
 	Final     bool // no fact of the job can overturn it: it comes before memory held at start
 	Fallback  bool // it lacks a fact on every first failure: named for unknown only where no other rule is
 }
@@ -99,7 +99,7 @@ var RetryRules = []retryRule{
 			"TensorFlow's pool is the memory free at start less a reserve, so it decides only where that was the whole device.",
 	},
 	{
-		Name: "held at start", Verdict: RetryMayHelp, Holder: true, when: heldAtStart,
+		Name: "held at start", Verdict: RetryMayHelp, Holder: true, Assembled: true, when: heldAtStart,
 		Condition: "at the process's start-up one source printed the failing device's total and free memory (TensorFlow 1's " +
 			"`totalMemory: … freeMemory: …`, the nvidia-smi table a job script prints before the program) and others held more " +
 			"than max(1 GiB, 5% of the total)",
@@ -144,8 +144,8 @@ var RetryRules = []retryRule{
 		Name: RuleRepeat, Verdict: RetryFutile, Assembled: true, when: func(c retryCase) bool { return !c.f.RepeatsOff && c.f.Job && c.f.Earlier > 0 },
 		lacks: repeatLacks, Fallback: true,
 		Condition: "an earlier attempt of the same job (`k8s.job.name`, `k8s.jobset.name`, `slurm.job.id` or `service.name`) failed " +
-			"with the same code and program and a request within ±1%; an attempt is a process started after that failure, or " +
-			"a failure of another incident; never another host of the same attempt",
+			"with the same code and program and a request within ±1%; a later attempt is a process started after that failure, " +
+			"or, undated, another stream failing an incident window or more later; never another host of the same attempt",
 		Evidence: "The same job failing the same way on a later attempt is the strongest evidence there is: the restart " +
 			"already ran, on whatever device it got, and the program did not fit (real job autotune_in_training_step fails " +
 			"the same way on every run).",
@@ -170,7 +170,7 @@ var RetryRules = []retryRule{
 			"an 18 MiB request). Rules that find another holder come first, so this never overrides them.",
 	},
 	{
-		Name: "plan over the pool", Verdict: RetryFutile, when: planOverPool,
+		Name: "plan over the pool", Verdict: RetryFutile, Assembled: true, when: planOverPool,
 		lacks: needsFixedPool(func(c retryCase) bool { return planOver(c, poolLimit(c)) }),
 		Condition: "the compiler's plan exceeds the pool before anything ran: gpu_hlo_schedule.cc's input/output bytes over its " +
 			"base limit, or hlo_rematerialization.cc's peak (`only reduced to N`) over the pool's limit, or either over the " +
