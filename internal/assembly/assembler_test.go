@@ -195,6 +195,12 @@ func TestTensorFlowPoolFilledWantsItsBasis(t *testing.T) {
 	}
 	assert.Equal(t, ClosedRaised, f.Closed)
 	assert.Equal(t, oom.Decision{Verdict: oom.RetryUnknown, Rule: "own pool filled", Missing: oom.MissingPoolBasis}, f.Decision)
+	assert.Equal(t, oom.FrameworkTensorFlow, f.Report.Framework, "its exception's type")
+	for _, step := range f.Report.Remediation {
+		for _, jax := range []string{"XLA_PYTHON_CLIENT", "jax.", "donate_argnums"} {
+			assert.NotContains(t, step, jax, "a TensorFlow program advised with JAX's knob")
+		}
+	}
 	assert.Equal(t, oom.KnownSize(10273951744), f.Report.InUse)
 	assert.Equal(t, oom.Site{File: "/home/me/train.py", Line: 41, Function: "<module>"}, f.Report.Site)
 }
