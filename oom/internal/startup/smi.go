@@ -1,0 +1,244 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package startup
+
+import (
+	"strconv"
+	"strings"
+)
+
+// table is one nvidia-smi default table: its GPU rows by nvidia-smi index.
+type table struct {
+	rows    [MaxDevices]gpuRow
+	n       int  // 1 + the highest index listed
+	mig     bool // a "MIG devices:" section: a GPU row is not one device
+	lastGPU int8 // 1 + the index whose memory row comes next
+}
+
+type gpuRow struct {
+	listed      bool
+	model       string
+	used, total int64 // MiB; total 0: not read
+	holders     [MaxHolders]string
+	nHolders    uint8
+}
+
+// visible is CUDA_VISIBLE_DEVICES as a job script echoed it.
+type visible struct {
+	kind uint8 // visibleNone, visibleIndex, visibleUUID, visibleMIG
+	n    int8
+	idx  [MaxDevices]int8
+}
+
+const (
+	visibleNone uint8 = iota
+	visibleIndex
+	visibleUUID
+	visibleMIG
+)
+
+// readSMI reads the nvidia-smi default table as job scripts print it. The header starts a table; a table
+// counts only if it came before any framework line of the process and is the process's first, since a
+// monitor loop prints tables while the job holds its own memory.
+func (p *Process) readSMI(line string) bool {
+	if strings.Contains(line, cueSMIHeader) {
+		if !strings.Contains(line, "Driver Version") {
+			return false
+		}
+		if p.ended {
+			p.reset(false)
+		}
+		switch {
+		case !p.started && !p.taken:
+			p.table, p.taken = table{}, true
+			p.reading = &p.table
+			return true
+		case p.started:
+			p.pending = table{}
+			p.reading = &p.pending
+		default:
+			p.reading = nil // a second table before the framework started
+		}
+		return false
+	}
+	t := p.reading
+	if t == nil {
+		return false
+	}
+	cells := strings.Split(strings.Trim(strings.TrimSpace(line[strings.IndexByte(line, '|')+1:]), "|"), "|")
+	switch {
+	case strings.Contains(line, cueSMIMIG):
+		t.mig = true
+	case strings.Contains(line, cueSMIBusID):
+		return t.readGPU(cells[0]) && t == &p.table
+	case strings.Contains(line, "MiB /"):
+		return t.readMemory(line) && t == &p.table
+	case strings.Contains(line, cueSMIMiB):
+		return t.readHolder(cells[0]) && t == &p.table
+	}
+	return false
+}
+
+// readGPU reads a GPU row's first cell: "   0  NVIDIA H100 80GB HBM3          On  " (the name may be cut
+// with "...").
+func (t *table) readGPU(cell string) bool {
+	f := strings.Fields(cell)
+	if len(f) < 2 {
+		return false
+	}
+	i, err := strconv.Atoi(f[0])
+	if err != nil || !ordinalOK(i) {
+		return false
+	}
+	switch f[len(f)-1] {
+	case "On", "Off", "WDDM", "TCC", "N/A":
+		f = f[:len(f)-1]
+	}
+	t.rows[i] = gpuRow{listed: true, model: clip(strings.Join(f[1:], " "))}
+	t.n = max(t.n, i+1)
+	t.lastGPU = int8(i) + 1
+	return true
+}
+
+// readMemory reads the row after a GPU row: "| N/A   34C    P0    70W /  700W |   61437MiB /  81559MiB | ...".
+func (t *table) readMemory(line string) bool {
+	if t.lastGPU == 0 {
+		return false
+	}
+	at := strings.Index(line, "MiB /")
+	j := at
+	for j > 0 && line[j-1] >= '0' && line[j-1] <= '9' {
+		j--
+	}
+	used, _, ok1 := leadingInt(line[j:at])
+	total, rest, ok2 := leadingInt(strings.TrimLeft(line[at+len("MiB /"):], " "))
+	if !ok1 || !ok2 || !strings.HasPrefix(rest, "MiB") || total <= 0 || used > total {
+		return false
+	}
+	r := &t.rows[t.lastGPU-1]
+	r.used, r.total = used, total
+	t.lastGPU = 0
+	return true
+}
+
+// readHolder reads a Processes row: "    0   N/A  N/A     4242      C   python3     58000MiB " (drivers with
+// MIG support), "    0      4242      C   python     1234MiB " (older).
+func (t *table) readHolder(cell string) bool {
+	f := strings.Fields(cell)
+	if len(f) < 5 || !strings.HasSuffix(f[len(f)-1], "MiB") {
+		return false
+	}
+	i, err := strconv.Atoi(f[0])
+	if err != nil || !ordinalOK(i) || !t.rows[i].listed {
+		return false
+	}
+	usage := strings.TrimSuffix(f[len(f)-1], "MiB")
+	if _, err := strconv.Atoi(usage); err != nil {
+		return false
+	}
+	ty := -1
+	for k := 2; k < len(f)-2; k++ {
+		if _, err := strconv.Atoi(f[k-1]); err == nil && isProcessType(f[k]) {
+			ty = k
+			break
+		}
+	}
+	if ty < 0 {
+		return false
+	}
+	r := &t.rows[i]
+	if int(r.nHolders) < MaxHolders {
+		name := strings.Join(f[ty+1:len(f)-1], " ")
+		r.holders[r.nHolders] = clip(name + " (pid " + f[ty-1] + ") " + usage + " MiB")
+		r.nHolders++
+	}
+	return true
+}
+
+func isProcessType(s string) bool {
+	switch s {
+	case "C", "G", "C+G", "M", "M+C", "M+G", "M+C+G":
+		return true
+	}
+	return false
+}
+
+// readVisible reads a job script's echo of CUDA_VISIBLE_DEVICES: a line that is exactly
+// "CUDA_VISIBLE_DEVICES=2,3" or "CUDA_VISIBLE_DEVICES: 2,3" (export and quotes allowed).
+func (p *Process) readVisible(line string) bool {
+	s := strings.TrimPrefix(strings.TrimSpace(line), "export ")
+	s, ok := strings.CutPrefix(s, cueVisible)
+	if !ok {
+		return false
+	}
+	if v, ok := strings.CutPrefix(s, "="); ok {
+		s = v
+	} else if v, ok := strings.CutPrefix(s, ": "); ok {
+		s = v
+	} else {
+		return false
+	}
+	s = strings.Trim(strings.TrimSpace(s), `"'`)
+	var v visible
+	for item := range strings.SplitSeq(s, ",") {
+		item = strings.TrimSpace(item)
+		switch {
+		case strings.HasPrefix(item, "MIG-"):
+			v.kind = visibleMIG
+		case strings.HasPrefix(item, "GPU-"):
+			v.kind = max(v.kind, visibleUUID)
+		default:
+			i, err := strconv.Atoi(item)
+			if err != nil || !ordinalOK(i) {
+				return false
+			}
+			v.kind = max(v.kind, visibleIndex)
+			if int(v.n) < MaxDevices {
+				v.idx[v.n] = int8(i)
+			}
+		}
+		if int(v.n) >= MaxDevices {
+			return false
+		}
+		v.n++
+	}
+	if p.ended {
+		p.reset(false)
+	}
+	if p.started {
+		p.pendingVD = v // the next process's, if one starts before this one reads more
+		return false
+	}
+	p.visible = v
+	return true
+}
+
+// row returns the table's row for the framework's ordinal, and whether the mapping is only assumed (the
+// table lists several GPUs and nothing tells which the process saw). CUDA's order is taken to be the PCI
+// bus order nvidia-smi lists (true on a node of one model).
+func (p *Process) row(ordinal int) (r *gpuRow, assumed bool) {
+	t, v := &p.table, &p.visible
+	if !p.taken || t.mig || v.kind == visibleMIG || !ordinalOK(ordinal) {
+		return nil, false
+	}
+	i := ordinal
+	switch {
+	case v.kind == visibleIndex && t.n > int(v.n):
+		if ordinal >= int(v.n) {
+			return nil, false
+		}
+		i = int(v.idx[ordinal])
+	case v.kind == visibleIndex || v.kind == visibleUUID:
+		if t.n != int(v.n) {
+			return nil, false // UUIDs name no index; fewer rows than visible GPUs: the table is not the node's
+		}
+		assumed = v.kind == visibleUUID && t.n > 1 // a UUID list's order is CUDA's, not the bus's
+	default:
+		assumed = t.n > 1
+	}
+	if !ordinalOK(i) || !t.rows[i].listed {
+		return nil, false
+	}
+	return &t.rows[i], assumed
+}

@@ -1,0 +1,221 @@
+// Copyright The xla_oom Authors
+// SPDX-License-Identifier: Apache-2.0
+
+// Package startup reads what a process prints at start-up about its accelerators and memory pools (XLA/JAX,
+// TensorFlow, the nvidia-smi table a job script prints) and the compiler's memory plan, so that a failure can
+// be judged against the device it ran on. The formats and their versions are in docs/devices.md.
+package startup
+
+import (
+	"strings"
+
+	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
+)
+
+// Bounds of a Process: its size is fixed whatever the stream prints.
+const (
+	MaxDevices = 16  // ordinals 0..15; facts of higher ordinals are dropped
+	MaxHolders = 3   // other processes kept per device
+	maxText    = 128 // a model or holder name longer than this is cut
+)
+
+// Cues are phrases one of which every line Read takes contains, in the prefilter's syntax: a space stands for
+// a run of whitespace. Read reads no other line, so a record split line by line gives the same facts.
+var Cues = []string{
+	cueXLA, cueExecutor, cueVMM,
+	cueFound, cueTotalMemory, cueDeviceMemorySize, cueTotalMemoryT1, cueFreeMemoryT1, cueTFCreated,
+	cueSMIHeader, cueSMIBusID, cueSMIMiB, cueSMIMIG, cueVisible,
+	cueSchedule, cueRemat,
+}
+
+const (
+	cueXLA              = "XLA backend "
+	cueExecutor         = "StreamExecutor "
+	cueVMM              = "pa_budget for device "
+	cueFound            = "with properties:"
+	cueTotalMemory      = "totalMemory:"
+	cueDeviceMemorySize = "deviceMemorySize:"
+	cueTotalMemoryT1    = "Total memory:"
+	cueFreeMemoryT1     = "Free memory:"
+	cueTFCreated        = "MB memory"
+	cueSMIHeader        = "NVIDIA-SMI "
+	cueSMIBusID         = "00000000:"
+	cueSMIMiB           = "MiB |"
+	cueSMIMIG           = "MIG devices:"
+	cueVisible          = "CUDA_VISIBLE_DEVICES"
+	cueSchedule         = "exceeds the base limit"
+	cueRemat            = "by rematerialization"
+)
+
+// Sources of a fact (Device's *Source fields).
+const (
+	SourceTensorFlow = "tensorflow"
+	SourceNvidiaSMI  = "nvidia-smi"
+	SourceModel      = "model"
+	SourceXLA        = "xla" // the 2019 "reserving N out of M": the free memory, without a total
+)
+
+// Pool bases (Device.PoolBasis).
+const (
+	BasisShare       = "share"         // a configured share of the device's total
+	BasisFreeAtStart = "free_at_start" // sized from the memory free when the process started
+)
+
+// Plan sources (Device.PlanSource).
+const (
+	PlanScheduler         = "scheduler"         // gpu_hlo_schedule.cc
+	PlanRematerialization = "rematerialization" // hlo_rematerialization.cc
+)
+
+// Kinds of framework line: a second line of one kind for one ordinal starts a new process.
+const (
+	kindExecutor uint8 = 1 << iota
+	kindPool
+	kindTFFound
+	kindTFCreated
+)
+
+// framework is what the framework printed of one device.
+type framework struct {
+	seen      uint8 // kinds read
+	model     string
+	capacity  grammar.Size
+	free      grammar.Size
+	freeTotal grammar.Size
+	freeFrom  string
+	pool      grammar.Size
+	basis     string
+}
+
+// Process is what one process printed at start-up about its devices and memory pools, and the compiler's
+// plan. Its size is fixed (MaxDevices, MaxHolders); the zero value is empty and ready.
+type Process struct {
+	dev       [MaxDevices]framework
+	table     table // the nvidia-smi table printed before the framework started
+	pending   table // a table printed after this process's framework lines: the next process's, or a monitor's
+	visible   visible
+	pendingVD visible
+	reading   *table // the table whose rows the next lines belong to; nil: none
+	taken     bool   // table holds this process's table
+	started   bool   // a framework line of this process was read
+	ended     bool   // the process failed: the next start-up fact begins a new process
+	tfFound   int8   // 1+ordinal of TensorFlow's last "Found device N": its memory lines follow
+	plan      plan
+	planStale bool // the plan belongs to the ended process: the next plan line replaces it
+}
+
+type plan struct {
+	peak, limit grammar.Size
+	source      string
+}
+
+// Read takes one record's text (one line, or lines joined by '\n', with or without a log header) and
+// reports whether it read a fact. Lines without a cue are skipped without allocating.
+func (p *Process) Read(text string) bool {
+	took := false
+	for text != "" {
+		line, rest, _ := strings.Cut(text, "\n")
+		text = rest
+		if p.readLine(strings.TrimSuffix(line, "\r")) {
+			took = true
+		}
+	}
+	return took
+}
+
+func (p *Process) readLine(line string) bool {
+	switch {
+	case strings.Contains(line, cueXLA):
+		return p.readXLA(line)
+	case strings.Contains(line, cueExecutor):
+		return p.readExecutor(line)
+	case strings.Contains(line, cueVMM):
+		return p.readVMM(line)
+	case strings.Contains(line, cueFound):
+		return p.readTFFound(line)
+	case strings.Contains(line, cueTotalMemory), strings.Contains(line, cueDeviceMemorySize),
+		strings.Contains(line, cueTotalMemoryT1), strings.Contains(line, cueFreeMemoryT1):
+		return p.readTFMemory(line)
+	case strings.Contains(line, cueTFCreated):
+		return p.readTFCreated(line)
+	case strings.Contains(line, cueSchedule):
+		return p.readSchedule(line)
+	case strings.Contains(line, cueRemat):
+		return p.readRemat(line)
+	case strings.Contains(line, cueVisible):
+		return p.readVisible(line)
+	case strings.Contains(line, cueSMIHeader), strings.Contains(line, cueSMIBusID),
+		strings.Contains(line, cueSMIMiB), strings.Contains(line, cueSMIMIG):
+		return p.readSMI(line)
+	}
+	return false
+}
+
+// Ended marks that the process failed (its failure closed): the next start-up fact begins a new process.
+// The facts stay readable until then.
+func (p *Process) Ended() {
+	p.ended = true
+	p.planStale = true
+}
+
+// reset begins a new process. A table (and CUDA_VISIBLE_DEVICES) printed after the old process's framework
+// lines becomes the new one's when promote is set: a job script prints them before its program starts.
+func (p *Process) reset(promote bool) {
+	next := Process{}
+	if promote && p.pending.n > 0 {
+		next.table, next.taken = p.pending, true
+	}
+	if promote {
+		next.visible = p.pendingVD
+	}
+	*p = next
+}
+
+// frameworkLine is called before a framework line of kind for ordinal is taken: it begins a new process
+// where the process ended or already read that kind for that ordinal, and closes any table being read.
+// same reports that the line repeats what was read (TensorFlow prints its device line once per session).
+func (p *Process) frameworkLine(ordinal int, kind uint8, same bool) {
+	switch {
+	case p.ended:
+		p.reset(false)
+	case p.dev[ordinal].seen&kind != 0 && !same:
+		p.reset(true)
+	default:
+		// A table between this process's framework lines is a monitor's: never the memory others held.
+		p.pending, p.pendingVD = table{}, visible{}
+	}
+	p.reading = nil
+	p.started = true
+	p.dev[ordinal].seen |= kind
+}
+
+// ordinalOK bounds an ordinal read from a line.
+func ordinalOK(n int) bool { return n >= 0 && n < MaxDevices }
+
+// clip copies s (a record's text must not stay referenced), cut to maxText bytes.
+func clip(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) > maxText {
+		s = s[:maxText]
+	}
+	return strings.Clone(s)
+}
+
+// leadingInt reads the decimal digits that start s (at most 18) and the rest.
+func leadingInt(s string) (n int64, rest string, ok bool) {
+	i := 0
+	for i < len(s) && i < 18 && s[i] >= '0' && s[i] <= '9' {
+		n = n*10 + int64(s[i]-'0')
+		i++
+	}
+	return n, s[i:], i > 0
+}
+
+// after returns what follows the first sep in s.
+func after(s, sep string) (string, bool) {
+	i := strings.Index(s, sep)
+	if i < 0 {
+		return "", false
+	}
+	return s[i+len(sep):], true
+}
