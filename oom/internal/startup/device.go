@@ -31,13 +31,13 @@ type Device struct {
 }
 
 // Device is what is known of device ordinal at start-up. ordinal < 0 (the failure did not say which
-// device): the process's one device, or an empty Device where it knows several or none.
+// device): the process's one device; where it knows several or none, only the plan (the process's).
 func (p *Process) Device(ordinal int) Device {
 	if ordinal < 0 {
 		ordinal = p.onlyDevice()
 	}
 	if !ordinalOK(ordinal) {
-		return Device{}
+		return Device{PlanPeak: p.plan.peak, PlanLimit: p.plan.limit, PlanSource: p.plan.source}
 	}
 	f := &p.dev[ordinal]
 	d := Device{
