@@ -129,11 +129,13 @@ func (p *Process) readExecutor(line string) bool {
 	if i := strings.Index(name, ", "); i >= 0 {
 		name = name[:i] // the platform version follows: "Compute Capability 8.0", "AMDGPU ISA version: gfx90a"
 	}
-	if strings.TrimSpace(name) == "" {
-		return false
+	switch name = clip(name); name {
+	case "", "Host", "Interpreter":
+		return false // TensorFlow's XLA services for the CPU print "StreamExecutor device (0): Host, Default Version"
 	}
-	p.frameworkLine(int(ord), kindExecutor, false)
-	p.dev[ord].model = clip(name)
+	// TensorFlow and JAX in one process each print the line: the same model is the same process.
+	p.frameworkLine(int(ord), kindExecutor, p.dev[ord].model == name)
+	p.dev[ord].model = name
 	return true
 }
 
@@ -148,8 +150,41 @@ func (p *Process) readTFFound(line string) bool {
 	if !ok || !ordinalOK(int(ord)) || !strings.HasPrefix(rest, " "+cueFound) {
 		return false
 	}
+	if p.dev[ord].seen&kindTFFound != 0 && !p.ended {
+		// TensorFlow prints the block per session (and twice at start in 2.x): the memory lines decide.
+		p.reading, p.tfRepeat, p.tfFound = nil, true, int8(ord)+1
+		return true
+	}
 	p.frameworkLine(int(ord), kindTFFound, false)
 	p.tfFound = int8(ord) + 1
+	return true
+}
+
+// repeatDecided settles a repeated "Found device N" by its memory: the same total, and the same free
+// memory or less by no more than the process's own pool (and 1 GiB), is the same process; else a new one
+// begins. It reports whether the figures read belong to a new process (and must be recorded).
+func (p *Process) repeatDecided(total, free grammar.Size) bool {
+	if !p.tfRepeat {
+		return true
+	}
+	ord := int(p.tfFound - 1)
+	d := &p.dev[ord]
+	same := d.capacity == total
+	if same && free.Known && d.free.Known {
+		drop := d.free.Bytes - free.Bytes
+		same = drop == 0 || d.pool.Known && drop > 0 && drop <= d.pool.Bytes+1<<30
+	}
+	if same {
+		if !free.Known && d.free.Known {
+			return false // "Total memory:" of a repeated v0.5-v1.3 block: wait for its "Free memory:"
+		}
+		p.tfRepeat, p.tfFound = false, 0
+		p.pending, p.pendingVD = table{}, visible{}
+		return false
+	}
+	p.reset(true)
+	p.started, p.tfFound = true, int8(ord)+1
+	p.dev[ord].seen |= kindTFFound
 	return true
 }
 
@@ -160,31 +195,45 @@ func (p *Process) readTFMemory(line string) bool {
 	if p.tfFound == 0 {
 		return false
 	}
-	d := &p.dev[p.tfFound-1]
+	ord := p.tfFound - 1
 	if total, ok := sizeAfter(line, cueTotalMemory+" "); ok {
-		free, ok := sizeAfter(line, "freeMemory: ")
-		p.tfFound = 0
-		d.capacity = total
-		if ok {
-			d.free, d.freeTotal, d.freeFrom = free, total, SourceTensorFlow
+		free, _ := sizeAfter(line, "freeMemory: ")
+		if p.repeatDecided(total, free) {
+			p.dev[ord].setTotalFree(total, free)
 		}
+		p.tfFound = 0
 		return true
 	}
 	if total, ok := sizeAfter(line, cueDeviceMemorySize+" "); ok {
+		if p.repeatDecided(total, grammar.Size{}) {
+			p.dev[ord].capacity = total
+		}
 		p.tfFound = 0
-		d.capacity = total
 		return true
 	}
 	if total, ok := sizeAfter(line, cueTotalMemoryT1+" "); ok {
-		d.capacity = total
-		return true // Free memory: follows on the next line
+		if p.repeatDecided(total, grammar.Size{}) {
+			p.dev[ord].setTotalFree(total, grammar.Size{})
+			p.tfFound = ord + 1 // its "Free memory:" follows
+		}
+		return true
 	}
-	if free, ok := sizeAfter(line, cueFreeMemoryT1+" "); ok && d.capacity.Known {
+	if free, ok := sizeAfter(line, cueFreeMemoryT1+" "); ok && p.dev[ord].capacity.Known {
+		if p.repeatDecided(p.dev[ord].capacity, free) {
+			p.dev[ord].setTotalFree(p.dev[ord].capacity, free)
+		}
 		p.tfFound = 0
-		d.free, d.freeTotal, d.freeFrom = free, d.capacity, SourceTensorFlow
 		return true
 	}
 	return false
+}
+
+// setTotalFree records TensorFlow's total and, where printed, the free memory with it.
+func (f *framework) setTotalFree(total, free grammar.Size) {
+	f.capacity = total
+	if free.Known {
+		f.free, f.freeTotal, f.freeFrom = free, total, SourceTensorFlow
+	}
 }
 
 // sizeAfter reads the TSL size ("11.17GiB", "497.25MiB") that follows label.

@@ -108,6 +108,14 @@ func TestNewProcess(t *testing.T) {
 	tinyRemat := "W1122 10:52:50.179857     727 hlo_rematerialization.cc:3363] Can't reduce memory use below 3.76GiB (4037430749 bytes) by rematerialization; only reduced to 5.59GiB (6000500004 bytes), down from 5.59GiB (6000500004 bytes) originally"
 	tfCreated := "Created device /job:localhost/replica:0/task:0/device:GPU:0 with 38367 MB memory:  -> device: 0, name: NVIDIA A100-PCIE-40GB, pci bus id: 0000:00:04.0, compute capability: 8.0"
 	tfFound := "Found device 0 with properties: \nname: Tesla K80 major: 3 minor: 7 memoryClockRate(GHz): 0.8235\npciBusID: 0000:00:04.0\ntotalMemory: 11.17GiB freeMemory: 497.25MiB"
+	tf2Found := "2020-06-01 10:11:12.123456: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1716] Found device 0 with properties: \n" +
+		"pciBusID: 0000:00:04.0 name: Tesla T4 computeCapability: 7.5\ncoreClock: 1.59GHz coreCount: 40 deviceMemorySize: 14.75GiB deviceMemoryBandwidth: 298.08GiB/s"
+	tfHost := "2020-06-01 10:11:12.223456: I tensorflow/compiler/xla/service/service.cc:176]   StreamExecutor device (0): Host, Default Version"
+	tfCUDA := "2020-06-01 10:11:12.323456: I tensorflow/compiler/xla/service/service.cc:176]   StreamExecutor device (0): Tesla T4, Compute Capability 7.5"
+	tf2Created := "2020-06-01 10:11:13.123456: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1402] Created TensorFlow device (/job:localhost/replica:0/task:0/device:GPU:0 with 8000 MB memory) -> physical GPU (device: 0, name: Tesla T4, pci bus id: 0000:00:04.0, compute capability: 7.5)"
+	tf1Session2 := strings.Replace(tfFound, "497.25MiB", "100.00MiB", 1) // the process's own pool took the rest
+	tf1Found := strings.Replace(tfFound, "497.25MiB", "10.90GiB", 1)
+	tf1Created := strings.Replace(tfCreated, "38367", "10700", 1)
 	ended := "ENDED"
 	tests := []struct {
 		name    string
@@ -138,6 +146,21 @@ func TestNewProcess(t *testing.T) {
 		{"a Found device line again: a new process",
 			[]string{tfFound, tfCreated, strings.Replace(tfFound, "497.25MiB", "11.00GiB", 1)},
 			func(d Device) bool { return !d.Pool.Known && d.Free.Bytes == 11<<30 }},
+		{"TensorFlow 2.x: its Found block twice, XLA's Host and CUDA devices: one process, the table kept",
+			[]string{smi535, tf2Found, tf2Found, tfHost, tfCUDA, tf2Created},
+			func(d Device) bool {
+				_, held := d.Held()
+				return held && d.Model == "Tesla T4" && d.Pool.Bytes == 8000<<20 && d.CapacitySource == SourceTensorFlow
+			}},
+		{"TensorFlow 1: a second session's Found block, its free memory less by the own pool: the same process",
+			[]string{tf1Found, tf1Created, tf1Session2, tf1Created},
+			func(d Device) bool { return d.Free.Bytes == 11703785882 && d.Pool.Bytes == 10700<<20 }},
+		{"TensorFlow 1: a Found block whose free memory is not explained by the own pool: a new process",
+			[]string{tfFound, strings.Replace(tfCreated, "38367", "272", 1), tf1Found},
+			func(d Device) bool { return d.Free.Bytes == 11703785882 && !d.Pool.Known }},
+		{"JAX and TensorFlow in one process both print the device line: the same model is one process",
+			[]string{smi580Held, executor, bigPool, executor},
+			func(d Device) bool { return len(d.Holders) == 1 && d.Pool.Known }},
 		{"a table printed between two processes (no failure between) is the second's",
 			[]string{smi580Free(t), executor, bigPool, smi580Held, executor, bigPool},
 			func(d Device) bool { _, held := d.Held(); return held && len(d.Holders) == 1 }},

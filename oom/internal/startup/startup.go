@@ -100,6 +100,7 @@ type Process struct {
 	started   bool   // a framework line of this process was read
 	ended     bool   // the process failed: the next start-up fact begins a new process
 	tfFound   int8   // 1+ordinal of TensorFlow's last "Found device N": its memory lines follow
+	tfRepeat  bool   // that line repeated one of this process: its memory lines tell whether a new one began
 	plan      plan
 	planStale bool // the plan belongs to the ended process: the next plan line replaces it
 }
@@ -158,15 +159,20 @@ func (p *Process) Ended() {
 	p.planStale = true
 }
 
-// reset begins a new process. A table (and CUDA_VISIBLE_DEVICES) printed after the old process's framework
-// lines becomes the new one's when promote is set: a job script prints them before its program starts.
-func (p *Process) reset(promote bool) {
+// reset begins a new process. carry: a repeated framework line began it, and what the new process printed
+// before that line is kept: the table and CUDA_VISIBLE_DEVICES printed after the old process's framework
+// lines (a job script prints them before its program starts), and the device models (a device line naming
+// the same model starts no process).
+func (p *Process) reset(carry bool) {
 	next := Process{}
-	if promote && p.pending.n > 0 {
-		next.table, next.taken = p.pending, true
-	}
-	if promote {
+	if carry {
+		if p.pending.n > 0 {
+			next.table, next.taken = p.pending, true
+		}
 		next.visible = p.pendingVD
+		for i := range p.dev {
+			next.dev[i].model = p.dev[i].model
+		}
 	}
 	*p = next
 }
@@ -175,17 +181,21 @@ func (p *Process) reset(promote bool) {
 // where the process ended or already read that kind for that ordinal, and closes any table being read.
 // same reports that the line repeats what was read (TensorFlow prints its device line once per session).
 func (p *Process) frameworkLine(ordinal int, kind uint8, same bool) {
+	repeat := p.dev[ordinal].seen&kind != 0
 	switch {
 	case p.ended:
 		p.reset(false)
-	case p.dev[ordinal].seen&kind != 0 && !same:
+	case repeat && !same:
 		p.reset(true)
+	case repeat:
+		// The same line again may be the same process or the next one's first: the next line decides.
 	default:
 		// A table between this process's framework lines is a monitor's: never the memory others held.
 		p.pending, p.pendingVD = table{}, visible{}
 	}
 	p.reading = nil
 	p.started = true
+	p.tfRepeat = false
 	p.dev[ordinal].seen |= kind
 }
 
