@@ -226,6 +226,13 @@ func hasCue(text string) bool {
 
 func cueAt(s, cue string) bool {
 	for j := 0; j < len(cue); j++ {
+		if cue[j] == '#' {
+			if s == "" || s[0] < '0' || s[0] > '9' {
+				return false
+			}
+			s = s[1:]
+			continue
+		}
 		if cue[j] == ' ' {
 			n := 0
 			for n < len(s) && (s[n] == ' ' || s[n] == '\t') {

@@ -10,6 +10,7 @@ import (
 
 // table is one nvidia-smi default table: its GPU rows by nvidia-smi index.
 type table struct {
+	csv     columns // set: the table is the CSV query's
 	rows    [MaxDevices]gpuRow
 	n       int  // 1 + the highest index listed
 	mig     bool // a "MIG devices:" section: a GPU row is not one device
@@ -43,28 +44,18 @@ const (
 // monitor loop prints tables while the job holds its own memory.
 func (p *Process) readSMI(line string) bool {
 	if strings.Contains(line, cueSMIHeader) {
-		if !strings.Contains(line, "Driver Version") {
-			return false
-		}
-		if p.ended {
-			p.reset(false)
-		}
-		switch {
-		case !p.started && !p.taken:
-			p.table, p.taken = table{}, true
-			p.reading = &p.table
-			return true
-		case p.started:
-			p.pending = table{}
-			p.reading = &p.pending
-		default:
-			p.reading = nil // a second table before the framework started
-		}
-		return false
+		return strings.Contains(line, "Driver Version") && p.startTable(columns{})
+	}
+	if strings.Contains(line, cueCSVHeader) {
+		c, ok := readColumns(line)
+		return ok && p.startTable(c)
 	}
 	t := p.reading
 	if t == nil {
 		return false
+	}
+	if t.csv.total != 0 {
+		return hasCSVCue(line) && t.readCSVRow(line) && t == &p.table
 	}
 	cells := strings.Split(strings.Trim(strings.TrimSpace(line[strings.IndexByte(line, '|')+1:]), "|"), "|")
 	switch {
@@ -78,6 +69,118 @@ func (p *Process) readSMI(line string) bool {
 		return t.readHolder(cells[0]) && t == &p.table
 	}
 	return false
+}
+
+// startTable begins a table (cols set: the CSV query's) and reports whether it is the process's at start.
+func (p *Process) startTable(cols columns) bool {
+	if p.ended {
+		p.reset(false)
+	}
+	switch {
+	case !p.started && !p.taken:
+		p.table, p.taken = table{csv: cols}, true
+		p.reading = &p.table
+		return true
+	case p.started:
+		p.pending = table{csv: cols}
+		p.reading = &p.pending
+	default:
+		p.reading = nil // a second table before the framework started
+	}
+	return false
+}
+
+// columns are 1 + the positions of the CSV query's columns (0: absent).
+type columns struct{ index, name, used, total, free, count int8 }
+
+// readColumns reads the header of "nvidia-smi --query-gpu=...,memory.used,memory.total --format=csv":
+// "index, name, memory.used [MiB], memory.total [MiB]" (memory.free may stand for memory.used).
+func readColumns(line string) (columns, bool) {
+	var c columns
+	i := int8(0)
+	for f := range strings.SplitSeq(strings.TrimSpace(line), ", ") {
+		if i++; i > 16 {
+			return columns{}, false
+		}
+		switch f {
+		case "index":
+			c.index = i
+		case "name":
+			c.name = i
+		case "memory.used [MiB]":
+			c.used = i
+		case "memory.total [MiB]":
+			c.total = i
+		case "memory.free [MiB]":
+			c.free = i
+		}
+	}
+	c.count = i
+	return c, c.total != 0 && (c.used != 0 || c.free != 0)
+}
+
+// hasCSVCue: the line holds cueCSVRow, a digit, " MiB, " and a digit.
+func hasCSVCue(line string) bool {
+	for i := 0; ; {
+		j := strings.Index(line[i:], " MiB, ")
+		if j < 0 {
+			return false
+		}
+		j += i
+		if j > 0 && isDigit(line[j-1]) && j+6 < len(line) && isDigit(line[j+6]) {
+			return true
+		}
+		i = j + 1
+	}
+}
+
+func isDigit(b byte) bool { return b >= '0' && b <= '9' }
+
+// readCSVRow reads a row of the CSV query: "0, NVIDIA H100 80GB HBM3, 61437 MiB, 81559 MiB"; without an
+// index column the rows are in index order.
+func (t *table) readCSVRow(line string) bool {
+	var r gpuRow
+	i, n, free := int8(0), t.n, int64(-1)
+	for f := range strings.SplitSeq(strings.TrimSpace(line), ", ") {
+		if i++; i > t.csv.count {
+			return false
+		}
+		mib, rest, ok := leadingInt(f)
+		mibOK := ok && rest == " MiB"
+		switch i {
+		case t.csv.index:
+			if !ok || rest != "" || !ordinalOK(int(mib)) {
+				return false
+			}
+			n = int(mib)
+		case t.csv.name:
+			r.model = clip(f)
+		case t.csv.used:
+			r.used = mib
+		case t.csv.total:
+			r.total = mib
+		case t.csv.free:
+			free = mib
+		default:
+			continue
+		}
+		if (i == t.csv.used || i == t.csv.total || i == t.csv.free) && !mibOK {
+			return false
+		}
+	}
+	if i != t.csv.count {
+		return false
+	}
+	if t.csv.used == 0 {
+		r.used = r.total - free
+	}
+	if !ordinalOK(n) || r.total <= 0 || r.used < 0 || r.used > r.total {
+		return false
+	}
+	r.listed = true
+	t.rows[n] = r
+	t.n = max(t.n, n+1)
+	return true
 }
 
 // readGPU reads a GPU row's first cell: "   0  NVIDIA H100 80GB HBM3          On  " (the name may be cut

@@ -202,6 +202,38 @@ func TestNvidiaSMI(t *testing.T) {
 			want:    Device{Model: "NVIDIA A100-PCIE-40GB", Capacity: known(40 * gib), CapacitySource: SourceModel},
 		},
 		{
+			name:    "the CSV query, memory only",
+			records: []string{"memory.used [MiB], memory.total [MiB]\n20195 MiB, 32607 MiB"},
+			want: Device{Capacity: known(32607 << 20), CapacitySource: SourceNvidiaSMI,
+				Free: known((32607 - 20195) << 20), FreeTotal: known(32607 << 20), FreeSource: SourceNvidiaSMI},
+			held: true,
+		},
+		{
+			name: "the CSV query with index and name, a line per record, CUDA_VISIBLE_DEVICES=1",
+			records: []string{"CUDA_VISIBLE_DEVICES=1", "index, name, memory.used [MiB], memory.total [MiB]",
+				"0, NVIDIA H100 80GB HBM3, 0 MiB, 81559 MiB", "1, NVIDIA H100 80GB HBM3, 61437 MiB, 81559 MiB", xla0},
+			want: Device{Model: "NVIDIA H100 80GB HBM3", Capacity: known(h100Total), CapacitySource: SourceNvidiaSMI,
+				Free: known((81559 - 61437) << 20), FreeTotal: known(h100Total), FreeSource: SourceNvidiaSMI,
+				Pool: known(63763906560), PoolBasis: BasisShare},
+			held: true,
+		},
+		{
+			name:    "the CSV query with memory.free",
+			records: []string{"memory.free [MiB], memory.total [MiB]", "81000 MiB, 81559 MiB"},
+			want: Device{Capacity: known(h100Total), CapacitySource: SourceNvidiaSMI,
+				Free: known(81000 << 20), FreeTotal: known(h100Total), FreeSource: SourceNvidiaSMI},
+			whole: true,
+		},
+		{
+			name:    "the CSV query after the pool: a monitor's",
+			records: []string{xla0, "memory.used [MiB], memory.total [MiB]", "61437 MiB, 81559 MiB"},
+			want:    Device{Pool: known(63763906560), PoolBasis: BasisShare},
+		},
+		{
+			name:    "a CSV row that is not the header's shape",
+			records: []string{"memory.used [MiB], memory.total [MiB]", "61437 MiB, 81559 MiB, 3 MiB", "x MiB, 81559 MiB"},
+		},
+		{
 			name:    "a monitor loop's table after the pool is never read",
 			records: []string{smi580Free(t), xla0, smi580Held},
 			want: Device{Model: "NVIDIA H100 80GB HBM3", Capacity: known(h100Total), CapacitySource: SourceNvidiaSMI,
@@ -244,7 +276,7 @@ func TestNvidiaSMI(t *testing.T) {
 // TestSameFeed: a table or a TensorFlow device record gives the same facts as one record and as a line per
 // record (as the agent's rules or a raw feed deliver it).
 func TestSameFeed(t *testing.T) {
-	texts := []string{smi580Held, smi535, smi418, fourGPUs(),
+	texts := []string{smi580Held, smi535, smi418, fourGPUs(), "index, name, memory.used [MiB], memory.total [MiB]\n0, NVIDIA H100 80GB HBM3, 0 MiB, 81559 MiB\n1, NVIDIA H100 80GB HBM3, 61437 MiB, 81559 MiB",
 		"Found device 0 with properties: \nname: Tesla K80 major: 3 minor: 7 memoryClockRate(GHz): 0.8235\npciBusID: 0000:00:04.0\ntotalMemory: 11.17GiB freeMemory: 497.25MiB"}
 	for _, text := range texts {
 		var whole, lines Process

@@ -20,11 +20,11 @@ const (
 )
 
 // Cues are phrases one of which every line Read takes contains, in the prefilter's syntax: a space stands for
-// a run of whitespace. Read reads no other line, so a record split line by line gives the same facts.
+// a run of whitespace, '#' for a digit. Read reads no other line, so a record split line by line gives the same facts.
 var Cues = []string{
 	cueXLA, cueExecutor, cueVMM,
 	cueFound, cueTotalMemory, cueDeviceMemorySize, cueTotalMemoryT1, cueFreeMemoryT1, cueTFCreated,
-	cueSMIHeader, cueSMIBusID, cueSMIMiB, cueSMIMIG, cueVisible,
+	cueSMIHeader, cueSMIBusID, cueSMIMiB, cueSMIMIG, cueCSVHeader, cueCSVRow, cueVisible,
 	cueSchedule, cueRemat,
 }
 
@@ -42,6 +42,8 @@ const (
 	cueSMIBusID         = "00000000:"
 	cueSMIMiB           = "MiB |"
 	cueSMIMIG           = "MIG devices:"
+	cueCSVHeader        = "memory.total [MiB]"
+	cueCSVRow           = "# MiB, #" // '#' a digit: "61437 MiB, 81559 MiB"
 	cueVisible          = "CUDA_VISIBLE_DEVICES"
 	cueSchedule         = "exceeds the base limit"
 	cueRemat            = "by rematerialization"
@@ -146,7 +148,8 @@ func (p *Process) readLine(line string) bool {
 	case strings.Contains(line, cueVisible):
 		return p.readVisible(line)
 	case strings.Contains(line, cueSMIHeader), strings.Contains(line, cueSMIBusID),
-		strings.Contains(line, cueSMIMiB), strings.Contains(line, cueSMIMIG):
+		strings.Contains(line, cueSMIMiB), strings.Contains(line, cueSMIMIG),
+		strings.Contains(line, cueCSVHeader), strings.Contains(line, " MiB, "):
 		return p.readSMI(line)
 	}
 	return false
