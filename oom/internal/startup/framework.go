@@ -152,7 +152,7 @@ func (p *Process) readTFFound(line string) bool {
 	}
 	if p.dev[ord].seen&kindTFFound != 0 && !p.ended {
 		// TensorFlow prints the block per session (and twice at start in 2.x): the memory lines decide.
-		p.reading, p.tfRepeat, p.tfFound = nil, true, int8(ord)+1
+		p.reading, p.tfRepeat, p.tfFound = readingNone, true, int8(ord)+1
 		return true
 	}
 	p.frameworkLine(int(ord), kindTFFound, false)

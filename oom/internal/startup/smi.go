@@ -50,8 +50,13 @@ func (p *Process) readSMI(line string) bool {
 		c, ok := readColumns(line)
 		return ok && p.startTable(c)
 	}
-	t := p.reading
-	if t == nil {
+	var t *table
+	switch p.reading {
+	case readingTable:
+		t = &p.table
+	case readingPending:
+		t = &p.pending
+	default:
 		return false
 	}
 	if t.csv.total != 0 {
@@ -79,13 +84,13 @@ func (p *Process) startTable(cols columns) bool {
 	switch {
 	case !p.started && !p.taken:
 		p.table, p.taken = table{csv: cols}, true
-		p.reading = &p.table
+		p.reading = readingTable
 		return true
 	case p.started:
 		p.pending = table{csv: cols}
-		p.reading = &p.pending
+		p.reading = readingPending
 	default:
-		p.reading = nil // a second table before the framework started
+		p.reading = readingNone // a second table before the framework started
 	}
 	return false
 }

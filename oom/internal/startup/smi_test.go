@@ -322,3 +322,20 @@ func TestHeldThreshold(t *testing.T) {
 		t.Error("Free without FreeTotal: held")
 	}
 }
+
+// TestCopied: a Process kept by value (copied between records, as a map of streams does) reads a table
+// split across records as one kept in place does.
+func TestCopied(t *testing.T) {
+	var inPlace, copied Process
+	streams := map[string]Process{}
+	for l := range strings.SplitSeq(smi580Held, "\n") {
+		inPlace.Read(l)
+		p := streams["job"]
+		p.Read(l)
+		streams["job"] = p
+	}
+	copied = streams["job"]
+	if a, b := inPlace.Device(0), copied.Device(0); !reflect.DeepEqual(a, b) || len(b.Holders) != 1 {
+		t.Errorf("in place %+v, copied %+v", a, b)
+	}
+}

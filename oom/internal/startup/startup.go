@@ -97,7 +97,7 @@ type Process struct {
 	pending   table // a table printed after this process's framework lines: the next process's, or a monitor's
 	visible   visible
 	pendingVD visible
-	reading   *table // the table whose rows the next lines belong to; nil: none
+	reading   uint8  // the table whose rows the next lines belong to (an index, so a copied Process is whole)
 	taken     bool   // table holds this process's table
 	started   bool   // a framework line of this process was read
 	ended     bool   // the process failed: the next start-up fact begins a new process
@@ -106,6 +106,12 @@ type Process struct {
 	plan      plan
 	planStale bool // the plan belongs to the ended process: the next plan line replaces it
 }
+
+const (
+	readingNone uint8 = iota
+	readingTable
+	readingPending
+)
 
 type plan struct {
 	peak, limit grammar.Size
@@ -196,7 +202,7 @@ func (p *Process) frameworkLine(ordinal int, kind uint8, same bool) {
 		// A table between this process's framework lines is a monitor's: never the memory others held.
 		p.pending, p.pendingVD = table{}, visible{}
 	}
-	p.reading = nil
+	p.reading = readingNone
 	p.started = true
 	p.tfRepeat = false
 	p.dev[ordinal].seen |= kind
