@@ -97,12 +97,12 @@ type Process struct {
 	pending   table // a table printed after this process's framework lines: the next process's, or a monitor's
 	visible   visible
 	pendingVD visible
-	reading   uint8  // the table whose rows the next lines belong to (an index, so a copied Process is whole)
-	taken     bool   // table holds this process's table
-	started   bool   // a framework line of this process was read
-	ended     bool   // the process failed: the next start-up fact begins a new process
-	tfFound   int8   // 1+ordinal of TensorFlow's last "Found device N": its memory lines follow
-	tfRepeat  bool   // that line repeated one of this process: its memory lines tell whether a new one began
+	reading   uint8 // the table whose rows the next lines belong to (an index, so a copied Process is whole)
+	taken     bool  // table holds this process's table
+	started   bool  // a framework line of this process was read
+	ended     bool  // the process failed: the next start-up fact begins a new process
+	tfFound   int8  // 1+ordinal of TensorFlow's last "Found device N": its memory lines follow
+	tfRepeat  bool  // that line repeated one of this process: its memory lines tell whether a new one began
 	plan      plan
 	planStale bool // the plan belongs to the ended process: the next plan line replaces it
 }
