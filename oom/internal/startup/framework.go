@@ -19,7 +19,7 @@ import (
 //
 // The CollectiveBFCAllocator's line is a separate pool and is not read.
 func (p *Process) readXLA(line string) bool {
-	head, rest, _ := strings.Cut(line, cueXLA)
+	head, rest, _ := strings.Cut(line, phXLA)
 	var pool, free int64
 	basis := BasisShare
 	switch {
@@ -93,7 +93,7 @@ func olderPoolFile(head string) bool {
 // readVMM reads the VMM allocator's budget (2026): "VMM device-address allocator pa_budget for device 0:
 // 63763120128 bytes." (first named "VMM allocator pa_budget ..."); the budget is total × fraction.
 func (p *Process) readVMM(line string) bool {
-	rest, _ := after(line, cueVMM)
+	rest, _ := after(line, phVMM)
 	ord, rest, ok := leadingInt(rest)
 	if !ok || !ordinalOK(int(ord)) || !strings.HasPrefix(rest, ": ") {
 		return false
@@ -111,7 +111,7 @@ func (p *Process) readVMM(line string) bool {
 // Capability 8.0" (2017-2026) or "  StreamExecutor [0]: NVIDIA H100 80GB HBM3, Compute Capability 9.0a
 // (Driver: ...)" (2026-01 on).
 func (p *Process) readExecutor(line string) bool {
-	rest, _ := after(line, cueExecutor)
+	rest, _ := after(line, phExecutor)
 	var close string
 	switch {
 	case strings.HasPrefix(rest, "device ("):
@@ -147,7 +147,7 @@ func (p *Process) readTFFound(line string) bool {
 		return false
 	}
 	ord, rest, ok := leadingInt(rest)
-	if !ok || !ordinalOK(int(ord)) || !strings.HasPrefix(rest, " "+cueFound) {
+	if !ok || !ordinalOK(int(ord)) || !strings.HasPrefix(rest, " "+phFound) {
 		return false
 	}
 	if p.dev[ord].seen&kindTFFound != 0 && !p.ended {
@@ -196,7 +196,7 @@ func (p *Process) readTFMemory(line string) bool {
 		return false
 	}
 	ord := p.tfFound - 1
-	if total, ok := sizeAfter(line, cueTotalMemory+" "); ok {
+	if total, ok := sizeAfter(line, phTotalMemory+" "); ok {
 		free, _ := sizeAfter(line, "freeMemory: ")
 		if p.repeatDecided(total, free) {
 			p.dev[ord].setTotalFree(total, free)
@@ -204,21 +204,21 @@ func (p *Process) readTFMemory(line string) bool {
 		p.tfFound = 0
 		return true
 	}
-	if total, ok := sizeAfter(line, cueDeviceMemorySize+" "); ok {
+	if total, ok := sizeAfter(line, phDeviceMemorySize+" "); ok {
 		if p.repeatDecided(total, grammar.Size{}) {
 			p.dev[ord].capacity = total
 		}
 		p.tfFound = 0
 		return true
 	}
-	if total, ok := sizeAfter(line, cueTotalMemoryT1+" "); ok {
+	if total, ok := sizeAfter(line, phTotalMemoryT1+" "); ok {
 		if p.repeatDecided(total, grammar.Size{}) {
 			p.dev[ord].setTotalFree(total, grammar.Size{})
 			p.tfFound = ord + 1 // its "Free memory:" follows
 		}
 		return true
 	}
-	if free, ok := sizeAfter(line, cueFreeMemoryT1+" "); ok && p.dev[ord].capacity.Known {
+	if free, ok := sizeAfter(line, phFreeMemoryT1+" "); ok && p.dev[ord].capacity.Known {
 		if p.repeatDecided(p.dev[ord].capacity, free) {
 			p.dev[ord].setTotalFree(p.dev[ord].capacity, free)
 		}
@@ -264,7 +264,7 @@ func (p *Process) readTFCreated(line string) bool {
 		return false
 	}
 	n, r, ok := leadingInt(mb)
-	if !ok || !strings.HasPrefix(r, " "+cueTFCreated) {
+	if !ok || !strings.HasPrefix(r, " "+phTFCreated) {
 		return false
 	}
 	phys, ok := after(r, "device: ")

@@ -5,7 +5,6 @@ package startup
 
 import (
 	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/xlaoom/xlaoomprocessor/oom/internal/families/grammar"
@@ -196,11 +195,6 @@ func TestLines(t *testing.T) {
 			took := false
 			for _, l := range tt.lines {
 				took = p.Read(l) || took
-				for ll := range strings.SplitSeq(l, "\n") {
-					if p2 := (Process{}); p2.Read(ll) && !hasCue(ll) {
-						t.Errorf("took a line without a cue: %q", ll)
-					}
-				}
 			}
 			if got := p.Device(tt.ordinal); !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("%s\n got %+v\nwant %+v", tt.source, got, tt.want)
@@ -210,44 +204,4 @@ func TestLines(t *testing.T) {
 			}
 		})
 	}
-}
-
-// hasCue: text holds a cue, in the prefilter's syntax (a space: a run of whitespace).
-func hasCue(text string) bool {
-	for _, c := range Cues {
-		for i := range len(text) {
-			if cueAt(text[i:], c) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func cueAt(s, cue string) bool {
-	for j := 0; j < len(cue); j++ {
-		if cue[j] == '#' {
-			if s == "" || s[0] < '0' || s[0] > '9' {
-				return false
-			}
-			s = s[1:]
-			continue
-		}
-		if cue[j] == ' ' {
-			n := 0
-			for n < len(s) && (s[n] == ' ' || s[n] == '\t') {
-				n++
-			}
-			if n == 0 {
-				return false
-			}
-			s = s[n:]
-			continue
-		}
-		if s == "" || s[0] != cue[j] {
-			return false
-		}
-		s = s[1:]
-	}
-	return true
 }

@@ -17,10 +17,10 @@ func (p *Process) readSchedule(line string) bool {
 		return false
 	}
 	io, rest, ok := leadingInt(rest)
-	if !ok || !strings.HasPrefix(rest, ") "+cueSchedule+" (") {
+	if !ok || !strings.HasPrefix(rest, ") "+phSchedule+" (") {
 		return false
 	}
-	limit, rest, ok := leadingInt(rest[len(") "+cueSchedule+" ("):])
+	limit, rest, ok := leadingInt(rest[len(") "+phSchedule+" ("):])
 	if !ok || !strings.HasPrefix(rest, ")") {
 		return false
 	}

@@ -10,11 +10,10 @@ import (
 
 // table is one nvidia-smi default table: its GPU rows by nvidia-smi index.
 type table struct {
-	csv     columns // set: the table is the CSV query's
-	rows    [MaxDevices]gpuRow
-	n       int  // 1 + the highest index listed
-	mig     bool // a "MIG devices:" section: a GPU row is not one device
-	lastGPU int8 // 1 + the index whose memory row comes next
+	csv  columns // set: the table is the CSV query's
+	rows [MaxDevices]gpuRow
+	n    int  // GPUs listed (memory rows read)
+	mig  bool // MIG is on: a GPU row is not one device
 }
 
 type gpuRow struct {
@@ -39,14 +38,15 @@ const (
 	visibleMIG
 )
 
-// readSMI reads the nvidia-smi default table as job scripts print it. The header starts a table; a table
-// counts only if it came before any framework line of the process and is the process's first, since a
-// monitor loop prints tables while the job holds its own memory.
+// readSMI reads the nvidia-smi default table as job scripts print it. A table starts at its column header
+// (the "NVIDIA-SMI" line above it holds no prefilter key); it counts only if it came before any framework
+// line of the process and is the process's first, since a monitor loop prints tables while the job holds
+// its own memory.
 func (p *Process) readSMI(line string) bool {
-	if strings.Contains(line, cueSMIHeader) {
-		return strings.Contains(line, "Driver Version") && p.startTable(columns{})
+	if strings.Contains(line, phSMIColumns) && strings.Contains(line, "Disp.A") {
+		return p.startTable(columns{})
 	}
-	if strings.Contains(line, cueCSVHeader) {
+	if strings.Contains(line, phCSVHeader) {
 		c, ok := readColumns(line)
 		return ok && p.startTable(c)
 	}
@@ -62,16 +62,17 @@ func (p *Process) readSMI(line string) bool {
 	if t.csv.total != 0 {
 		return hasCSVCue(line) && t.readCSVRow(line) && t == &p.table
 	}
-	cells := strings.Split(strings.Trim(strings.TrimSpace(line[strings.IndexByte(line, '|')+1:]), "|"), "|")
+	first, _, _ := strings.Cut(strings.Trim(strings.TrimSpace(line[strings.IndexByte(line, '|')+1:]), "|"), "|")
 	switch {
-	case strings.Contains(line, cueSMIMIG):
+	case strings.Contains(line, phSMIMIG), strings.Contains(line, phSMIMIGSection), strings.HasSuffix(strings.TrimSpace(line), phSMIMIGEnabled):
 		t.mig = true
-	case strings.Contains(line, cueSMIBusID):
-		return t.readGPU(cells[0]) && t == &p.table
+	case t.mig:
+	case strings.Contains(line, phSMIBusID):
+		return t.readGPU(first) && t == &p.table
 	case strings.Contains(line, "MiB /"):
 		return t.readMemory(line) && t == &p.table
-	case strings.Contains(line, cueSMIMiB):
-		return t.readHolder(cells[0]) && t == &p.table
+	case strings.Contains(line, phSMIMiB):
+		return t.readHolder(first) && t == &p.table
 	}
 	return false
 }
@@ -124,7 +125,7 @@ func readColumns(line string) (columns, bool) {
 	return c, c.total != 0 && (c.used != 0 || c.free != 0)
 }
 
-// hasCSVCue: the line holds cueCSVRow, a digit, " MiB, " and a digit.
+// hasCSVCue: the line holds phCSVRow, a digit, " MiB, " and a digit.
 func hasCSVCue(line string) bool {
 	for i := 0; ; {
 		j := strings.Index(line[i:], " MiB, ")
@@ -189,7 +190,7 @@ func (t *table) readCSVRow(line string) bool {
 }
 
 // readGPU reads a GPU row's first cell: "   0  NVIDIA H100 80GB HBM3          On  " (the name may be cut
-// with "...").
+// with "..."). It holds no prefilter key: its model is read where the table is one record.
 func (t *table) readGPU(cell string) bool {
 	f := strings.Fields(cell)
 	if len(f) < 2 {
@@ -203,30 +204,26 @@ func (t *table) readGPU(cell string) bool {
 	case "On", "Off", "WDDM", "TCC", "N/A":
 		f = f[:len(f)-1]
 	}
-	t.rows[i] = gpuRow{listed: true, model: clip(strings.Join(f[1:], " "))}
-	t.n = max(t.n, i+1)
-	t.lastGPU = int8(i) + 1
+	t.rows[i].model = clip(strings.Join(f[1:], " "))
 	return true
 }
 
-// readMemory reads the row after a GPU row: "| N/A   34C    P0    70W /  700W |   61437MiB /  81559MiB | ...".
+// readMemory reads the row under a GPU row: "| N/A   34C    P0    70W /  700W |   61437MiB /  81559MiB | ...".
+// nvidia-smi lists GPUs in index order, so the n-th memory row is GPU n's (its GPU row may be in another record).
 func (t *table) readMemory(line string) bool {
-	if t.lastGPU == 0 {
-		return false
-	}
 	at := strings.Index(line, "MiB /")
 	j := at
-	for j > 0 && line[j-1] >= '0' && line[j-1] <= '9' {
+	for j > 0 && isDigit(line[j-1]) {
 		j--
 	}
 	used, _, ok1 := leadingInt(line[j:at])
 	total, rest, ok2 := leadingInt(strings.TrimLeft(line[at+len("MiB /"):], " "))
-	if !ok1 || !ok2 || !strings.HasPrefix(rest, "MiB") || total <= 0 || used > total {
+	if !ok1 || !ok2 || !strings.HasPrefix(rest, "MiB") || total <= 0 || used > total || !ordinalOK(t.n) {
 		return false
 	}
-	r := &t.rows[t.lastGPU-1]
-	r.used, r.total = used, total
-	t.lastGPU = 0
+	r := &t.rows[t.n]
+	r.listed, r.used, r.total = true, used, total
+	t.n++
 	return true
 }
 
@@ -276,7 +273,7 @@ func isProcessType(s string) bool {
 // "CUDA_VISIBLE_DEVICES=2,3" or "CUDA_VISIBLE_DEVICES: 2,3" (export and quotes allowed).
 func (p *Process) readVisible(line string) bool {
 	s := strings.TrimPrefix(strings.TrimSpace(line), "export ")
-	s, ok := strings.CutPrefix(s, cueVisible)
+	s, ok := strings.CutPrefix(s, phVisible)
 	if !ok {
 		return false
 	}

@@ -98,6 +98,7 @@ const smi418 = `+---------------------------------------------------------------
 func fourGPUs() string {
 	var b strings.Builder
 	b.WriteString("| NVIDIA-SMI 580.159.04             Driver Version: 580.159.04     CUDA Version: 13.0     |\n")
+	b.WriteString("| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |\n")
 	for i, used := range []string{"      0", "      0", "  61437", "      0"} {
 		b.WriteString("|   " + string(rune('0'+i)) + "  NVIDIA H100 80GB HBM3          On  |   00000000:1" + string(rune('0'+i)) + ":00.0 Off |                    0 |\n")
 		b.WriteString("| N/A   34C    P0             70W /  700W | " + used + "MiB /  81559MiB |      0%      Default |\n")

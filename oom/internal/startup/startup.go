@@ -19,34 +19,53 @@ const (
 	maxText    = 128 // a model or holder name longer than this is cut
 )
 
-// Cues are phrases one of which every line Read takes contains, in the prefilter's syntax: a space stands for
-// a run of whitespace, '#' for a digit. Read reads no other line, so a record split line by line gives the same facts.
+// Cues are what the processor's prefilter passes for Read, in its syntax (a space stands for a run of
+// whitespace, '#' for a digit; each holds one of the prefilter's scan keys "R", "B" or "lloc"). A record
+// holding one is handed to Read whole, so a line without a cue is read where its record holds one: TensorFlow's
+// "Found device" block and the nvidia-smi table are one record each under the agent's rules. Lines no cue
+// can pass are listed in docs/devices.md.
 var Cues = []string{
-	cueXLA, cueExecutor, cueVMM,
-	cueFound, cueTotalMemory, cueDeviceMemorySize, cueTotalMemoryT1, cueFreeMemoryT1, cueTFCreated,
-	cueSMIHeader, cueSMIBusID, cueSMIMiB, cueSMIMIG, cueCSVHeader, cueCSVRow, cueVisible,
-	cueSchedule, cueRemat,
+	"BFCAllocator.",             // XLA's pool lines
+	"AsyncAllocator.",           // XLA's CUDA async pool
+	"allocator pa_budget",       // XLA's VMM budget
+	"; Runtime: #",              // XLA's device line, 2026 on
+	"B, Compute Capability",     // the device line before 2026, a name ending in GB ("NVIDIA A100-SXM4-40GB")
+	"BM#, Compute Capability",   // ... in HBM3 ("NVIDIA H100 80GB HBM3")
+	"BM#e, Compute Capability",  // ... in HBM3e
+	"B###, Compute Capability",  // ... in B200, GB200
+	"iB freeMemory:",            // TensorFlow 1.4-1.13's memory line
+	"iB Free memory:",           // TensorFlow 0.5-1.3's, joined to its "Total memory:" line
+	"iB deviceMemoryBandwidth:", // TensorFlow 2.1+
+	"MB memory",                 // TensorFlow's device line
+	"Bus-Id",                    // the nvidia-smi table's column header: a table starts
+	"MiB |",                     // its memory and process rows
+	"BAR1-Usage",                // its MIG devices section
+	"memory.total [MiB]",        // the CSV query's header
+	"# MiB, #",                  // its rows
+	"CUDA_VISIBLE_DEVICES",      // a job script's echo
 }
 
+// Phrases that route a line to its reader.
 const (
-	cueXLA              = "XLA backend "
-	cueExecutor         = "StreamExecutor "
-	cueVMM              = "pa_budget for device "
-	cueFound            = "with properties:"
-	cueTotalMemory      = "totalMemory:"
-	cueDeviceMemorySize = "deviceMemorySize:"
-	cueTotalMemoryT1    = "Total memory:"
-	cueFreeMemoryT1     = "Free memory:"
-	cueTFCreated        = "MB memory"
-	cueSMIHeader        = "NVIDIA-SMI "
-	cueSMIBusID         = "00000000:"
-	cueSMIMiB           = "MiB |"
-	cueSMIMIG           = "MIG devices:"
-	cueCSVHeader        = "memory.total [MiB]"
-	cueCSVRow           = "# MiB, #" // '#' a digit: "61437 MiB, 81559 MiB"
-	cueVisible          = "CUDA_VISIBLE_DEVICES"
-	cueSchedule         = "exceeds the base limit"
-	cueRemat            = "by rematerialization"
+	phXLA              = "XLA backend "
+	phExecutor         = "StreamExecutor "
+	phVMM              = "pa_budget for device "
+	phFound            = "with properties:"
+	phTotalMemory      = "totalMemory:"
+	phDeviceMemorySize = "deviceMemorySize:"
+	phTotalMemoryT1    = "Total memory:"
+	phFreeMemoryT1     = "Free memory:"
+	phTFCreated        = "MB memory"
+	phSMIColumns       = "Bus-Id"
+	phSMIBusID         = "00000000:"
+	phSMIMiB           = "MiB |"
+	phSMIMIG           = "BAR1-Usage"
+	phSMIMIGSection    = "MIG devices:"
+	phSMIMIGEnabled    = "Enabled |"
+	phCSVHeader        = "memory.total [MiB]"
+	phVisible          = "CUDA_VISIBLE_DEVICES"
+	phSchedule         = "exceeds the base limit"
+	phRemat            = "by rematerialization"
 )
 
 // Sources of a fact (Device's *Source fields).
@@ -119,7 +138,7 @@ type plan struct {
 }
 
 // Read takes one record's text (one line, or lines joined by '\n', with or without a log header) and
-// reports whether it read a fact. Lines without a cue are skipped without allocating.
+// reports whether it read a fact. A line holding none of the phrases read is skipped without allocating.
 func (p *Process) Read(text string) bool {
 	took := false
 	for text != "" {
@@ -134,28 +153,29 @@ func (p *Process) Read(text string) bool {
 
 func (p *Process) readLine(line string) bool {
 	switch {
-	case strings.Contains(line, cueXLA):
+	case strings.Contains(line, phXLA):
 		return p.readXLA(line)
-	case strings.Contains(line, cueExecutor):
+	case strings.Contains(line, phExecutor):
 		return p.readExecutor(line)
-	case strings.Contains(line, cueVMM):
+	case strings.Contains(line, phVMM):
 		return p.readVMM(line)
-	case strings.Contains(line, cueFound):
+	case strings.Contains(line, phFound):
 		return p.readTFFound(line)
-	case strings.Contains(line, cueTotalMemory), strings.Contains(line, cueDeviceMemorySize),
-		strings.Contains(line, cueTotalMemoryT1), strings.Contains(line, cueFreeMemoryT1):
+	case strings.Contains(line, phTotalMemory), strings.Contains(line, phDeviceMemorySize),
+		strings.Contains(line, phTotalMemoryT1), strings.Contains(line, phFreeMemoryT1):
 		return p.readTFMemory(line)
-	case strings.Contains(line, cueTFCreated):
+	case strings.Contains(line, phTFCreated):
 		return p.readTFCreated(line)
-	case strings.Contains(line, cueSchedule):
+	case strings.Contains(line, phSchedule):
 		return p.readSchedule(line)
-	case strings.Contains(line, cueRemat):
+	case strings.Contains(line, phRemat):
 		return p.readRemat(line)
-	case strings.Contains(line, cueVisible):
+	case strings.Contains(line, phVisible):
 		return p.readVisible(line)
-	case strings.Contains(line, cueSMIHeader), strings.Contains(line, cueSMIBusID),
-		strings.Contains(line, cueSMIMiB), strings.Contains(line, cueSMIMIG),
-		strings.Contains(line, cueCSVHeader), strings.Contains(line, " MiB, "):
+	case strings.Contains(line, phSMIColumns), strings.Contains(line, phSMIBusID),
+		strings.Contains(line, phSMIMiB), strings.Contains(line, phSMIMIG),
+		strings.Contains(line, phSMIMIGSection), strings.Contains(line, phSMIMIGEnabled),
+		strings.Contains(line, phCSVHeader), strings.Contains(line, " MiB, "):
 		return p.readSMI(line)
 	}
 	return false
