@@ -25,24 +25,24 @@ const (
 // "Found device" block and the nvidia-smi table are one record each under the agent's rules. Lines no cue
 // can pass are listed in docs/devices.md.
 var Cues = []string{
-	"BFCAllocator.",             // XLA's pool lines
-	"AsyncAllocator.",           // XLA's CUDA async pool
-	"allocator pa_budget",       // XLA's VMM budget
-	"; Runtime: #",              // XLA's device line, 2026 on
-	"B, Compute Capability",     // the device line before 2026, a name ending in GB ("NVIDIA A100-SXM4-40GB")
-	"BM#, Compute Capability",   // ... in HBM3 ("NVIDIA H100 80GB HBM3")
-	"BM#e, Compute Capability",  // ... in HBM3e
-	"B###, Compute Capability",  // ... in B200, GB200
-	"iB freeMemory:",            // TensorFlow 1.4-1.13's memory line
-	"iB Free memory:",           // TensorFlow 0.5-1.3's, joined to its "Total memory:" line
-	"iB deviceMemoryBandwidth:", // TensorFlow 2.1+
-	"MB memory",                 // TensorFlow's device line
-	"Bus-Id",                    // the nvidia-smi table's column header: a table starts
-	"MiB |",                     // its memory and process rows
-	"BAR1-Usage",                // its MIG devices section
-	"memory.total [MiB]",        // the CSV query's header
-	"# MiB, #",                  // its rows
-	"CUDA_VISIBLE_DEVICES",      // a job script's echo
+	"BFCAllocator.",            // XLA's pool lines
+	"AsyncAllocator.",          // XLA's CUDA async pool
+	"allocator pa_budget",      // XLA's VMM budget
+	"; Runtime: #",             // XLA's device line, 2026 on
+	"B, Compute Capability",    // the device line before 2026, a name ending in GB ("NVIDIA A100-SXM4-40GB")
+	"BM#, Compute Capability",  // ... in HBM3 ("NVIDIA H100 80GB HBM3")
+	"BM#e, Compute Capability", // ... in HBM3e
+	"B###, Compute Capability", // ... in B200, GB200
+	"iB freeMemory:",           // TensorFlow 1.4-1.13's memory line
+	"iB Free memory:",          // TensorFlow 0.5-1.3's, joined to its "Total memory:" line
+	"MemoryBandwidth:",         // TensorFlow 2.1+ ("deviceMemoryBandwidth")
+	"MB memory",                // TensorFlow's device line
+	"Bus-Id",                   // the nvidia-smi table's column header: a table starts
+	"MiB |",                    // its memory and process rows
+	"BAR1-Usage",               // its MIG devices section
+	"memory.total [MiB]",       // the CSV query's header
+	"# MiB, #",                 // its rows
+	"CUDA_VISIBLE_DEVICES",     // a job script's echo
 }
 
 // Phrases that route a line to its reader.
