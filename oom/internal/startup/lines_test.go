@@ -30,7 +30,13 @@ func TestLines(t *testing.T) {
 			want:   Device{Pool: known(63763906560), PoolBasis: BasisShare},
 		},
 		{
-			name:    "xla pool, raw bytes",
+			name:   "xla pool, raw bytes",
+			source: "gpu_helpers.cc CreateBFCAllocator, XLA 2022-10 to 2026-06 (oom/testdata/ordinary.txt)",
+			lines:  []string{"I0000 00:00:1758277414.566053 1017489 gpu_helpers.cc:136] XLA backend allocating 16491332239 bytes on device 0 for BFCAllocator."},
+			want:   Device{Pool: known(16491332239), PoolBasis: BasisShare},
+		},
+		{
+			name:    "xla pool, raw bytes, device 1",
 			source:  "gpu_helpers.cc CreateBFCAllocator, XLA 2022-10 to 2026-06",
 			lines:   []string{"I0919 10:23:34.566053 1017489 gpu_helpers.cc:136] XLA backend allocating 63763906560 bytes on device 1 for BFCAllocator."},
 			ordinal: 1,
@@ -91,9 +97,9 @@ func TestLines(t *testing.T) {
 		},
 		{
 			name:   "stream executor device, 2017-2026",
-			source: "xla/service/service.cc Service::Service, 2017-01 to 2026-01",
-			lines:  []string{"I0919 10:23:34.566053 1017489 service.cc:153]   StreamExecutor device (0): NVIDIA A100-PCIE-40GB, Compute Capability 8.0"},
-			want:   Device{Model: "NVIDIA A100-PCIE-40GB", Capacity: known(40 * gib), CapacitySource: SourceModel},
+			source: "xla/service/service.cc Service::Service, 2017-01 to 2026-01 (oom/testdata/ordinary.txt)",
+			lines:  []string{"2024-05-28 07:02:44.349601: I external/xla/xla/service/service.cc:176]   StreamExecutor device (0): NVIDIA A100-SXM4-80GB, Compute Capability 8.0"},
+			want:   Device{Model: "NVIDIA A100-SXM4-80GB", Capacity: known(80 * gib), CapacitySource: SourceModel},
 		},
 		{
 			name:   "stream executor, 2026",
@@ -138,6 +144,13 @@ func TestLines(t *testing.T) {
 			lines: []string{"2020-03-01 10:11:12.123456: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1555] Found device 0 with properties: \n" +
 				"pciBusID: 0000:00:04.0 name: Tesla T4 computeCapability: 7.5\ncoreClock: 1.59GHz coreCount: 40 deviceMemorySize: 14.75GiB deviceMemoryBandwidth: 298.08GiB/s"},
 			want: Device{Capacity: known(15837691904), CapacitySource: SourceTensorFlow},
+		},
+		{
+			name:   "tensorflow 2 created device, H100",
+			source: "gpu_device.cc CreateGPUDevice, TF 2.x to current (oom/testdata/ordinary.txt)",
+			lines:  []string{"2023-11-07 19:30:02.771234: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1886] Created device /job:localhost/replica:0/task:0/device:GPU:0 with 78924 MB memory:  -> device: 0, name: NVIDIA H100 80GB HBM3, pci bus id: 0000:18:00.0, compute capability: 9.0"},
+			want: Device{Model: "NVIDIA H100 80GB HBM3", Capacity: known(80 * gib), CapacitySource: SourceModel,
+				Pool: known(78924 << 20), PoolBasis: BasisFreeAtStart},
 		},
 		{
 			name:   "tensorflow 2 created device",
