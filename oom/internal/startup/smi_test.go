@@ -190,6 +190,17 @@ func TestNvidiaSMI(t *testing.T) {
 			records: []string{smi580Held + "\n| MIG devices:                                                                            |\n|  0    1   0   0  |          4096MiB /  9984MiB  | 14      0 |  1   0    0    0    0 |"},
 		},
 		{
+			name:    "MIG M. Enabled on the GPU: no nvidia-smi memory",
+			records: []string{strings.Replace(smi580Held, "            Disabled |", "             Enabled |", 1)},
+		},
+		{
+			name: "the MIG section a line per record (its BAR1-Usage header)",
+			records: append(strings.Split(smi580Held, "\n"),
+				"| GPU  GI  CI  MIG |         Memory-Usage |        Vol|         Shared        |",
+				"|      ID  ID  Dev |           BAR1-Usage | SM     Unc| CE  ENC  DEC  OFA  JPG |",
+				"|  0    1   0   0  |          4096MiB /  9984MiB  | 14      0 |  1   0    0    0    0 |"),
+		},
+		{
 			name:    "the table a line per record",
 			records: strings.Split(smi580Held, "\n"),
 			want: Device{Model: "NVIDIA H100 80GB HBM3", Capacity: known(h100Total), CapacitySource: SourceNvidiaSMI,
