@@ -27,6 +27,7 @@ var layers = map[string]int{
 	"internal/families/grammar":   2, // what a family is; the facts (Report)
 	"internal/families/details":   3, // what surrounds any family
 	"internal/families/breakdown": 3, // memory breakdowns
+	"internal/startup":            3, // a process's devices, pools and plan at start-up
 	"internal/families":           4, // the entries, one per message format
 	"internal/families/generic":   4, // the last-resort layer
 	"internal/role":               5, // failure, attempt, warning or nothing
