@@ -124,6 +124,9 @@ type Device = startup.Device
 // StartupCues are the substrings one of which every line Process.Read takes contains.
 var StartupCues = startup.Cues
 
+// StartupMayContain reports whether text may hold a line Process.Read takes.
+func StartupMayContain(text string) bool { return startup.MayContain(text) }
+
 // ModelMemory is the memory of an accelerator model by the name its driver prints (docs/devices.md).
 func ModelMemory(name string) (Size, bool) { return startup.ModelMemory(name) }
 

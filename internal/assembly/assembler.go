@@ -63,7 +63,6 @@ type stream struct {
 	host     *hostoom.Joiner // its host-memory kill statements (host.go), if any
 	start    *oom.Process    // what its process printed at start-up, if anything
 	started  time.Time       // when that process's start-up lines began (zero: unknown)
-	ended    bool            // its process failed: the next start-up line begins another
 	// framework is what its records outside failures showed of the program's framework.
 	framework framework
 }
@@ -347,7 +346,7 @@ func (a *Assembler) close(key uint64, s *stream, why Close, closed []Failure) []
 	if f.Closed != ClosedWentOn {
 		a.remember(b.job, PastOf(&f), s.seen)
 		if s.start != nil {
-			s.ended = true // the process failed
+			s.start.Ended() // the process failed: its next start-up line begins another
 		}
 	}
 	return append(closed, f)

@@ -116,6 +116,10 @@ func TestAssembledRulesReached(t *testing.T) {
 		}
 	}
 	for _, rule := range oom.AssembledRetryRules() {
+		switch rule {
+		case "held at start", "plan over the pool", oom.RuleRepeat:
+			continue // no captured job printed what they read: internal/stage TestRulesOnWholeLogs, TestRepeat*
+		}
 		assert.NotEmpty(t, reached[rule], "rule %q: no job's failure reaches it", rule)
 	}
 }

@@ -17,11 +17,8 @@ func (a *Assembler) Startup(key uint64, text string, at, now time.Time, closed [
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	s, ok := a.streams.Get(key)
-	if ok {
-		s.framework.read(text)
-	}
-	var p oom.Process
 	if !ok || s.start == nil {
+		var p oom.Process
 		if !p.Read(text) {
 			return closed // nothing read: no stream is kept for it
 		}
@@ -32,13 +29,10 @@ func (a *Assembler) Startup(key uint64, text string, at, now time.Time, closed [
 	}
 	s.seen = now
 	a.streams.Touch(key)
-	if s.ended {
-		if !p.Read(text) {
-			return closed
-		}
-		*s.start, s.started, s.ended = p, at, false
-		return closed
+	s.framework.read(text)
+	n := s.start.Processes()
+	if s.start.Read(text) && s.start.Processes() != n {
+		s.started = at // a new process began
 	}
-	s.start.Read(text)
 	return closed
 }

@@ -113,6 +113,9 @@ func (s *Stage) Candidate(texts []string, marks Marks, in func(statement bool) I
 	if marks.Warned {
 		return closed // tagged as a warning upstream: left as it is
 	}
+	if startupCue(texts) { // a plan line the agent's grouping joined to the status after it
+		closed = s.Startup(in, texts, closed)
+	}
 	i := in(true)
 	t.Report = found.Report
 	st := assembly.Statement{Report: &t.Report, At: i.At, Text: texts[0], Sent: marks.RetrySent,
@@ -149,14 +152,12 @@ func (s *Stage) Startup(in func(statement bool) Input, texts []string, closed []
 	return closed
 }
 
-// startupCue: a text holds a start-up line's cue (the prefilter passed
-// it, so this runs on few records).
+// startupCue: a text may hold a start-up line (the prefilter passed it,
+// so this runs on few records).
 func startupCue(texts []string) bool {
 	for _, text := range texts {
-		for _, c := range oom.StartupCues {
-			if strings.Contains(text, c) {
-				return true
-			}
+		if oom.StartupMayContain(text) {
+			return true
 		}
 	}
 	return false

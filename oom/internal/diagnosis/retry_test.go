@@ -81,7 +81,7 @@ func TestRetryRules(t *testing.T) {
 			Facts{Start: startup.Device{PlanPeak: b(100000000000), PlanLimit: b(63763120128), PlanSource: startup.PlanScheduler}}, "plan over the pool", RetryFutile, ""},
 		// hlo_rematerialization.cc for an autotuner's candidate: "below 3.76GiB … only reduced to 5.59GiB": under the pool
 		{"a small module's rematerialization proves nothing", grammar.Report{Code: grammar.CodeGeneric, Family: "gpu-allocator-status", Framework: grammar.FrameworkJAX, Requested: b(2000000)},
-			Facts{Start: startup.Device{Pool: b(63763120128), PoolBasis: startup.BasisShare, PlanPeak: b(6000500004), PlanLimit: b(4037430749), PlanSource: startup.PlanRemat}}, "repeat", RetryUnknown, MissingJobIdentity},
+			Facts{Start: startup.Device{Pool: b(63763120128), PoolBasis: startup.BasisShare, PlanPeak: b(6000500004), PlanLimit: b(4037430749), PlanSource: startup.PlanRematerialization}}, "repeat", RetryUnknown, MissingJobIdentity},
 		{"a repeat", grammar.Report{Code: grammar.CodeGeneric, Family: "gpu-allocator-status", Requested: b(2000000)},
 			Facts{Job: true, Earlier: 1}, "repeat", RetryFutile, ""},
 		{"a first attempt", grammar.Report{Code: grammar.CodeGeneric, Family: "gpu-allocator-status", Requested: b(2000000)},

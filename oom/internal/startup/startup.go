@@ -124,6 +124,26 @@ type Process struct {
 	tfRepeat  bool  // that line repeated one of this process: its memory lines tell whether a new one began
 	plan      plan
 	planStale bool // the plan belongs to the ended process: the next plan line replaces it
+	processes int  // the processes begun after the first (Processes)
+}
+
+// Processes counts the processes begun after the first: a caller dates each new one's start.
+func (p *Process) Processes() int { return p.processes }
+
+// phrases are what readLine routes on: a text holding none has no fact (MayContain).
+var phrases = [...]string{phXLA, phExecutor, phVMM, phFound, phTotalMemory, phDeviceMemorySize, phTotalMemoryT1,
+	phFreeMemoryT1, phTFCreated, phSchedule, phRemat, phVisible, phSMIColumns, phSMIBusID, phSMIMiB, phSMIMIG,
+	phSMIMIGSection, phSMIMIGEnabled, phCSVHeader, " MiB, "}
+
+// MayContain reports whether text may hold a line Read takes: a record the prefilter passed for a cue is
+// checked with it before a stream's Process is looked up.
+func MayContain(text string) bool {
+	for _, ph := range phrases {
+		if strings.Contains(text, ph) {
+			return true
+		}
+	}
+	return false
 }
 
 const (
@@ -193,7 +213,7 @@ func (p *Process) Ended() {
 // lines (a job script prints them before its program starts), and the device models (a device line naming
 // the same model starts no process).
 func (p *Process) reset(carry bool) {
-	next := Process{}
+	next := Process{processes: p.processes + 1}
 	if carry {
 		if p.pending.n > 0 {
 			next.table, next.taken = p.pending, true
