@@ -119,9 +119,9 @@ func (p *logsProcessor) tag(rl plog.ResourceLogs, lr plog.LogRecord, b *batch) (
 	var buf [4]string
 	candidates := texts.Texts(buf[:0])
 	in := func(statement bool) stage.Input { return p.input(rl, lr, b, statement) }
-	var t stage.Tags
-	b.closed = p.stage.Candidate(candidates, marksOf(lr.Attributes()), in, &t, b.closed)
-	return p.write(rl, lr, &t, b)
+	t := b.freshTags()
+	b.closed = p.stage.Candidate(candidates, marksOf(lr.Attributes()), in, t, b.closed)
+	return p.write(rl, lr, t, b)
 }
 
 // notCandidate reads a record the prefilter passed over for a host kill and,
@@ -133,9 +133,9 @@ func (p *logsProcessor) notCandidate(rl plog.ResourceLogs, lr plog.LogRecord, b 
 	}
 	text := body.Str()
 	if p.stage.Tail(text) {
-		var t stage.Tags
-		b.closed = p.stage.Texts(p.input(rl, lr, b, false), marksOf(lr.Attributes()), []string{text}, &t, b.closed)
-		if label, tagged := p.write(rl, lr, &t, b); tagged != untouched {
+		t := b.freshTags()
+		b.closed = p.stage.Texts(p.input(rl, lr, b, false), marksOf(lr.Attributes()), []string{text}, t, b.closed)
+		if label, tagged := p.write(rl, lr, t, b); tagged != untouched {
 			return label, tagged
 		}
 	}
@@ -245,6 +245,17 @@ type batch struct {
 	// file and fileKey are the last record's log.file.path and its key.
 	file    string
 	fileKey uint64
+	tags    *stage.Tags // one record's at a time: allocated once per batch that needs it
+}
+
+// freshTags is an empty Tags for the next record.
+func (b *batch) freshTags() *stage.Tags {
+	if b.tags == nil {
+		b.tags = new(stage.Tags)
+	} else {
+		*b.tags = stage.Tags{}
+	}
+	return b.tags
 }
 
 func (b *batch) resource(rl plog.ResourceLogs) uint64 {

@@ -63,8 +63,6 @@ type stream struct {
 	host     *hostoom.Joiner // its host-memory kill statements (host.go), if any
 	start    *oom.Process    // what its process printed at start-up, if anything
 	started  time.Time       // when that process's start-up lines began (zero: unknown)
-	// framework is what its records outside failures showed of the program's framework.
-	framework framework
 }
 
 // building is a failure still open.
@@ -339,7 +337,11 @@ func (a *Assembler) close(key uint64, s *stream, why Close, closed []Failure) []
 	if why != ClosedRaised && b.wentOn(wentOnLines) {
 		f.Closed = ClosedWentOn
 	}
-	b.ev.apply(&f.Report, s.framework)
+	var stream framework
+	if s.start != nil && s.start.TensorFlow() {
+		stream = framework{name: oom.FrameworkTensorFlow, strength: oom.FrameworkByLog}
+	}
+	b.ev.apply(&f.Report, stream)
 	f.Holders = b.ev.sortedHolders()
 	f.Facts = a.facts(s, b, &f.Report, s.seen)
 	f.Decision = oom.Decide(&f.Report, f.Facts)

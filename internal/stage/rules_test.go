@@ -52,7 +52,11 @@ func idleTable(t *testing.T) string {
 	t.Helper()
 	raw, err := os.ReadFile("../../oom/testdata/real/manifest.json")
 	require.NoError(t, err)
-	var m struct{ Versions struct{ NvidiaSMI string `json:"nvidia_smi"` } }
+	var m struct {
+		Versions struct {
+			NvidiaSMI string `json:"nvidia_smi"`
+		}
+	}
 	require.NoError(t, json.Unmarshal(raw, &m))
 	require.Contains(t, m.Versions.NvidiaSMI, "NVIDIA-SMI 580")
 	return m.Versions.NvidiaSMI + "\n"

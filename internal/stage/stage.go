@@ -85,14 +85,17 @@ func (s *Stage) Candidate(texts []string, marks Marks, in func(statement bool) I
 	if marks.Tagged {
 		return closed // tagged upstream: processing twice equals processing once
 	}
-	found := oomrecord.Read(s.recognizer, texts, s.cfg.MemoryWarnings)
+	var found oom.Finding
+	if s.mayBeOOM(texts) { // else the prefilter passed it for a host kill's or a start-up line's cue
+		found = oomrecord.Read(s.recognizer, texts, s.cfg.MemoryWarnings)
+	}
 	switch found.Found {
 	case oom.FoundNothing:
-		if closed = s.Texts(in(false), marks, texts, t, closed); t.Outcome == HostKill {
-			return closed
-		}
-		if startupCue(texts) {
-			closed = s.Startup(in, texts, closed)
+		read := false
+		if read, closed = s.Startup(in, texts, closed); !read { // a start-up line is no host kill's
+			if closed = s.Texts(in(false), marks, texts, t, closed); t.Outcome == HostKill {
+				return closed
+			}
 		}
 		return s.Evidence(in, texts[0], closed)
 	case oom.FoundWarning:
@@ -105,7 +108,7 @@ func (s *Stage) Candidate(texts []string, marks Marks, in func(statement bool) I
 			closed = s.Assembler.Attempted(i.Stream, found.Warning.Attempts, i.Now, closed)
 		}
 		if found.Warning.Kind == oom.WarningRematerialization {
-			closed = s.Startup(in, texts, closed) // the compiler's plan
+			_, closed = s.Startup(in, texts, closed) // the compiler's plan
 		}
 		return s.Evidence(in, texts[0], closed)
 	case oom.FoundReport:
@@ -114,7 +117,7 @@ func (s *Stage) Candidate(texts []string, marks Marks, in func(statement bool) I
 		return closed // tagged as a warning upstream: left as it is
 	}
 	if startupCue(texts) { // a plan line the agent's grouping joined to the status after it
-		closed = s.Startup(in, texts, closed)
+		_, closed = s.Startup(in, texts, closed)
 	}
 	i := in(true)
 	t.Report = found.Report
@@ -129,6 +132,17 @@ func (s *Stage) Candidate(texts []string, marks Marks, in func(statement bool) I
 	return closed
 }
 
+// mayBeOOM: a text passes the recogniser's own prefilter, not only the
+// host kills' and start-up lines' cues the processor's pass adds.
+func (s *Stage) mayBeOOM(texts []string) bool {
+	for _, text := range texts {
+		if s.recognizer.MayContain(text) {
+			return true
+		}
+	}
+	return false
+}
+
 // Evidence reads a record into its stream's open failure, if any.
 func (s *Stage) Evidence(in func(statement bool) Input, text string, closed []assembly.Failure) []assembly.Failure {
 	if len(text) > s.cfg.MaxScanSize || !s.Assembler.Open() {
@@ -141,15 +155,19 @@ func (s *Stage) Evidence(in func(statement bool) Input, text string, closed []as
 }
 
 // Startup reads the texts that hold a start-up or plan line into their
-// stream's process (oom.Process): the verdict reads it when a failure closes.
-func (s *Stage) Startup(in func(statement bool) Input, texts []string, closed []assembly.Failure) []assembly.Failure {
+// stream's process (oom.Process), which the verdict reads when a failure
+// closes, and reports whether it read any.
+func (s *Stage) Startup(in func(statement bool) Input, texts []string, closed []assembly.Failure) (bool, []assembly.Failure) {
+	read := false
 	for _, text := range texts {
 		if len(text) <= s.cfg.MaxScanSize {
 			i := in(false)
-			closed = s.Assembler.Startup(i.Stream, text, i.At, i.Now, closed)
+			var ok bool
+			ok, closed = s.Assembler.Startup(i.Stream, text, i.At, i.Now, closed)
+			read = read || ok
 		}
 	}
-	return closed
+	return read, closed
 }
 
 // startupCue: a text may hold a start-up line (the prefilter passed it,

@@ -136,3 +136,14 @@ func (d Device) WholeFree() bool {
 	held, above := d.Held()
 	return held.Known && !above && !d.FreeByPosition
 }
+
+// TensorFlow reports whether the process printed TensorFlow's own device lines: evidence of its framework,
+// the weakest (a JAX job reading tf.data prints them too).
+func (p *Process) TensorFlow() bool {
+	for i := range p.dev {
+		if p.dev[i].seen&(kindTFFound|kindTFCreated) != 0 {
+			return true
+		}
+	}
+	return false
+}
