@@ -118,6 +118,10 @@ func (p *logsProcessor) tag(rl plog.ResourceLogs, lr plog.LogRecord, b *batch) (
 	}
 	var buf [4]string
 	candidates := texts.Texts(buf[:0])
+	read, closed := p.stage.StartupRecord(b.key(rl, lr), recordtime.Of(lr, b.now).AsTime(), b.now, candidates, b.closed)
+	if b.closed = closed; read {
+		return "", untouched // a start-up line: its facts are kept for the stream's failures
+	}
 	in := func(statement bool) stage.Input { return p.input(rl, lr, b, statement) }
 	t := b.freshTags()
 	b.closed = p.stage.Candidate(candidates, marksOf(lr.Attributes()), in, t, b.closed)

@@ -132,6 +132,26 @@ func (s *Stage) Candidate(texts []string, marks Marks, in func(statement bool) I
 	return closed
 }
 
+// StartupRecord reads a record whose texts passed the prefilter for a
+// start-up line's cue alone (no OOM's, no host kill's) into stream's
+// process, and reports whether it was one: then nothing else reads it.
+// A lean path for the processor, which meets such records in every job's
+// start-up; Candidate reads them the same way.
+func (s *Stage) StartupRecord(stream uint64, at, now time.Time, texts []string, closed []assembly.Failure) (bool, []assembly.Failure) {
+	if s.mayBeOOM(texts) {
+		return false, closed
+	}
+	read := false
+	for _, text := range texts {
+		if len(text) <= s.cfg.MaxScanSize {
+			var ok bool
+			ok, closed = s.Assembler.Startup(stream, text, at, now, closed)
+			read = read || ok
+		}
+	}
+	return read, closed
+}
+
 // mayBeOOM: a text passes the recogniser's own prefilter, not only the
 // host kills' and start-up lines' cues the processor's pass adds.
 func (s *Stage) mayBeOOM(texts []string) bool {

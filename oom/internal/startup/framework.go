@@ -129,13 +129,16 @@ func (p *Process) readExecutor(line string) bool {
 	if i := strings.Index(name, ", "); i >= 0 {
 		name = name[:i] // the platform version follows: "Compute Capability 8.0", "AMDGPU ISA version: gfx90a"
 	}
-	switch name = clip(name); name {
+	switch name = strings.TrimSpace(name); name {
 	case "", "Host", "Interpreter":
 		return false // TensorFlow's XLA services for the CPU print "StreamExecutor device (0): Host, Default Version"
 	}
 	// TensorFlow and JAX in one process each print the line: the same model is the same process.
-	p.frameworkLine(int(ord), kindExecutor, p.dev[ord].model == name)
-	p.dev[ord].model = name
+	same := p.dev[ord].model == name
+	p.frameworkLine(int(ord), kindExecutor, same)
+	if !same || p.dev[ord].model == "" { // a reset may have dropped it
+		p.dev[ord].model = clip(name)
+	}
 	return true
 }
 
