@@ -6,6 +6,7 @@ package startup
 import (
 	"math/rand/v2"
 	"os"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -94,5 +95,22 @@ func TestModelsDocumented(t *testing.T) {
 		if !strings.Contains(doc, "`"+strings.ReplaceAll(cue, "|", `\|`)+"`") {
 			t.Errorf("docs/devices.md does not name the cue %q", cue)
 		}
+	}
+}
+
+// TestResetClearsAll: reset clears only what was written, yet leaves the
+// Process as a fresh one (the next process must not inherit a fact).
+func TestResetClearsAll(t *testing.T) {
+	var p Process
+	for _, text := range []string{smi580Held, "CUDA_VISIBLE_DEVICES=0",
+		"I0000 00:00:1758277414.566053 1017489 gpu_helpers.cc:136] XLA backend allocating 63763906560 bytes on device 0 for BFCAllocator.",
+		"W1122 10:53:57.456290    1629 hlo_rematerialization.cc:3363] Can't reduce memory use below 56.41GiB (60574761232 bytes) by rematerialization; only reduced to 69.85GiB (75003125004 bytes), down from 69.85GiB (75003125004 bytes) originally",
+		smi535} {
+		p.Read(text)
+	}
+	n := p.processes
+	p.reset(false)
+	if !reflect.DeepEqual(p, Process{processes: n + 1}) {
+		t.Errorf("reset left %+v", p)
 	}
 }

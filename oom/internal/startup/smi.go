@@ -10,11 +10,15 @@ import (
 
 // table is one nvidia-smi default table: its GPU rows by nvidia-smi index.
 type table struct {
-	csv  columns // set: the table is the CSV query's
-	rows [MaxDevices]gpuRow
-	n    int  // GPUs listed (memory rows read)
-	mig  bool // MIG is on: a GPU row is not one device
+	csv     columns // set: the table is the CSV query's
+	rows    [MaxDevices]gpuRow
+	n       int  // GPUs listed (memory rows read)
+	mig     bool // MIG is on: a GPU row is not one device
+	started bool // startTable began it: something may be written
 }
+
+// used: the table may hold something (clearing its rows costs more than asking).
+func (t *table) used() bool { return t.started }
 
 type gpuRow struct {
 	listed      bool
@@ -84,11 +88,11 @@ func (p *Process) startTable(cols columns) bool {
 	}
 	switch {
 	case !p.started && !p.taken:
-		p.table, p.taken = table{csv: cols}, true
+		p.table, p.taken = table{csv: cols, started: true}, true
 		p.reading = readingTable
 		return true
 	case p.started:
-		p.pending = table{csv: cols}
+		p.pending = table{csv: cols, started: true}
 		p.reading = readingPending
 	default:
 		p.reading = readingNone // a second table before the framework started

@@ -211,19 +211,37 @@ func (p *Process) Ended() {
 // reset begins a new process. carry: a repeated framework line began it, and what the new process printed
 // before that line is kept: the table and CUDA_VISIBLE_DEVICES printed after the old process's framework
 // lines (a job script prints them before its program starts), and the device models (a device line naming
-// the same model starts no process).
+// the same model starts no process). It clears only what was written: a stream whose job prints its
+// start-up lines again pays for the devices it names, not for the whole Process.
 func (p *Process) reset(carry bool) {
-	next := Process{processes: p.processes + 1}
-	if carry {
-		if p.pending.n > 0 {
-			next.table, next.taken = p.pending, true
-		}
-		next.visible = p.pendingVD
-		for i := range p.dev {
-			next.dev[i].model = p.dev[i].model
+	for i := range p.dev {
+		if d := &p.dev[i]; d.seen != 0 || d.model != "" {
+			model := d.model
+			*d = framework{}
+			if carry {
+				d.model = model
+			}
 		}
 	}
-	*p = next
+	switch {
+	case carry && p.pending.used():
+		p.table, p.taken = p.pending, true
+	case p.table.used():
+		p.table, p.taken = table{}, false
+	default:
+		p.taken = false
+	}
+	if p.pending.used() {
+		p.pending = table{}
+	}
+	p.visible = visible{}
+	if carry {
+		p.visible = p.pendingVD
+	}
+	p.pendingVD = visible{}
+	p.reading, p.started, p.ended, p.tfFound, p.tfRepeat = readingNone, false, false, 0, false
+	p.plan, p.planStale = plan{}, false
+	p.processes++
 }
 
 // frameworkLine is called before a framework line of kind for ordinal is taken: it begins a new process
@@ -240,7 +258,10 @@ func (p *Process) frameworkLine(ordinal int, kind uint8, same bool) {
 		// The same line again may be the same process or the next one's first: the next line decides.
 	default:
 		// A table between this process's framework lines is a monitor's: never the memory others held.
-		p.pending, p.pendingVD = table{}, visible{}
+		if p.pending.used() {
+			p.pending = table{}
+		}
+		p.pendingVD = visible{}
 	}
 	p.reading = readingNone
 	p.started = true
