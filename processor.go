@@ -236,7 +236,11 @@ type origin struct {
 	file      string // log.file.path, when the records carry it
 }
 
-const fileAttribute = "log.file.path"
+// The record attributes that name a stream's file (incident.StreamOf).
+const (
+	fileAttribute     = "log.file.path"
+	fileNameAttribute = "log.file.name"
+)
 
 // batch is what processLogs keeps of one batch: the failures that closed in
 // it, its arrival, and the hash of the resource it is in (computed once).
@@ -246,9 +250,11 @@ type batch struct {
 	rl     plog.ResourceLogs // the resource hash is of
 	hash   uint64
 	hashed bool
-	// file and fileKey are the last record's log.file.path and its key.
-	file    string
-	fileKey uint64
+	// file, fileName and fileKey are the last record's log.file.path and
+	// log.file.name and its stream's key.
+	file, fileName string
+	fileKey        uint64
+	fileKnown      bool
 	tags    *stage.Tags // one record's at a time: allocated once per batch that needs it
 }
 
@@ -264,9 +270,8 @@ func (b *batch) freshTags() *stage.Tags {
 
 func (b *batch) resource(rl plog.ResourceLogs) uint64 {
 	if !b.hashed || b.rl != rl {
-		b.rl, b.hashed, b.file = rl, true, ""
+		b.rl, b.hashed, b.fileKnown = rl, true, false
 		b.hash = incident.ResourceHash(rl.Resource().Attributes())
-		b.fileKey = b.hash // StreamOf of a record with no file attribute
 	}
 	return b.hash
 }
@@ -274,15 +279,21 @@ func (b *batch) resource(rl plog.ResourceLogs) uint64 {
 func (b *batch) key(rl plog.ResourceLogs, lr plog.LogRecord) uint64 {
 	b.resource(rl)
 	attrs := lr.Attributes()
-	file, ok := attrs.Get(fileAttribute)
-	if ok && file.Type() == pcommon.ValueTypeStr && file.Str() == b.file {
-		return b.fileKey
+	path, name := fileOf(attrs, fileAttribute), fileOf(attrs, fileNameAttribute)
+	if b.fileKnown && path == b.file && name == b.fileName {
+		return b.fileKey // the stream of the record before it: file_log sends a file's lines together
 	}
 	key := incident.StreamOf(b.hash, attrs)
-	if ok && file.Type() == pcommon.ValueTypeStr {
-		b.file, b.fileKey = file.Str(), key
-	}
+	b.file, b.fileName, b.fileKey, b.fileKnown = path, name, key, true
 	return key
+}
+
+// fileOf is a record's string attribute k, "" if none.
+func fileOf(attrs pcommon.Map, k string) string {
+	if v, ok := attrs.Get(k); ok && v.Type() == pcommon.ValueTypeStr {
+		return v.Str()
+	}
+	return ""
 }
 
 // input is a record's keys and times; a statement's also its job and origin.
