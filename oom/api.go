@@ -124,6 +124,9 @@ type Device = startup.Device
 // StartupCues are the substrings one of which every line Process.Read takes contains.
 var StartupCues = startup.Cues
 
+// StartupPlan reports whether text holds one of the compiler's plan lines, which a warning may be too.
+func StartupPlan(text string) bool { return startup.Plan(text) }
+
 // StartupMayContain reports whether text may hold a line Process.Read takes.
 func StartupMayContain(text string) bool { return startup.MayContain(text) }
 

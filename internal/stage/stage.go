@@ -138,8 +138,12 @@ func (s *Stage) Candidate(texts []string, marks Marks, in func(statement bool) I
 // A lean path for the processor, which meets such records in every job's
 // start-up; Candidate reads them the same way.
 func (s *Stage) StartupRecord(stream uint64, at, now time.Time, texts []string, closed []assembly.Failure) (bool, []assembly.Failure) {
-	if s.mayBeOOM(texts) {
-		return false, closed
+	// One line that reads as a start-up line is no OOM's: its formats are XLA's, TensorFlow's, nvidia-smi's
+	// own; lines grouped into one record may hold both, and a plan line is also a warning.
+	if len(texts) != 1 || strings.IndexByte(texts[0], '\n') >= 0 || oom.StartupPlan(texts[0]) {
+		if s.mayBeOOM(texts) {
+			return false, closed
+		}
 	}
 	read := false
 	for _, text := range texts {
