@@ -255,7 +255,7 @@ type batch struct {
 	file, fileName string
 	fileKey        uint64
 	fileKnown      bool
-	tags    *stage.Tags // one record's at a time: allocated once per batch that needs it
+	tags           *stage.Tags // one record's at a time: allocated once per batch that needs it
 }
 
 // freshTags is an empty Tags for the next record.

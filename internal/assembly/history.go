@@ -56,7 +56,7 @@ func PastOf(f *Failure) Past {
 		At: at, Stream: f.Stream}
 }
 
-// Repeats: p failed the way q did: the same code and program, and requests
+// Repeats reports whether p failed the way q did: the same code and program, and requests
 // within ±1% (both unknown only with a program named).
 func (p Past) Repeats(q Past) bool {
 	if p.Code != q.Code || p.Program != q.Program {

@@ -137,7 +137,9 @@ var phrases = [...]string{phXLA, phExecutor, phVMM, phFound, phTotalMemory, phDe
 
 // Plan reports whether text holds one of the compiler's plan lines: the rematerialization line is also a
 // memory-pressure warning, which its reader must see too.
-func Plan(text string) bool { return strings.Contains(text, phRemat) || strings.Contains(text, phSchedule) }
+func Plan(text string) bool {
+	return strings.Contains(text, phRemat) || strings.Contains(text, phSchedule)
+}
 
 // MayContain reports whether text may hold a line Read takes: a record the prefilter passed for a cue is
 // checked with it before a stream's Process is looked up.

@@ -244,7 +244,6 @@ func (v *outcome) why(noJob bool) string {
 	return s + "action " + v.action + ")"
 }
 
-
 // failure is what the state keeps of v, decided at at.
 func (v *outcome) failure(at time.Time, host string) pastFailure {
 	p := pastFailure{At: at.UTC(), Host: host, Code: v.code, Program: v.program, Verdict: v.retry, Rule: v.decision.Rule,
