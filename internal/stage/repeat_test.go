@@ -4,8 +4,6 @@
 package stage
 
 import (
-	"bufio"
-	"os"
 	"testing"
 	"time"
 
@@ -28,21 +26,7 @@ const repeatJob = 77 // the job key of every attempt below
 
 func (a attempt) records(t *testing.T) []string {
 	t.Helper()
-	f, err := os.Open("../../oom/testdata/jobs/" + a.log)
-	require.NoError(t, err)
-	defer func() { _ = f.Close() }()
-	var recs []string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		if line := sc.Text(); oom.StartsRecord(line) || len(recs) == 0 {
-			recs = append(recs, line)
-		} else {
-			recs[len(recs)-1] += "\n" + line
-		}
-	}
-	require.NoError(t, sc.Err())
-	return recs
+	return agentRecords(jobLog(t, a.log))
 }
 
 // replay feeds the attempts' records to one stage, interleaved record by

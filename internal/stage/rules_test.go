@@ -16,10 +16,9 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
-// wholeLog feeds a job's whole log to a new stage as the agent groups its
-// records (a header starts one), and returns the failures it closed.
-func wholeLog(t *testing.T, log string) []assembly.Failure {
-	t.Helper()
+// agentRecords splits a log into records as the agent groups them: a line
+// with a log header starts one, any other joins it.
+func agentRecords(log string) []string {
 	var recs []string
 	for line := range strings.Lines(log) {
 		line = strings.TrimRight(line, "\n")
@@ -29,8 +28,15 @@ func wholeLog(t *testing.T, log string) []assembly.Failure {
 			recs[len(recs)-1] += "\n" + line
 		}
 	}
+	return recs
+}
+
+// wholeLog feeds a job's whole log to a new stage, record by record, and
+// returns the failures it closed.
+func wholeLog(t *testing.T, log string) []assembly.Failure {
+	t.Helper()
 	f := &feeder{s: newStage(), in: Input{Resource: 1, Stream: 1, At: t0, Now: t0}}
-	for _, rec := range recs {
+	for _, rec := range agentRecords(log) {
 		if at, ok := oom.HeaderTime(rec); ok {
 			f.in.At, f.in.Now = at, at
 		}
@@ -64,26 +70,12 @@ func idleTable(t *testing.T) string {
 
 // heldTable is the same driver's layout as a job script prints it with
 // another process holding 58000 MiB of GPU 0.
-const heldTable = `+-----------------------------------------------------------------------------------------+
-| NVIDIA-SMI 580.159.04             Driver Version: 580.159.04     CUDA Version: 13.0     |
-+-----------------------------------------+------------------------+----------------------+
-| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |
-| Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage | GPU-Util  Compute M. |
-|                                         |                        |               MIG M. |
-|=========================================+========================+======================|
-|   0  NVIDIA H100 80GB HBM3          On  |   00000000:19:00.0 Off |                    0 |
-| N/A   34C    P0             70W /  700W |   58013MiB /  81559MiB |      0%      Default |
-|                                         |                        |             Disabled |
-+-----------------------------------------+------------------------+----------------------+
-
-+-----------------------------------------------------------------------------------------+
-| Processes:                                                                              |
-|  GPU   GI   CI              PID   Type   Process name                        GPU Memory |
-|        ID   ID                                                               Usage      |
-|=========================================================================================|
-|    0   N/A  N/A            4242      C   python3                               58000MiB |
-+-----------------------------------------------------------------------------------------+
-`
+func heldTable(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile("../../oom/testdata/startup/nvidia-smi-580-held.txt")
+	require.NoError(t, err)
+	return string(b)
+}
 
 // tf1 is a TensorFlow 1.x job (gpu_device.cc's "Found device" block of
 // v1.4-v1.13 and "Created TensorFlow device" of v1.7+, bfc_allocator.cc's
@@ -169,7 +161,7 @@ func TestRulesOnWholeLogs(t *testing.T) {
 		},
 		{
 			// The job script's nvidia-smi before the real job shared_gpu_backoff_then_oom: its holder shown.
-			name: "nvidia-smi: held at start", log: heldTable + jobLog(t, "shared_gpu_backoff_then_oom.log"),
+			name: "nvidia-smi: held at start", log: heldTable(t) + jobLog(t, "shared_gpu_backoff_then_oom.log"),
 			decision: oom.Decision{Verdict: oom.RetryMayHelp, Rule: "held at start"},
 			check: func(t *testing.T, f *assembly.Failure) {
 				assert.Equal(t, []string{"python3 (pid 4242) 58000 MiB"}, f.Facts.Start.Holders)

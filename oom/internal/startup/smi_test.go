@@ -29,27 +29,14 @@ func smi580Free(t *testing.T) string {
 	return m.Versions.NvidiaSMI
 }
 
-// smi580Held is the same driver's layout with another process holding 58000 MiB.
-const smi580Held = `Fri Sep 19 10:23:30 2025
-+-----------------------------------------------------------------------------------------+
-| NVIDIA-SMI 580.159.04             Driver Version: 580.159.04     CUDA Version: 13.0     |
-+-----------------------------------------+------------------------+----------------------+
-| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |
-| Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage | GPU-Util  Compute M. |
-|                                         |                        |               MIG M. |
-|=========================================+========================+======================|
-|   0  NVIDIA H100 80GB HBM3          On  |   00000000:19:00.0 Off |                    0 |
-| N/A   34C    P0             70W /  700W |   61437MiB /  81559MiB |      0%      Default |
-|                                         |                        |             Disabled |
-+-----------------------------------------+------------------------+----------------------+
-
-+-----------------------------------------------------------------------------------------+
-| Processes:                                                                              |
-|  GPU   GI   CI              PID   Type   Process name                        GPU Memory |
-|        ID   ID                                                               Usage      |
-|=========================================================================================|
-|    0   N/A  N/A            4242      C   python3                               58000MiB |
-+-----------------------------------------------------------------------------------------+`
+// smi580Held is the same driver's layout with another process holding 58000 MiB (oom/testdata/startup).
+var smi580Held = func() string {
+	b, err := os.ReadFile("../../testdata/startup/nvidia-smi-580-held.txt")
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}()
 
 // smi535 is the driver 535 layout of NVIDIA's Container Toolkit docs ("Running a Sample Workload"), with a
 // process row in the columns its header names.
