@@ -145,15 +145,7 @@ func (s *Stage) StartupRecord(stream uint64, at, now time.Time, texts []string, 
 			return false, closed
 		}
 	}
-	read := false
-	for _, text := range texts {
-		if len(text) <= s.cfg.MaxScanSize {
-			var ok bool
-			ok, closed = s.Assembler.Startup(stream, text, at, now, closed)
-			read = read || ok
-		}
-	}
-	return read, closed
+	return s.startup(stream, at, now, texts, closed)
 }
 
 // mayBeOOM: a text passes the recogniser's own prefilter, not only the
@@ -182,12 +174,16 @@ func (s *Stage) Evidence(in func(statement bool) Input, text string, closed []as
 // stream's process (oom.Process), which the verdict reads when a failure
 // closes, and reports whether it read any.
 func (s *Stage) Startup(in func(statement bool) Input, texts []string, closed []assembly.Failure) (bool, []assembly.Failure) {
+	i := in(false)
+	return s.startup(i.Stream, i.At, i.Now, texts, closed)
+}
+
+func (s *Stage) startup(stream uint64, at, now time.Time, texts []string, closed []assembly.Failure) (bool, []assembly.Failure) {
 	read := false
 	for _, text := range texts {
 		if len(text) <= s.cfg.MaxScanSize {
-			i := in(false)
 			var ok bool
-			ok, closed = s.Assembler.Startup(i.Stream, text, i.At, i.Now, closed)
+			ok, closed = s.Assembler.Startup(stream, text, at, now, closed)
 			read = read || ok
 		}
 	}
