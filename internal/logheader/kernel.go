@@ -166,20 +166,27 @@ func isRelMinute(s string) bool {
 
 // ctime reads dmesg -T's strftime("%a %b %e %H:%M:%S %Y"); a month in another locale's words from monthOf.
 func ctime(s string) (time.Time, bool) {
-	f := strings.Fields(s)
-	if len(f) != 5 || !isMonthWord(f[0]) || !isMonthWord(f[1]) || len(f[4]) != 4 || DigitsEnd(f[4], 0) != 4 {
+	var f [5]string
+	n := 0
+	for w := range strings.FieldsSeq(s) {
+		if n == len(f) {
+			return time.Time{}, false
+		}
+		f[n], n = w, n+1
+	}
+	if n != 5 || !isMonthWord(f[0]) || !isMonthWord(f[1]) || len(f[4]) != 4 || DigitsEnd(f[4], 0) != 4 {
 		return time.Time{}, false
 	}
 	day := DigitsEnd(f[2], 0)
-	if day == 0 || day > 2 || day != len(f[2]) || timeEnd(f[3], 0) != 8 || len(f[3]) != 8 {
+	if day == 0 || day > 2 || day != len(f[2]) || len(f[3]) != 8 || timeEnd(f[3], 0) != 8 {
 		return time.Time{}, false
 	}
 	m := monthOf(f[1])
 	if m == 0 {
 		return time.Time{}, true // the shape, in a month not known: no time
 	}
-	t, err := time.Parse("2006 1 2 15:04:05", f[4]+" "+strconv.Itoa(m)+" "+f[2]+" "+f[3])
-	return t, err == nil
+	num := func(s string) int { v, _ := strconv.Atoi(s); return v }
+	return time.Date(num(f[4]), time.Month(m), num(f[2]), num(f[3][:2]), num(f[3][3:5]), num(f[3][6:]), 0, time.UTC), true
 }
 
 // dmesgISOLen matches dmesg --time-format iso's "2024-04-29T14:55:41,678628+02:00 " (a comma, a zone).
@@ -383,21 +390,34 @@ func wallTime(h string) time.Time {
 	if d := DigitsEnd(h, 0); d >= 9 && HasAt(h, d, ".") { // short-unix
 		return monotonic(h)
 	}
-	if dateEnd(h, 0) < 0 {
+	layout := "Jan _2 15:04:05" // a fraction after the seconds is read without a layout of its own
+	switch {
+	case dateEnd(h, 0) > 0:
+		layout = "2006-01-02T15:04:05"
+		if HasAt(h, 10, " ") {
+			layout = "2006-01-02 15:04:05"
+		}
+		switch n := len(h); {
+		case strings.HasSuffix(h, "Z") || n > 6 && (h[n-6] == '+' || h[n-6] == '-') && shapeAt(h, n-5, "##:##"):
+			layout += "Z07:00"
+		case n > 5 && (h[n-5] == '+' || h[n-5] == '-') && shapeAt(h, n-4, "####"):
+			layout += "Z0700" // journalctl's short-iso before v255
+		}
+	default:
 		sp := strings.IndexByte(h, ' ')
 		m := monthOf(h[:sp])
 		if m == 0 {
 			return time.Time{}
 		}
-		h = time.Month(m).String()[:3] + h[sp:]
-	}
-	for _, layout := range []string{"Jan _2 15:04:05.999999", "Jan _2 15:04:05", time.RFC3339Nano,
-		"2006-01-02T15:04:05.999999-0700", "2006-01-02T15:04:05-0700", "2006-01-02 15:04:05.999999"} {
-		if t, err := time.Parse(layout, h); err == nil {
-			return t.UTC()
+		if !isMonth(h[:sp]) {
+			h = time.Month(m).String()[:3] + h[sp:]
 		}
 	}
-	return time.Time{}
+	t, err := time.Parse(layout, h)
+	if err != nil {
+		return time.Time{}
+	}
+	return t.UTC()
 }
 
 // monthNames are strftime's %b in the locales a fleet's consoles use most (C, de, es, fr, it, nl, pl, pt, ru, uk);

@@ -148,10 +148,35 @@ func TestSplitKernelFixtures(t *testing.T) {
 	}
 }
 
+// TestWallTimeZones: stamps with and without a zone or a fraction.
+func TestWallTimeZones(t *testing.T) {
+	for h, want := range map[string]string{
+		"2024-04-29T14:55:41.678628": "2024-04-29T14:55:41.678628Z", "2024-04-29 14:55:41": "2024-04-29T14:55:41Z",
+		"2024-04-29T14:55:41-0130": "2024-04-29T16:25:41Z", "2024-04-29T14:55:41.5Z": "2024-04-29T14:55:41.5Z",
+	} {
+		if got := stamp(wallTime(h)); got != want {
+			t.Errorf("%s: %s want %s", h, got, want)
+		}
+	}
+}
+
 func TestMonthOf(t *testing.T) {
 	for w, want := range map[string]int{"Jan": 1, "Dec": 12, "апр": 4, "мая": 5, "Mär": 3, "janv.": 1, "déc.": 12, "12月": 12, "4월": 4, "13月": 0, "Foo": 0, "": 0} {
 		if got := monthOf(w); got != want {
 			t.Errorf("monthOf(%q) = %d, want %d", w, got, want)
+		}
+	}
+}
+
+// BenchmarkSplitKernel: one line of each common header, and a bare one.
+func BenchmarkSplitKernel(b *testing.B) {
+	lines := []string{"[ 2190.840861] " + killLine, "Apr 29 14:55:41 node-7 kernel: " + killLine, killLine,
+		"2024-04-29T14:55:41.678628+02:00 node-7 kernel: " + killLine, "[Mon Apr 29 14:55:41 2024] " + killLine}
+	for b.Loop() {
+		for _, l := range lines {
+			if SplitKernel(l).Text != killLine {
+				b.Fatal(l)
+			}
 		}
 	}
 }
