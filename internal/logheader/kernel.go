@@ -191,7 +191,7 @@ func ctime(s string) (time.Time, bool) {
 
 // dmesgISOLen matches dmesg --time-format iso's "2024-04-29T14:55:41,678628+02:00 " (a comma, a zone).
 func dmesgISOLen(l string) (int, time.Time) {
-	if !shapeAt(l, 0, "####-##-##T##:##:##,######") || !(HasAt(l, 26, "+") || HasAt(l, 26, "-")) || !shapeAt(l, 27, "##:## ") {
+	if !shapeAt(l, 0, "####-##-##T##:##:##,######") || !HasAt(l, 26, "+") && !HasAt(l, 26, "-") || !shapeAt(l, 27, "##:## ") {
 		return 0, time.Time{}
 	}
 	t, err := time.Parse("2006-01-02T15:04:05,999999-07:00", l[:32])

@@ -180,3 +180,18 @@ func BenchmarkSplitKernel(b *testing.B) {
 		}
 	}
 }
+
+// TestSplitKernelTruncated: every header and JSON line cut at every byte
+// splits without a panic.
+func TestSplitKernelTruncated(t *testing.T) {
+	lines := []string{`{"__REALTIME_TIMESTAMP":"1714395341678628","_TRANSPORT":"kernel","MESSAGE":"a\"b"}`}
+	for _, c := range kernelHeaders {
+		lines = append(lines, c.header+"x")
+	}
+	for _, l := range lines {
+		for i := range len(l) + 1 {
+			SplitKernel(l[:i])
+			SplitKernel(l[i:])
+		}
+	}
+}
