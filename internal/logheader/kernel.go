@@ -19,15 +19,18 @@ type KernelLine struct {
 }
 
 // SplitKernel takes a kernel log header off line: /dev/kmsg's; dmesg's in every --time-format, with -x and -r;
-// journalctl -k's (short, short-precise, short-iso, short-iso-precise, short-monotonic, short-unix, json); syslog's
-// (RFC 3164 in any locale's month, RFC 5424, RFC 3339), with the kernel's own stamp after "kernel:" or not. Another
-// program's line (another syslog tag, journal transport or dmesg facility) keeps its header: no kernel line then.
+// journalctl -k's (short, short-precise, short-iso, short-iso-precise, short-monotonic, short-unix, json, json-seq);
+// syslog's (RFC 3164 in any locale's month, RFC 5424, RFC 3339), with the kernel's own stamp after "kernel:" or not.
+// Another program's line (another syslog tag, journal transport or dmesg facility) keeps its header: no kernel line.
 func SplitKernel(line string) KernelLine {
 	if n, us := kmsgLen(line); n > 0 {
 		return KernelLine{Text: line[n:], At: time.Unix(0, 0).UTC().Add(time.Duration(us) * time.Microsecond)}
 	}
 	if HasAt(line, 0, "{") {
 		return journalJSON(line)
+	}
+	if HasAt(line, 0, "\x1e{") { // journalctl -o json-seq: RFC 7464's record separator
+		return journalJSON(line[1:])
 	}
 	var l KernelLine
 	rest := line[priLen(line):]

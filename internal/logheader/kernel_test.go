@@ -92,6 +92,7 @@ func TestSplitKernelJournalJSON(t *testing.T) {
 		{"v219 spaced", `{ "__CURSOR" : "s=1", "__REALTIME_TIMESTAMP" : "1714395341678628", "_TRANSPORT" : "kernel", "MESSAGE" : "` + killLine + `" }`,
 			killLine, "2024-04-29T12:55:41.678628Z"},
 		{"escapes", `{"_TRANSPORT":"kernel","MESSAGE":"Killed process 7 (a\"b\\c) total-vm:1kB"}`, `Killed process 7 (a"b\c) total-vm:1kB`, ""},
+		{"json-seq (v240+)", "\x1e" + `{"_TRANSPORT":"kernel","MESSAGE":"x","__REALTIME_TIMESTAMP":"1714395341678628"}`, "x", "2024-04-29T12:55:41.678628Z"},
 		{"no transport field (--output-fields)", `{"MESSAGE":"x"}`, "x", ""},
 	} {
 		l := SplitKernel(c.line)
