@@ -299,6 +299,9 @@ func journalLen(l string) (n int, at time.Time, kernel bool) {
 	if !HasAt(l, i, " ") {
 		return 0, at, false
 	}
+	if HasAt(l, i+1, "kernel: ") { // journalctl --no-hostname
+		return i + 1 + len("kernel: "), wallTime(l[:i]), true
+	}
 	h := strings.IndexByte(l[i+1:min(len(l), i+1+256)], ' ')
 	if h <= 0 {
 		return 0, at, false
@@ -379,8 +382,11 @@ func isMonthWord(w string) bool {
 	return !strings.ContainsAny(w, ":[]{}<>()=/\"' \t")
 }
 
-// hostKernelLen matches "host kernel: " after journalctl's short-monotonic stamp.
+// hostKernelLen matches "host kernel: " or "kernel: " after journalctl's short-monotonic stamp.
 func hostKernelLen(l string) int {
+	if HasAt(l, 0, "kernel: ") { // --no-hostname
+		return len("kernel: ")
+	}
 	h := strings.IndexByte(l[:min(len(l), 256)], ' ')
 	if h <= 0 || !HasAt(l, h+1, "kernel: ") || strings.ContainsAny(l[:h], ":[]") {
 		return 0

@@ -45,6 +45,8 @@ var kernelHeaders = []struct{ name, header, want string }{
 	{"journalctl -k short, fr_FR.UTF-8 (v219-v260)", "avril 28 01:23:30 PC kernel: ", "0000-04-28T01:23:30Z"},
 	{"journalctl -k short, zh_CN.UTF-8 (v219-v260)", "4月 28 01:23:30 PC kernel: ", "0000-04-28T01:23:30Z"},
 	{"journalctl -k short, a month not known (v219-v260)", "Hwe 28 01:23:30 PC kernel: ", ""},
+	{"journalctl -k --no-hostname (logs-show.c; the first version not checked)", "Apr 29 14:55:41 kernel: ", "0000-04-29T14:55:41Z"},
+	{"journalctl -k short-monotonic --no-hostname (v255; the option's first version not checked)", "[ 2190.840861] kernel: ", "1970-01-01T00:36:30.840861Z"},
 	{"journalctl -k short-precise (v219-v260)", "Apr 29 14:55:41.678628 node-7 kernel: ", "0000-04-29T14:55:41.678628Z"},
 	{"journalctl -k short-iso (v219-v254)", "2024-04-29T14:55:41+0200 node-7 kernel: ", "2024-04-29T12:55:41Z"},
 	{"journalctl -k short-iso (v255+)", "2024-04-29T14:55:41+02:00 node-7 kernel: ", "2024-04-29T12:55:41Z"},
