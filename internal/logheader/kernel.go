@@ -526,3 +526,9 @@ func jsonField(line, key string) (string, bool) {
 		return "", false
 	}
 }
+
+// StartsKernelLine reports whether line starts with a kernel log header that SplitKernel takes off: where a reader
+// that groups lines into records (LineStart) should start one, so that a kernel log is not one record.
+func StartsKernelLine(line string) bool {
+	return line != "" && len(SplitKernel(line).Text) != len(line)
+}

@@ -198,3 +198,16 @@ func TestSplitKernelTruncated(t *testing.T) {
 		}
 	}
 }
+
+func TestStartsKernelLine(t *testing.T) {
+	for _, c := range kernelHeaders {
+		if got := StartsKernelLine(c.header + killLine); got != (c.header != "") {
+			t.Errorf("%s: %q: %v", c.name, c.header, got)
+		}
+	}
+	for _, l := range []string{"Traceback (most recent call last):", "  File \"train.py\", line 1", "Apr 29 14:55:41 node-7 python3[1]: x", ""} {
+		if StartsKernelLine(l) {
+			t.Errorf("%q starts a kernel line", l)
+		}
+	}
+}
