@@ -192,16 +192,23 @@ func ctime(s string) (time.Time, bool) {
 	return time.Date(num(f[4]), time.Month(m), num(f[2]), num(f[3][:2]), num(f[3][3:5]), num(f[3][6:]), 0, time.UTC), true
 }
 
-// dmesgISOLen matches dmesg --time-format iso's "2024-04-29T14:55:41,678628+02:00 " (a comma, a zone).
+// dmesgISOLen matches dmesg --time-format iso's "2024-04-29T14:55:41,678628+02:00 " (a comma, a zone; "+0200" read
+// too, as strftime's %z prints it).
 func dmesgISOLen(l string) (int, time.Time) {
-	if !shapeAt(l, 0, "####-##-##T##:##:##,######") || !HasAt(l, 26, "+") && !HasAt(l, 26, "-") || !shapeAt(l, 27, "##:## ") {
+	if !shapeAt(l, 0, "####-##-##T##:##:##,######") || !HasAt(l, 26, "+") && !HasAt(l, 26, "-") {
 		return 0, time.Time{}
 	}
-	t, err := time.Parse("2006-01-02T15:04:05,999999-07:00", l[:32])
+	layout, n := "2006-01-02T15:04:05,999999-07:00", 32
+	if !shapeAt(l, 27, "##:## ") {
+		if layout, n = "2006-01-02T15:04:05,999999-0700", 31; !shapeAt(l, 27, "#### ") {
+			return 0, time.Time{}
+		}
+	}
+	t, err := time.Parse(layout, l[:n])
 	if err != nil {
 		return 0, time.Time{}
 	}
-	return 32, t.UTC()
+	return n, t.UTC()
 }
 
 // monotonic reads "seconds.fraction" as a time since 1970.

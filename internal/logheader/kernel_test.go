@@ -32,6 +32,7 @@ var kernelHeaders = []struct{ name, header, want string }{
 	{"dmesg -d (util-linux)", "[ 2190.840861 <    0.000014>] ", "1970-01-01T00:36:30.840861Z"},
 	{"dmesg --time-format delta (util-linux)", "[<    0.000014>] ", ""},
 	{"dmesg --time-format iso (util-linux 2.24+)", "2024-04-29T14:55:41,678628+02:00 ", "2024-04-29T12:55:41.678628Z"},
+	{"dmesg --time-format iso, zone as %z (not checked)", "2024-04-29T14:55:41,678628+0200 ", "2024-04-29T12:55:41.678628Z"},
 	{"dmesg --time-format reltime, a new minute (util-linux 2.26+)", "[Apr29 14:55] ", ""},
 	{"dmesg -H, a new minute, day under 10 (util-linux)", "[Apr 9 14:55] ", ""},
 	{"dmesg -H, within the minute (util-linux)", "[  +0.000003] ", ""},
