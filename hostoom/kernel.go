@@ -11,8 +11,9 @@ import (
 
 // The kernel's OOM-killer lines (mm/oom_kill.c, mm/memcontrol.c); optional groups: fields versions add or drop.
 var (
-	// dump_header: "gfp_mask=%#x(%pGg)" from 4.8, ", nodemask=…" in 4.7-4.9
-	invokedRe = regexp.MustCompile(`^(.+?) invoked oom-killer: gfp_mask=(0x[0-9a-f]+)(?:\([^)]*\))?,(?: nodemask=\S+,)? order=(-?\d+), oom_score_adj=(-?\d+)`)
+	// dump_header: what follows gfp_mask differs in nearly every version (oom_adj 2.6, gfp names 4.6+, a nodemask
+	// 4.9-4.19 that 4.14 prints in pr_cont pieces), so the line is read up to the mask.
+	invokedRe = regexp.MustCompile(`^(.+?) invoked oom-killer: gfp_mask=0x[0-9a-fA-F]+(?:[(,]|$)`)
 	// mem_cgroup_print_oom_info before 4.19
 	taskInRe = regexp.MustCompile(`^Task in (\S+) killed as a result of limit of (\S+)`)
 	// mem_cgroup_print_oom_meminfo (failcnt: v1 only)
@@ -20,13 +21,17 @@ var (
 	statsRe = regexp.MustCompile(`^Memory cgroup stats for (\S+?):`)
 	// oom_kill_memcg_member's caller, 4.19+
 	groupRe = regexp.MustCompile(`^Tasks in (\S+) are going to be killed due to memory\.oom\.group set`)
-	// oom_kill_process before 5.1
-	selectRe = regexp.MustCompile(`^(Out of memory(?: \(oom_kill_allocating_task\))?|Memory cgroup out of memory): Kill process (\d+) \((.*)\) score (\d+) or sacrifice child`)
-	// __oom_kill_process: shmem-rss 4.5+, the prefix 5.1+, UID… 5.4+ (and some 4.18)
-	killedRe = regexp.MustCompile(`^(?:(Out of memory(?: \(oom_kill_allocating_task\))?|Memory cgroup out of memory): )?Killed process (\d+) \((.*)\) total-vm:(\d+)kB, anon-rss:(\d+)kB, file-rss:(\d+)kB(?:, shmem-rss:(\d+)kB)?(?:,? UID:(\d+))?(?: pgtables:(\d+)kB)?(?: oom_score_adj:(-?\d+))?`)
+	// oom_kill_process before 5.1: "Kill … score N or sacrifice child" 2.6.39-5.0, "kill … or a child" 2.6.32
+	selectRe = regexp.MustCompile(`^(` + oomMessage + `): [Kk]ill process (\d+) \((.*)\) score (-?\d+) or (?:sacrifice|a) child`)
+	// __oom_kill_process: ", UID N," before the sizes in RHEL 6.8 (after the pid) and RHEL 7.7+ (after the comm);
+	// shmem-rss 4.6+; the prefix 5.1+; UID… 5.4+
+	killedRe = regexp.MustCompile(`^(?:(` + oomMessage + `): )?Killed process (\d+)(?:, UID (\d+),)? \((.*)\)(?:, UID (\d+),)? total-vm:(\d+)kB, anon-rss:(\d+)kB, file-rss:(\d+)kB(?:, shmem-rss:(\d+)kB)?(?:,? UID:(\d+))?(?: pgtables:(\d+)kB)?(?: oom_score_adj:(-?\d+))?`)
 	// oom_reap_task_mm, 4.6+
 	reapedRe = regexp.MustCompile(`^oom_reaper: reaped process (\d+) \((.*)\),? now anon-rss:(\d+)kB, file-rss:(\d+)kB(?:, shmem-rss:(\d+)kB)?`)
 )
+
+// oomMessage is out_of_memory's and mem_cgroup_out_of_memory's message: it names the constraint.
+const oomMessage = `Out of memory(?: \(oom_kill_allocating_task\))?|Memory cgroup out of memory|No available memory \(MPOL_BIND\)`
 
 // parseKernel reads one kernel message (header already taken off).
 func parseKernel(msg string) (KillReport, bool) {
@@ -59,16 +64,16 @@ func parseKernel(msg string) (KillReport, bool) {
 		if m := reapedRe.FindStringSubmatch(msg); m != nil {
 			return KillReport{Kind: KernelReaped, PID: num(m[1]), Command: m[2]}, true
 		}
-	case strings.Contains(msg, "Kill process "):
-		if m := selectRe.FindStringSubmatch(msg); m != nil {
-			return KillReport{Kind: KernelSelect, Constraint: prefixConstraint(m[1]), PID: num(m[2]), Command: m[3]}, true
-		}
 	case strings.Contains(msg, "Killed process "):
 		if m := killedRe.FindStringSubmatch(msg); m != nil {
-			s := KillReport{Kind: KernelKilled, Constraint: prefixConstraint(m[1]), PID: num(m[2]), Command: m[3],
-				AnonRSS: kB(m[5]), FileRSS: kB(m[6]), Shmem: kB(m[7])}
+			s := KillReport{Kind: KernelKilled, Constraint: prefixConstraint(m[1]), PID: num(m[2]), Command: m[4],
+				AnonRSS: kB(m[7]), FileRSS: kB(m[8]), Shmem: kB(m[9])}
 			s.RSS = s.AnonRSS + s.FileRSS + s.Shmem
 			return s, true
+		}
+	case strings.Contains(msg, "ill process ") && strings.Contains(msg, " score "):
+		if m := selectRe.FindStringSubmatch(msg); m != nil {
+			return KillReport{Kind: KernelSelect, Constraint: prefixConstraint(m[1]), PID: num(m[2]), Command: m[3]}, true
 		}
 	}
 	return KillReport{}, false
@@ -81,6 +86,8 @@ func prefixConstraint(prefix string) Constraint {
 		return ConstraintUnknown
 	case strings.HasPrefix(prefix, "Memory cgroup"):
 		return ConstraintCgroup
+	case strings.HasPrefix(prefix, "No available memory"):
+		return ConstraintMemoryPolicy
 	}
 	return ConstraintGlobal
 }
