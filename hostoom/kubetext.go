@@ -410,3 +410,21 @@ func (d *describeDoc) own(k TextKill, c *describedContainer) TextKill {
 	}
 	return k
 }
+
+// Wants reports whether Line must see l: a document is open, or l may begin
+// one. A caller copies only such a line (Line keeps pieces of it).
+func (r *TextReader) Wants(l string) bool {
+	if r.doc != nil {
+		return true
+	}
+	if l == "" {
+		return false
+	}
+	switch l[0] {
+	case 'N', 'L', '{', 'a', 'k', 'J':
+		return true
+	case ' ':
+		return strings.HasPrefix(strings.TrimLeft(l, " "), "JobID")
+	}
+	return false
+}

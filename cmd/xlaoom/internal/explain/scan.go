@@ -116,11 +116,11 @@ func scan(name string, r io.Reader, t *Totals, past []assembly.Past, found func(
 	})
 	g.stage.Assembler.Remember(job, past, time.Time{})
 	var ferr error
-	err = splitRecords(br, maxScanSize, func(rec *Record) {
+	err = splitLines(br, maxScanSize, func(rec *Record) {
 		if ferr == nil {
 			ferr = notes.record(rec, name, t, g)
 		}
-	})
+	}, notes.host.line)
 	notes.host.end(g)
 	if ferr == nil {
 		ferr = g.flush() // what a read error left open is written too
