@@ -5,10 +5,9 @@ package hostoom
 
 import (
 	"bytes"
+	"encoding/json"
 	"strconv"
 	"strings"
-
-	"go.yaml.in/yaml/v3"
 )
 
 // column is a table header's cell: kubectl's printers align cells by tabwriter, so a row's cell starts where its header does.
@@ -146,6 +145,7 @@ const maxObjectBytes = 16 << 20
 // objectDoc reads `kubectl get pod -o yaml|json` (a Pod, or a List of them, or Events) with PodKills.
 type objectDoc struct {
 	json  bool
+	yaml  func(in []byte, out any) error
 	first int64
 	text  bytes.Buffer
 	over  bool
@@ -183,7 +183,11 @@ func yamlLine(l string) bool {
 
 func (o *objectDoc) end() []TextKill {
 	var obj map[string]any
-	if o.over || yaml.Unmarshal(o.text.Bytes(), &obj) != nil { // YAML reads JSON too
+	decode := o.yaml
+	if o.json {
+		decode = json.Unmarshal
+	}
+	if o.over || decode(o.text.Bytes(), &obj) != nil {
 		return nil
 	}
 	items := []any{obj}
@@ -210,8 +214,7 @@ func objectKills(obj map[string]any, line int64) []TextKill {
 		if !ok {
 			return nil
 		}
-		count, _ := obj["count"].(int)
-		k := textKill(s, line, int64(count))
+		k := textKill(s, line, number(obj["count"]))
 		involved, _ := obj["involvedObject"].(map[string]any)
 		switch iname, _ := involved["name"].(string); involved["kind"] {
 		case "Pod":
@@ -247,11 +250,11 @@ func specLimit(spec map[string]any, container string) string {
 			}
 			res, _ := cm["resources"].(map[string]any)
 			limits, _ := res["limits"].(map[string]any)
-			switch v := limits["memory"].(type) {
-			case string:
+			if v, ok := limits["memory"].(string); ok {
 				return v
-			case int:
-				return strconv.Itoa(v)
+			}
+			if n := number(limits["memory"]); n >= 0 {
+				return strconv.FormatInt(n, 10)
 			}
 		}
 	}
@@ -264,10 +267,23 @@ func restartCount(status map[string]any, container string) int64 {
 		cs, _ := status[list].([]any)
 		for _, c := range cs {
 			cm, _ := c.(map[string]any)
-			if n, ok := cm["restartCount"].(int); ok && cm["name"] == container {
-				return int64(n)
+			if cm["name"] == container {
+				return number(cm["restartCount"])
 			}
 		}
+	}
+	return -1
+}
+
+// number is a decoded integer (JSON's float64, YAML's int), -1 for none.
+func number(v any) int64 {
+	switch n := v.(type) {
+	case float64:
+		return int64(n)
+	case int:
+		return int64(n)
+	case int64:
+		return n
 	}
 	return -1
 }

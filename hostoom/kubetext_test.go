@@ -8,12 +8,14 @@ import (
 	"strings"
 	"testing"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/xlaoom/xlaoomprocessor/oom"
 )
 
 // textKills reads a text's lines in order, as explain feeds them.
 func textKills(text string) []TextKill {
-	var r TextReader
+	r := TextReader{YAML: yaml.Unmarshal}
 	for i, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
 		r.Line(int64(i+1), l)
 	}
@@ -151,6 +153,23 @@ func TestTextReaderCovers(t *testing.T) {
 	for n, want := range map[int64]bool{1: false, 2: true, 3: true, 4: false, 5: false} {
 		if r.Covers(n) != want {
 			t.Errorf("Covers(%d) = %v", n, !want)
+		}
+	}
+}
+
+// TestTextReaderWithoutYAML: with no YAML decoder, YAML is passed over and JSON still read.
+func TestTextReaderWithoutYAML(t *testing.T) {
+	for file, want := range map[string]int{"get-pod-yaml-1.28.txt": 0, "get-pods-json-1.28.txt": 1} {
+		b, err := os.ReadFile("testdata/kubectl/" + file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r TextReader
+		for i, l := range strings.Split(string(b), "\n") {
+			r.Line(int64(i+1), l)
+		}
+		if got := len(r.End()); got != want {
+			t.Errorf("%s: %d kills, want %d", file, got, want)
 		}
 	}
 }

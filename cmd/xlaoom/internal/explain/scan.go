@@ -15,6 +15,8 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/xlaoom/xlaoomprocessor/hostoom"
 	"github.com/xlaoom/xlaoomprocessor/internal/assembly"
 )
@@ -115,6 +117,7 @@ func scan(name string, r io.Reader, t *Totals, past []assembly.Past, found func(
 		return found(f)
 	})
 	g.stage.Assembler.Remember(job, past, time.Time{})
+	notes.host.text.YAML = yaml.Unmarshal // kubectl get -o yaml (hostkill.go)
 	var ferr error
 	err = splitLines(br, maxScanSize, func(rec *Record) {
 		if ferr == nil {
