@@ -90,8 +90,9 @@ func (d *sacctDoc) line(n int64, l string) bool {
 
 // outOfMemory: sacct's State, whole or cut to its column ("OUT_OF_ME+").
 func outOfMemory(state string) bool {
+	const full = "OUT_OF_MEMORY"
 	s := strings.TrimSuffix(state, "+")
-	return len(s) >= len("OUT_OF") && strings.HasPrefix("OUT_OF_MEMORY", s)
+	return len(s) >= len("OUT_OF") && len(s) <= len(full) && full[:len(s)] == s
 }
 
 func (d *sacctDoc) end() []TextKill {

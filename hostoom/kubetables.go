@@ -33,7 +33,7 @@ func newTable(l string) document {
 	var cols []column
 	for i := 0; i < len(l); {
 		j := i
-		for j < len(l) && !(l[j] == '\t' || l[j] == ' ' && (j+1 == len(l) || l[j+1] == ' ' || l[j+1] == '\t')) {
+		for j < len(l) && !cellEnd(l, j) {
 			j++
 		}
 		cols = append(cols, column{name: l[i:j], start: i})
@@ -51,6 +51,11 @@ func newTable(l string) document {
 		return nil
 	}
 	return t
+}
+
+// cellEnd: a header cell ends at a tab or two blanks ("LAST SEEN" is one cell).
+func cellEnd(l string, j int) bool {
+	return l[j] == '\t' || l[j] == ' ' && (j+1 == len(l) || l[j+1] == ' ' || l[j+1] == '\t')
 }
 
 func (t *tableDoc) index(name string) int {
