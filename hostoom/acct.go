@@ -77,7 +77,7 @@ func (d *sacctDoc) line(n int64, l string) bool {
 			cells = append(cells, strings.TrimSpace(l[s[0]:min(s[1], len(l))]))
 		}
 	}
-	if len(cells) != len(d.names) || cells[0] == "" || cells[0][0] < '0' || cells[0][0] > '9' {
+	if len(cells) != len(d.names) || cells[0] == "" || cells[0][0] < '0' || cells[0][0] > '9' || len(d.rows) >= maxRows {
 		return false
 	}
 	row := sacctRow{cells: make(map[string]string, len(cells)), line: n}

@@ -82,7 +82,7 @@ func (d *describeDoc) line(n int64, l string) bool {
 
 func (d *describeDoc) container(n int64, l string, indent int, key, value string, isKey bool) {
 	if d.cur == nil || indent <= d.contIndent {
-		if isKey && value == "" && strings.HasSuffix(strings.TrimSpace(l), ":") {
+		if isKey && value == "" && strings.HasSuffix(strings.TrimSpace(l), ":") && len(d.conts) < maxRows {
 			d.cur = &describedContainer{name: key, restarts: -1}
 			d.conts, d.contIndent, d.term, d.limits = append(d.conts, d.cur), indent, nil, false
 		}
@@ -139,7 +139,7 @@ func (d *describeDoc) event(n int64, l string) {
 		d.eventsHeader = len(f) >= 2 && f[0] == "Type" && f[1] == "Reason"
 		return
 	}
-	if len(f) < 5 || f[0] != "Warning" && f[0] != "Normal" {
+	if len(f) < 5 || f[0] != "Warning" && f[0] != "Normal" || len(d.events) >= maxRows {
 		return
 	}
 	d.events = append(d.events, describedEvent{reason: f[1], message: f[4], count: repeats(f[2]), line: n})

@@ -32,8 +32,12 @@ type TextReader struct {
 	spans [][2]int64
 }
 
-// MaxSpans bounds the documents' line spans a TextReader remembers for Covers.
-const MaxSpans = 4096
+// MaxSpans bounds the documents' line spans a TextReader remembers for Covers;
+// maxRows bounds the rows (events, sacct's) one document keeps.
+const (
+	MaxSpans = 4096
+	maxRows  = 1 << 16
+)
 
 // document is one text being read; line reports false when l is not its: it ended before l.
 type document interface {
@@ -202,10 +206,16 @@ func (r *TextReader) Wants(l string) bool {
 		return false
 	}
 	switch l[0] {
-	case 'N', 'L', '{', 'J':
-		return true
+	case 'N':
+		return strings.HasPrefix(l, "Name:") || strings.HasPrefix(l, "NAME")
+	case 'L':
+		return strings.HasPrefix(l, "LAST")
+	case '{':
+		return strings.TrimSpace(l) == "{"
+	case 'J':
+		return strings.HasPrefix(l, "Job ID:") || strings.HasPrefix(l, "JobID")
 	case 'a', 'k':
-		return r.YAML != nil
+		return r.YAML != nil && (strings.HasPrefix(l, "apiVersion:") || strings.HasPrefix(l, "kind:"))
 	case ' ':
 		return strings.HasPrefix(strings.TrimLeft(l, " "), "JobID")
 	}
