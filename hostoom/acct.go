@@ -182,7 +182,7 @@ type seffDoc struct {
 
 func (d *seffDoc) line(n int64, l string) bool {
 	key, value, ok := keyValue(l)
-	if !ok || key == "Job ID" && d.seen {
+	if !ok || key == "Job ID" && d.seen || kernelLine(l) {
 		return false
 	}
 	d.seen = true

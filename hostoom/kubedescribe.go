@@ -53,7 +53,7 @@ func (d *describeDoc) line(n int64, l string) bool {
 	indent := indentOf(l)
 	key, value, isKey := keyValue(l)
 	if indent == 0 {
-		if !isKey || key == "Name" && d.named {
+		if !isKey || key == "Name" && d.named || kernelLine(l) {
 			return false
 		}
 		d.section, d.cur, d.term, d.limits = key, nil, nil, false

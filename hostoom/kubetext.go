@@ -178,6 +178,13 @@ func keyValue(l string) (key, value string, ok bool) {
 	return key, strings.TrimSpace(value), true
 }
 
+// kernelLine: a kernel's line without a header ("Memory cgroup out of memory: Killed process …") has a label's
+// shape; it ends a document, and is the log's.
+func kernelLine(l string) bool {
+	s, ok := ParseLine(l)
+	return ok && s.Kind.Kernel()
+}
+
 func indentOf(l string) int { return len(l) - len(strings.TrimLeft(l, " \t")) }
 
 // leadingInt reads "3" of "3 (2m ago)"; -1 for none.
