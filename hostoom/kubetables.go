@@ -98,7 +98,7 @@ func (t *tableDoc) line(n int64, l string) bool {
 		t.header = true
 		return true
 	}
-	if strings.TrimSpace(l) == "" || l[0] == ' ' || l[0] == '\t' {
+	if strings.TrimSpace(l) == "" || l[0] == ' ' || l[0] == '\t' || kernelLine(l) {
 		return false
 	}
 	cells, ok := t.cells(l)

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/xlaoom/xlaoomprocessor/internal/logheader"
 )
 
 // TextKill is one kill that a platform's state text shows (kubectl, sacct,
@@ -178,10 +180,10 @@ func keyValue(l string) (key, value string, ok bool) {
 	return key, strings.TrimSpace(value), true
 }
 
-// kernelLine: a kernel's line without a header ("Memory cgroup out of memory: Killed process …") has a label's
-// shape; it ends a document, and is the log's.
+// kernelLine: a kernel's line ends a document and is the log's (without a header,
+// "Memory cgroup out of memory: Killed process …" has a label's shape).
 func kernelLine(l string) bool {
-	s, ok := ParseLine(l)
+	s, ok := ParseLine(logheader.SplitKernel(l).Text)
 	return ok && s.Kind.Kernel()
 }
 

@@ -146,14 +146,16 @@ func TestTextReaderCovers(t *testing.T) {
 	var r TextReader
 	lines := []string{"plain log line", "JobID|State|", "4821337|OUT_OF_MEMORY|", "", "another log line",
 		"Job ID: 4821337", "State: OUT_OF_MEMORY (exit code 0)",
-		"Memory cgroup out of memory: Killed process 29330 (python3) total-vm:82116kB, anon-rss:59136kB, file-rss:6612kB, shmem-rss:0kB, UID:0 pgtables:188kB oom_score_adj:0"}
+		"Memory cgroup out of memory: Killed process 29330 (python3) total-vm:82116kB, anon-rss:59136kB, file-rss:6612kB, shmem-rss:0kB, UID:0 pgtables:188kB oom_score_adj:0",
+		"NAME          READY   STATUS      RESTARTS   AGE", "train-llm-0   0/1     OOMKilled   0          2m",
+		"[ 2190.840861] Memory cgroup out of memory: Killed process 29330 (python3) total-vm:82116kB, anon-rss:59136kB, file-rss:6612kB, shmem-rss:0kB, UID:0 pgtables:188kB oom_score_adj:0"}
 	for i, l := range lines {
 		r.Line(int64(i+1), l)
 	}
-	if kills := r.End(); len(kills) != 2 {
+	if kills := r.End(); len(kills) != 3 {
 		t.Fatalf("%d kills", len(kills))
 	}
-	for n, want := range map[int64]bool{1: false, 2: true, 3: true, 4: false, 5: false, 6: true, 7: true, 8: false} {
+	for n, want := range map[int64]bool{1: false, 2: true, 3: true, 4: false, 5: false, 6: true, 7: true, 8: false, 9: true, 10: true, 11: false} {
 		if r.Covers(n) != want {
 			t.Errorf("Covers(%d) = %v", n, !want)
 		}
