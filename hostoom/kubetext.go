@@ -11,8 +11,7 @@ import (
 	"github.com/xlaoom/xlaoomprocessor/internal/logheader"
 )
 
-// TextKill is one kill that a platform's state text shows (kubectl, sacct,
-// seff): a Kill and the facts only that text prints.
+// TextKill is one kill a platform's state text (kubectl, sacct, seff) shows: a Kill and the facts only it prints.
 type TextKill struct {
 	Kill
 	Pod, Namespace string
@@ -92,8 +91,7 @@ func (r *TextReader) close() {
 	r.doc = nil
 }
 
-// startDocument is the reader of the text l begins, nil for none: one
-// comparison for most lines.
+// startDocument is the reader of the text l begins, nil for none.
 func (r *TextReader) startDocument(l string) document {
 	if l == "" {
 		return nil
@@ -205,8 +203,7 @@ func leadingInt(s string) int64 {
 	return n
 }
 
-// Wants reports whether Line must see l: a document is open, or l may begin
-// one. A caller copies only such a line (Line keeps pieces of it).
+// Wants reports whether Line must see l (a document is open, or l may begin one): a caller copies only such a line.
 func (r *TextReader) Wants(l string) bool {
 	if r.doc != nil {
 		return true

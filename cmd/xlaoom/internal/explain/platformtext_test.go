@@ -173,3 +173,27 @@ func TestDocsKubectlExample(t *testing.T) {
 	Main([]string{"explain", "hostoom/testdata/kubectl/describe-pod-oomkilling-1.28.txt"}, nil, &stdout, new(bytes.Buffer))
 	assert.Equal(t, stdout.String(), example, "paste the new output into docs/explain.md")
 }
+
+// TestSplitKubectlTimestamps: the prefix is taken off when the input's first line has it (kubectl 1.28 logs
+// --timestamps), so that a traceback is one record; a log whose first line lacks it keeps every line as written.
+func TestSplitKubectlTimestamps(t *testing.T) {
+	traceback := "2024-04-29 14:55:41.678628: E external/xla/xla/pjrt/pjrt_stream_executor_client.cc:2826] Execution of replica 0 failed: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 17179869184 bytes.\n" +
+		"Traceback (most recent call last):\n" +
+		"  File \"train.py\", line 12, in <module>\n"
+	tests := []struct {
+		name, in string
+		want     []string
+	}{
+		{"stamped", "2024-04-29T14:55:41.678628123Z " + strings.ReplaceAll(strings.TrimSuffix(traceback, "\n"), "\n", "\n2024-04-29T14:55:41.678629001Z ") + "\n",
+			[]string{strings.TrimSpace(traceback)}},
+		{"first line not stamped", "plain first line\n2024-04-29T14:55:41.678628123Z second\n",
+			[]string{"plain first line", "2024-04-29T14:55:41.678628123Z second"}},
+	}
+	for _, tt := range tests {
+		var got []string
+		require.NoError(t, splitRecords(bufio.NewReader(strings.NewReader(tt.in)), maxScanSize, func(r *Record) {
+			got = append(got, string(r.Text))
+		}))
+		assert.Equal(t, tt.want, got, tt.name)
+	}
+}

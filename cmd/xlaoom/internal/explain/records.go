@@ -26,18 +26,15 @@ type Record struct {
 
 // splitter groups lines into records; one longer than max is counted, not kept.
 type splitter struct {
-	max    int
-	buf    []byte
-	rec    Record
-	open   bool // a record has begun
-	line   int  // physical lines begun so far
-	inLine bool // the last chunk ended inside a physical line (longer than the reader's buffer)
-	joined bool // the last physical line was a CRI partial line: the next one continues it
-	// stamped: the input's first line carries kubectl logs --timestamps'
-	// prefix, which every line then carries (0: not yet known, -1: not).
-	stamped int8
-	// eachLine, when set, sees every physical line (its first piece), prefix off.
-	eachLine func(n int, text []byte)
+	max      int
+	buf      []byte
+	rec      Record
+	open     bool                     // a record has begun
+	line     int                      // physical lines begun so far
+	inLine   bool                     // the last chunk ended inside a physical line (longer than the reader's buffer)
+	joined   bool                     // the last physical line was a CRI partial line: the next one continues it
+	stamped  int8                     // 1: the first line has kubectl logs --timestamps' prefix, so all do; -1: not
+	eachLine func(n int, text []byte) // when set, sees every physical line (its first piece), prefix off
 }
 
 // splitRecords calls emit with every record of r, capped at max bytes; a read
@@ -83,7 +80,6 @@ func (s *splitter) add(chunk []byte, emit func(*Record)) {
 	// The agent's container parser strips the CRI prefix and joins partial lines.
 	n, partial := logheader.CRIPrefix(unsafe.String(unsafe.SliceData(chunk), len(chunk)))
 	if n == 0 && s.stamped >= 0 && !s.joined {
-		// kubectl logs --timestamps: off, so that the lines group as they were printed
 		n = logheader.TimestampPrefix(unsafe.String(unsafe.SliceData(chunk), len(chunk)))
 		switch {
 		case s.stamped != 0:
