@@ -26,19 +26,26 @@ type Record struct {
 
 // splitter groups lines into records; one longer than max is counted, not kept.
 type splitter struct {
-	max    int
-	buf    []byte
-	rec    Record
-	open   bool // a record has begun
-	line   int  // physical lines begun so far
-	inLine bool // the last chunk ended inside a physical line (longer than the reader's buffer)
-	joined bool // the last physical line was a CRI partial line: the next one continues it
+	max      int
+	buf      []byte
+	rec      Record
+	open     bool                     // a record has begun
+	line     int                      // physical lines begun so far
+	inLine   bool                     // the last chunk ended inside a physical line (longer than the reader's buffer)
+	joined   bool                     // the last physical line was a CRI partial line: the next one continues it
+	stamped  int8                     // 1: the first line has kubectl logs --timestamps' prefix, so all do; -1: not
+	eachLine func(n int, text []byte) // when set, sees every physical line (its first piece), prefix off
 }
 
 // splitRecords calls emit with every record of r, capped at max bytes; a read
 // error ends it after the records read so far.
 func splitRecords(r *bufio.Reader, max int, emit func(*Record)) error {
-	s := splitter{max: max}
+	return splitLines(r, max, emit, nil)
+}
+
+// splitLines is splitRecords that also calls eachLine, when set, with every physical line.
+func splitLines(r *bufio.Reader, max int, emit func(*Record), eachLine func(n int, text []byte)) error {
+	s := splitter{max: max, eachLine: eachLine}
 	for {
 		chunk, err := r.ReadSlice('\n')
 		if len(chunk) > 0 {
@@ -72,7 +79,20 @@ func (s *splitter) add(chunk []byte, emit func(*Record)) {
 	s.line++
 	// The agent's container parser strips the CRI prefix and joins partial lines.
 	n, partial := logheader.CRIPrefix(unsafe.String(unsafe.SliceData(chunk), len(chunk)))
+	if n == 0 && s.stamped >= 0 && !s.joined {
+		n = logheader.TimestampPrefix(unsafe.String(unsafe.SliceData(chunk), len(chunk)))
+		switch {
+		case s.stamped != 0:
+		case n > 0:
+			s.stamped = 1
+		default:
+			s.stamped = -1
+		}
+	}
 	chunk = chunk[n:]
+	if s.eachLine != nil && !s.joined {
+		s.eachLine(s.line, chunk)
+	}
 	switch {
 	case s.joined:
 		// continues a CRI partial line: neither a new record nor a new line

@@ -15,6 +15,8 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/xlaoom/xlaoomprocessor/hostoom"
 	"github.com/xlaoom/xlaoomprocessor/internal/assembly"
 )
@@ -115,12 +117,13 @@ func scan(name string, r io.Reader, t *Totals, past []assembly.Past, found func(
 		return found(f)
 	})
 	g.stage.Assembler.Remember(job, past, time.Time{})
+	notes.host.text.YAML = yaml.Unmarshal // kubectl get -o yaml (hostkill.go)
 	var ferr error
-	err = splitRecords(br, maxScanSize, func(rec *Record) {
+	err = splitLines(br, maxScanSize, func(rec *Record) {
 		if ferr == nil {
 			ferr = notes.record(rec, name, t, g)
 		}
-	})
+	}, notes.host.line)
 	notes.host.end(g)
 	if ferr == nil {
 		ferr = g.flush() // what a read error left open is written too
