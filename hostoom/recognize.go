@@ -94,4 +94,10 @@ var (
 func Recognizer() *oom.Recognizer { return recognizer }
 
 // EndsWithTail reports whether text ends with one of tailTexts.
-func EndsWithTail(text string) bool { return tailSet.MayEnd(text) }
+func EndsWithTail(text string) bool { return tailSet.Last(text) && tailSet.MayEnd(text) }
+
+// MayEndWithTail is EndsWithTail's first test, the text's last byte, small
+// enough to be inlined where every record is asked: most fail it.
+func MayEndWithTail(text string) bool { return len(text) >= 8 && tailLast[text[len(text)-1]] }
+
+var tailLast = tailSet.LastBytes()

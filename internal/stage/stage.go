@@ -204,7 +204,12 @@ func startupCue(texts []string) bool {
 // Tail reports whether a body the prefilter passed over may be a host kill
 // line that holds no prefilter key (HostKillTails): Texts reads it.
 func (s *Stage) Tail(body string) bool {
-	return s.cfg.HostKillTails && body != "" && hostoom.EndsWithTail(body)
+	return hostoom.MayEndWithTail(body) && s.tail(body) // inlined: most bodies end otherwise
+}
+
+//go:noinline // keeps Tail small enough to be inlined
+func (s *Stage) tail(body string) bool {
+	return s.cfg.HostKillTails && hostoom.EndsWithTail(body)
 }
 
 // Texts joins each line's host statement, dated by its header, else by the
