@@ -54,6 +54,11 @@ type Joiner struct {
 	tail    Kill
 	hasTail bool
 	keys    []string // recent keys, oldest first
+	// lender is the last SIGKILL report (Kind.Lends), which lends its pid
+	// and command to the next kill that names none within Quiet.
+	lender    KillReport
+	lenderAt  time.Time
+	hasLender bool
 }
 
 // Add joins s, printed at at (zero: no quiet interval closes it), and returns the kills it closes, in order.
@@ -66,9 +71,19 @@ func (j *Joiner) Add(at time.Time, s KillReport) []Kill {
 	if j.hasTail && j.quietSince(j.tail.Last, at) {
 		out = j.endTail(out)
 	}
+	if s.Kind.Lends() {
+		j.lender, j.lenderAt, j.hasLender = s, at, true
+		return out
+	}
 	if !s.Kind.Kernel() {
 		if s.Key != "" && j.seen(s.Key) {
 			return out
+		}
+		if key := oomdKey(&s); key != "" && j.seen(key) {
+			return out
+		}
+		if s.PID == 0 && j.hasLender && !j.quietSince(j.lenderAt, at) {
+			s.PID, s.Command, j.hasLender = j.lender.PID, j.lender.Command, false
 		}
 		j.done, j.completed = Kill{KillReport: s, Tasks: 1, Statements: 1, Complete: true, First: at, Last: at}, true
 		return append(out, j.done)
@@ -180,7 +195,8 @@ func merge(k *Kill, s KillReport) {
 	if s.LimitCgroup != "" && k.LimitCgroup == "" {
 		k.LimitCgroup = s.LimitCgroup
 	}
-	if k.Kind == KindNone || s.Kind == KernelKilled {
+	// KernelSelect names a kill whose "Killed process" line has not come (yet): the kill says it was selected.
+	if k.Kind == KindNone || s.Kind == KernelKilled || s.Kind == KernelSelect && k.Kind != KernelKilled {
 		k.Kind = s.Kind
 	}
 }

@@ -16,6 +16,7 @@ import (
 var anchors = []string{
 	"oom", "OOM", "Killed process", "Kill process", "memory: usage", "Task in ", "Memory cgroup stats",
 	"Out Of Memory", "low on resource: memory", "must evict pod(s)", "Memory on the node", "sending SIG", " due to memory ", " due to swap used",
+	" Killed  ", "DataLoader worker (pid", "(exitcode: -9)", "(SIGKILL) received by PID",
 }
 
 // MayContain reports whether text may hold a statement Parse reads (the processor has Recognizer's prefilter).
@@ -53,7 +54,7 @@ func EventStatement(message, note string) (KillReport, bool) {
 // ParseLine reads one message whose header is already off.
 func ParseLine(msg string) (KillReport, bool) {
 	msg = strings.TrimLeft(msg, " \t")
-	for _, parse := range []func(string) (KillReport, bool){parseKernel, parseUserspace, parseKubernetes, parseSlurmRay} {
+	for _, parse := range []func(string) (KillReport, bool){parseKernel, parseUserspace, parseKubernetes, parseSlurmRay, parseLender} {
 		if s, ok := parse(msg); ok {
 			return s, true
 		}

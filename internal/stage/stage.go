@@ -254,7 +254,7 @@ func (s *Stage) Host(in Input, marks Marks, st hostoom.KillReport, t *Tags, clos
 }
 
 func (s *Stage) statement(in Input, at time.Time, st hostoom.KillReport, t *Tags, closed []assembly.Failure) []assembly.Failure {
-	if t.Outcome == Untouched {
+	if t.Outcome == Untouched && !st.Kind.Lends() { // a SIGKILL's report is no statement of a kill alone
 		t.Outcome, t.Host = HostStatement, st
 	}
 	if st.Kind.Echo() {
