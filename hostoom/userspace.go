@@ -32,7 +32,7 @@ var (
 	dataLoaderRe = regexp.MustCompile(`DataLoader worker \(pid(?:\(s\))? (\d+)[^)]*\) (?:is killed by signal: Killed|exited unexpectedly)`)
 	// torchrun (torch.distributed.elastic): "failed (exitcode: -9) local_rank: 0 (pid: N) of binary: B" and the
 	// error summary's "traceback : Signal 9 (SIGKILL) received by PID N"
-	torchrunRe = regexp.MustCompile(`(?:failed \(exitcode: -9\) local_rank: \d+ \(pid: (\d+)\) of binary: (\S+)|Signal 9 \(SIGKILL\) received by PID (\d+))`)
+	torchrunRe   = regexp.MustCompile(`(?:failed \(exitcode: -9\) local_rank: \d+ \(pid: (\d+)\) of binary: (\S+)|Signal 9 \(SIGKILL\) received by PID (\d+))`)
 	raySummaryRe = regexp.MustCompile(`(\d+) Workers \(tasks / actors\) killed due to memory pressure \(OOM\)(?:, \d+ Workers crashed due to other reasons at node \(ID: (\w+), IP: (\S+)\))?`)
 )
 
