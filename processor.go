@@ -5,6 +5,7 @@ package xlaoomprocessor // import "github.com/xlaoom/xlaoomprocessor"
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"go.opentelemetry.io/collector/component"
@@ -138,7 +139,7 @@ func (p *logsProcessor) notCandidate(rl plog.ResourceLogs, lr plog.LogRecord, b 
 	text := body.Str()
 	if p.stage.Tail(text) {
 		t := b.freshTags()
-		b.closed = p.stage.Texts(p.input(rl, lr, b, false), marksOf(lr.Attributes()), []string{text}, t, b.closed)
+		b.closed = p.stage.Texts(p.input(rl, lr, b, true), marksOf(lr.Attributes()), []string{text}, t, b.closed)
 		if label, tagged := p.write(rl, lr, t, b); tagged != untouched {
 			return label, tagged
 		}
@@ -365,7 +366,8 @@ func (p *logsProcessor) failureRecord(f *assembly.Failure, o *origin, res pcommo
 func (p *logsProcessor) start(context.Context, component.Host) error {
 	tick := max(min(p.cfg.FailureQuietInterval/2, time.Second), 10*time.Millisecond)
 	p.ticks.Start(tick, "xla_oom processor: sending failure records failed", func(context.Context) error {
-		return p.send(context.Background(), p.assembler.Expire(p.now(), nil))
+		return errors.Join(p.send(context.Background(), p.assembler.Expire(p.now(), nil)),
+			p.sendKills(context.Background(), p.assembler.ExpireKills(p.now()))) // processor_hostkill.go
 	})
 	return nil
 }
@@ -373,7 +375,7 @@ func (p *logsProcessor) start(context.Context, component.Host) error {
 // shutdown stops the ticker and sends every failure still open.
 func (p *logsProcessor) shutdown(ctx context.Context) error {
 	p.ticks.Stop()
-	err := p.send(ctx, p.assembler.Flush(nil))
+	err := errors.Join(p.sendKills(ctx, p.assembler.FlushAllKills()), p.send(ctx, p.assembler.Flush(nil)))
 	p.telemetry.Shutdown()
 	return err
 }

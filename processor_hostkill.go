@@ -4,13 +4,16 @@
 package xlaoomprocessor // import "github.com/xlaoom/xlaoomprocessor"
 
 import (
+	"context"
 	"strconv"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/xlaoom/xlaoomprocessor/hostoom"
+	"github.com/xlaoom/xlaoomprocessor/internal/assembly"
 	"github.com/xlaoom/xlaoomprocessor/internal/incident"
+	"github.com/xlaoom/xlaoomprocessor/internal/metadata"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
 	"github.com/xlaoom/xlaoomprocessor/internal/recordtime"
 	"github.com/xlaoom/xlaoomprocessor/internal/stage"
@@ -48,7 +51,7 @@ func (p *logsProcessor) structured(rl plog.ResourceLogs, lr plog.LogRecord, b *b
 		return "", untouched
 	}
 	var t stage.Tags
-	b.closed = p.stage.Host(p.input(rl, lr, b, false), marksOf(lr.Attributes()), st, &t, b.closed)
+	b.closed = p.stage.Host(p.input(rl, lr, b, true), marksOf(lr.Attributes()), st, &t, b.closed)
 	return p.write(rl, lr, &t, b)
 }
 
@@ -70,6 +73,42 @@ func (p *logsProcessor) writeKill(rl plog.ResourceLogs, lr plog.LogRecord, kill 
 	attrs.PutStr(oomattr.Incident, hostIncident(rl.Resource().Attributes(), attrs, kill, recordtime.Of(lr, b.now), p.cfg))
 	p.setSeverity(lr, plog.SeverityNumberError, "ERROR")
 	return kill.Kind.Source(), taggedHost
+}
+
+// sendKills gives the kills that ended with no record to carry them (assembly.EndedKill) to the next consumer,
+// one record each, in its stream's resource.
+func (p *logsProcessor) sendKills(ctx context.Context, kills []assembly.EndedKill) error {
+	if len(kills) == 0 {
+		return nil
+	}
+	ld := plog.NewLogs()
+	now := p.now()
+	for i := range kills {
+		k := &kills[i]
+		rl := ld.ResourceLogs().AppendEmpty()
+		if o, _ := k.Origin.(*origin); o != nil {
+			o.resource.CopyTo(rl.Resource())
+			rl.SetSchemaUrl(o.schemaURL)
+		}
+		sl := rl.ScopeLogs().AppendEmpty()
+		sl.Scope().SetName(metadata.ScopeName)
+		lr := sl.LogRecords().AppendEmpty()
+		ts := pcommon.NewTimestampFromTime(now)
+		if !k.First.IsZero() {
+			ts = pcommon.NewTimestampFromTime(k.First)
+		}
+		lr.SetTimestamp(ts)
+		lr.SetObservedTimestamp(pcommon.NewTimestampFromTime(now))
+		lr.Body().SetStr("host-memory kill: " + k.Cause())
+		attrs := lr.Attributes()
+		oomattr.PutHostKill(&k.Kill, attrs)
+		nameEvent(lr, oomattr.EventHostKill)
+		attrs.PutStr(oomattr.Incident, hostIncident(rl.Resource().Attributes(), attrs, &k.Kill, ts, p.cfg))
+		lr.SetSeverityNumber(plog.SeverityNumberError)
+		lr.SetSeverityText("ERROR")
+	}
+	moveHostKills(ld)
+	return p.next.ConsumeLogs(ctx, ld)
 }
 
 // hostIncident is the kill's xla.oom.incident.id: its owner (oomattr.HostKillKey), not its reporter, so the

@@ -38,7 +38,7 @@ func (k *Kill) Owner() Owner {
 // later lines join it), else at the next event, after Quiet, at MaxStatements or at Flush; another source's statement
 // is a kill each, a repeated Key dropped. Bounded (one open event, MaxKeys keys); not safe for concurrent use.
 type Joiner struct {
-	Quiet         time.Duration // default 10s
+	Quiet         time.Duration // default DefaultQuiet
 	MaxStatements int           // default 64
 	MaxKeys       int           // default 256
 	// Hold keeps a kernel kill open until its event ends, so that Tasks
@@ -96,7 +96,7 @@ func (j *Joiner) Add(at time.Time, s KillReport) []Kill {
 		}
 		return out
 	}
-	if j.open != nil && (s.Kind == KernelInvoked || s.Kind < j.last) {
+	if j.open != nil && (s.Kind == KernelInvoked || s.Kind < j.last || s.Kind == KernelSelect && j.last == KernelSelect) {
 		out = j.closeOpen(out) // a reader of some lines only may miss "invoked"
 	}
 	if j.open == nil {
@@ -128,6 +128,9 @@ func (j *Joiner) Add(at time.Time, s KillReport) []Kill {
 func (j *Joiner) Completed() (Kill, bool) {
 	return j.done, j.completed
 }
+
+// Pending reports whether an event is open: a kill no statement completed yet may end at Expire or Flush.
+func (j *Joiner) Pending() bool { return j.open != nil }
 
 // Flush closes the open event and returns it when it named a victim.
 func (j *Joiner) Flush() []Kill {
@@ -202,8 +205,11 @@ func merge(k *Kill, s KillReport) {
 }
 
 func (j *Joiner) quietSince(last, at time.Time) bool {
-	return !last.IsZero() && !at.IsZero() && at.Sub(last) > positiveOr(j.Quiet, 10*time.Second)
+	return !last.IsZero() && !at.IsZero() && at.Sub(last) > positiveOr(j.Quiet, DefaultQuiet)
 }
+
+// DefaultQuiet is the silence after which a kill whose own line has not come ends without it.
+const DefaultQuiet = 10 * time.Second
 
 // positiveOr is v, or the default d where v is not set.
 func positiveOr[T int | time.Duration](v, d T) T {

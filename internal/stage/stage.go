@@ -93,7 +93,7 @@ func (s *Stage) Candidate(texts []string, marks Marks, in func(statement bool) I
 	case oom.FoundNothing:
 		read := false
 		if read, closed = s.Startup(in, texts, closed); !read { // a start-up line is no host kill's
-			if closed = s.Texts(in(false), marks, texts, t, closed); t.Outcome == HostKill {
+			if closed = s.Texts(in(true), marks, texts, t, closed); t.Outcome == HostKill { // in(true): its Origin
 				return closed
 			}
 		}
@@ -260,7 +260,7 @@ func (s *Stage) statement(in Input, at time.Time, st hostoom.KillReport, t *Tags
 	if st.Kind.Echo() {
 		return closed
 	}
-	j := assembly.HostJoin{Ended: t.Ended}
+	j := assembly.HostJoin{Ended: t.Ended, Origin: in.Origin}
 	closed = s.Assembler.HostStatement(in.Stream, at, st, in.Now, &j, closed)
 	t.Ended = j.Ended
 	switch {
