@@ -75,6 +75,9 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 			}
 		}
 	}
+	if len(b.kills) > 0 {
+		p.appendKills(ld, b.kills) // processor_hostkill.go
+	}
 	if hostKills > 0 {
 		moveHostKills(ld) // processor_hostkill.go
 	}
@@ -173,7 +176,7 @@ func (p *logsProcessor) write(rl plog.ResourceLogs, lr plog.LogRecord, t *stage.
 		oomattr.PutHostStatement(&t.Host, attrs)
 		return "", untouched
 	case stage.HostKill:
-		return p.writeKill(rl, lr, &t.Kill, b) // processor_hostkill.go
+		return p.writeKill(rl, lr, t, b) // processor_hostkill.go
 	case stage.Statement:
 	}
 	oomattr.PutTop(t.Report, attrs, p.cfg.TopAllocations)
@@ -247,6 +250,7 @@ const (
 // it, its arrival, and the hash of the resource it is in (computed once).
 type batch struct {
 	closed []assembly.Failure
+	kills  []assembly.EndedKill // ended at a record that carries another (writeKill)
 	now    time.Time
 	rl     plog.ResourceLogs // the resource hash is of
 	hash   uint64

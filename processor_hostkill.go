@@ -65,8 +65,18 @@ func (o object) Str(key string) (string, bool) {
 
 func (o object) Raw() map[string]any { return pcommon.Map(o).AsRaw() }
 
-// writeKill tags the record whose line completed a kill.
-func (p *logsProcessor) writeKill(rl plog.ResourceLogs, lr plog.LogRecord, kill *hostoom.Kill, b *batch) (string, tagging) {
+// writeKill tags the record whose line completed a kill, or at which one ended without its own line; the
+// other kills that ended at it without one (a record of several selection lines) go in records of their own.
+func (p *logsProcessor) writeKill(rl plog.ResourceLogs, lr plog.LogRecord, t *stage.Tags, b *batch) (string, tagging) {
+	kill := &t.Kill
+	written := false
+	for i := range t.Ended {
+		if k := &t.Ended[i]; !k.Complete && (written || *k != *kill) {
+			b.kills = append(b.kills, assembly.EndedKill{Kill: *k, Origin: &origin{resource: rl.Resource(), schemaURL: rl.SchemaUrl()}})
+		} else if *k == *kill {
+			written = true
+		}
+	}
 	attrs := lr.Attributes()
 	oomattr.PutHostKill(kill, attrs)
 	nameEvent(lr, oomattr.EventHostKill)
@@ -82,6 +92,13 @@ func (p *logsProcessor) sendKills(ctx context.Context, kills []assembly.EndedKil
 		return nil
 	}
 	ld := plog.NewLogs()
+	p.appendKills(ld, kills)
+	moveHostKills(ld)
+	return p.next.ConsumeLogs(ctx, ld)
+}
+
+// appendKills adds to ld a record per kill, in a resource of its own.
+func (p *logsProcessor) appendKills(ld plog.Logs, kills []assembly.EndedKill) {
 	now := p.now()
 	for i := range kills {
 		k := &kills[i]
@@ -107,8 +124,6 @@ func (p *logsProcessor) sendKills(ctx context.Context, kills []assembly.EndedKil
 		lr.SetSeverityNumber(plog.SeverityNumberError)
 		lr.SetSeverityText("ERROR")
 	}
-	moveHostKills(ld)
-	return p.next.ConsumeLogs(ctx, ld)
 }
 
 // hostIncident is the kill's xla.oom.incident.id: its owner (oomattr.HostKillKey), not its reporter, so the
