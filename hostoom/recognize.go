@@ -80,7 +80,6 @@ var tailTexts = []string{
 	"consumption of memory.", // kubelet's eviction message (1.19+)
 	"VmRSS # MiB",            // earlyoom 1.3-1.7
 	"or sacrifice child",     // the kernel's selection line, 2.6.39-5.0 (RHEL 6 and 7): its kill line may never come
-	"or a child",             // the same, 2.6.32
 }
 
 var (

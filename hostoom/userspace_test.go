@@ -76,3 +76,20 @@ func TestJoinerLendsAndDedupes(t *testing.T) {
 		}
 	}
 }
+
+// The selection line holds no prefilter key: the processor reads it by its
+// tail, on every kernel that prints it.
+func TestSelectionLineTail(t *testing.T) {
+	for _, c := range []struct{ source, line string }{
+		{"RHEL 7.9 3.10.0-1160 oom_kill_process, %d score", "Memory cgroup out of memory: Kill process 42453 (memcg_test_1) score 1000 or sacrifice child"},
+		{"4.4.121-5.0.1 oom_kill_process, %u score, dmesg", "[ 3920.118511] Out of memory: Kill process 9120 (python3) score 998 or sacrifice child"},
+		{"4.14.67, rsyslog RFC 3164", "Mar  3 04:11:52 gpu-node-3 kernel: Memory cgroup out of memory: Kill process 9120 (python3) score 998 or sacrifice child\n"},
+	} {
+		if !MayEndWithTail(c.line) || !EndsWithTail(c.line) {
+			t.Errorf("%s: tail not found in %q", c.source, c.line)
+		}
+		if s, ok := Parse(c.line); !ok || s.Kind != KernelSelect {
+			t.Errorf("%s: read as %v, %v", c.source, s.Kind, ok)
+		}
+	}
+}
