@@ -71,12 +71,13 @@ var configCases = []struct {
 
 			IncidentResourceAttributes: incident.DefaultResourceAttributes(),
 			FailureQuietInterval:       assembly.DefaultQuiet,
+			HostKillTails:              true,
 			Repeats: RepeatsConfig{Enabled: true, JobAttributes: incident.DefaultRepeatJobAttributes(),
 				TTL: assembly.DefaultHistoryTTL, MaxJobs: assembly.DefaultMaxJobs},
 		},
 	},
 	{name: "failure_quiet_interval", want: withDefaults(func(c *Config) { c.FailureQuietInterval = 30 * time.Second })},
-	{name: "host_kill_tails", want: withDefaults(func(c *Config) { c.HostKillTails = true })},
+	{name: "host_kill_tails", want: withDefaults(func(c *Config) { c.HostKillTails = false })},
 	{name: "repeats_off", want: withDefaults(func(c *Config) { c.Repeats.Enabled, c.Repeats.JobAttributes = false, []string{} })},
 	{name: "repeats_by_slurm", want: withDefaults(func(c *Config) {
 		c.Repeats.JobAttributes, c.Repeats.TTL, c.Repeats.MaxJobs = []string{"slurm.job.id"}, 168*time.Hour, 100

@@ -5,6 +5,7 @@ package xlaoomprocessor // import "github.com/xlaoom/xlaoomprocessor"
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"go.opentelemetry.io/collector/component"
@@ -74,6 +75,9 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 			}
 		}
 	}
+	if len(b.kills) > 0 {
+		p.appendKills(ld, b.kills) // processor_hostkill.go
+	}
 	if hostKills > 0 {
 		moveHostKills(ld) // processor_hostkill.go
 	}
@@ -138,7 +142,7 @@ func (p *logsProcessor) notCandidate(rl plog.ResourceLogs, lr plog.LogRecord, b 
 	text := body.Str()
 	if p.stage.Tail(text) {
 		t := b.freshTags()
-		b.closed = p.stage.Texts(p.input(rl, lr, b, false), marksOf(lr.Attributes()), []string{text}, t, b.closed)
+		b.closed = p.stage.Texts(p.input(rl, lr, b, true), marksOf(lr.Attributes()), []string{text}, t, b.closed)
 		if label, tagged := p.write(rl, lr, t, b); tagged != untouched {
 			return label, tagged
 		}
@@ -172,7 +176,7 @@ func (p *logsProcessor) write(rl plog.ResourceLogs, lr plog.LogRecord, t *stage.
 		oomattr.PutHostStatement(&t.Host, attrs)
 		return "", untouched
 	case stage.HostKill:
-		return p.writeKill(rl, lr, &t.Kill, b) // processor_hostkill.go
+		return p.writeKill(rl, lr, t, b) // processor_hostkill.go
 	case stage.Statement:
 	}
 	oomattr.PutTop(t.Report, attrs, p.cfg.TopAllocations)
@@ -246,6 +250,7 @@ const (
 // it, its arrival, and the hash of the resource it is in (computed once).
 type batch struct {
 	closed []assembly.Failure
+	kills  []assembly.EndedKill // ended at a record that carries another (writeKill)
 	now    time.Time
 	rl     plog.ResourceLogs // the resource hash is of
 	hash   uint64
@@ -365,7 +370,8 @@ func (p *logsProcessor) failureRecord(f *assembly.Failure, o *origin, res pcommo
 func (p *logsProcessor) start(context.Context, component.Host) error {
 	tick := max(min(p.cfg.FailureQuietInterval/2, time.Second), 10*time.Millisecond)
 	p.ticks.Start(tick, "xla_oom processor: sending failure records failed", func(context.Context) error {
-		return p.send(context.Background(), p.assembler.Expire(p.now(), nil))
+		return errors.Join(p.send(context.Background(), p.assembler.Expire(p.now(), nil)),
+			p.sendKills(context.Background(), p.assembler.ExpireKills(p.now()))) // processor_hostkill.go
 	})
 	return nil
 }
@@ -373,7 +379,7 @@ func (p *logsProcessor) start(context.Context, component.Host) error {
 // shutdown stops the ticker and sends every failure still open.
 func (p *logsProcessor) shutdown(ctx context.Context) error {
 	p.ticks.Stop()
-	err := p.send(ctx, p.assembler.Flush(nil))
+	err := errors.Join(p.sendKills(ctx, p.assembler.FlushAllKills()), p.send(ctx, p.assembler.Flush(nil)))
 	p.telemetry.Shutdown()
 	return err
 }

@@ -4,13 +4,16 @@
 package xlaoomprocessor // import "github.com/xlaoom/xlaoomprocessor"
 
 import (
+	"context"
 	"strconv"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/xlaoom/xlaoomprocessor/hostoom"
+	"github.com/xlaoom/xlaoomprocessor/internal/assembly"
 	"github.com/xlaoom/xlaoomprocessor/internal/incident"
+	"github.com/xlaoom/xlaoomprocessor/internal/metadata"
 	"github.com/xlaoom/xlaoomprocessor/internal/oomattr"
 	"github.com/xlaoom/xlaoomprocessor/internal/recordtime"
 	"github.com/xlaoom/xlaoomprocessor/internal/stage"
@@ -48,7 +51,7 @@ func (p *logsProcessor) structured(rl plog.ResourceLogs, lr plog.LogRecord, b *b
 		return "", untouched
 	}
 	var t stage.Tags
-	b.closed = p.stage.Host(p.input(rl, lr, b, false), marksOf(lr.Attributes()), st, &t, b.closed)
+	b.closed = p.stage.Host(p.input(rl, lr, b, true), marksOf(lr.Attributes()), st, &t, b.closed)
 	return p.write(rl, lr, &t, b)
 }
 
@@ -62,14 +65,65 @@ func (o object) Str(key string) (string, bool) {
 
 func (o object) Raw() map[string]any { return pcommon.Map(o).AsRaw() }
 
-// writeKill tags the record whose line completed a kill.
-func (p *logsProcessor) writeKill(rl plog.ResourceLogs, lr plog.LogRecord, kill *hostoom.Kill, b *batch) (string, tagging) {
+// writeKill tags the record whose line completed a kill, or at which one ended without its own line; the
+// other kills that ended at it without one (a record of several selection lines) go in records of their own.
+func (p *logsProcessor) writeKill(rl plog.ResourceLogs, lr plog.LogRecord, t *stage.Tags, b *batch) (string, tagging) {
+	kill := &t.Kill
+	written := false
+	for i := range t.Ended {
+		if k := &t.Ended[i]; !k.Complete && (written || *k != *kill) {
+			b.kills = append(b.kills, assembly.EndedKill{Kill: *k, Origin: &origin{resource: rl.Resource(), schemaURL: rl.SchemaUrl()}})
+		} else if *k == *kill {
+			written = true
+		}
+	}
 	attrs := lr.Attributes()
 	oomattr.PutHostKill(kill, attrs)
 	nameEvent(lr, oomattr.EventHostKill)
 	attrs.PutStr(oomattr.Incident, hostIncident(rl.Resource().Attributes(), attrs, kill, recordtime.Of(lr, b.now), p.cfg))
 	p.setSeverity(lr, plog.SeverityNumberError, "ERROR")
 	return kill.Kind.Source(), taggedHost
+}
+
+// sendKills gives the kills that ended with no record to carry them (assembly.EndedKill) to the next consumer,
+// one record each, in its stream's resource.
+func (p *logsProcessor) sendKills(ctx context.Context, kills []assembly.EndedKill) error {
+	if len(kills) == 0 {
+		return nil
+	}
+	ld := plog.NewLogs()
+	p.appendKills(ld, kills)
+	moveHostKills(ld)
+	return p.next.ConsumeLogs(ctx, ld)
+}
+
+// appendKills adds to ld a record per kill, in a resource of its own.
+func (p *logsProcessor) appendKills(ld plog.Logs, kills []assembly.EndedKill) {
+	now := p.now()
+	for i := range kills {
+		k := &kills[i]
+		rl := ld.ResourceLogs().AppendEmpty()
+		if o, _ := k.Origin.(*origin); o != nil {
+			o.resource.CopyTo(rl.Resource())
+			rl.SetSchemaUrl(o.schemaURL)
+		}
+		sl := rl.ScopeLogs().AppendEmpty()
+		sl.Scope().SetName(metadata.ScopeName)
+		lr := sl.LogRecords().AppendEmpty()
+		ts := pcommon.NewTimestampFromTime(now)
+		if !k.First.IsZero() {
+			ts = pcommon.NewTimestampFromTime(k.First)
+		}
+		lr.SetTimestamp(ts)
+		lr.SetObservedTimestamp(pcommon.NewTimestampFromTime(now))
+		lr.Body().SetStr("host-memory kill: " + k.Cause())
+		attrs := lr.Attributes()
+		oomattr.PutHostKill(&k.Kill, attrs)
+		nameEvent(lr, oomattr.EventHostKill)
+		attrs.PutStr(oomattr.Incident, hostIncident(rl.Resource().Attributes(), attrs, &k.Kill, ts, p.cfg))
+		lr.SetSeverityNumber(plog.SeverityNumberError)
+		lr.SetSeverityText("ERROR")
+	}
 }
 
 // hostIncident is the kill's xla.oom.incident.id: its owner (oomattr.HostKillKey), not its reporter, so the

@@ -271,3 +271,35 @@ func TestProcessorHostKillTailsWhileFailureOpen(t *testing.T) {
 		t.Errorf("%d kill records, want 1", got)
 	}
 }
+
+// A selection line whose kill line never comes (kernels 2.6.39-5.0; a grep
+// for "Kill process" keeps only it) is a kill when its stream goes quiet,
+// of wall clock, sent in its stream's resource and marked kernel_select; once.
+func TestProcessorSelectionOnlyKillAtQuiet(t *testing.T) {
+	const sel = "[ 3920.118511] Memory cgroup out of memory: Kill process 9120 (python3) score 998 or sacrifice child" // 4.4-5.0 oom_kill_process
+	for _, body := range []func(plog.LogRecord, string){stringBody, journaldBody} {
+		p := hostTestProcessor(t)
+		ld := kernelBatch([]string{sel}, body)
+		if _, err := p.processLogs(context.Background(), ld); err != nil {
+			t.Fatal(err)
+		}
+		if got := len(kills(t, ld)); got != 0 {
+			t.Fatalf("%d kill records before the stream went quiet", got)
+		}
+		if got := p.assembler.ExpireKills(time.Now().Add(5 * time.Second)); len(got) != 0 {
+			t.Fatalf("%d kills before the quiet interval", len(got))
+		}
+		ended := p.assembler.ExpireKills(time.Now().Add(time.Minute))
+		if len(ended) != 1 || ended[0].Kind.String() != "kernel_select" || ended[0].PID != 9120 || ended[0].Complete {
+			t.Fatalf("ended %+v, want one kernel_select kill of pid 9120", ended)
+		}
+		if o, _ := ended[0].Origin.(*origin); o == nil {
+			t.Fatal("no origin: the kill has no resource to be sent in")
+		} else if v, _ := o.resource.Attributes().Get("host.name"); v.Str() != "node-7" {
+			t.Errorf("sent in resource %v", o.resource.Attributes().AsRaw())
+		}
+		if again := p.assembler.ExpireKills(time.Now().Add(time.Hour)); len(again) != 0 {
+			t.Errorf("%d kills ended twice", len(again))
+		}
+	}
+}

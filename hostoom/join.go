@@ -38,7 +38,7 @@ func (k *Kill) Owner() Owner {
 // later lines join it), else at the next event, after Quiet, at MaxStatements or at Flush; another source's statement
 // is a kill each, a repeated Key dropped. Bounded (one open event, MaxKeys keys); not safe for concurrent use.
 type Joiner struct {
-	Quiet         time.Duration // default 10s
+	Quiet         time.Duration // default DefaultQuiet
 	MaxStatements int           // default 64
 	MaxKeys       int           // default 256
 	// Hold keeps a kernel kill open until its event ends, so that Tasks
@@ -54,6 +54,11 @@ type Joiner struct {
 	tail    Kill
 	hasTail bool
 	keys    []string // recent keys, oldest first
+	// lender is the last SIGKILL report (Kind.Lends), which lends its pid
+	// and command to the next kill that names none within Quiet.
+	lender    KillReport
+	lenderAt  time.Time
+	hasLender bool
 }
 
 // Add joins s, printed at at (zero: no quiet interval closes it), and returns the kills it closes, in order.
@@ -66,9 +71,19 @@ func (j *Joiner) Add(at time.Time, s KillReport) []Kill {
 	if j.hasTail && j.quietSince(j.tail.Last, at) {
 		out = j.endTail(out)
 	}
+	if s.Kind.Lends() {
+		j.lender, j.lenderAt, j.hasLender = s, at, true
+		return out
+	}
 	if !s.Kind.Kernel() {
 		if s.Key != "" && j.seen(s.Key) {
 			return out
+		}
+		if key := oomdKey(&s); key != "" && j.seen(key) {
+			return out
+		}
+		if s.PID == 0 && j.hasLender && !j.quietSince(j.lenderAt, at) {
+			s.PID, s.Command, j.hasLender = j.lender.PID, j.lender.Command, false
 		}
 		j.done, j.completed = Kill{KillReport: s, Tasks: 1, Statements: 1, Complete: true, First: at, Last: at}, true
 		return append(out, j.done)
@@ -81,7 +96,7 @@ func (j *Joiner) Add(at time.Time, s KillReport) []Kill {
 		}
 		return out
 	}
-	if j.open != nil && (s.Kind == KernelInvoked || s.Kind < j.last) {
+	if j.open != nil && (s.Kind == KernelInvoked || s.Kind < j.last || s.Kind == KernelSelect && j.last == KernelSelect) {
 		out = j.closeOpen(out) // a reader of some lines only may miss "invoked"
 	}
 	if j.open == nil {
@@ -113,6 +128,9 @@ func (j *Joiner) Add(at time.Time, s KillReport) []Kill {
 func (j *Joiner) Completed() (Kill, bool) {
 	return j.done, j.completed
 }
+
+// Pending reports whether an event is open: a kill no statement completed yet may end at Expire or Flush.
+func (j *Joiner) Pending() bool { return j.open != nil }
 
 // Flush closes the open event and returns it when it named a victim.
 func (j *Joiner) Flush() []Kill {
@@ -180,14 +198,18 @@ func merge(k *Kill, s KillReport) {
 	if s.LimitCgroup != "" && k.LimitCgroup == "" {
 		k.LimitCgroup = s.LimitCgroup
 	}
-	if k.Kind == KindNone || s.Kind == KernelKilled {
+	// KernelSelect names a kill whose "Killed process" line has not come (yet): the kill says it was selected.
+	if k.Kind == KindNone || s.Kind == KernelKilled || s.Kind == KernelSelect && k.Kind != KernelKilled {
 		k.Kind = s.Kind
 	}
 }
 
 func (j *Joiner) quietSince(last, at time.Time) bool {
-	return !last.IsZero() && !at.IsZero() && at.Sub(last) > positiveOr(j.Quiet, 10*time.Second)
+	return !last.IsZero() && !at.IsZero() && at.Sub(last) > positiveOr(j.Quiet, DefaultQuiet)
 }
+
+// DefaultQuiet is the silence after which a kill whose own line has not come ends without it.
+const DefaultQuiet = 10 * time.Second
 
 // positiveOr is v, or the default d where v is not set.
 func positiveOr[T int | time.Duration](v, d T) T {

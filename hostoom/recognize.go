@@ -16,6 +16,7 @@ import (
 var anchors = []string{
 	"oom", "OOM", "Killed process", "Kill process", "memory: usage", "Task in ", "Memory cgroup stats",
 	"Out Of Memory", "low on resource: memory", "must evict pod(s)", "Memory on the node", "sending SIG", " due to memory ", " due to swap used",
+	" Killed  ", "DataLoader worker (pid", "(exitcode: -9)", "(SIGKILL) received by PID",
 }
 
 // MayContain reports whether text may hold a statement Parse reads (the processor has Recognizer's prefilter).
@@ -53,7 +54,7 @@ func EventStatement(message, note string) (KillReport, bool) {
 // ParseLine reads one message whose header is already off.
 func ParseLine(msg string) (KillReport, bool) {
 	msg = strings.TrimLeft(msg, " \t")
-	for _, parse := range []func(string) (KillReport, bool){parseKernel, parseUserspace, parseKubernetes, parseSlurmRay} {
+	for _, parse := range []func(string) (KillReport, bool){parseKernel, parseUserspace, parseKubernetes, parseSlurmRay, parseLender} {
 		if s, ok := parse(msg); ok {
 			return s, true
 		}
@@ -78,6 +79,7 @@ var tailTexts = []string{
 	"to reclaim memory",      // kubelet before structured logging
 	"consumption of memory.", // kubelet's eviction message (1.19+)
 	"VmRSS # MiB",            // earlyoom 1.3-1.7
+	"or sacrifice child",     // the kernel's selection line, 2.6.39-5.0 (RHEL 6 and 7): its kill line may never come
 }
 
 var (
@@ -94,4 +96,10 @@ var (
 func Recognizer() *oom.Recognizer { return recognizer }
 
 // EndsWithTail reports whether text ends with one of tailTexts.
-func EndsWithTail(text string) bool { return tailSet.MayEnd(text) }
+func EndsWithTail(text string) bool { return tailSet.Last(text) && tailSet.MayEnd(text) }
+
+// MayEndWithTail is EndsWithTail's first test, the text's last byte, small
+// enough to be inlined where every record is asked: most fail it.
+func MayEndWithTail(text string) bool { return len(text) >= 8 && tailLast[text[len(text)-1]] }
+
+var tailLast = tailSet.LastBytes()

@@ -30,12 +30,13 @@ const (
 	SlurmOOM           // slurmstepd detected oom-kill events in a step's cgroup
 	SrunOOM            // srun reports a task that ended Out Of Memory
 	RayOOM             // Ray's memory monitor killed a task or actor
+	SignalKilled       // a shell or PyTorch saw a process die of SIGKILL: lends its pid and command, no kill alone
 )
 
 var kindNames = [...]string{"", "kernel_invoked", "kernel_task_in", "kernel_usage", "kernel_stats",
 	"kernel_group", "kernel_summary", "kernel_select", "kernel_killed", "kernel_reaped",
 	"systemd_oomd", "systemd_unit", "earlyoom", "k8s_oomkilled", "k8s_system_oom", "k8s_eviction",
-	"slurm_oom", "srun_oom", "ray_oom"}
+	"slurm_oom", "srun_oom", "ray_oom", "sigkill"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
@@ -49,6 +50,9 @@ func (k Kind) Kernel() bool { return k >= KernelInvoked && k <= KernelReaped }
 
 // Echo reports whether the kind repeats a kill its source reports too (srun).
 func (k Kind) Echo() bool { return k == SrunOOM }
+
+// Lends reports whether the kind only lends its pid and command to a kill of its stream (Joiner): any SIGKILL prints it.
+func (k Kind) Lends() bool { return k == SignalKilled }
 
 // Source is the program that printed a statement (attribute value).
 func (k Kind) Source() string {

@@ -24,6 +24,15 @@ var (
 	// Ray 2.2+'s memory monitor (a task, an actor, a lease, a worker)
 	rayRe = regexp.MustCompile(`Memory on the node \(IP: (\S+), ID: (\w+)\) where the (?:task|actor|lease|worker) \((?:task|actor|lease|worker) ID: (\w+), name=(.*?), pid=(\d+), memory used=([\d.]+)GB\) was running was ([\d.]+)GB / ([\d.]+)GB`)
 	// raylet's periodic summary
+	// bash 4.2-5.3, a non-interactive shell's foreground job (jobs.c print_pipeline): "<script>: line N: " + "%5ld"
+	// pid + " " + "Killed" padded to 27 + the command
+	bashKilledRe = regexp.MustCompile(`line \d+: +(\d+) Killed {2,}(\S.*?)\s*$`)
+	// PyTorch's DataLoader: "DataLoader worker (pid N) is killed by signal: Killed." (torch/csrc/DataLoader.cpp)
+	// and "DataLoader worker (pid(s) N, M) exited unexpectedly" (torch/utils/data/dataloader.py)
+	dataLoaderRe = regexp.MustCompile(`DataLoader worker \(pid(?:\(s\))? (\d+)[^)]*\) (?:is killed by signal: Killed|exited unexpectedly)`)
+	// torchrun (torch.distributed.elastic): "failed (exitcode: -9) local_rank: 0 (pid: N) of binary: B" and the
+	// error summary's "traceback : Signal 9 (SIGKILL) received by PID N"
+	torchrunRe   = regexp.MustCompile(`(?:failed \(exitcode: -9\) local_rank: \d+ \(pid: (\d+)\) of binary: (\S+)|Signal 9 \(SIGKILL\) received by PID (\d+))`)
 	raySummaryRe = regexp.MustCompile(`(\d+) Workers \(tasks / actors\) killed due to memory pressure \(OOM\)(?:, \d+ Workers crashed due to other reasons at node \(ID: (\w+), IP: (\S+)\))?`)
 )
 
@@ -82,6 +91,40 @@ func parseSlurmRay(msg string) (KillReport, bool) {
 	if strings.Contains(msg, "killed due to memory pressure (OOM)") {
 		if m := raySummaryRe.FindStringSubmatch(msg); m != nil && num(m[1]) > 0 {
 			return KillReport{Kind: RayOOM, Count: num(m[1]), Node: m[3], Constraint: ConstraintGlobal, Reason: "raylet summary"}, true
+		}
+	}
+	return KillReport{}, false
+}
+
+// oomdKey joins one systemd-oomd kill's two reports, systemd-oomd's (which names the unit's cgroup) and
+// systemd's (PID 1, which names the unit): "" for any other statement.
+func oomdKey(s *KillReport) string {
+	if s.Kind == OomdKill || s.Kind == UnitOOM && s.Reason == SourceOomd {
+		return "systemd-oomd " + s.Cgroup[strings.LastIndexByte(s.Cgroup, '/')+1:]
+	}
+	return ""
+}
+
+// parseLender reads a report that a process died of SIGKILL (Kind.Lends): bash's, PyTorch's DataLoader's,
+// torchrun's.
+func parseLender(msg string) (KillReport, bool) {
+	if strings.Contains(msg, " Killed  ") {
+		if m := bashKilledRe.FindStringSubmatch(msg); m != nil {
+			return KillReport{Kind: SignalKilled, PID: num(m[1]), Command: m[2], Reason: "bash"}, true
+		}
+	}
+	if strings.Contains(msg, "DataLoader worker (pid") {
+		if m := dataLoaderRe.FindStringSubmatch(msg); m != nil {
+			return KillReport{Kind: SignalKilled, PID: num(m[1]), Command: "DataLoader worker", Reason: "pytorch"}, true
+		}
+	}
+	if strings.Contains(msg, "(exitcode: -9)") || strings.Contains(msg, "(SIGKILL) received by PID") {
+		if m := torchrunRe.FindStringSubmatch(msg); m != nil {
+			s := KillReport{Kind: SignalKilled, PID: num(m[1]), Command: m[2], Reason: "torchrun"}
+			if m[3] != "" {
+				s.PID = num(m[3])
+			}
+			return s, true
 		}
 	}
 	return KillReport{}, false

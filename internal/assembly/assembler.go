@@ -4,6 +4,8 @@
 package assembly
 
 import (
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -52,6 +54,8 @@ type Assembler struct {
 	evicted atomic.Int64
 	// resources counts open failures by resource slot, for OpenIn without mu.
 	resources [1024]atomic.Int32
+	// holding are the streams whose Joiner holds a kill no record carried yet (ExpireKills).
+	holding map[uint64]struct{}
 }
 
 // stream is what is kept of one stream: a fixed size.
@@ -61,6 +65,7 @@ type stream struct {
 	cur      *building
 	seen     time.Time       // wall clock of its last record
 	host     *hostoom.Joiner // its host-memory kill statements (host.go), if any
+	origin   any             // where its host statements came from (HostJoin.Origin), once one is held
 	start    *oom.Process    // what its process printed at start-up, if anything
 	started  time.Time       // when that process's start-up lines began (zero: unknown)
 }
@@ -99,7 +104,7 @@ func New(cfg Config) *Assembler {
 		cfg.MaxJobs = DefaultMaxJobs
 	}
 	return &Assembler{cfg: cfg, streams: lru.New[uint64, stream](), opens: lru.New[uint64, struct{}](),
-		jobs: lru.New[uint64, time.Time](), history: lru.New[uint64, jobHistory]()}
+		jobs: lru.New[uint64, time.Time](), history: lru.New[uint64, jobHistory](), holding: map[uint64]struct{}{}}
 }
 
 // Open reports whether any stream has an open failure, without the lock.
@@ -375,6 +380,16 @@ type HostJoin struct {
 	Ended     []hostoom.Kill // the kills that ended, in order: each once
 	Completed hostoom.Kill   // the kill the statement's own line completed
 	Complete  bool           // Completed is set
+	// Origin is where the statement came from, asked for once while the
+	// stream holds a kill no record carried yet (EndedKill.Origin).
+	Origin func() any
+}
+
+// EndedKill is a kill that ended with no record to carry it: its stream went quiet, or the input ended (a
+// selection line whose kill line never came).
+type EndedKill struct {
+	hostoom.Kill
+	Origin any // HostJoin.Origin's, of its stream
 }
 
 // HostStatement joins statement st of stream key, printed at at, into j;
@@ -390,7 +405,52 @@ func (a *Assembler) HostStatement(key uint64, at time.Time, st hostoom.KillRepor
 	if k, ok := s.host.Completed(); ok {
 		j.Completed, j.Complete = k, true
 	}
+	if !s.host.Pending() {
+		delete(a.holding, key)
+	} else if a.holding[key] = struct{}{}; s.origin == nil && j.Origin != nil {
+		s.origin = j.Origin()
+	}
 	return closed
+}
+
+// ExpireKills returns the kills held that no record carried, of the streams with no record for
+// hostoom.DefaultQuiet of wall clock at now: a kill known only from lines before its own (the selection line).
+func (a *Assembler) ExpireKills(now time.Time) []EndedKill {
+	return a.endKills(func(s *stream) bool { return now.Sub(s.seen) > hostoom.DefaultQuiet })
+}
+
+// FlushAllKills returns every kill held that no record carried: at shutdown.
+func (a *Assembler) FlushAllKills() []EndedKill {
+	return a.endKills(func(*stream) bool { return true })
+}
+
+func (a *Assembler) endKills(quiet func(*stream) bool) []EndedKill {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.holding) == 0 {
+		return nil
+	}
+	keys := slices.Sorted(maps.Keys(a.holding))
+	var out []EndedKill
+	for _, key := range keys {
+		s, ok := a.streams.Get(key)
+		if !ok || s.host == nil {
+			delete(a.holding, key) // evicted
+			continue
+		}
+		if !quiet(s) {
+			continue
+		}
+		for _, k := range s.host.Flush() {
+			if !k.Complete { // a complete kill's own record carried it
+				out = append(out, EndedKill{Kill: k, Origin: s.origin})
+			}
+		}
+		if !s.host.Pending() {
+			delete(a.holding, key)
+		}
+	}
+	return out
 }
 
 // FlushKills returns the kills stream key still holds: at an input's end.

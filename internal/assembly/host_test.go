@@ -68,3 +68,34 @@ func TestHostStreamsBounded(t *testing.T) {
 	assert.Equal(t, 2, a.Streams())
 	assert.Equal(t, int64(3), a.Evicted())
 }
+
+// A kill known only from its selection line (kernels 2.6.39-5.0) ends when
+// its stream has been quiet for hostoom.DefaultQuiet of wall clock, with its
+// stream's origin, once; a complete kill is never ended again; an evicted
+// stream's held kill is forgotten.
+func TestHostKillsExpireQuiet(t *testing.T) {
+	const sel = "[ 3920.118511] Memory cgroup out of memory: Kill process 9120 (python3) score 998 or sacrifice child" // 4.4-5.0
+	raw, err := os.ReadFile("../../hostoom/testdata/memcg-v1-linux-6.18.dmesg.txt")
+	require.NoError(t, err)
+	a := New(Config{Window: time.Minute, MaxStreams: 3})
+	s, ok := hostoom.ParseLine(logheader.SplitKernel(sel).Text)
+	require.True(t, ok)
+	j := HostJoin{Origin: func() any { return "node-7" }}
+	a.HostStatement(1, t0, s, t0, &j, nil)
+	hostLines(t, a, 2, string(raw)) // complete: carried by its own record
+	assert.Empty(t, a.ExpireKills(t0.Add(hostoom.DefaultQuiet)), "not quiet yet")
+	ended := a.ExpireKills(t0.Add(hostoom.DefaultQuiet + time.Second))
+	require.Len(t, ended, 1)
+	assert.Equal(t, hostoom.KernelSelect, ended[0].Kind)
+	assert.Equal(t, int64(9120), ended[0].PID)
+	assert.False(t, ended[0].Complete)
+	assert.Equal(t, "node-7", ended[0].Origin)
+	assert.Empty(t, a.ExpireKills(t0.Add(time.Hour)), "once")
+	assert.Empty(t, a.FlushAllKills())
+
+	a.HostStatement(3, t0, s, t0, &HostJoin{}, nil)
+	for key := uint64(4); key < 7; key++ { // evicts stream 3
+		a.HostStatement(key, t0, hostoom.KillReport{Kind: hostoom.SlurmOOM, Job: "1"}, t0, &HostJoin{}, nil)
+	}
+	assert.Empty(t, a.FlushAllKills(), "an evicted stream's kill is gone with it")
+}

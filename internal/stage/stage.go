@@ -93,7 +93,7 @@ func (s *Stage) Candidate(texts []string, marks Marks, in func(statement bool) I
 	case oom.FoundNothing:
 		read := false
 		if read, closed = s.Startup(in, texts, closed); !read { // a start-up line is no host kill's
-			if closed = s.Texts(in(false), marks, texts, t, closed); t.Outcome == HostKill {
+			if closed = s.Texts(in(true), marks, texts, t, closed); t.Outcome == HostKill { // in(true): its Origin
 				return closed
 			}
 		}
@@ -204,7 +204,12 @@ func startupCue(texts []string) bool {
 // Tail reports whether a body the prefilter passed over may be a host kill
 // line that holds no prefilter key (HostKillTails): Texts reads it.
 func (s *Stage) Tail(body string) bool {
-	return s.cfg.HostKillTails && body != "" && hostoom.EndsWithTail(body)
+	return hostoom.MayEndWithTail(body) && s.tail(body) // inlined: most bodies end otherwise
+}
+
+//go:noinline // keeps Tail small enough to be inlined
+func (s *Stage) tail(body string) bool {
+	return s.cfg.HostKillTails && hostoom.EndsWithTail(body)
 }
 
 // Texts joins each line's host statement, dated by its header, else by the
@@ -249,13 +254,13 @@ func (s *Stage) Host(in Input, marks Marks, st hostoom.KillReport, t *Tags, clos
 }
 
 func (s *Stage) statement(in Input, at time.Time, st hostoom.KillReport, t *Tags, closed []assembly.Failure) []assembly.Failure {
-	if t.Outcome == Untouched {
+	if t.Outcome == Untouched && !st.Kind.Lends() { // a SIGKILL's report is no statement of a kill alone
 		t.Outcome, t.Host = HostStatement, st
 	}
 	if st.Kind.Echo() {
 		return closed
 	}
-	j := assembly.HostJoin{Ended: t.Ended}
+	j := assembly.HostJoin{Ended: t.Ended, Origin: in.Origin}
 	closed = s.Assembler.HostStatement(in.Stream, at, st, in.Now, &j, closed)
 	t.Ended = j.Ended
 	switch {

@@ -6,7 +6,8 @@ package tails // import "github.com/xlaoom/xlaoomprocessor/hostoom/internal/tail
 
 import "strings"
 
-// MayEnd hashes the text's last four bytes into a table of the tails' (or finds trailing whitespace) without a
+// Last tests a text's last byte alone, inlined into the caller: most lines end otherwise, and pay no call. MayEnd
+// hashes the text's last four bytes into a table of the tails' (or finds trailing whitespace) without a
 // branch; only a hit compares the last eight bytes. In a tail '#' is a run of digits and dots.
 
 // Fibonacci hashing into a table of 4,096 bits.
@@ -30,6 +31,7 @@ type cue struct {
 
 // Set is a set of tails; ends hashes their last four bytes.
 type Set struct {
+	last [256]bool // the tails' last bytes and trailing whitespace
 	ends [1 << hashBits / 64]uint64
 	cues []cue
 }
@@ -58,8 +60,20 @@ func (t *Set) Add(texts ...string) {
 		e := text[len(text)-4:]
 		h := (uint32(e[0]) | uint32(e[1])<<8 | uint32(e[2])<<16 | uint32(e[3])<<24) * hashMul >> (32 - hashBits)
 		t.ends[h>>6] |= 1 << (h & 63)
+		t.last[text[len(text)-1]] = true
+	}
+	for _, b := range []byte(" \t\r\n") {
+		t.last[b] = true
 	}
 }
+
+// Last reports whether text may end with a tail by its last byte alone; MayEnd decides.
+func (t *Set) Last(text string) bool {
+	return len(text) >= 8 && t.last[text[len(text)-1]]
+}
+
+// LastBytes is the table Last reads, for a caller's own copy.
+func (t *Set) LastBytes() [256]bool { return t.last }
 
 func (t *Set) endsWithTail(text string) bool {
 	for len(text) > 8 && spaceBit[text[len(text)-1]] != 0 {

@@ -47,3 +47,29 @@ func TestAddRejects(t *testing.T) {
 		}()
 	}
 }
+
+// Last is MayEnd's first test: it passes every text MayEnd passes.
+func TestLastPassesWhatMayEndPasses(t *testing.T) {
+	var s Set
+	s.Add(" OOM Killed.", "VmRSS # MiB", ": Out Of Memory", `resourceName="memory"`)
+	for _, c := range []struct {
+		text      string
+		last, may bool
+	}{
+		{"slurmstepd: error: Detected 2 oom_kill events in StepId=1.batch. Some of the step tasks have been OOM Killed.", true, true}, // Slurm 23.02+
+		{"srun: error: n1: task 0: Out Of Memory", true, true},                                                                        // srun 23.02+
+		{`I0606 eviction_manager.go:366] "Eviction manager: must evict pod(s) to reclaim" resourceName="memory"`, true, true},         // kubelet 1.2x
+		{"… have been OOM Killed.\n", true, true},
+		{"step 4 loss 0.25 lr 0.001 took 812.3ms", false, false}, // ends with 's'
+		{"epoch done.", true, false}, // '.' passes Last, MayEnd decides
+		{"x", false, false},
+		{"", false, false},
+	} {
+		if got := s.Last(c.text); got != c.last {
+			t.Errorf("Last(%q) = %v, want %v", c.text, got, c.last)
+		}
+		if got := s.MayEnd(c.text); got != c.may {
+			t.Errorf("MayEnd(%q) = %v, want %v", c.text, got, c.may)
+		}
+	}
+}

@@ -51,6 +51,13 @@ func readRecords(t *testing.T, path string) []record {
 // record per text, all of one job as explain reads an input, and returns its
 // output: the records, in order, and the failure records it made.
 func processRecords(t *testing.T, recs []record) (plog.LogRecordSlice, []plog.LogRecord) {
+	lrs, failures, _ := processAll(t, recs)
+	return lrs, failures
+}
+
+// processAll is processRecords, and the kill records the processor sent
+// apart (a kill that ended with no record of its own, at shutdown).
+func processAll(t *testing.T, recs []record) (plog.LogRecordSlice, []plog.LogRecord, []plog.LogRecord) {
 	t.Helper()
 	ld := plog.NewLogs()
 	rl := ld.ResourceLogs().AppendEmpty()
@@ -66,19 +73,23 @@ func processRecords(t *testing.T, recs []record) (plog.LogRecordSlice, []plog.Lo
 	require.NoError(t, p.Start(context.Background(), componenttest.NewNopHost()))
 	require.NoError(t, p.ConsumeLogs(context.Background(), ld))
 	require.NoError(t, p.Shutdown(context.Background()))
-	var failures []plog.LogRecord
+	var failures, kills []plog.LogRecord
 	for b, ld := range sink.AllLogs() {
 		for i, rl := range ld.ResourceLogs().All() {
 			if b == 0 && i == 0 {
 				continue // the records
 			}
 			for _, lr := range rl.ScopeLogs().At(0).LogRecords().All() {
+				if lr.EventName() == oomattr.EventHostKill {
+					kills = append(kills, lr)
+					continue
+				}
 				require.Equal(t, oomattr.EventFailure, lr.EventName())
 				failures = append(failures, lr)
 			}
 		}
 	}
-	return sink.AllLogs()[0].ResourceLogs().At(0).ScopeLogs().At(0).LogRecords(), failures
+	return sink.AllLogs()[0].ResourceLogs().At(0).ScopeLogs().At(0).LogRecords(), failures, kills
 }
 
 // lineRecords are a file's lines, one record each, as a collector that
@@ -155,7 +166,7 @@ type processed struct {
 
 func processFile(t *testing.T, recs []record) processed {
 	t.Helper()
-	lrs, failures := processRecords(t, recs)
+	lrs, failures, sent := processAll(t, recs)
 	byID := map[string]map[string]any{}
 	for _, lr := range failures {
 		id, _ := lr.Attributes().Get(oomattr.FailureID)
@@ -178,6 +189,9 @@ func processFile(t *testing.T, recs []record) processed {
 		if oomattr.HostKilled(attrs) {
 			out.kills = append(out.kills, viaJSON(t, attrs.AsRaw()))
 		}
+	}
+	for _, lr := range sent {
+		out.kills = append(out.kills, viaJSON(t, lr.Attributes().AsRaw()))
 	}
 	return out
 }
