@@ -96,7 +96,7 @@ func (s *splitter) add(chunk []byte, emit func(*Record)) {
 	switch {
 	case s.joined:
 		// continues a CRI partial line: neither a new record nor a new line
-	case !s.open || oom.StartsRecord(unsafe.String(unsafe.SliceData(chunk), len(chunk))):
+	case !s.open || startsRecord(unsafe.String(unsafe.SliceData(chunk), len(chunk))):
 		s.flush(emit)
 		s.open, s.rec = true, Record{Line: s.line}
 		s.buf = s.buf[:0]
@@ -108,6 +108,13 @@ func (s *splitter) add(chunk []byte, emit func(*Record)) {
 }
 
 var newline = []byte{'\n'}
+
+// startsRecord: a line starts a record as the agent's rule says, or is a
+// kernel log's own line (dmesg, journalctl -k, syslog), which no agent rule
+// joins: so a saved kernel log is one record per line, not one over the cap.
+func startsRecord(line string) bool {
+	return oom.StartsRecord(line) || logheader.StartsKernelLine(line)
+}
 
 // append adds b to the open record, or only counts it once over the cap.
 func (s *splitter) append(b []byte) {
