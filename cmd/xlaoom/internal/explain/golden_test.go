@@ -97,7 +97,14 @@ func TestGolden(t *testing.T) {
 // TestDocsExample keeps the example in docs/explain.md what the command
 // prints today.
 func TestDocsExample(t *testing.T) {
-	const command = "$ bin/xlaoom explain oom/testdata/real/jit_temps.stderr.txt\n"
+	docsExample(t, "oom/testdata/real/jit_temps.stderr.txt")
+}
+
+// docsExample checks that docs/explain.md shows what `xlaoom explain input`
+// prints, in the code block after the command.
+func docsExample(t *testing.T, input string) {
+	t.Helper()
+	command := "$ bin/xlaoom explain " + input + "\n"
 	page, err := os.ReadFile("../../../../docs/explain.md")
 	require.NoError(t, err)
 	_, example, ok := strings.Cut(string(page), command)
@@ -107,6 +114,6 @@ func TestDocsExample(t *testing.T) {
 
 	t.Chdir("../../../..")
 	var stdout bytes.Buffer
-	Main([]string{"explain", "oom/testdata/real/jit_temps.stderr.txt"}, nil, &stdout, new(bytes.Buffer))
+	Main([]string{"explain", input}, nil, &stdout, new(bytes.Buffer))
 	assert.Equal(t, stdout.String(), example, "paste the new output into docs/explain.md")
 }

@@ -160,18 +160,7 @@ func TestExplainKubectlTimestamps(t *testing.T) {
 
 // TestDocsKubectlExample keeps docs/explain.md's kubectl example what the command prints today.
 func TestDocsKubectlExample(t *testing.T) {
-	const command = "$ bin/xlaoom explain hostoom/testdata/kubectl/describe-pod-oomkilling-1.28.txt\n"
-	page, err := os.ReadFile("../../../../docs/explain.md")
-	require.NoError(t, err)
-	_, example, ok := strings.Cut(string(page), command)
-	require.True(t, ok, "docs/explain.md shows %q", command)
-	example, _, ok = strings.Cut(example, "```")
-	require.True(t, ok)
-
-	t.Chdir("../../../..")
-	var stdout bytes.Buffer
-	Main([]string{"explain", "hostoom/testdata/kubectl/describe-pod-oomkilling-1.28.txt"}, nil, &stdout, new(bytes.Buffer))
-	assert.Equal(t, stdout.String(), example, "paste the new output into docs/explain.md")
+	docsExample(t, "hostoom/testdata/kubectl/describe-pod-oomkilling-1.28.txt")
 }
 
 // TestSplitKubectlTimestamps: the prefix is taken off when the input's first line has it (kubectl 1.28 logs
