@@ -284,21 +284,13 @@ func (b *batch) resource(rl plog.ResourceLogs) uint64 {
 func (b *batch) key(rl plog.ResourceLogs, lr plog.LogRecord) uint64 {
 	b.resource(rl)
 	attrs := lr.Attributes()
-	path, name := fileOf(attrs, fileAttribute), fileOf(attrs, fileNameAttribute)
+	path, name := oomattr.GetStr(attrs, fileAttribute), oomattr.GetStr(attrs, fileNameAttribute)
 	if b.fileKnown && path == b.file && name == b.fileName {
 		return b.fileKey // the stream of the record before it: file_log sends a file's lines together
 	}
 	key := incident.StreamOf(b.hash, attrs)
 	b.file, b.fileName, b.fileKey, b.fileKnown = path, name, key, true
 	return key
-}
-
-// fileOf is a record's string attribute k, "" if none.
-func fileOf(attrs pcommon.Map, k string) string {
-	if v, ok := attrs.Get(k); ok && v.Type() == pcommon.ValueTypeStr {
-		return v.Str()
-	}
-	return ""
 }
 
 // input is a record's keys and times; a statement's also its job and origin.

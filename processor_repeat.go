@@ -25,13 +25,13 @@ func (p *logsProcessor) arrived(rl plog.ResourceLogs, lr plog.LogRecord, b *batc
 	}
 	attrs := lr.Attributes()
 	r, _ := oomattr.Get(attrs)
-	past := assembly.Past{ID: attrStr(attrs, oomattr.FailureID), Code: r.Code, Program: r.Program, Requested: r.Requested,
+	past := assembly.Past{ID: oomattr.GetStr(attrs, oomattr.FailureID), Code: r.Code, Program: r.Program, Requested: r.Requested,
 		At: recordtime.Of(lr, b.now).AsTime(), Stream: b.key(rl, lr)}
 	n := p.assembler.Arrived(job, past, b.now)
 	if n == 0 {
 		return
 	}
-	was := oom.Decision{Verdict: attrStr(attrs, oomattr.Retry), Rule: attrStr(attrs, oomattr.RetryRule), Missing: attrStr(attrs, oomattr.RetryMissing)}
+	was := oom.Decision{Verdict: oomattr.GetStr(attrs, oomattr.Retry), Rule: oomattr.GetStr(attrs, oomattr.RetryRule), Missing: oomattr.GetStr(attrs, oomattr.RetryMissing)}
 	d := oom.WithRepeat(was)
 	if d == was {
 		return
@@ -43,11 +43,4 @@ func (p *logsProcessor) arrived(rl plog.ResourceLogs, lr plog.LogRecord, b *batc
 	if lr.Body().Type() == pcommon.ValueTypeStr {
 		lr.Body().SetStr(oomattr.WithDecision(lr.Body().Str(), d))
 	}
-}
-
-func attrStr(attrs pcommon.Map, k string) string {
-	if v, ok := attrs.Get(k); ok {
-		return v.AsString()
-	}
-	return ""
 }

@@ -231,9 +231,9 @@ func putKnown(m pcommon.Map, k string, s oom.Size) {
 func getAllocation(m pcommon.Map) oom.Allocation {
 	var a oom.Allocation
 	a.Size, a.Unpadded, a.Padding = getSize(m, AllocationSize), getSize(m, AllocationUnpaddedSize), getSize(m, AllocationPaddingSize)
-	a.OpName, a.Shape = getStr(m, AllocationOp), getStr(m, AllocationShape)
-	a.Label, a.Type = getStr(m, AllocationLabel), getStr(m, AllocationType)
-	if src := getStr(m, AllocationSource); src != "" {
+	a.OpName, a.Shape = GetStr(m, AllocationOp), GetStr(m, AllocationShape)
+	a.Label, a.Type = GetStr(m, AllocationLabel), GetStr(m, AllocationType)
+	if src := GetStr(m, AllocationSource); src != "" {
 		a.SourceFile = src
 		if i := strings.LastIndexByte(src, ':'); i > 0 {
 			if n, err := strconv.ParseInt(src[i+1:], 10, 64); err == nil {
@@ -247,8 +247,8 @@ func getAllocation(m pcommon.Map) oom.Allocation {
 	return a
 }
 
-// getStr and getInt read a value of their type; one of another type is absent, never trusted.
-func getStr(m pcommon.Map, k string) string {
+// GetStr and getInt read a value of their type; one of another type is absent, never trusted.
+func GetStr(m pcommon.Map, k string) string {
 	if v, ok := m.Get(k); ok && v.Type() == pcommon.ValueTypeStr {
 		return v.Str()
 	}
@@ -283,7 +283,7 @@ func Get(attrs pcommon.Map) (oom.Report, bool) {
 	}
 	var r oom.Report // declared after the check: it escapes, and most records are not tagged
 	for _, f := range stringFields(&r) {
-		*f.value = getStr(attrs, f.key)
+		*f.value = GetStr(attrs, f.key)
 	}
 	for _, f := range sizeFields(&r) {
 		*f.value = getSize(attrs, f.key)
@@ -292,8 +292,8 @@ func Get(attrs pcommon.Map) (oom.Report, bool) {
 		r.Family = oom.FamilyGeneric
 	}
 	line, _ := getInt(attrs, CodeLineNumber)
-	r.Site = oom.Site{File: getStr(attrs, CodeFilePath), Line: line, Function: getStr(attrs, CodeFunctionName)}
-	r.ExceptionType = getStr(attrs, ExceptionType)
+	r.Site = oom.Site{File: GetStr(attrs, CodeFilePath), Line: line, Function: GetStr(attrs, CodeFunctionName)}
+	r.ExceptionType = GetStr(attrs, ExceptionType)
 	r.Replica, r.HasReplica = getInt(attrs, Replica)
 	r.Partition, r.HasPartition = getInt(attrs, Partition)
 	attempts, _ := getInt(attrs, Attempts)
@@ -377,7 +377,7 @@ func GetWarning(attrs pcommon.Map) (oom.Warning, bool) {
 	}
 	var w oom.Warning
 	for _, f := range warningStrings(&w) {
-		*f.value = getStr(attrs, f.key)
+		*f.value = GetStr(attrs, f.key)
 	}
 	for _, f := range warningSizes(&w) {
 		*f.value = getSize(attrs, f.key)
